@@ -1,0 +1,37 @@
+#include <cuda_runtime.h>
+
+#include "cuda/device_info.hpp"
+
+namespace rockperm::cuda {
+
+DeviceList list_devices() {
+  DeviceList out;
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    out.reason = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return out;
+  }
+  if (count == 0) out.reason = "the CUDA driver reports no device";
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+    DeviceInfo info;
+    info.index = d;
+    info.name = prop.name;
+    info.major = prop.major;
+    info.minor = prop.minor;
+    info.multiprocessors = prop.multiProcessorCount;
+    info.memory_bytes = prop.totalGlobalMem;
+    info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    int clock_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, d);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, d);
+    info.peak_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) * 1e-9;
+    out.devices.push_back(info);
+  }
+  return out;
+}
+
+}  // namespace rockperm::cuda

@@ -1,0 +1,208 @@
+#include "lib/config.hpp"
+
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "lib/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace rockperm::config {
+
+namespace {
+
+po::options_description file_options() {
+  po::options_description input("[input] the segmented volume");
+  input.add_options()
+      ("input.file", po::value<std::string>(), "raw uint8 volume, x fastest then y then z; a relative path is "
+                                              "relative to the INI file's folder (required)")
+      ("input.dims", po::value<std::string>(), "dimensions in voxels, \"NX NY NZ\" (required)")
+      ("input.pore_labels", po::value<std::string>()->default_value("0"),
+       "labels that are pore, e.g. 0 or 0,3 or 0-10; all others are solid")
+      ("input.voxel_size_um", po::value<double>(), "edge length of one voxel in micrometres (required)");
+  po::options_description lbm("[lbm] lattice Boltzmann model (lattice units)");
+  lbm.add_options()
+      ("lbm.collision", po::value<std::string>()->default_value("trt"), "trt or bgk")
+      ("lbm.tau", po::value<double>()->default_value(1.0), "relaxation time, > 0.5; viscosity nu = (tau - 1/2)/3")
+      ("lbm.magic", po::value<double>()->default_value(3.0 / 16.0, "0.1875"),
+       "TRT magic parameter Lambda; 3/16 makes k independent of tau")
+      ("lbm.force", po::value<double>()->default_value(1e-5, "1e-5"),
+       "body acceleration along the flow axis, lattice units (voxel/step^2)")
+      ("lbm.flow_axis", po::value<std::string>()->default_value("x"), "x, y or z")
+      ("lbm.lateral", po::value<std::string>()->default_value("sealed"),
+       "faces parallel to the flow: sealed (walls) or periodic");
+  po::options_description run("[run] time loop");
+  run.add_options()
+      ("run.backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")
+      ("run.propagation", po::value<std::string>()->default_value("two-pass"), "two-pass (swap) or fused (A-A)")
+      ("run.max_steps", po::value<std::int64_t>()->default_value(200000), "stop after this many steps")
+      ("run.check_interval", po::value<std::int64_t>()->default_value(100), "steps between convergence checks")
+      ("run.tolerance", po::value<double>()->default_value(1e-6, "1e-6"),
+       "steady when k changes by less than this (relative) on two consecutive checks");
+  po::options_description output("[output]");
+  output.add_options()
+      ("output.dir", po::value<std::string>(), "run directory for report.json, report.csv and config.ini "
+                                               "(default: <config name>.out in the current folder)");
+  po::options_description all;
+  all.add(input).add(lbm).add(run).add(output);
+  return all;
+}
+
+double positive(const po::variables_map& vm, const std::string& key) {
+  const double v = vm[key].as<double>();
+  if (!(v > 0.0)) throw InputError("option " + key + " = " + std::to_string(v) + " must be positive");
+  return v;
+}
+
+}  // namespace
+
+Dims parse_dims(const std::string& text, const std::string& option) {
+  std::string s = text;
+  for (char& ch : s) {
+    if (ch == 'x' || ch == 'X' || ch == ',') ch = ' ';
+  }
+  std::istringstream in(s);
+  Dims d;
+  std::string rest;
+  if (!(in >> d.nx >> d.ny >> d.nz) || (in >> rest)) {
+    throw InputError("option " + option + " = '" + text + "' is not three dimensions; write e.g. \"64 64 64\"");
+  }
+  validate_dims(d, "option " + option);
+  return d;
+}
+
+int parse_axis(const std::string& text, const std::string& option) {
+  if (text == "x" || text == "X" || text == "0") return 0;
+  if (text == "y" || text == "Y" || text == "1") return 1;
+  if (text == "z" || text == "Z" || text == "2") return 2;
+  throw InputError("option " + option + " = '" + text + "' is not an axis; use x, y or z");
+}
+
+const char* to_string(BackendChoice b) {
+  return b == BackendChoice::cpu ? "cpu" : (b == BackendChoice::cuda ? "cuda" : "auto");
+}
+
+Periodicity RunConfig::periodicity() const {
+  Periodicity p{lbm.lateral_periodic, lbm.lateral_periodic, lbm.lateral_periodic};
+  p[lbm.flow_axis] = true;  // driven by a body force: periodic along the flow
+  return p;
+}
+
+std::string run_options_help() {
+  std::ostringstream out;
+  out << "usage: rockperm run --config FILE.ini [--section.key=value ...]\n\n"
+         "Every INI key can be given on the command line as --section.key=value and then overrides the file.\n\n"
+         "  --config FILE.ini    the run configuration (INI)\n"
+         "  --help               this text\n"
+      << file_options();
+  return out.str();
+}
+
+RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) {
+  po::options_description generic;
+  generic.add_options()("config", po::value<std::string>())("help,h", "");
+  po::options_description cmdline;
+  cmdline.add(generic).add(file_options());
+  po::variables_map cli;
+  try {
+    po::store(po::command_line_parser(args).options(cmdline).run(), cli);
+  } catch (const po::error& e) {
+    throw InputError(std::string("command line: ") + e.what() + "; see rockperm run --help");
+  }
+  help = cli.count("help") > 0;
+  RunConfig cfg;
+  if (help) return cfg;
+
+  po::variables_map vm = cli;
+  std::filesystem::path base = std::filesystem::current_path();
+  if (cli.count("config")) {
+    cfg.config_file = cli["config"].as<std::string>();
+    std::ifstream in(cfg.config_file);
+    if (!in) throw InputError("config file " + cfg.config_file.string() + ": cannot be opened; check the path");
+    try {
+      po::store(po::parse_config_file(in, file_options(), false), vm);
+    } catch (const po::error& e) {
+      throw InputError("config file " + cfg.config_file.string() + ": " + e.what());
+    }
+    base = std::filesystem::absolute(cfg.config_file).parent_path();
+  }
+  po::notify(vm);
+
+  for (const char* key : {"input.file", "input.dims", "input.voxel_size_um"}) {
+    if (!vm.count(key)) {
+      throw InputError(std::string("option ") + key + " is required; set it in the [input] section or as --" + key);
+    }
+  }
+  std::filesystem::path file = vm["input.file"].as<std::string>();
+  // a path from the INI file is relative to the INI file; one from the command line to the cwd
+  if (file.is_relative() && !cli.count("input.file")) file = base / file;
+  cfg.input.file = file.lexically_normal();
+  cfg.input.dims = parse_dims(vm["input.dims"].as<std::string>(), "input.dims");
+  cfg.input.pore_labels = vm["input.pore_labels"].as<std::string>();
+  (void)LabelSelection::parse(cfg.input.pore_labels);
+  cfg.input.voxel_size_um = positive(vm, "input.voxel_size_um");
+
+  const std::string collision = vm["lbm.collision"].as<std::string>();
+  if (collision == "trt") {
+    cfg.lbm.collision = physics::CollisionModel::trt;
+  } else if (collision == "bgk") {
+    cfg.lbm.collision = physics::CollisionModel::bgk;
+  } else {
+    throw InputError("option lbm.collision = '" + collision + "' is unknown; use trt or bgk");
+  }
+  cfg.lbm.tau = vm["lbm.tau"].as<double>();
+  if (!(cfg.lbm.tau > 0.5 && cfg.lbm.tau < 100.0)) {
+    throw InputError("option lbm.tau = " + std::to_string(cfg.lbm.tau) + " must be in (0.5, 100); 1.0 is a good choice");
+  }
+  cfg.lbm.magic = positive(vm, "lbm.magic");
+  cfg.lbm.force = positive(vm, "lbm.force");
+  cfg.lbm.flow_axis = parse_axis(vm["lbm.flow_axis"].as<std::string>(), "lbm.flow_axis");
+  const std::string lateral = vm["lbm.lateral"].as<std::string>();
+  if (lateral != "sealed" && lateral != "periodic") {
+    throw InputError("option lbm.lateral = '" + lateral + "' is unknown; use sealed or periodic");
+  }
+  cfg.lbm.lateral_periodic = lateral == "periodic";
+
+  const std::string backend = vm["run.backend"].as<std::string>();
+  if (backend == "auto") {
+    cfg.backend = BackendChoice::auto_select;
+  } else if (backend == "cpu") {
+    cfg.backend = BackendChoice::cpu;
+  } else if (backend == "cuda") {
+    cfg.backend = BackendChoice::cuda;
+  } else {
+    throw InputError("option run.backend = '" + backend + "' is unknown; use auto, cuda or cpu");
+  }
+  cfg.run.propagation = parse_propagation(vm["run.propagation"].as<std::string>());
+  cfg.run.max_steps = vm["run.max_steps"].as<std::int64_t>();
+  cfg.run.check_interval = vm["run.check_interval"].as<std::int64_t>();
+  if (cfg.run.max_steps < 1) throw InputError("option run.max_steps must be at least 1");
+  if (cfg.run.check_interval < 1) throw InputError("option run.check_interval must be at least 1");
+  cfg.run.monitor.tolerance = positive(vm, "run.tolerance");
+
+  if (vm.count("output.dir")) {
+    cfg.output.dir = vm["output.dir"].as<std::string>();
+  } else {
+    const std::string stem = cfg.config_file.empty() ? std::string("rockperm") : cfg.config_file.stem().string();
+    cfg.output.dir = std::filesystem::current_path() / (stem + ".out");
+  }
+  return cfg;
+}
+
+std::string to_ini(const RunConfig& c) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "# resolved configuration of this run\n"
+    << "[input]\nfile = " << c.input.file.string() << "\ndims = " << c.input.dims.nx << ' ' << c.input.dims.ny << ' '
+    << c.input.dims.nz << "\npore_labels = " << c.input.pore_labels << "\nvoxel_size_um = " << c.input.voxel_size_um
+    << "\n\n[lbm]\ncollision = " << (c.lbm.collision == physics::CollisionModel::trt ? "trt" : "bgk")
+    << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
+    << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")
+    << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.run.propagation)
+    << "\nmax_steps = " << c.run.max_steps << "\ncheck_interval = " << c.run.check_interval
+    << "\ntolerance = " << c.run.monitor.tolerance << "\n\n[output]\ndir = " << c.output.dir.string() << "\n";
+  return o.str();
+}
+
+}  // namespace rockperm::config

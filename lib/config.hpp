@@ -1,0 +1,65 @@
+#pragma once
+// The run configuration: an INI file ([input], [lbm], [run], [output]) whose every key can be
+// overridden on the command line as --section.key=value, parsed once into a validated struct.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lib/collision.hpp"
+#include "lib/pore_mask.hpp"
+#include "lib/solver.hpp"
+#include "lib/sparse_lattice.hpp"
+#include "lib/volume.hpp"
+
+namespace rockperm::config {
+
+enum class BackendChoice { auto_select, cpu, cuda };
+
+struct InputConfig {
+  std::filesystem::path file;
+  Dims dims;
+  std::string pore_labels = "0";
+  double voxel_size_um = 0;
+};
+
+struct LbmConfig {
+  physics::CollisionModel collision = physics::CollisionModel::trt;
+  double tau = 1.0;
+  double magic = 3.0 / 16.0;
+  double force = 1e-5;  // body acceleration along the flow axis, lattice units
+  int flow_axis = 0;
+  bool lateral_periodic = false;  // false: the faces parallel to the flow are sealed walls
+};
+
+struct OutputConfig {
+  std::filesystem::path dir;
+};
+
+struct RunConfig {
+  std::filesystem::path config_file;
+  InputConfig input;
+  LbmConfig lbm;
+  RunControls run;
+  BackendChoice backend = BackendChoice::auto_select;
+  OutputConfig output;
+
+  Periodicity periodicity() const;
+};
+
+// Parses `rockperm run` arguments (without the leading "run"). Throws InputError naming the
+// option or file on any problem. Sets `help` instead when --help is among the arguments.
+RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help);
+
+// The option reference printed by `rockperm run --help`.
+std::string run_options_help();
+
+// The resolved configuration as an INI file, written into the run directory.
+std::string to_ini(const RunConfig& config);
+
+Dims parse_dims(const std::string& text, const std::string& option);
+int parse_axis(const std::string& text, const std::string& option);
+const char* to_string(BackendChoice b);
+
+}  // namespace rockperm::config

@@ -1,0 +1,78 @@
+#include "lib/cpu_backend.hpp"
+
+#include <omp.h>
+
+#include "lib/error.hpp"
+#include "lib/propagation.hpp"
+
+namespace rockperm {
+
+CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params)
+    : lattice_(lattice), params_(params), f_(lattice::q * lattice.stride(), 0.0f) {}
+
+std::string CpuBackend::description() const {
+  return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";
+}
+
+double CpuBackend::bytes_per_cell() const { return lattice_.memory().total_bytes_per_cell; }
+
+void CpuBackend::collide() {
+  const auto n = static_cast<std::int64_t>(lattice_.fluid_count());
+  const auto stride = lattice_.stride();
+  float* f = f_.data();
+  const physics::CollisionParams p = params_;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < n; ++c) propagation::collide_cell(f, stride, static_cast<std::uint32_t>(c), p);
+}
+
+void CpuBackend::swap() {
+  const auto n = static_cast<std::int64_t>(lattice_.fluid_count());
+  const auto stride = lattice_.stride();
+  float* f = f_.data();
+  const std::uint32_t* nbr = lattice_.neighbours().data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < n; ++c) propagation::swap_cell(f, stride, nbr, static_cast<std::uint32_t>(c));
+}
+
+void CpuBackend::fused_odd() {
+  if (!lattice_.has_negative()) {
+    throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
+  }
+  const auto n = static_cast<std::int64_t>(lattice_.fluid_count());
+  const auto stride = lattice_.stride();
+  float* f = f_.data();
+  const std::uint32_t* pos = lattice_.neighbours().data();
+  const std::uint32_t* neg = lattice_.negative_neighbours().data();
+  const physics::CollisionParams p = params_;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < n; ++c) {
+    propagation::fused_odd_cell(f, stride, pos, neg, static_cast<std::uint32_t>(c), p);
+  }
+}
+
+FlowSums CpuBackend::sums() {
+  const std::uint32_t n = lattice_.fluid_count();
+  const std::int64_t blocks = (n + reduction_block - 1) / reduction_block;
+  std::vector<FlowSums> partial(blocks);
+  const auto stride = lattice_.stride();
+  const float* f = f_.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::uint32_t end = std::min<std::uint64_t>(n, (b + 1) * std::uint64_t{reduction_block});
+    FlowSums s;
+    for (std::uint32_t c = b * reduction_block; c < end; ++c) s.add(cell_sums(f, stride, c, params_));
+    partial[b] = s;
+  }
+  FlowSums total;
+  for (const auto& s : partial) total.add(s);
+  return total;
+}
+
+void CpuBackend::download(std::vector<float>& f) { f = f_; }
+
+void CpuBackend::upload(const std::vector<float>& f) {
+  if (f.size() != f_.size()) throw Error("internal: upload of " + std::to_string(f.size()) + " populations, expected " + std::to_string(f_.size()));
+  f_ = f;
+}
+
+}  // namespace rockperm

@@ -1,0 +1,16 @@
+#pragma once
+// ROCKPERM_HD marks functions that the CPU backend and the CUDA kernels both call: the one
+// physics definition of the project (OpenLB's any_platform idea).
+#if defined(__CUDACC__)
+#define ROCKPERM_HD __host__ __device__
+#else
+#define ROCKPERM_HD
+#endif
+
+// Unrolls a loop over the 19 (or 9) lattice directions, so direction-dependent constants fold
+// and per-cell arrays stay in registers.
+#if defined(__CUDACC__)
+#define ROCKPERM_UNROLL _Pragma("unroll")
+#else
+#define ROCKPERM_UNROLL _Pragma("GCC unroll 19")
+#endif

@@ -1,0 +1,129 @@
+#include "lib/sparse_lattice.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "lib/checked_size.hpp"
+#include "lib/d3q19.hpp"
+#include "lib/error.hpp"
+
+namespace rockperm {
+
+namespace {
+
+// Fluid index of every voxel of one plane (none for solid): built per plane so that no
+// dense voxel-to-cell map of the whole volume is ever held.
+void plane_index_map(const PoreMask& mask, std::int64_t z, std::uint64_t first, std::vector<std::uint32_t>& map) {
+  const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
+  map.resize(plane);
+  const std::uint8_t* p = mask.pore.data() + plane * z;
+  std::uint64_t next = first;
+  for (std::uint64_t v = 0; v < plane; ++v) map[v] = p[v] ? static_cast<std::uint32_t>(next++) : none;
+}
+
+// Coordinate along one axis after a step of d, or -1 when it leaves a non-periodic axis.
+std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
+  v += d;
+  if (v >= 0 && v < n) return v;
+  if (!periodic) return -1;
+  return (v + n) % n;
+}
+
+}  // namespace
+
+SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative) {
+  validate_dims(mask.dims, "pore mask");
+  SparseLattice lat;
+  lat.dims_ = mask.dims;
+  lat.periodic_ = periodic;
+  const Dims& d = mask.dims;
+  const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
+
+  lat.plane_offsets_.assign(d.nz + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    const std::uint8_t* p = mask.pore.data() + plane * z;
+    lat.plane_offsets_[z + 1] = static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{1}));
+  }
+  for (std::int64_t z = 0; z < d.nz; ++z) lat.plane_offsets_[z + 1] += lat.plane_offsets_[z];
+  const std::uint64_t n = lat.plane_offsets_[d.nz];
+  if (n == 0) throw InputError("the pore space is empty: no fluid cell to simulate");
+  if (n >= none) {
+    throw InputError("the sample has " + std::to_string(n) +
+                     " fluid cells, more than one rank can index (2^32 - 1); crop it or run it on more ranks");
+  }
+  lat.stride_ = round_up(n, 32);
+  lat.coords_.resize(n);
+  lat.neighbours_.assign(checked_mul(lattice::half, lat.stride_, "neighbour table"), none);
+  if (with_negative) lat.negative_neighbours_.assign(lattice::half * lat.stride_, none);
+
+#pragma omp parallel
+  {
+    std::vector<std::uint32_t> maps[3];  // planes z-1, z, z+1
+#pragma omp for schedule(static)
+    for (std::int64_t z = 0; z < d.nz; ++z) {
+      std::int64_t zs[3] = {step_axis(z, -1, d.nz, periodic[2]), z, step_axis(z, 1, d.nz, periodic[2])};
+      for (int k = 0; k < 3; ++k) {
+        if (zs[k] >= 0) plane_index_map(mask, zs[k], lat.plane_offsets_[zs[k]], maps[k]);
+      }
+      for (std::int64_t y = 0; y < d.ny; ++y) {
+        for (std::int64_t x = 0; x < d.nx; ++x) {
+          const std::uint32_t cell = maps[1][y * d.nx + x];
+          if (cell == none) continue;
+          lat.coords_[cell] = Coord{static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y),
+                                    static_cast<std::uint16_t>(z)};
+          for (int i = 1; i <= lattice::half; ++i) {
+            for (int sign : {1, -1}) {
+              if (sign < 0 && !with_negative) continue;
+              const std::int64_t xn = step_axis(x, sign * lattice::cx(i), d.nx, periodic[0]);
+              const std::int64_t yn = step_axis(y, sign * lattice::cy(i), d.ny, periodic[1]);
+              const int plane_k = 1 + sign * lattice::cz(i);
+              if (xn < 0 || yn < 0 || zs[plane_k] < 0) continue;
+              auto& table = sign > 0 ? lat.neighbours_ : lat.negative_neighbours_;
+              table[(i - 1) * lat.stride_ + cell] = maps[plane_k][yn * d.nx + xn];
+            }
+          }
+        }
+      }
+    }
+  }
+  return lat;
+}
+
+std::uint32_t SparseLattice::index_of(std::int64_t x, std::int64_t y, std::int64_t z) const {
+  if (x < 0 || y < 0 || z < 0 || x >= dims_.nx || y >= dims_.ny || z >= dims_.nz) return none;
+  const auto key = [](const Coord& c) { return std::tuple(c.z, c.y, c.x); };
+  const auto target = std::tuple(static_cast<std::uint16_t>(z), static_cast<std::uint16_t>(y),
+                                 static_cast<std::uint16_t>(x));
+  const auto first = coords_.begin() + static_cast<std::ptrdiff_t>(plane_offsets_[z]);
+  const auto last = coords_.begin() + static_cast<std::ptrdiff_t>(plane_offsets_[z + 1]);
+  const auto it = std::lower_bound(first, last, target, [&](const Coord& c, const auto& t) { return key(c) < t; });
+  if (it == last || key(*it) != target) return none;
+  return static_cast<std::uint32_t>(it - coords_.begin());
+}
+
+std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
+  if (i == 0) return cell;
+  if (i <= lattice::half) return neighbours_[(i - 1) * stride_ + cell];
+  if (has_negative()) return negative_neighbours_[(i - 1 - lattice::half) * stride_ + cell];
+  const Coord& c = coords_[cell];
+  const std::int64_t x = step_axis(c.x, lattice::cx(i), dims_.nx, periodic_[0]);
+  const std::int64_t y = step_axis(c.y, lattice::cy(i), dims_.ny, periodic_[1]);
+  const std::int64_t z = step_axis(c.z, lattice::cz(i), dims_.nz, periodic_[2]);
+  if (x < 0 || y < 0 || z < 0) return none;
+  return index_of(x, y, z);
+}
+
+MemoryEstimate SparseLattice::memory() const {
+  MemoryEstimate m{};
+  const double n = fluid_count();
+  m.populations_bytes_per_cell = lattice::q * sizeof(float) * static_cast<double>(stride_) / n;
+  const int tables = has_negative() ? 2 : 1;
+  m.neighbour_bytes_per_cell = tables * lattice::half * sizeof(std::uint32_t) * static_cast<double>(stride_) / n;
+  m.total_bytes_per_cell = m.populations_bytes_per_cell + m.neighbour_bytes_per_cell;
+  m.dense_bytes_per_voxel = lattice::q * sizeof(float);
+  m.reduction = m.dense_bytes_per_voxel * static_cast<double>(dims_.voxels()) / (m.total_bytes_per_cell * n);
+  return m;
+}
+
+}  // namespace rockperm

@@ -1,0 +1,70 @@
+#pragma once
+// The fluid-only lattice (core paper, section 2): fluid cells numbered in raster order
+// (z slowest, x fastest), their coordinates, and for each cell the index of the fluid
+// neighbour along each of the 9 positive directions (NONE for solid or outside).
+//
+// Device bytes per fluid cell, float populations: 19 x 4 (populations) + 9 x 4 (neighbours)
+// = 112, plus 9 x 4 more when the negative-direction table of the fused A-A kernel is built.
+// A dense D3Q19 array costs 19 x 4 = 76 bytes per *voxel* (152 with two copies), fluid or not.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "lib/pore_mask.hpp"
+#include "lib/volume.hpp"
+
+namespace rockperm {
+
+inline constexpr std::uint32_t none = 0xFFFFFFFFu;
+
+struct Coord {
+  std::uint16_t x, y, z;
+};
+
+using Periodicity = std::array<bool, 3>;
+
+struct MemoryEstimate {
+  double populations_bytes_per_cell;  // includes the padding of the stride
+  double neighbour_bytes_per_cell;
+  double total_bytes_per_cell;
+  double dense_bytes_per_voxel;  // a dense single-copy float D3Q19 array, for comparison
+  double reduction;              // dense bytes / sparse bytes for this sample
+};
+
+class SparseLattice {
+ public:
+  // Builds the lattice of `mask`. `with_negative` also builds the table of the 9 negative
+  // directions, which the fused A-A kernel needs on odd steps.
+  static SparseLattice build(const PoreMask& mask, const Periodicity& periodic, bool with_negative = false);
+
+  const Dims& dims() const { return dims_; }
+  const Periodicity& periodic() const { return periodic_; }
+  std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
+  std::uint64_t stride() const { return stride_; }  // fluid count rounded up to 32
+  const std::vector<Coord>& coords() const { return coords_; }
+  // neighbours()[k * stride + cell] = fluid index of cell + e_{k+1}, k in 0..8
+  const std::vector<std::uint32_t>& neighbours() const { return neighbours_; }
+  // negative_neighbours()[k * stride + cell] = fluid index of cell - e_{k+1}; empty unless built
+  const std::vector<std::uint32_t>& negative_neighbours() const { return negative_neighbours_; }
+  bool has_negative() const { return !negative_neighbours_.empty(); }
+  // first fluid index of plane z; plane_offsets()[nz] = fluid count
+  const std::vector<std::uint64_t>& plane_offsets() const { return plane_offsets_; }
+
+  // Fluid index of voxel (x,y,z), or none when it is solid (binary search on the raster order).
+  std::uint32_t index_of(std::int64_t x, std::int64_t y, std::int64_t z) const;
+  // Fluid index of cell + e_i for any i in 0..18, or none.
+  std::uint32_t neighbour(std::uint32_t cell, int i) const;
+
+  MemoryEstimate memory() const;
+
+ private:
+  Dims dims_;
+  Periodicity periodic_{};
+  std::uint64_t stride_ = 0;
+  std::vector<Coord> coords_;
+  std::vector<std::uint64_t> plane_offsets_;
+  std::vector<std::uint32_t> neighbours_;
+  std::vector<std::uint32_t> negative_neighbours_;
+};
+
+}  // namespace rockperm

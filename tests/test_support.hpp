@@ -1,0 +1,57 @@
+#pragma once
+// Geometry builders and a steady-state driver shared by the test suites.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "lib/cpu_backend.hpp"
+#include "lib/pore_mask.hpp"
+#include "lib/solver.hpp"
+#include "lib/sparse_lattice.hpp"
+
+namespace rockperm::testing {
+
+inline PoreMask mask_from(const Dims& d, const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& pore) {
+  PoreMask m{d, std::vector<std::uint8_t>(d.voxels())};
+  for (std::int64_t z = 0; z < d.nz; ++z)
+    for (std::int64_t y = 0; y < d.ny; ++y)
+      for (std::int64_t x = 0; x < d.nx; ++x) m.pore[d.linear(x, y, z)] = pore(x, y, z) ? 1 : 0;
+  return m;
+}
+
+inline PoreMask random_mask(const Dims& d, double porosity, std::uint64_t seed) {
+  std::uint64_t s = seed;
+  return mask_from(d, [&](std::int64_t, std::int64_t, std::int64_t) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) * 0x1.0p-53 < porosity;
+  });
+}
+
+struct SteadyFlow {
+  SolverResult result;
+  std::vector<float> f;  // final populations (deviations)
+};
+
+// Runs the CPU backend to steady state with a body force along `axis`.
+inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel model, double tau, double g, int axis,
+                              double tolerance = 1e-9, std::int64_t max_steps = 200000) {
+  const auto params = physics::make_collision_params(model, tau, 3.0 / 16.0, axis, g);
+  CpuBackend backend(lat, params);
+  FlowProblem problem;
+  problem.flow_axis = axis;
+  problem.tau = tau;
+  problem.acceleration = g;
+  problem.region_voxels = lat.dims().voxels();
+  problem.region_fluid = lat.fluid_count();
+  RunControls controls;
+  controls.max_steps = max_steps;
+  controls.check_interval = 50;
+  controls.monitor.tolerance = tolerance;
+  controls.monitor.required_checks = 3;
+  SteadyFlow out;
+  out.result = run_to_steady_state(backend, lat.fluid_count(), problem, controls);
+  backend.download(out.f);
+  return out;
+}
+
+}  // namespace rockperm::testing
