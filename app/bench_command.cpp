@@ -153,7 +153,11 @@ int bench_command(const std::vector<std::string>& args) {
       }
       std::sort(times.begin(), times.end());
       const double t = times[times.size() / 2];
-      Row row{c.name, to_string(prop), c.mask.dims.voxels(), lattice.fluid_count(), backend->bytes_per_cell(),
+      // memory a run of this propagation holds: the fused form also needs the negative table
+      const MemoryEstimate mem = lattice.memory();
+      const double bytes_per_cell = mem.populations_bytes_per_cell +
+                                    mem.neighbour_bytes_per_cell * (prop == Propagation::fused ? 1.0 : 0.5);
+      Row row{c.name, to_string(prop), c.mask.dims.voxels(), lattice.fluid_count(), bytes_per_cell,
               lattice.fluid_count() * static_cast<double>(steps) / t * 1e-6, 0, 0};
       row.gbs = row.mflups * 1e6 * bytes_per_update(prop) * 1e-9;
       row.fraction = row.gbs / copy_gbs;

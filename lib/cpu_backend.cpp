@@ -21,8 +21,8 @@ void CpuBackend::collide() {
   const auto stride = lattice_.stride();
   float* f = f_.data();
   const physics::CollisionParams p = params_;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < n; ++c) propagation::collide_cell(f, stride, static_cast<std::uint32_t>(c), p);
+#pragma omp parallel for simd schedule(simd : static)
+  for (std::int64_t c = 0; c < n; ++c) propagation::collide_cell(f, stride, static_cast<propagation::Index>(c), p);
 }
 
 void CpuBackend::swap() {

@@ -31,6 +31,15 @@ std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
 
 }  // namespace
 
+std::uint64_t padded_stride(std::uint64_t fluid_cells) {
+  // A multiple of 32 (coalesced warps, aligned 128-byte rows) that is an *odd* multiple, so
+  // the 19 population arrays never sit a large power of two apart: with a stride of 2^18, as
+  // in a 64^3 fluid box, all 19 streams hit the same cache sets and the CPU ran 3x slower.
+  std::uint64_t stride = round_up(fluid_cells, 32);
+  if ((stride / 32) % 2 == 0) stride += 32;
+  return stride;
+}
+
 SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative) {
   validate_dims(mask.dims, "pore mask");
   SparseLattice lat;
@@ -52,7 +61,7 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
     throw InputError("the sample has " + std::to_string(n) +
                      " fluid cells, more than one rank can index (2^32 - 1); crop it or run it on more ranks");
   }
-  lat.stride_ = round_up(n, 32);
+  lat.stride_ = padded_stride(n);
   lat.coords_.resize(n);
   lat.neighbours_.assign(checked_mul(lattice::half, lat.stride_, "neighbour table"), none);
   if (with_negative) lat.negative_neighbours_.assign(lattice::half * lat.stride_, none);

@@ -17,6 +17,9 @@ namespace rockperm {
 
 inline constexpr std::uint32_t none = 0xFFFFFFFFu;
 
+// Population stride for `fluid_cells` cells: an odd multiple of 32 (see the definition).
+std::uint64_t padded_stride(std::uint64_t fluid_cells);
+
 struct Coord {
   std::uint16_t x, y, z;
 };
@@ -40,7 +43,7 @@ class SparseLattice {
   const Dims& dims() const { return dims_; }
   const Periodicity& periodic() const { return periodic_; }
   std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
-  std::uint64_t stride() const { return stride_; }  // fluid count rounded up to 32
+  std::uint64_t stride() const { return stride_; }  // padded_stride(fluid count)
   const std::vector<Coord>& coords() const { return coords_; }
   // neighbours()[k * stride + cell] = fluid index of cell + e_{k+1}, k in 0..8
   const std::vector<std::uint32_t>& neighbours() const { return neighbours_; }

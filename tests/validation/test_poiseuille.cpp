@@ -68,6 +68,7 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
   for (int n = 1; n < 200; n += 2) series_sum += std::tanh(n * pi / 2) / std::pow(n, 5);
   const double mean_exact = h * h * g / (3 * nu) * (1 - 192 / std::pow(pi, 5) * series_sum);
   const double mean_lbm = flow.result.sums.velocity[0] / lat.fluid_count();
+  RecordProperty("mean_over_series", std::to_string(mean_lbm / mean_exact));
   EXPECT_NEAR(mean_lbm / mean_exact, 1.0, 0.01) << "mean velocity " << mean_lbm << " vs " << mean_exact;
 
   double err2 = 0, ref2 = 0;
@@ -83,6 +84,7 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
     err2 += diff * diff;
     ref2 += u * u;
   }
+  RecordProperty("profile_l2_error", std::to_string(std::sqrt(err2 / ref2)));
   EXPECT_LT(std::sqrt(err2 / ref2), 0.01) << "relative L2 error of the velocity profile";
 }
 
