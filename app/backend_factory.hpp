@@ -8,9 +8,21 @@
 
 namespace rockperm::app {
 
-// Creates the backend the user asked for. `auto` takes the first CUDA device when one exists
-// and the CPU otherwise; `note` says which was chosen and why.
-std::unique_ptr<Backend> make_backend(config::BackendChoice choice, const SparseLattice& lattice,
-                                      const physics::CollisionParams& params, std::string& note);
+struct BackendPlan {
+  bool cuda = false;
+  int device = 0;
+  std::string note;  // which backend was chosen and why
+};
+
+// Resolves `auto` (the first CUDA device when one is usable, else the CPU). Throws InputError
+// when `cuda` is asked for and none is usable.
+BackendPlan plan_backend(config::BackendChoice choice);
+
+// The propagation `auto` stands for on that backend: fused on a GPU (the faster kernel there,
+// docs/PERFORMANCE.md), the two-pass swap on the CPU (which vectorizes only that one).
+Propagation resolve_propagation(config::PropagationChoice choice, const BackendPlan& plan);
+
+std::unique_ptr<Backend> make_backend(const BackendPlan& plan, const SparseLattice& lattice,
+                                      const physics::CollisionParams& params);
 
 }  // namespace rockperm::app

@@ -96,11 +96,8 @@ int bench_command(const std::vector<std::string>& args) {
   const int repeats = std::max(1, vm["repeats"].as<int>());
   const bool json = vm.count("json") > 0;
 
-  // A one-cell lattice just to ask the backend factory where we run.
-  PoreMask probe_mask{Dims{1, 1, 1}, {1}};
-  const SparseLattice probe = SparseLattice::build(probe_mask, {true, true, true});
-  std::string note;
-  const bool on_gpu = make_backend(choice, probe, physics::CollisionParams{}, note)->description().rfind("cuda", 0) == 0;
+  const BackendPlan plan = plan_backend(choice);
+  const bool on_gpu = plan.cuda;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   std::vector<Case> cases;
@@ -128,7 +125,7 @@ int bench_command(const std::vector<std::string>& args) {
   std::vector<Row> rows;
   for (const Case& c : cases) {
     const SparseLattice lattice = SparseLattice::build(c.mask, {true, true, true}, true);
-    auto backend = make_backend(choice, lattice, params, note);
+    auto backend = make_backend(plan, lattice, params);
     if (device.empty()) {
       device = backend->description();
       copy_gbs = backend->measure_copy_bandwidth_gbs();

@@ -58,12 +58,15 @@ std::string warnings_for(const SolverResult& r, const config::RunConfig& cfg) {
 
 int run_command(const std::vector<std::string>& args) {
   bool help = false;
-  const config::RunConfig cfg = config::parse_run_arguments(args, help);
+  config::RunConfig cfg = config::parse_run_arguments(args, help);
   if (help) {
     std::cout << config::run_options_help();
     return 0;
   }
   io::ensure_directory(cfg.output.dir);  // fail before the long work, not after
+
+  const BackendPlan plan = plan_backend(cfg.backend);
+  cfg.run.propagation = resolve_propagation(cfg.propagation, plan);
 
   const auto setup_start = Clock::now();
   const Volume volume = io::read_raw_u8(cfg.input.file, cfg.input.dims, cfg.input.voxel_size_um);
@@ -85,10 +88,9 @@ int run_command(const std::vector<std::string>& args) {
 
   const physics::CollisionParams params = physics::make_collision_params(
       cfg.lbm.collision, cfg.lbm.tau, cfg.lbm.magic, cfg.lbm.flow_axis, cfg.lbm.force);
-  std::string note;
-  auto backend = make_backend(cfg.backend, lattice, params, note);
+  auto backend = make_backend(plan, lattice, params);
   std::printf("backend     %s, %s propagation; %s\n", backend->description().c_str(),
-              to_string(cfg.run.propagation), note.c_str());
+              to_string(cfg.run.propagation), plan.note.c_str());
   std::fflush(stdout);
 
   FlowProblem problem;

@@ -35,7 +35,8 @@ po::options_description file_options() {
   po::options_description run("[run] time loop");
   run.add_options()
       ("run.backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")
-      ("run.propagation", po::value<std::string>()->default_value("two-pass"), "two-pass (swap) or fused (A-A)")
+      ("run.propagation", po::value<std::string>()->default_value("auto"),
+       "auto (fused on a GPU, two-pass on the CPU), two-pass (swap) or fused (A-A)")
       ("run.max_steps", po::value<std::int64_t>()->default_value(200000), "stop after this many steps")
       ("run.check_interval", po::value<std::int64_t>()->default_value(100), "steps between convergence checks")
       ("run.tolerance", po::value<double>()->default_value(1e-6, "1e-6"),
@@ -77,6 +78,19 @@ int parse_axis(const std::string& text, const std::string& option) {
   if (text == "y" || text == "Y" || text == "1") return 1;
   if (text == "z" || text == "Z" || text == "2") return 2;
   throw InputError("option " + option + " = '" + text + "' is not an axis; use x, y or z");
+}
+
+const char* to_string(PropagationChoice p) {
+  return p == PropagationChoice::two_pass ? "two-pass" : (p == PropagationChoice::fused ? "fused" : "auto");
+}
+
+PropagationChoice parse_propagation_choice(const std::string& text, const std::string& option) {
+  if (text == "auto") return PropagationChoice::auto_select;
+  try {
+    return parse_propagation(text) == Propagation::two_pass ? PropagationChoice::two_pass : PropagationChoice::fused;
+  } catch (const InputError&) {
+    throw InputError("option " + option + " = '" + text + "' is unknown; use auto, two-pass or fused");
+  }
 }
 
 const char* to_string(BackendChoice b) {
@@ -174,7 +188,7 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
   } else {
     throw InputError("option run.backend = '" + backend + "' is unknown; use auto, cuda or cpu");
   }
-  cfg.run.propagation = parse_propagation(vm["run.propagation"].as<std::string>());
+  cfg.propagation = parse_propagation_choice(vm["run.propagation"].as<std::string>(), "run.propagation");
   cfg.run.max_steps = vm["run.max_steps"].as<std::int64_t>();
   cfg.run.check_interval = vm["run.check_interval"].as<std::int64_t>();
   if (cfg.run.max_steps < 1) throw InputError("option run.max_steps must be at least 1");
@@ -199,7 +213,7 @@ std::string to_ini(const RunConfig& c) {
     << "\n\n[lbm]\ncollision = " << (c.lbm.collision == physics::CollisionModel::trt ? "trt" : "bgk")
     << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
     << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")
-    << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.run.propagation)
+    << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.propagation)
     << "\nmax_steps = " << c.run.max_steps << "\ncheck_interval = " << c.run.check_interval
     << "\ntolerance = " << c.run.monitor.tolerance << "\n\n[output]\ndir = " << c.output.dir.string() << "\n";
   return o.str();

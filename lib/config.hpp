@@ -16,6 +16,7 @@
 namespace rockperm::config {
 
 enum class BackendChoice { auto_select, cpu, cuda };
+enum class PropagationChoice { auto_select, two_pass, fused };
 
 struct InputConfig {
   std::filesystem::path file;
@@ -41,7 +42,8 @@ struct RunConfig {
   std::filesystem::path config_file;
   InputConfig input;
   LbmConfig lbm;
-  RunControls run;
+  RunControls run;  // run.propagation is set from `propagation` once the backend is known
+  PropagationChoice propagation = PropagationChoice::auto_select;
   BackendChoice backend = BackendChoice::auto_select;
   OutputConfig output;
 
@@ -61,5 +63,7 @@ std::string to_ini(const RunConfig& config);
 Dims parse_dims(const std::string& text, const std::string& option);
 int parse_axis(const std::string& text, const std::string& option);
 const char* to_string(BackendChoice b);
+const char* to_string(PropagationChoice p);
+PropagationChoice parse_propagation_choice(const std::string& text, const std::string& option);
 
 }  // namespace rockperm::config

@@ -1,7 +1,12 @@
 #pragma once
 // Geometry builders and a steady-state driver shared by the test suites.
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/cpu_backend.hpp"
@@ -9,7 +14,47 @@
 #include "lib/solver.hpp"
 #include "lib/sparse_lattice.hpp"
 
+// The validation suites are built twice: against the CPU backend (validation_tests) and, with
+// ROCKPERM_TEST_ON_CUDA, against the CUDA backend (gpu_validation_tests, skipped without a device).
+#if ROCKPERM_TEST_ON_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
+
 namespace rockperm::testing {
+
+// Empty when the backend under test can run here, else why not.
+inline std::string backend_unavailable() {
+#if ROCKPERM_TEST_ON_CUDA
+  const cuda::DeviceList list = cuda::list_devices();
+  return list.devices.empty() ? "no CUDA device: " + list.reason : std::string();
+#else
+  return {};
+#endif
+}
+
+#define ROCKPERM_SKIP_WITHOUT_BACKEND()                                     \
+  do {                                                                      \
+    const std::string why = ::rockperm::testing::backend_unavailable();     \
+    if (!why.empty()) GTEST_SKIP() << why;                                  \
+  } while (0)
+
+inline std::unique_ptr<Backend> make_test_backend(const SparseLattice& lat, const physics::CollisionParams& p) {
+#if ROCKPERM_TEST_ON_CUDA
+  return std::make_unique<cuda::CudaBackend>(lat, p, 0);
+#else
+  return std::make_unique<CpuBackend>(lat, p);
+#endif
+}
+
+// A file of the repository, found from the working directory upwards (tests run from the
+// build tree or from the repository root; no path is baked in at build time).
+inline std::filesystem::path repo_file(const std::string& relative) {
+  for (auto dir = std::filesystem::current_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / relative)) return dir / relative;
+    if (dir == dir.parent_path()) break;
+  }
+  return {};
+}
 
 inline PoreMask mask_from(const Dims& d, const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& pore) {
   PoreMask m{d, std::vector<std::uint8_t>(d.voxels())};
@@ -34,9 +79,11 @@ struct SteadyFlow {
 
 // Runs the CPU backend to steady state with a body force along `axis`.
 inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel model, double tau, double g, int axis,
-                              double tolerance = 1e-9, std::int64_t max_steps = 200000) {
+                              double tolerance = 1e-9, std::int64_t max_steps = 200000,
+                              Propagation propagation = Propagation::two_pass) {
   const auto params = physics::make_collision_params(model, tau, 3.0 / 16.0, axis, g);
-  CpuBackend backend(lat, params);
+  const auto backend_ptr = make_test_backend(lat, params);
+  Backend& backend = *backend_ptr;
   FlowProblem problem;
   problem.flow_axis = axis;
   problem.tau = tau;
@@ -48,6 +95,7 @@ inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel 
   controls.check_interval = 50;
   controls.monitor.tolerance = tolerance;
   controls.monitor.required_checks = 3;
+  controls.propagation = propagation;
   SteadyFlow out;
   out.result = run_to_steady_state(backend, lat.fluid_count(), problem, controls);
   backend.download(out.f);

@@ -41,7 +41,7 @@ TEST(Config, CommandLineOverridesTheFile) {
   const RunConfig c = parse_run_arguments(
       {"--config", ini.string(), "--lbm.tau=1.2", "--run.propagation", "fused", "--input.file", "other.raw"}, help);
   EXPECT_DOUBLE_EQ(c.lbm.tau, 1.2);
-  EXPECT_EQ(c.run.propagation, Propagation::fused);
+  EXPECT_EQ(c.propagation, PropagationChoice::fused);
   EXPECT_EQ(c.input.file, std::filesystem::path("other.raw"));  // command-line paths are relative to the cwd
 }
 
@@ -52,6 +52,7 @@ TEST(Config, BadValuesAreInputErrorsNamingTheOption) {
       {"--lbm.tau=0.5", "lbm.tau"},          {"--lbm.flow_axis=w", "lbm.flow_axis"},
       {"--input.dims=10 20", "input.dims"},  {"--run.backend=gpu", "run.backend"},
       {"--lbm.force=-1", "lbm.force"},       {"--input.pore_labels=a", "pore labels"},
+      {"--run.propagation=push", "run.propagation"},
       {"--no-such-option=1", "command line"}};
   for (const auto& [arg, name] : bad) {
     try {

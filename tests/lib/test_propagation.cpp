@@ -125,6 +125,13 @@ INSTANTIATE_TEST_SUITE_P(RandomGeometries, SwapPropagation,
                                            Geometry{{8, 8, 8}, {true, true, true}, 0.5},
                                            Geometry{{5, 11, 4}, {false, false, false}, 0.7},
                                            Geometry{{1, 6, 2}, {true, true, true}, 0.8},
-                                           Geometry{{2, 2, 2}, {true, true, true}, 1.0}));
+                                           Geometry{{2, 2, 2}, {true, true, true}, 1.0}),
+                         [](const auto& info) {
+                           const Geometry& g = info.param;
+                           std::string name = std::to_string(g.dims.nx) + "x" + std::to_string(g.dims.ny) + "x" +
+                                              std::to_string(g.dims.nz) + "_periodic_";
+                           for (int a = 0; a < 3; ++a) name += g.periodic[a] ? "xyz"[a] : '0';
+                           return name;
+                         });
 
 }  // namespace rockperm

@@ -24,6 +24,7 @@ double cell_velocity(const SparseLattice& lat, const std::vector<float>& f, std:
 // x. With TRT and Lambda = 3/16 the discrete solution is the exact parabola
 // u(y) = g / (2 nu) * y (H - y) at the cell centres y = j + 1/2.
 TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int H = 16;
   const double tau = 0.8, g = 1e-5, nu = physics::viscosity(tau);
   const Dims d{1, H, 1};
@@ -54,6 +55,7 @@ TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
 //             cosh(n pi / 2)] cos(n pi y / 2h) / n^3
 //   mean u  = h^2 g / (3 nu) [1 - 192 / pi^5 sum_{n odd} tanh(n pi / 2) / n^5]
 TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int a = 24;
   const double h = a / 2.0, tau = 0.9, g = 1e-6, nu = physics::viscosity(tau);
   const double pi = std::numbers::pi;

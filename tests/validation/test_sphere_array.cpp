@@ -25,6 +25,7 @@ SparseLattice sphere_array(int L, double radius) {
 }  // namespace
 
 TEST(Validation, SimpleCubicSphereArrayMatchesZickHomsyWithinTwoPercent) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   const double solid_fraction = 0.125, K_zick_homsy = 4.292;
   const int L = 48;
   const double a = L * std::cbrt(3 * solid_fraction / (4 * std::numbers::pi));

@@ -10,6 +10,7 @@
 namespace rockperm {
 
 TEST(Validation, TrtPermeabilityIndependentOfTau) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   SpherePackSpec spec;
   spec.dims = {32, 32, 32};
   spec.porosity = 0.4;

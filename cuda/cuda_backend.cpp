@@ -1,0 +1,116 @@
+#include "cuda/cuda_backend.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cuda/kernels.hpp"
+#include "lib/d3q19.hpp"
+
+namespace rockperm::cuda {
+
+namespace {
+DeviceInfo select_device(int device) {
+  const DeviceList list = list_devices();
+  if (device < 0 || device >= static_cast<int>(list.devices.size())) {
+    throw InputError("CUDA device " + std::to_string(device) + " does not exist (" +
+                     std::to_string(list.devices.size()) + " usable" +
+                     (list.reason.empty() ? std::string() : ": " + list.reason) + ")");
+  }
+  ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
+  return list.devices[device];
+}
+
+
+}  // namespace
+
+CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device)
+    : info_(select_device(device)),
+      cells_(lattice.fluid_count()),
+      stride_(lattice.stride()),
+      params_(params),
+      stream_(),
+      f_(lattice::q * lattice.stride()),
+      neighbours_(lattice.neighbours().size()),
+      negative_(lattice.negative_neighbours().size()),
+      partial_(sum_blocks(lattice.fluid_count())),
+      partial_host_(sum_blocks(lattice.fluid_count())) {
+  f_.fill_zero();
+  neighbours_.upload(lattice.neighbours());
+  if (lattice.has_negative()) negative_.upload(lattice.negative_neighbours());
+}
+
+std::string CudaBackend::description() const {
+  char text[256];
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB)", info_.index, info_.name.c_str(),
+                info_.major, info_.minor, info_.multiprocessors, info_.memory_bytes / 1073741824.0);
+  return text;
+}
+
+double CudaBackend::bytes_per_cell() const {
+  return static_cast<double>(f_.bytes() + neighbours_.bytes() + negative_.bytes()) / cells_;
+}
+
+void CudaBackend::collide() { launch_collide(f_.data(), stride_, cells_, params_, stream_.get()); }
+
+void CudaBackend::swap() { launch_swap(f_.data(), stride_, cells_, neighbours_.data(), stream_.get()); }
+
+void CudaBackend::fused_odd() {
+  if (negative_.size() == 0) {
+    throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
+  }
+  launch_fused_odd(f_.data(), stride_, cells_, neighbours_.data(), negative_.data(), params_, stream_.get());
+}
+
+FlowSums CudaBackend::sums() {
+  launch_sums(f_.data(), stride_, cells_, params_, partial_.data(), stream_.get());
+  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), partial_.bytes(),
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+  stream_.synchronize();
+  FlowSums total;
+  for (std::size_t b = 0; b < partial_host_.size(); ++b) total.add(partial_host_[b]);
+  return total;
+}
+
+void CudaBackend::synchronize() { stream_.synchronize(); }
+
+double CudaBackend::timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps) {
+  Event start, stop;
+  start.record(stream_);
+  for (std::int64_t s = 0; s < steps; ++s) advance(*this, propagation, first + s);
+  stop.record(stream_);
+  stop.synchronize();
+  return stop.elapsed_ms_since(start) * 1e-3;
+}
+
+double CudaBackend::measure_copy_bandwidth_gbs() const {
+  const std::size_t bytes = std::size_t{1} << 30;
+  DeviceBuffer<char> a(bytes), b(bytes);
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(a.data(), 1, bytes, stream_.get()));
+  std::vector<float> ms;
+  for (int rep = 0; rep < 12; ++rep) {
+    Event start, stop;
+    start.record(stream_);
+    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+    stop.record(stream_);
+    stop.synchronize();
+    if (rep >= 2) ms.push_back(stop.elapsed_ms_since(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3) * 1e-9;
+}
+
+void CudaBackend::download(std::vector<float>& f) {
+  stream_.synchronize();
+  f_.download(f);
+}
+
+void CudaBackend::upload(const std::vector<float>& f) {
+  stream_.synchronize();
+  f_.upload(f);
+}
+
+double device_bytes_per_cell(bool fused) {
+  return lattice::q * sizeof(float) + (fused ? 2 : 1) * lattice::half * sizeof(std::uint32_t);
+}
+
+}  // namespace rockperm::cuda

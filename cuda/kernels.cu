@@ -1,0 +1,81 @@
+// The CUDA kernels: one thread per fluid cell, each calling the per-cell functions of
+// lib/propagation.hpp that the CPU backend calls too.
+#include "cuda/cuda_check.hpp"
+#include "cuda/kernels.hpp"
+#include "lib/propagation.hpp"
+
+namespace rockperm::cuda {
+
+namespace {
+
+constexpr int block_threads = 256;
+
+__global__ void collide_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+                               physics::CollisionParams p) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < cells) propagation::collide_cell(f, stride, cell, p);
+}
+
+__global__ void swap_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+                            const std::uint32_t* __restrict__ neighbours) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < cells) propagation::swap_cell(f, stride, neighbours, cell);
+}
+
+__global__ void fused_odd_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+                                 const std::uint32_t* __restrict__ pos, const std::uint32_t* __restrict__ neg,
+                                 physics::CollisionParams p) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < cells) propagation::fused_odd_cell(f, stride, pos, neg, cell, p);
+}
+
+// Each block reduces reduction_block consecutive cells in double.
+__global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+                            physics::CollisionParams p, FlowSums* partial) {
+  // raw storage: __shared__ variables cannot have constructors
+  __shared__ alignas(FlowSums) unsigned char storage[sizeof(FlowSums) * block_threads];
+  FlowSums* shared = reinterpret_cast<FlowSums*>(storage);
+  FlowSums mine;
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * reduction_block;
+  const std::uint64_t last = min(first + reduction_block, static_cast<std::uint64_t>(cells));
+  for (std::uint64_t c = first + threadIdx.x; c < last; c += blockDim.x) {
+    mine.add(cell_sums(f, stride, static_cast<std::uint32_t>(c), p));
+  }
+  shared[threadIdx.x] = mine;
+  __syncthreads();
+  for (int width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) shared[threadIdx.x].add(shared[threadIdx.x + width]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = shared[0];
+}
+
+unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / block_threads; }
+
+}  // namespace
+
+void launch_collide(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+                    cudaStream_t stream) {
+  collide_kernel<<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, p);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_swap(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* neighbours,
+                 cudaStream_t stream) {
+  swap_kernel<<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, neighbours);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* pos,
+                      const std::uint32_t* neg, const physics::CollisionParams& p, cudaStream_t stream) {
+  fused_odd_kernel<<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, pos, neg, p);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_sums(const float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+                 FlowSums* partial, cudaStream_t stream) {
+  sums_kernel<<<sum_blocks(cells), block_threads, 0, stream>>>(f, stride, cells, p, partial);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+}  // namespace rockperm::cuda

@@ -1,0 +1,155 @@
+// The CUDA backend against the CPU reference: same cells, same ordering, float tolerance.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "cuda/cuda_backend.hpp"
+#include "io/raw_reader.hpp"
+#include "lib/cpu_backend.hpp"
+#include "lib/permeability.hpp"
+#include "tests/test_support.hpp"
+
+namespace rockperm {
+
+namespace {
+
+// max |a - b| over max |a|: the float tolerance of two backends that round differently
+// (the GPU contracts multiply-adds into FMAs, the CPU build does not).
+double relative_difference(const SparseLattice& lat, const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0, scale = 0;
+  for (std::uint32_t c = 0; c < lat.fluid_count(); ++c)
+    for (int i = 0; i < lattice::q; ++i) {
+      const double x = a[i * lat.stride() + c], y = b[i * lat.stride() + c];
+      diff = std::max(diff, std::abs(x - y));
+      scale = std::max(scale, std::abs(x));
+    }
+  return diff / scale;
+}
+
+double k_of(const FlowSums& s, const SparseLattice& lat, double tau, double g) {
+  FlowProblem p;
+  p.tau = tau;
+  p.acceleration = g;
+  p.region_voxels = lat.dims().voxels();
+  p.region_fluid = lat.fluid_count();
+  return permeability(s, p).k_lattice;
+}
+
+SparseLattice sample_lattice(bool fused) {
+  const auto file = testing::repo_file("samples/sphere_pack_64.raw");
+  if (file.empty()) throw std::runtime_error("samples/sphere_pack_64.raw not found above the working directory");
+  const Volume v = io::read_raw_u8(file, Dims{64, 64, 64}, 5.0);
+  return SparseLattice::build(make_pore_mask(v, LabelSelection::parse("0")), {true, true, true}, fused);
+}
+
+constexpr double tau = 0.8, g = 1e-5;
+constexpr double population_tolerance = 1e-4;  // measured ~1e-6 on an H100 (docs/PERFORMANCE.md)
+
+void compare_after_steps(const SparseLattice& lat, Propagation gpu_propagation, int steps) {
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
+  CpuBackend cpu(lat, p);
+  cuda::CudaBackend gpu(lat, p, 0);
+  for (int s = 0; s < steps; ++s) {
+    advance(cpu, Propagation::two_pass, s);
+    advance(gpu, gpu_propagation, s);
+  }
+  std::vector<float> a, b;
+  cpu.download(a);
+  gpu.download(b);
+  const double rel = relative_difference(lat, a, b);
+  ::testing::Test::RecordProperty("population_relative_difference", std::to_string(rel));
+  EXPECT_LT(rel, population_tolerance);
+  const double k_cpu = k_of(cpu.sums(), lat, tau, g), k_gpu = k_of(gpu.sums(), lat, tau, g);
+  ::testing::Test::RecordProperty("k_relative_difference", std::to_string(std::abs(k_gpu / k_cpu - 1)));
+  EXPECT_NEAR(k_gpu / k_cpu, 1.0, 1e-5) << "k cpu " << k_cpu << " gpu " << k_gpu;
+}
+
+}  // namespace
+
+TEST(CudaBackend, TwoPassMatchesCpuOnTheBundledSampleAfter1000Steps) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  compare_after_steps(sample_lattice(false), Propagation::two_pass, 1000);
+}
+
+TEST(CudaBackend, FusedMatchesCpuOnTheBundledSampleAfter1000Steps) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  compare_after_steps(sample_lattice(true), Propagation::fused, 1000);
+}
+
+TEST(CudaBackend, TwoPassAndFusedMatchCpuOnARandomGeometry) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat =
+      SparseLattice::build(testing::random_mask(Dims{37, 23, 19}, 0.6, 4), {true, false, true}, true);
+  compare_after_steps(lat, Propagation::two_pass, 1000);
+  compare_after_steps(lat, Propagation::fused, 1000);
+}
+
+TEST(CudaBackend, ReductionsMatchTheCpuOnTheSameState) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat = SparseLattice::build(testing::random_mask(Dims{50, 40, 30}, 0.5, 9), {true, true, true});
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1e-3f, 1e-3f);
+  std::vector<float> f(lattice::q * lat.stride(), 0.0f);
+  for (std::uint32_t c = 0; c < lat.fluid_count(); ++c)
+    for (int i = 0; i < lattice::q; ++i) f[i * lat.stride() + c] = dist(rng);
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 1, g);
+  CpuBackend cpu(lat, p);
+  cuda::CudaBackend gpu(lat, p, 0);
+  cpu.upload(f);
+  gpu.upload(f);
+  const FlowSums a = cpu.sums(), b = gpu.sums();
+  EXPECT_NEAR(b.mass / a.mass, 1.0, 1e-12);
+  for (int axis = 0; axis < 3; ++axis) EXPECT_NEAR(b.velocity[axis], a.velocity[axis], 1e-6 * std::abs(a.speed));
+  EXPECT_NEAR(b.speed / a.speed, 1.0, 1e-6);
+  EXPECT_NEAR(b.max_speed / a.max_speed, 1.0, 1e-6);
+  EXPECT_TRUE(b.finite);
+  f[5 * lat.stride() + 17] = std::nanf("");
+  gpu.upload(f);
+  EXPECT_FALSE(gpu.sums().finite);
+}
+
+TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat = sample_lattice(true);
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, 1.0, 3.0 / 16.0, 0, 1e-5);
+  FlowProblem problem;
+  problem.tau = 1.0;
+  problem.acceleration = 1e-5;
+  problem.region_voxels = lat.dims().voxels();
+  problem.region_fluid = lat.fluid_count();
+  RunControls controls;
+  controls.monitor.tolerance = 1e-8;
+  controls.propagation = Propagation::two_pass;
+  CpuBackend cpu(lat, p);
+  const SolverResult a = run_to_steady_state(cpu, lat.fluid_count(), problem, controls);
+  std::vector<double> k_gpu;
+  for (const Propagation prop : {Propagation::two_pass, Propagation::fused}) {
+    cuda::CudaBackend gpu(lat, p, 0);
+    controls.propagation = prop;
+    const SolverResult b = run_to_steady_state(gpu, lat.fluid_count(), problem, controls);
+    ASSERT_TRUE(a.converged && b.converged);
+    EXPECT_NEAR(b.k.k_lattice / a.k.k_lattice, 1.0, 1e-5) << to_string(prop);
+    k_gpu.push_back(b.k.k_lattice);
+  }
+  RecordProperty("k_cpu", std::to_string(a.k.k_lattice));
+  RecordProperty("k_gpu_two_pass_over_cpu", std::to_string(k_gpu[0] / a.k.k_lattice));
+  RecordProperty("k_gpu_fused_over_cpu", std::to_string(k_gpu[1] / a.k.k_lattice));
+}
+
+TEST(CudaBackend, MemoryPerCellOfTheTwoPassIsAtMost112Bytes) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat = sample_lattice(false);
+  cuda::CudaBackend gpu(lat, physics::CollisionParams{}, 0);
+  EXPECT_LE(gpu.bytes_per_cell(), 112.0 * lat.stride() / lat.fluid_count());
+  EXPECT_DOUBLE_EQ(cuda::device_bytes_per_cell(false), 112.0);
+}
+
+TEST(CudaBackend, MissingDeviceIsAClearError) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat = SparseLattice::build(testing::random_mask(Dims{4, 4, 4}, 0.9, 1), {true, true, true});
+  EXPECT_THROW(cuda::CudaBackend(lat, physics::CollisionParams{}, 99), InputError);
+}
+
+}  // namespace rockperm
