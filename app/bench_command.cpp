@@ -67,6 +67,8 @@ int bench_command(const std::vector<std::string>& args) {
       ("propagation", po::value<std::string>()->default_value("both"), "two-pass, fused or both")
       ("sizes", po::value<std::string>(), "cube edges in voxels, comma separated (default 64,128 on the CPU, "
                                           "256,512 on a GPU)")
+      ("geometries", po::value<std::string>()->default_value("box,pack"),
+       "box (fully fluid, periodic), pack (sphere pack), or both: box,pack")
       ("porosity", po::value<double>()->default_value(0.30, "0.30"), "porosity of the sphere-pack cases")
       ("steps", po::value<int>()->default_value(0), "steps per timed repeat (0: about 0.2 s of work)")
       ("repeats", po::value<int>()->default_value(5), "timed repeats; the median is reported")
@@ -100,10 +102,15 @@ int bench_command(const std::vector<std::string>& args) {
   const bool on_gpu = plan.cuda;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
+  const std::string geometries = vm["geometries"].as<std::string>();
+  const bool with_box = geometries.find("box") != std::string::npos;
+  const bool with_pack = geometries.find("pack") != std::string::npos;
+  if (!with_box && !with_pack) throw InputError("bench: --geometries '" + geometries + "' names neither box nor pack");
   std::vector<Case> cases;
   for (int n : sizes) {
     const Dims d{n, n, n};
-    cases.push_back({"box-" + std::to_string(n), PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}});
+    if (with_box) cases.push_back({"box-" + std::to_string(n), PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}});
+    if (!with_pack) continue;
     SpherePackSpec spec;
     spec.dims = d;
     spec.porosity = vm["porosity"].as<double>();

@@ -30,7 +30,7 @@ class ProgressPrinter {
     if (p.seconds - last_ < 1.0 && !final_check && printed_) return;
     last_ = p.seconds;
     printed_ = true;
-    std::fprintf(stderr, "  step %8lld  k = %12.6g mD  change %8.2e (tol %.0e)  %7.1f MFLUPS  %6.1f s\n",
+    std::fprintf(stderr, "  step %8lld  k = %12.6g mD  change %8.2e (tol %.0e)  %7.1f MFLUPS  %7.2f s\n",
                  static_cast<long long>(p.step), p.k.k_md, p.relative_change, p.tolerance, p.mflups, p.seconds);
   }
 
@@ -122,7 +122,7 @@ int run_command(const std::vector<std::string>& args) {
               k.k_lattice);
   std::printf("porosity      %.4f   tortuosity %.4f   Re %.2e   Ma %.2e\n", k.porosity, k.tortuosity, k.reynolds,
               k.mach);
-  std::printf("%s in %lld steps, %.1f s, %.1f MFLUPS\n", result.converged ? "converged" : "NOT converged",
+  std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", result.converged ? "converged" : "NOT converged",
               static_cast<long long>(result.steps), result.seconds, result.mflups);
   std::printf("report        %s\n", (cfg.output.dir / "report.json").string().c_str());
   std::istringstream warnings(report.warnings);

@@ -10,23 +10,25 @@ namespace {
 
 constexpr int block_threads = 256;
 
-__global__ void collide_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
-                               physics::CollisionParams p) {
+template <class Index>
+__global__ void collide_kernel(float* __restrict__ f, Index stride, std::uint32_t cells, physics::CollisionParams p) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < cells) propagation::collide_cell(f, stride, cell, p);
+  if (cell < cells) propagation::collide_cell<Index>(f, stride, cell, p);
 }
 
-__global__ void swap_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+template <class Index>
+__global__ void swap_kernel(float* __restrict__ f, Index stride, std::uint32_t cells,
                             const std::uint32_t* __restrict__ neighbours) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < cells) propagation::swap_cell(f, stride, neighbours, cell);
+  if (cell < cells) propagation::swap_cell<Index>(f, stride, neighbours, cell);
 }
 
-__global__ void fused_odd_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+template <class Index>
+__global__ void fused_odd_kernel(float* __restrict__ f, Index stride, std::uint32_t cells,
                                  const std::uint32_t* __restrict__ pos, const std::uint32_t* __restrict__ neg,
                                  physics::CollisionParams p) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < cells) propagation::fused_odd_cell(f, stride, pos, neg, cell, p);
+  if (cell < cells) propagation::fused_odd_cell<Index>(f, stride, pos, neg, cell, p);
 }
 
 // Each block reduces reduction_block consecutive cells in double.
@@ -52,23 +54,38 @@ __global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, s
 
 unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / block_threads; }
 
+// 32-bit offsets when every population offset fits (see lib/propagation.hpp).
+bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
+
 }  // namespace
 
 void launch_collide(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
                     cudaStream_t stream) {
-  collide_kernel<<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, p);
+  if (narrow(stride)) {
+    collide_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, p);
+  } else {
+    collide_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, p);
+  }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
 void launch_swap(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* neighbours,
                  cudaStream_t stream) {
-  swap_kernel<<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, neighbours);
+  if (narrow(stride)) {
+    swap_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, neighbours);
+  } else {
+    swap_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, neighbours);
+  }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
 void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* pos,
                       const std::uint32_t* neg, const physics::CollisionParams& p, cudaStream_t stream) {
-  fused_odd_kernel<<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, pos, neg, p);
+  if (narrow(stride)) {
+    fused_odd_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, pos, neg, p);
+  } else {
+    fused_odd_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, pos, neg, p);
+  }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

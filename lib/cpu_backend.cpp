@@ -22,7 +22,7 @@ void CpuBackend::collide() {
   float* f = f_.data();
   const physics::CollisionParams p = params_;
 #pragma omp parallel for simd schedule(simd : static)
-  for (std::int64_t c = 0; c < n; ++c) propagation::collide_cell(f, stride, static_cast<propagation::Index>(c), p);
+  for (std::int64_t c = 0; c < n; ++c) propagation::collide_cell<propagation::WideIndex>(f, stride, c, p);
 }
 
 void CpuBackend::swap() {
@@ -31,7 +31,7 @@ void CpuBackend::swap() {
   float* f = f_.data();
   const std::uint32_t* nbr = lattice_.neighbours().data();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < n; ++c) propagation::swap_cell(f, stride, nbr, static_cast<std::uint32_t>(c));
+  for (std::int64_t c = 0; c < n; ++c) propagation::swap_cell<propagation::WideIndex>(f, stride, nbr, c);
 }
 
 void CpuBackend::fused_odd() {
@@ -46,7 +46,7 @@ void CpuBackend::fused_odd() {
   const physics::CollisionParams p = params_;
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < n; ++c) {
-    propagation::fused_odd_cell(f, stride, pos, neg, static_cast<std::uint32_t>(c), p);
+    propagation::fused_odd_cell<propagation::WideIndex>(f, stride, pos, neg, c, p);
   }
 }
 

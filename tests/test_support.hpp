@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -44,6 +45,13 @@ inline std::unique_ptr<Backend> make_test_backend(const SparseLattice& lat, cons
 #else
   return std::make_unique<CpuBackend>(lat, p);
 #endif
+}
+
+// Records a figure in the test's XML output (--gtest_output=xml) with 6 significant digits.
+inline void record(const std::string& name, double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  ::testing::Test::RecordProperty(name, text);
 }
 
 // A file of the repository, found from the working directory upwards (tests run from the

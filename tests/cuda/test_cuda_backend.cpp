@@ -59,10 +59,10 @@ void compare_after_steps(const SparseLattice& lat, Propagation gpu_propagation, 
   cpu.download(a);
   gpu.download(b);
   const double rel = relative_difference(lat, a, b);
-  ::testing::Test::RecordProperty("population_relative_difference", std::to_string(rel));
+  testing::record("population_relative_difference", rel);
   EXPECT_LT(rel, population_tolerance);
   const double k_cpu = k_of(cpu.sums(), lat, tau, g), k_gpu = k_of(gpu.sums(), lat, tau, g);
-  ::testing::Test::RecordProperty("k_relative_difference", std::to_string(std::abs(k_gpu / k_cpu - 1)));
+  testing::record("k_relative_difference", std::abs(k_gpu / k_cpu - 1));
   EXPECT_NEAR(k_gpu / k_cpu, 1.0, 1e-5) << "k cpu " << k_cpu << " gpu " << k_gpu;
 }
 
@@ -133,9 +133,9 @@ TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
     EXPECT_NEAR(b.k.k_lattice / a.k.k_lattice, 1.0, 1e-5) << to_string(prop);
     k_gpu.push_back(b.k.k_lattice);
   }
-  RecordProperty("k_cpu", std::to_string(a.k.k_lattice));
-  RecordProperty("k_gpu_two_pass_over_cpu", std::to_string(k_gpu[0] / a.k.k_lattice));
-  RecordProperty("k_gpu_fused_over_cpu", std::to_string(k_gpu[1] / a.k.k_lattice));
+  testing::record("k_cpu", a.k.k_lattice);
+  testing::record("k_gpu_two_pass_over_cpu", k_gpu[0] / a.k.k_lattice);
+  testing::record("k_gpu_fused_over_cpu", k_gpu[1] / a.k.k_lattice);
 }
 
 TEST(CudaBackend, MemoryPerCellOfTheTwoPassIsAtMost112Bytes) {

@@ -30,7 +30,9 @@ TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
   const Dims d{1, H, 1};
   const SparseLattice lat = SparseLattice::build(testing::mask_from(d, [](auto, auto, auto) { return true; }),
                                                  {true, false, true});
-  const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-10);
+  // 1e-8 per 50 steps: above the float noise floor of either backend, and with an e-folding
+  // time of H^2 / (pi^2 nu) = 260 steps it leaves an error near 5e-8, far below the tolerance
+  const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-8);
   ASSERT_TRUE(flow.result.converged);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
   const double u_max = g / (2 * nu) * (H / 2.0) * (H / 2.0);
@@ -70,7 +72,7 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
   for (int n = 1; n < 200; n += 2) series_sum += std::tanh(n * pi / 2) / std::pow(n, 5);
   const double mean_exact = h * h * g / (3 * nu) * (1 - 192 / std::pow(pi, 5) * series_sum);
   const double mean_lbm = flow.result.sums.velocity[0] / lat.fluid_count();
-  RecordProperty("mean_over_series", std::to_string(mean_lbm / mean_exact));
+  testing::record("mean_over_series", mean_lbm / mean_exact);
   EXPECT_NEAR(mean_lbm / mean_exact, 1.0, 0.01) << "mean velocity " << mean_lbm << " vs " << mean_exact;
 
   double err2 = 0, ref2 = 0;
@@ -86,7 +88,7 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
     err2 += diff * diff;
     ref2 += u * u;
   }
-  RecordProperty("profile_l2_error", std::to_string(std::sqrt(err2 / ref2)));
+  testing::record("profile_l2_error", std::sqrt(err2 / ref2));
   EXPECT_LT(std::sqrt(err2 / ref2), 0.01) << "relative L2 error of the velocity profile";
 }
 
