@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "lib/comm.hpp"
 #include "lib/error.hpp"
 #include "rockperm/config.hpp"
 
@@ -17,6 +18,8 @@ void print_usage(std::ostream& out) {
          "commands:\n"
          "  run --config FILE.ini   simulate one sample to steady state; prints k in mD and writes\n"
          "                          report.json, report.csv and config.ini into the run directory\n"
+         "  plan --config FILE.ini  porosity, fluid cells, memory per rank and the number of GPUs the\n"
+         "                          sample needs, before anything is allocated\n"
          "  bench [options]         measure speed (MFLUPS, GB/s against the measured copy bandwidth)\n"
          "  devices                 list the CUDA devices this process sees\n"
          "  version                 print the version and build options\n\n"
@@ -26,7 +29,19 @@ void print_usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rockperm::MpiSession mpi(&argc, &argv);
+  const rockperm::Comm comm = rockperm::Comm::world();
   std::vector<std::string> args(argv + 1, argv + argc);
+  // one message per failure: from rank 0 when every rank failed alike, else from the rank
+  // that failed, which then stops the others
+  const auto fail = [&](const std::string& what, int code, bool all_ranks) {
+    if (!all_ranks || comm.root()) {
+      std::cerr << "rockperm: " << (comm.size() > 1 && !all_ranks ? "rank " + std::to_string(comm.rank()) + ": " : "")
+                << what << "\n";
+    }
+    if (!all_ranks && comm.size() > 1) comm.abort(code);
+    return code;
+  };
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       print_usage(std::cout);
@@ -36,6 +51,7 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     if (command == "run") return rockperm::app::run_command(args);
     if (command == "bench") return rockperm::app::bench_command(args);
+    if (command == "plan") return rockperm::app::plan_command(args);
     if (command == "devices") return rockperm::app::devices_command();
     if (command == "version" || command == "--version") {
       std::cout << "rockperm " << ROCKPERM_VERSION << " (CUDA " << (ROCKPERM_HAVE_CUDA ? "on" : "off") << ", MPI "
@@ -45,10 +61,8 @@ int main(int argc, char** argv) {
     std::cerr << "rockperm: error: unknown command '" << command << "'; run 'rockperm --help' for the list\n";
     return 2;
   } catch (const rockperm::Error& e) {
-    std::cerr << "rockperm: error: " << e.what() << "\n";
-    return e.exit_code();
+    return fail(std::string("error: ") + e.what(), e.exit_code(), e.all_ranks);
   } catch (const std::exception& e) {
-    std::cerr << "rockperm: internal error: " << e.what() << "\n";
-    return 1;
+    return fail(std::string("internal error: ") + e.what(), 1, false);
   }
 }

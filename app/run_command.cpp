@@ -1,18 +1,30 @@
-// rockperm run: one sample from its volume file to a permeability in mD.
+// rockperm run: one sample from its volume file to a permeability in mD, on one process or
+// on Z-slabs over MPI ranks (one per GPU).
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "app/backend_factory.hpp"
 #include "app/commands.hpp"
+#include "app/sample_setup.hpp"
 #include "io/atomic_file.hpp"
-#include "io/raw_reader.hpp"
 #include "io/report_writer.hpp"
+#include "lib/comm.hpp"
 #include "lib/config.hpp"
-#include "lib/pore_mask.hpp"
+#include "lib/device_assignment.hpp"
+#include "lib/error.hpp"
+#include "lib/plan.hpp"
 #include "lib/solver.hpp"
 #include "lib/sparse_lattice.hpp"
+#include "rockperm/config.hpp"
+
+#if ROCKPERM_HAVE_CUDA
+#include "cuda/device_info.hpp"
+#endif
 
 namespace rockperm::app {
 
@@ -45,72 +57,154 @@ std::string warnings_for(const SolverResult& r, const config::RunConfig& cfg) {
     w << "not converged: k still changed by " << r.relative_change << " (tolerance " << cfg.run.monitor.tolerance
       << ") after " << r.steps << " steps; raise run.max_steps\n";
   }
-  if (r.k.reynolds > 0.1) {
-    w << "Reynolds number " << r.k.reynolds << " > 0.1: inertia may bias k; lower lbm.force\n";
-  }
-  if (r.k.mach > 0.1) {
-    w << "Mach number " << r.k.mach << " > 0.1: compressibility error; lower lbm.force\n";
-  }
+  if (r.k.reynolds > 0.1) w << "Reynolds number " << r.k.reynolds << " > 0.1: inertia may bias k; lower lbm.force\n";
+  if (r.k.mach > 0.1) w << "Mach number " << r.k.mach << " > 0.1: compressibility error; lower lbm.force\n";
   return w.str();
+}
+
+std::string hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// Device memory of the GPU this rank will use, or 0 on the CPU.
+double device_memory_bytes(const BackendPlan& plan) {
+#if ROCKPERM_HAVE_CUDA
+  if (plan.cuda) {
+    const auto list = cuda::list_devices();
+    if (plan.device < static_cast<int>(list.devices.size())) {
+      return static_cast<double>(list.devices[plan.device].memory_bytes);
+    }
+  }
+#else
+  (void)plan;
+#endif
+  return 0;
+}
+
+int gpus_on_this_host() {
+#if ROCKPERM_HAVE_CUDA
+  return static_cast<int>(cuda::list_devices().devices.size());
+#else
+  return 0;
+#endif
 }
 
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
+  const Comm comm = Comm::world();
   bool help = false;
   config::RunConfig cfg = config::parse_run_arguments(args, help);
   if (help) {
-    std::cout << config::run_options_help();
+    if (comm.root()) std::cout << config::run_options_help();
     return 0;
   }
-  io::ensure_directory(cfg.output.dir);  // fail before the long work, not after
+  if (comm.root()) io::ensure_directory(cfg.output.dir);  // fail before the long work, not after
 
-  const BackendPlan plan = plan_backend(cfg.backend);
+  BackendPlan plan = plan_backend(cfg.backend);
   cfg.run.propagation = resolve_propagation(cfg.propagation, plan);
+  const bool fused = cfg.run.propagation == Propagation::fused;
 
   const auto setup_start = Clock::now();
-  const Volume volume = io::read_raw_u8(cfg.input.file, cfg.input.dims, cfg.input.voxel_size_um);
-  const PoreMask mask = make_pore_mask(volume, LabelSelection::parse(cfg.input.pore_labels));
-  const bool fused = cfg.run.propagation == Propagation::fused;
-  const SparseLattice lattice = SparseLattice::build(mask, cfg.periodicity(), fused);
-  const double setup_seconds = seconds_since(setup_start);
+  PoreMask mask;
+  const SampleLayout layout = read_sample(comm, cfg, mask);
+  if (layout.fluid == 0) throw on_all_ranks(InputError("the pore labels select no fluid cell"));
+  const Dims& dims = layout.dims;
+  const std::uint64_t voxels = dims.voxels();
+  const Periodicity periodic = cfg.periodicity();
+  const std::vector<Slab> slabs = partition_slabs(layout.plane_fluid, comm.size());
+  const std::vector<RankMemory> memory = plan_memory(layout.plane_fluid, comm.size(), cfg.run.propagation);
 
-  const MemoryEstimate mem = lattice.memory();
-  const std::uint64_t voxels = volume.dims.voxels();
-  std::printf("sample      %s\n", cfg.input.file.string().c_str());
-  std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", volume.dims.str().c_str(),
-              cfg.input.voxel_size_um, "xyz"[cfg.lbm.flow_axis], cfg.lbm.lateral_periodic ? "periodic" : "sealed");
-  std::printf("pore space  %u fluid cells, porosity %.4f\n", lattice.fluid_count(),
-              static_cast<double>(lattice.fluid_count()) / static_cast<double>(voxels));
-  std::printf("memory      %.1f B per fluid cell (%.1f MB), %.1fx less than a dense array; setup %.2f s\n",
-              mem.total_bytes_per_cell, mem.total_bytes_per_cell * lattice.fluid_count() * 1e-6, mem.reduction,
-              setup_seconds);
+  if (comm.root()) {
+    std::printf("sample      %s\n", cfg.input.file.string().c_str());
+    std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", dims.str().c_str(),
+                cfg.input.voxel_size_um, "xyz"[cfg.lbm.flow_axis], cfg.lbm.lateral_periodic ? "periodic" : "sealed");
+    std::printf("pore space  %llu fluid cells, porosity %.4f\n", static_cast<unsigned long long>(layout.fluid),
+                static_cast<double>(layout.fluid) / static_cast<double>(voxels));
+    std::printf("memory      %.0f B per fluid cell (%s), %.1f MB on the largest of %d rank(s); a dense array "
+                "would need %.1fx more\n",
+                bytes_per_fluid_cell(cfg.run.propagation), to_string(cfg.run.propagation),
+                std::max_element(memory.begin(), memory.end(), [](auto& a, auto& b) { return a.bytes < b.bytes; })
+                        ->bytes * 1e-6,
+                comm.size(), 76.0 * voxels / (bytes_per_fluid_cell(cfg.run.propagation) * layout.fluid));
+    if (comm.size() > 1) {
+      for (int r = 0; r < comm.size(); ++r) {
+        std::printf("  rank %d   planes %lld..%lld, %llu fluid cells, %.1f MB\n", r,
+                    static_cast<long long>(slabs[r].z_begin), static_cast<long long>(slabs[r].z_end - 1),
+                    static_cast<unsigned long long>(slabs[r].fluid), memory[r].bytes * 1e-6);
+      }
+    }
+  }
+
+  // GPU choice by host name (core paper, Algorithm 2), then the memory check before allocating
+  if (plan.cuda) {
+    std::string log;
+    plan.device = assign_device(comm, hostname(), gpus_on_this_host(), cfg.devices, log);
+    if (comm.root() && comm.size() > 1) std::printf("gpus\n%s", log.c_str());
+    const double capacity = device_memory_bytes(plan);
+    const bool fits = memory[comm.rank()].bytes <= 0.95 * capacity;
+    if (comm.sum(std::uint64_t{fits ? 0u : 1u}) > 0) {
+      const int needed = ranks_needed(layout.plane_fluid, capacity, cfg.run.propagation);
+      throw on_all_ranks(InputError(
+          "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
+          std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +
+          (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it")));
+    }
+  }
+
+  // this rank's lattice: the whole sample on one process, else its slab with ghost planes
+  std::optional<SlabDomain> domain;
+  SparseLattice lattice;
+  if (comm.size() == 1) {
+    lattice = SparseLattice::build(mask, periodic, fused);
+  } else {
+    domain = slab_domain(slabs, comm.rank(), dims.nz, periodic[2]);
+    const PoreMask local = distribute_planes(comm, mask, dims, slabs, *domain, periodic[2]);
+    lattice = build_slab_lattice(local, *domain, periodic, fused);
+  }
+  mask = PoreMask{};  // rank 0 no longer needs the whole mask
+  const double setup_seconds = seconds_since(setup_start);
 
   const physics::CollisionParams params = physics::make_collision_params(
       cfg.lbm.collision, cfg.lbm.tau, cfg.lbm.magic, cfg.lbm.flow_axis, cfg.lbm.force);
   auto backend = make_backend(plan, lattice, params);
-  std::printf("backend     %s, %s propagation; %s\n", backend->description().c_str(),
-              to_string(cfg.run.propagation), plan.note.c_str());
-  std::fflush(stdout);
+  std::optional<Stepper> stepper;
+  if (domain) stepper.emplace(*backend, cfg.run.propagation, comm, *domain, lattice);
+  else stepper.emplace(*backend, cfg.run.propagation);
+  if (comm.root()) {
+    std::printf("backend     %s, %s propagation; %s; setup %.2f s\n", backend->description().c_str(),
+                to_string(cfg.run.propagation), plan.note.c_str(), setup_seconds);
+    if (comm.size() > 1) {
+      std::printf("halo        %.1f kB per step from rank 0, staged through pinned host buffers%s\n",
+                  stepper->halo_bytes_per_step() * 1e-3,
+                  comm.cuda_aware() ? " (the MPI library is CUDA-aware; direct device transfers are not used yet)" : "");
+    }
+    std::fflush(stdout);
+  }
 
   FlowProblem problem;
   problem.flow_axis = cfg.lbm.flow_axis;
   problem.tau = cfg.lbm.tau;
   problem.acceleration = cfg.lbm.force;
   problem.region_voxels = voxels;
-  problem.region_fluid = lattice.fluid_count();
+  problem.region_fluid = layout.fluid;
   problem.voxel_size_um = cfg.input.voxel_size_um;
 
   ProgressPrinter printer;
-  const SolverResult result =
-      run_to_steady_state(*backend, lattice.fluid_count(), problem, cfg.run, std::ref(printer));
+  ProgressFn progress;
+  if (comm.root()) progress = std::ref(printer);
+  const SolverResult result = run_to_steady_state(*stepper, layout.fluid, problem, cfg.run, progress);
+  const double exposed = comm.max(stepper->exposed_exchange_seconds());
+  if (!comm.root()) return result.converged ? 0 : 5;
 
   io::RunReport report;
   report.sample = cfg.input.file.filename().string();
-  report.backend = backend->description();
+  report.backend = backend->description() + (comm.size() > 1 ? " x " + std::to_string(comm.size()) + " ranks" : "");
   report.config = cfg;
   report.voxels = voxels;
-  report.fluid_cells = lattice.fluid_count();
+  report.fluid_cells = layout.fluid;
   report.bytes_per_cell = backend->bytes_per_cell();
   report.setup_seconds = setup_seconds;
   report.result = result;
@@ -124,6 +218,7 @@ int run_command(const std::vector<std::string>& args) {
               k.mach);
   std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", result.converged ? "converged" : "NOT converged",
               static_cast<long long>(result.steps), result.seconds, result.mflups);
+  if (comm.size() > 1) std::printf("exchange      %.2f s not hidden behind the interior (slowest rank)\n", exposed);
   std::printf("report        %s\n", (cfg.output.dir / "report.json").string().c_str());
   std::istringstream warnings(report.warnings);
   for (std::string line; std::getline(warnings, line);) std::fprintf(stderr, "warning: %s\n", line.c_str());

@@ -25,6 +25,8 @@ DeviceInfo select_device(int device) {
 
 CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device)
     : info_(select_device(device)),
+      owned_{lattice.owned_begin(), lattice.owned_end()},
+      all_{0, lattice.fluid_count()},
       cells_(lattice.fluid_count()),
       stride_(lattice.stride()),
       params_(params),
@@ -50,26 +52,63 @@ double CudaBackend::bytes_per_cell() const {
   return static_cast<double>(f_.bytes() + neighbours_.bytes() + negative_.bytes()) / cells_;
 }
 
-void CudaBackend::collide() { launch_collide(f_.data(), stride_, cells_, params_, stream_.get()); }
+void CudaBackend::collide(CellRange c) { launch_collide(f_.data(), stride_, c.begin, c.end, params_, stream_.get()); }
 
-void CudaBackend::swap() { launch_swap(f_.data(), stride_, cells_, neighbours_.data(), stream_.get()); }
+void CudaBackend::swap(CellRange c) {
+  launch_swap(f_.data(), stride_, c.begin, c.end, neighbours_.data(), stream_.get());
+}
 
-void CudaBackend::fused_odd() {
+void CudaBackend::fused_odd(CellRange c) {
   if (negative_.size() == 0) {
     throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
   }
-  launch_fused_odd(f_.data(), stride_, cells_, neighbours_.data(), negative_.data(), params_, stream_.get());
+  launch_fused_odd(f_.data(), stride_, c.begin, c.end, neighbours_.data(), negative_.data(), params_,
+                   stream_.get());
 }
 
-FlowSums CudaBackend::sums() {
-  launch_sums(f_.data(), stride_, cells_, params_, partial_.data(), stream_.get());
-  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), partial_.bytes(),
+FlowSums CudaBackend::sums(CellRange c) {
+  const std::uint32_t blocks = c.size() ? sum_blocks(c.size()) : 0;
+  FlowSums total;
+  if (blocks == 0) return total;
+  launch_sums(f_.data(), stride_, c.begin, c.end, params_, partial_.data(), stream_.get());
+  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), blocks * sizeof(FlowSums),
                                       cudaMemcpyDeviceToHost, stream_.get()));
   stream_.synchronize();
-  FlowSums total;
-  for (std::size_t b = 0; b < partial_host_.size(); ++b) total.add(partial_host_[b]);
+  for (std::uint32_t b = 0; b < blocks; ++b) total.add(partial_host_[b]);
   return total;
 }
+
+void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists) {
+  halo_.clear();
+  for (const auto& list : lists) {
+    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<float>(list.size()), PinnedBuffer<float>(list.size())};
+    if (!list.empty()) h.offsets.upload(list);
+    halo_.push_back(std::move(h));
+  }
+}
+
+// Staged through pinned host buffers: enqueue the pack and its copy; MPI reads the host
+// buffer after wait_halo(), while later kernels (the interior) already run on the stream.
+void CudaBackend::pack_halo(int list) {
+  Halo& h = halo_[list];
+  if (h.offsets.size() == 0) return;
+  launch_pack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
+              stream_.get());
+  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.host.data(), h.device.data(), h.device.bytes(), cudaMemcpyDeviceToHost,
+                                      stream_.get()));
+  halo_event_.record(stream_);
+}
+
+void CudaBackend::unpack_halo(int list) {
+  Halo& h = halo_[list];
+  if (h.offsets.size() == 0) return;
+  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.device.data(), h.host.data(), h.device.bytes(), cudaMemcpyHostToDevice,
+                                      stream_.get()));
+  launch_unpack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
+                stream_.get());
+}
+
+void CudaBackend::wait_halo() { halo_event_.synchronize(); }
 
 void CudaBackend::synchronize() { stream_.synchronize(); }
 

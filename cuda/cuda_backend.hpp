@@ -20,10 +20,21 @@ class CudaBackend final : public Backend {
 
   std::string description() const override;
   double bytes_per_cell() const override;
-  void collide() override;
-  void swap() override;
-  void fused_odd() override;
-  FlowSums sums() override;
+  CellRange owned() const override { return owned_; }
+  CellRange all() const override { return all_; }
+  using Backend::collide;
+  using Backend::fused_odd;
+  using Backend::sums;
+  using Backend::swap;
+  void collide(CellRange cells) override;
+  void swap(CellRange cells) override;
+  void fused_odd(CellRange cells) override;
+  FlowSums sums(CellRange cells) override;
+  void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists) override;
+  float* halo_buffer(int list) override { return halo_[list].host.data(); }
+  void pack_halo(int list) override;
+  void unpack_halo(int list) override;
+  void wait_halo() override;
   void synchronize() override;
   double timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps) override;
   double measure_copy_bandwidth_gbs() const override;
@@ -31,7 +42,14 @@ class CudaBackend final : public Backend {
   void upload(const std::vector<float>& f) override;
 
  private:
+  struct Halo {
+    DeviceBuffer<std::uint64_t> offsets;
+    DeviceBuffer<float> device;
+    PinnedBuffer<float> host;
+  };
   DeviceInfo info_;
+  CellRange owned_;
+  CellRange all_;
   std::uint32_t cells_;
   std::uint64_t stride_;
   physics::CollisionParams params_;
@@ -41,6 +59,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::uint32_t> negative_;
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;
+  std::vector<Halo> halo_;
+  Event halo_event_;
 };
 
 // Device bytes a run of `fluid_cells` needs (populations + tables), for planning.

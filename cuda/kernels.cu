@@ -11,35 +11,36 @@ namespace {
 constexpr int block_threads = 256;
 
 template <class Index>
-__global__ void collide_kernel(float* __restrict__ f, Index stride, std::uint32_t cells, physics::CollisionParams p) {
-  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < cells) propagation::collide_cell<Index>(f, stride, cell, p);
+__global__ void collide_kernel(float* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+                               physics::CollisionParams p) {
+  const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < end) propagation::collide_cell<Index>(f, stride, cell, p);
 }
 
 template <class Index>
-__global__ void swap_kernel(float* __restrict__ f, Index stride, std::uint32_t cells,
+__global__ void swap_kernel(float* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                             const std::uint32_t* __restrict__ neighbours) {
-  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < cells) propagation::swap_cell<Index>(f, stride, neighbours, cell);
+  const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < end) propagation::swap_cell<Index>(f, stride, neighbours, cell);
 }
 
 template <class Index>
-__global__ void fused_odd_kernel(float* __restrict__ f, Index stride, std::uint32_t cells,
+__global__ void fused_odd_kernel(float* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                                  const std::uint32_t* __restrict__ pos, const std::uint32_t* __restrict__ neg,
                                  physics::CollisionParams p) {
-  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < cells) propagation::fused_odd_cell<Index>(f, stride, pos, neg, cell, p);
+  const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < end) propagation::fused_odd_cell<Index>(f, stride, pos, neg, cell, p);
 }
 
 // Each block reduces reduction_block consecutive cells in double.
-__global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
-                            physics::CollisionParams p, FlowSums* partial) {
+__global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+                            std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
   // raw storage: __shared__ variables cannot have constructors
   __shared__ alignas(FlowSums) unsigned char storage[sizeof(FlowSums) * block_threads];
   FlowSums* shared = reinterpret_cast<FlowSums*>(storage);
   FlowSums mine;
-  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * reduction_block;
-  const std::uint64_t last = min(first + reduction_block, static_cast<std::uint64_t>(cells));
+  const std::uint64_t first = begin + static_cast<std::uint64_t>(blockIdx.x) * reduction_block;
+  const std::uint64_t last = min(first + reduction_block, static_cast<std::uint64_t>(end));
   for (std::uint64_t c = first + threadIdx.x; c < last; c += blockDim.x) {
     mine.add(cell_sums(f, stride, static_cast<std::uint32_t>(c), p));
   }
@@ -52,6 +53,18 @@ __global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, s
   if (threadIdx.x == 0) partial[blockIdx.x] = shared[0];
 }
 
+__global__ void pack_kernel(const float* __restrict__ f, const std::uint64_t* __restrict__ offsets,
+                            std::uint32_t count, float* __restrict__ buffer) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) buffer[k] = f[offsets[k]];
+}
+
+__global__ void unpack_kernel(float* __restrict__ f, const std::uint64_t* __restrict__ offsets, std::uint32_t count,
+                              const float* __restrict__ buffer) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) f[offsets[k]] = buffer[k];
+}
+
 unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / block_threads; }
 
 // 32-bit offsets when every population offset fits (see lib/propagation.hpp).
@@ -59,39 +72,61 @@ bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull;
 
 }  // namespace
 
-void launch_collide(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
-                    cudaStream_t stream) {
+void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                    const physics::CollisionParams& p, cudaStream_t stream) {
+  if (end <= begin) return;
+  const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    collide_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, p);
+    collide_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
   } else {
-    collide_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, p);
+    collide_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_swap(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* neighbours,
+void launch_swap(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                 const std::uint32_t* neighbours, cudaStream_t stream) {
+  if (end <= begin) return;
+  const std::uint32_t cells = end - begin;
+  if (narrow(stride)) {
+    swap_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+  } else {
+    swap_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+  }
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                      const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
+                      cudaStream_t stream) {
+  if (end <= begin) return;
+  const std::uint32_t cells = end - begin;
+  if (narrow(stride)) {
+    fused_odd_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+  } else {
+    fused_odd_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+  }
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                 const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream) {
+  if (end <= begin) return;
+  sums_kernel<<<sum_blocks(end - begin), block_threads, 0, stream>>>(f, stride, begin, end, p, partial);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
                  cudaStream_t stream) {
-  if (narrow(stride)) {
-    swap_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, neighbours);
-  } else {
-    swap_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, neighbours);
-  }
+  if (count == 0) return;
+  pack_kernel<<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* pos,
-                      const std::uint32_t* neg, const physics::CollisionParams& p, cudaStream_t stream) {
-  if (narrow(stride)) {
-    fused_odd_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, pos, neg, p);
-  } else {
-    fused_odd_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, cells, pos, neg, p);
-  }
-  ROCKPERM_CUDA_CHECK_LAST();
-}
-
-void launch_sums(const float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
-                 FlowSums* partial, cudaStream_t stream) {
-  sums_kernel<<<sum_blocks(cells), block_threads, 0, stream>>>(f, stride, cells, p, partial);
+void launch_unpack(float* f, const std::uint64_t* offsets, std::uint32_t count, const float* buffer,
+                   cudaStream_t stream) {
+  if (count == 0) return;
+  unpack_kernel<<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

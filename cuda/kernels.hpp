@@ -10,15 +10,22 @@
 
 namespace rockperm::cuda {
 
-void launch_collide(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
-                    cudaStream_t stream);
-void launch_swap(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* neighbours,
+// Each kernel covers the cells [begin, end).
+void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                    const physics::CollisionParams& p, cudaStream_t stream);
+void launch_swap(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                 const std::uint32_t* neighbours, cudaStream_t stream);
+void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                      const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
+                      cudaStream_t stream);
+// One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
+void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                 const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream);
+// buffer[k] = f[offsets[k]] and back.
+void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
                  cudaStream_t stream);
-void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t cells, const std::uint32_t* pos,
-                      const std::uint32_t* neg, const physics::CollisionParams& p, cudaStream_t stream);
-// One FlowSums per block of reduction_block cells, in block order, into `partial`.
-void launch_sums(const float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
-                 FlowSums* partial, cudaStream_t stream);
+void launch_unpack(float* f, const std::uint64_t* offsets, std::uint32_t count, const float* buffer,
+                   cudaStream_t stream);
 inline std::uint32_t sum_blocks(std::uint32_t cells) { return (cells + reduction_block - 1) / reduction_block; }
 
 }  // namespace rockperm::cuda

@@ -35,6 +35,9 @@ po::options_description file_options() {
   po::options_description run("[run] time loop");
   run.add_options()
       ("run.backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")
+      ("run.devices", po::value<std::string>()->default_value(""),
+       "CUDA devices for the ranks of one host, e.g. 0,2 (default: rank k gets the number of ranks "
+       "before it on the same host)")
       ("run.propagation", po::value<std::string>()->default_value("auto"),
        "auto (fused on a GPU, two-pass on the CPU), two-pass (swap) or fused (A-A)")
       ("run.max_steps", po::value<std::int64_t>()->default_value(200000), "stop after this many steps")
@@ -188,6 +191,17 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
   } else {
     throw InputError("option run.backend = '" + backend + "' is unknown; use auto, cuda or cpu");
   }
+  {
+    std::istringstream in(vm["run.devices"].as<std::string>());
+    for (std::string item; std::getline(in, item, ',');) {
+      try {
+        cfg.devices.push_back(std::stoi(item));
+        if (cfg.devices.back() < 0) throw std::out_of_range("negative");
+      } catch (const std::exception&) {
+        throw InputError("option run.devices: '" + item + "' is not a device index; write e.g. 0,1");
+      }
+    }
+  }
   cfg.propagation = parse_propagation_choice(vm["run.propagation"].as<std::string>(), "run.propagation");
   cfg.run.max_steps = vm["run.max_steps"].as<std::int64_t>();
   cfg.run.check_interval = vm["run.check_interval"].as<std::int64_t>();
@@ -214,6 +228,11 @@ std::string to_ini(const RunConfig& c) {
     << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
     << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")
     << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.propagation)
+    << "\ndevices = " << [&] {
+         std::string d;
+         for (int v : c.devices) d += (d.empty() ? "" : ",") + std::to_string(v);
+         return d;
+       }()
     << "\nmax_steps = " << c.run.max_steps << "\ncheck_interval = " << c.run.check_interval
     << "\ntolerance = " << c.run.monitor.tolerance << "\n\n[output]\ndir = " << c.output.dir.string() << "\n";
   return o.str();

@@ -10,7 +10,16 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
   virtual int exit_code() const { return 1; }
+  // True when every rank of a run throws this same error (after a broadcast or from global
+  // sums): then rank 0 alone reports it and no rank needs to abort the others.
+  bool all_ranks = false;
 };
+
+template <class E>
+E on_all_ranks(E e) {
+  e.all_ranks = true;
+  return e;
+}
 
 // Something the user supplied (file, option, geometry) is wrong; the message says what to do.
 class InputError : public Error {

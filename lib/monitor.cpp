@@ -16,14 +16,14 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
     std::ostringstream msg;
     msg << "the simulation diverged (NaN or Inf) by step " << step
         << "; lower the body force ([lbm] force) or raise tau ([lbm] tau)";
-    throw SimulationError(msg.str());
+    throw on_all_ranks(SimulationError(msg.str()));
   }
   mass_drift_ = std::abs(sums.mass - initial_mass_) / initial_mass_;
   if (mass_drift_ > settings_.mass_drift_limit) {
     std::ostringstream msg;
     msg << "total mass drifted by " << mass_drift_ << " (relative) by step " << step << ", above the limit "
         << settings_.mass_drift_limit << "; the run is unstable: lower the body force or raise tau";
-    throw SimulationError(msg.str());
+    throw on_all_ranks(SimulationError(msg.str()));
   }
   if (last_k_) {
     const double scale = std::max(std::abs(k), std::abs(*last_k_));

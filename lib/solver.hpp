@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "lib/backend.hpp"
+#include "lib/stepper.hpp"
 #include "lib/monitor.hpp"
 #include "lib/permeability.hpp"
 
@@ -40,6 +41,12 @@ struct SolverResult {
 
 using ProgressFn = std::function<void(const Progress&)>;
 
+// `fluid_cells` counts every rank's cells (for MFLUPS); the stepper's propagation must be
+// controls.propagation.
+SolverResult run_to_steady_state(Stepper& stepper, std::uint64_t fluid_cells, const FlowProblem& problem,
+                                 const RunControls& controls, const ProgressFn& progress = {});
+
+// One process, whole lattice.
 SolverResult run_to_steady_state(Backend& backend, std::uint64_t fluid_cells, const FlowProblem& problem,
                                  const RunControls& controls, const ProgressFn& progress = {});
 

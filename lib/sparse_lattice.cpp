@@ -40,7 +40,8 @@ std::uint64_t padded_stride(std::uint64_t fluid_cells) {
   return stride;
 }
 
-SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative) {
+SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative,
+                                   bool allow_empty) {
   validate_dims(mask.dims, "pore mask");
   SparseLattice lat;
   lat.dims_ = mask.dims;
@@ -56,7 +57,7 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
   }
   for (std::int64_t z = 0; z < d.nz; ++z) lat.plane_offsets_[z + 1] += lat.plane_offsets_[z];
   const std::uint64_t n = lat.plane_offsets_[d.nz];
-  if (n == 0) throw InputError("the pore space is empty: no fluid cell to simulate");
+  if (n == 0 && !allow_empty) throw InputError("the pore space is empty: no fluid cell to simulate");
   if (n >= none) {
     throw InputError("the sample has " + std::to_string(n) +
                      " fluid cells, more than one rank can index (2^32 - 1); crop it or run it on more ranks");
@@ -96,7 +97,14 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
       }
     }
   }
+  lat.owned_begin_ = 0;
+  lat.owned_end_ = static_cast<std::uint32_t>(n);
   return lat;
+}
+
+void SparseLattice::set_owned_planes(std::int64_t first_plane, std::int64_t end_plane) {
+  owned_begin_ = static_cast<std::uint32_t>(plane_offsets_[first_plane]);
+  owned_end_ = static_cast<std::uint32_t>(plane_offsets_[end_plane]);
 }
 
 std::uint32_t SparseLattice::index_of(std::int64_t x, std::int64_t y, std::int64_t z) const {
@@ -125,7 +133,7 @@ std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
 
 MemoryEstimate SparseLattice::memory() const {
   MemoryEstimate m{};
-  const double n = fluid_count();
+  const double n = std::max<double>(1.0, fluid_count());  // a rank may own no cell
   m.populations_bytes_per_cell = lattice::q * sizeof(float) * static_cast<double>(stride_) / n;
   const int tables = has_negative() ? 2 : 1;
   m.neighbour_bytes_per_cell = tables * lattice::half * sizeof(std::uint32_t) * static_cast<double>(stride_) / n;

@@ -38,7 +38,9 @@ class SparseLattice {
  public:
   // Builds the lattice of `mask`. `with_negative` also builds the table of the 9 negative
   // directions, which the fused A-A kernel needs on odd steps.
-  static SparseLattice build(const PoreMask& mask, const Periodicity& periodic, bool with_negative = false);
+  // `allow_empty`: a rank's slab may hold no fluid cell at all.
+  static SparseLattice build(const PoreMask& mask, const Periodicity& periodic, bool with_negative = false,
+                             bool allow_empty = false);
 
   const Dims& dims() const { return dims_; }
   const Periodicity& periodic() const { return periodic_; }
@@ -60,6 +62,12 @@ class SparseLattice {
 
   MemoryEstimate memory() const;
 
+  // The cells a rank updates; the rest are ghost copies of its neighbours' boundary planes.
+  // A lattice of the whole sample owns every cell.
+  std::uint32_t owned_begin() const { return owned_begin_; }
+  std::uint32_t owned_end() const { return owned_end_; }
+  void set_owned_planes(std::int64_t first_plane, std::int64_t end_plane);
+
  private:
   Dims dims_;
   Periodicity periodic_{};
@@ -68,6 +76,7 @@ class SparseLattice {
   std::vector<std::uint64_t> plane_offsets_;
   std::vector<std::uint32_t> neighbours_;
   std::vector<std::uint32_t> negative_neighbours_;
+  std::uint32_t owned_begin_ = 0, owned_end_ = 0;
 };
 
 }  // namespace rockperm

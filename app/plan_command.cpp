@@ -1,0 +1,65 @@
+// rockperm plan: what a sample needs before anything is allocated.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "app/sample_setup.hpp"
+#include "lib/config.hpp"
+#include "lib/error.hpp"
+#include "lib/plan.hpp"
+
+namespace rockperm::app {
+
+int plan_command(const std::vector<std::string>& args) {
+  // plan takes the run options plus --ranks N and --gpu-memory-gib G
+  std::vector<std::string> run_args;
+  int ranks = 1;
+  std::vector<double> gib = {80.0, 141.0};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto value = [&](const std::string& name) {
+      if (i + 1 >= args.size()) throw InputError("plan: " + name + " needs a value");
+      return args[++i];
+    };
+    try {
+      if (args[i] == "--ranks") ranks = std::stoi(value("--ranks"));
+      else if (args[i] == "--gpu-memory-gib") gib = {std::stod(value("--gpu-memory-gib"))};
+      else run_args.push_back(args[i]);
+    } catch (const std::logic_error&) {
+      throw InputError("plan: " + args[i] + " needs a number");
+    }
+  }
+  bool help = false;
+  const config::RunConfig cfg = config::parse_run_arguments(run_args, help);
+  if (help) {
+    std::cout << "usage: rockperm plan --config FILE.ini [--ranks N] [--gpu-memory-gib G] [--section.key=value]\n"
+                 "Prints porosity, fluid cells, bytes per fluid cell, the memory of each of N ranks (default 1),\n"
+                 "and the fewest GPUs of G GiB (default: 80 and 141, an H100 and an H200) that hold the sample.\n";
+    return 0;
+  }
+  if (ranks < 1) throw InputError("plan: --ranks must be at least 1");
+  PoreMask mask;
+  const SampleLayout layout = read_sample(Comm{}, cfg, mask);
+  const std::uint64_t voxels = layout.dims.voxels();
+  std::printf("sample       %s, %s voxels\n", cfg.input.file.string().c_str(), layout.dims.str().c_str());
+  std::printf("porosity     %.4f (%llu fluid cells)\n", static_cast<double>(layout.fluid) / voxels,
+              static_cast<unsigned long long>(layout.fluid));
+  for (const Propagation p : {Propagation::two_pass, Propagation::fused}) {
+    std::printf("\n%s propagation: %.0f B per fluid cell, %.2f GB in all\n", to_string(p), bytes_per_fluid_cell(p),
+                bytes_per_fluid_cell(p) * layout.fluid * 1e-9);
+    const auto plan = plan_memory(layout.plane_fluid, ranks, p);
+    for (int r = 0; r < ranks; ++r) {
+      std::printf("  rank %-4d planes %5lld..%-5lld %12llu cells %10.2f GB\n", r,
+                  static_cast<long long>(plan[r].slab.z_begin), static_cast<long long>(plan[r].slab.z_end - 1),
+                  static_cast<unsigned long long>(plan[r].cells), plan[r].bytes * 1e-9);
+    }
+    for (const double g : gib) {
+      const int needed = ranks_needed(layout.plane_fluid, g * 1073741824.0, p);
+      if (needed > 0) std::printf("  fewest GPUs of %.0f GiB: %d\n", g, needed);
+      else std::printf("  GPUs of %.0f GiB: does not fit even at one plane per GPU; crop the sample\n", g);
+    }
+  }
+  return 0;
+}
+
+}  // namespace rockperm::app

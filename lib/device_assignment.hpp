@@ -1,0 +1,24 @@
+#pragma once
+// GPU choice of the core paper (Bikulov 2015, Algorithm 2): rank k gets device number =
+// how many times its host name occurs among ranks 0..k-1.
+#include <string>
+#include <vector>
+
+namespace rockperm {
+
+class Comm;
+
+// Device number of every rank, from every rank's host name (in rank order).
+std::vector<int> assign_devices(const std::vector<std::string>& hostnames);
+
+// Throws InputError naming the host when a rank's number is not below that host's GPU count.
+void check_device_counts(const std::vector<std::string>& hostnames, const std::vector<int>& numbers,
+                         const std::vector<int>& gpus_per_rank);
+
+// Over the communicator: gathers host names and GPU counts on rank 0, assigns, checks, and
+// returns this rank's device. `devices` (from --run.devices), when not empty, maps a rank's
+// per-host number to a device index. `log` (rank 0 only) receives one line per rank.
+int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, const std::vector<int>& devices,
+                  std::string& log);
+
+}  // namespace rockperm

@@ -1,0 +1,53 @@
+#pragma once
+// One time step of a whole run: on one process the backend's own step; on a slab of a
+// decomposed run the same step with the halo exchange folded in, boundary planes first and
+// the interior while the messages travel (papers 002 and 004).
+//
+//   two-pass:   collide(boundary) pack | collide(interior) | exchange | unpack  swap(all cells,
+//               ghosts included; ghost slots are scratch except the 5 crossing ones)
+//   fused even: collide(boundary) pack | collide(interior) | exchange | unpack
+//   fused odd:  odd(boundary) pack-back | odd(interior)    | exchange | unpack-back
+// The fused odd step writes into the ghost slots it gathered from, so those values travel
+// back to the ranks that own them.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "lib/backend.hpp"
+#include "lib/comm.hpp"
+#include "lib/partition.hpp"
+
+namespace rockperm {
+
+class Stepper {
+ public:
+  // A whole lattice on one process.
+  Stepper(Backend& backend, Propagation propagation);
+  // A rank's slab: sets the backend's halo lists.
+  Stepper(Backend& backend, Propagation propagation, const Comm& comm, const SlabDomain& domain,
+          const SparseLattice& local);
+
+  // Returns true when the populations are in natural order afterwards.
+  bool advance(std::int64_t step);
+  // Sums over every rank's owned cells, in rank order.
+  FlowSums sums();
+  Propagation propagation() const { return propagation_; }
+  // Bytes sent per step by this rank (both neighbours), for the halo report.
+  std::uint64_t halo_bytes_per_step() const;
+  // Seconds this rank spent waiting for messages (not hidden behind the interior).
+  double exposed_exchange_seconds() const { return exposed_seconds_; }
+
+ private:
+  void forward_exchange();
+  void backward_exchange();
+
+  Backend& backend_;
+  Propagation propagation_;
+  const Comm* comm_ = nullptr;
+  std::optional<SlabDomain> domain_;
+  SlabRanges ranges_{};
+  std::vector<std::size_t> counts_;
+  double exposed_seconds_ = 0;
+};
+
+}  // namespace rockperm

@@ -1,0 +1,157 @@
+// The same problem on 1, 2 and 3 ranks (this binary under mpirun -n N) gives populations
+// bitwise equal to a single-process run made inside the same job, and the same k.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "lib/comm.hpp"
+#include "lib/cpu_backend.hpp"
+#include "lib/device_assignment.hpp"
+#include "lib/error.hpp"
+#include "lib/partition.hpp"
+#include "lib/permeability.hpp"
+#include "lib/stepper.hpp"
+#include "tests/test_support.hpp"
+
+namespace rockperm {
+
+namespace {
+
+struct Case {
+  const char* name;
+  Dims dims;
+  Periodicity periodic;
+  std::function<bool(std::int64_t, std::int64_t, std::int64_t)> pore;
+};
+
+std::vector<float> initial_state(const SparseLattice& lat, std::uint32_t first_global, std::uint32_t seed) {
+  // a deterministic function of the global cell index, so every decomposition starts alike
+  std::vector<float> f(lattice::q * lat.stride(), 0.0f);
+  for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
+    for (int i = 0; i < lattice::q; ++i) {
+      std::uint64_t h = (static_cast<std::uint64_t>(first_global + c) * 19 + i) * 0x9E3779B97F4A7C15ull + seed;
+      h ^= h >> 29;
+      f[i * lat.stride() + c] = static_cast<float>(static_cast<double>(h % 2001) * 1e-6 - 1e-3);
+    }
+  }
+  return f;
+}
+
+std::vector<std::uint8_t> owned_populations(Backend& backend, const SparseLattice& lat) {
+  std::vector<float> f;
+  backend.download(f);
+  std::vector<float> owned;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c)
+    for (int i = 0; i < lattice::q; ++i) owned.push_back(f[i * lat.stride() + c]);
+  std::vector<std::uint8_t> bytes(owned.size() * sizeof(float));
+  std::memcpy(bytes.data(), owned.data(), bytes.size());
+  return bytes;
+}
+
+void run_case(const Case& c, Propagation propagation, int steps) {
+  const Comm comm = Comm::world();
+  const PoreMask mask = testing::mask_from(c.dims, c.pore);
+  const auto params = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-4);
+  const bool fused = propagation == Propagation::fused;
+
+  // decomposed run
+  const std::vector<Slab> slabs = partition_slabs(plane_fluid_counts(mask), comm.size());
+  const SlabDomain domain = slab_domain(slabs, comm.rank(), c.dims.nz, c.periodic[2]);
+  const SparseLattice local = build_slab_lattice(extract_planes(mask, domain.planes), domain, c.periodic, fused);
+  std::uint32_t first_global = 0;
+  for (int r = 0; r < comm.rank(); ++r) first_global += static_cast<std::uint32_t>(slabs[r].fluid);
+  ASSERT_EQ(local.owned_end() - local.owned_begin(), slabs[comm.rank()].fluid);
+  CpuBackend backend(local, params);
+  {
+    // the initial state of the owned cells; ghosts start as anything
+    std::vector<float> f = initial_state(local, first_global - local.owned_begin(), 7);
+    backend.upload(f);
+  }
+  Stepper stepper(backend, propagation, comm, domain, local);
+  for (int s = 0; s < steps; ++s) stepper.advance(s);
+  const FlowSums sums = stepper.sums();
+  const std::vector<std::uint8_t> gathered = comm.gather_bytes(owned_populations(backend, local));
+
+  if (!comm.root()) return;
+  // the single-process reference
+  const SparseLattice whole = SparseLattice::build(mask, c.periodic, fused, true);
+  CpuBackend reference(whole, params);
+  reference.upload(initial_state(whole, 0, 7));
+  for (int s = 0; s < steps; ++s) advance(reference, propagation, s);
+  const std::vector<std::uint8_t> expected = owned_populations(reference, whole);
+  ASSERT_EQ(gathered.size(), expected.size());
+  std::size_t mismatches = 0, first = 0;
+  for (std::size_t k = 0; k < expected.size(); k += sizeof(float)) {
+    if (std::memcmp(&gathered[k], &expected[k], sizeof(float)) != 0) {
+      if (mismatches++ == 0) first = k / sizeof(float);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << c.name << " on " << comm.size() << " ranks, " << to_string(propagation)
+                            << ": first mismatch at global cell " << first / lattice::q << " (z = "
+                            << whole.coords()[first / lattice::q].z << "), slot " << first % lattice::q;
+  const FlowSums ref = reference.sums();
+  if (ref.velocity[0] != 0.0) EXPECT_NEAR(sums.velocity[0] / ref.velocity[0], 1.0, 1e-12);
+  EXPECT_NEAR(sums.mass / ref.mass, 1.0, 1e-12);
+}
+
+std::vector<Case> cases() {
+  return {
+      {"random periodic", {9, 8, 12}, {true, true, true}, [](auto x, auto y, auto z) {
+         return ((x * 7 + y * 13 + z * 29) * 2654435761u >> 7) % 10 < 6;
+       }},
+      {"random sealed z", {7, 9, 11}, {true, false, false}, [](auto x, auto y, auto z) {
+         return ((x * 5 + y * 11 + z * 17) * 2654435761u >> 5) % 10 < 7;
+       }},
+      // three planes: with three ranks every slab is one plane, and the middle one holds no fluid
+      {"one-plane slabs, empty middle", {6, 5, 3}, {true, true, true}, [](auto x, auto, auto z) {
+         return z != 1 && x != 2;
+       }},
+      {"fully fluid", {4, 4, 6}, {true, true, true}, [](auto, auto, auto) { return true; }},
+  };
+}
+
+}  // namespace
+
+TEST(MpiConsistency, TwoPassIsBitwiseEqualToOneProcess) {
+  for (const Case& c : cases()) run_case(c, Propagation::two_pass, 7);
+}
+
+TEST(MpiConsistency, FusedIsBitwiseEqualToOneProcess) {
+  for (const Case& c : cases()) run_case(c, Propagation::fused, 8);
+}
+
+TEST(MpiConsistency, DeviceAssignmentWithInjectedHostNames) {
+  const Comm comm = Comm::world();
+  // ranks alternate over two fake hosts
+  const std::string host = comm.rank() % 2 == 0 ? "node-a" : "node-b";
+  std::string log;
+  const int device = assign_device(comm, host, 4, {}, log);
+  EXPECT_EQ(device, comm.rank() / 2);
+  if (comm.root()) EXPECT_NE(log.find("rank 0 on node-a -> GPU 0"), std::string::npos) << log;
+  // every rank on one host with a single GPU: over-subscribed when there is more than one rank
+  if (comm.size() > 1) {
+    try {
+      (void)assign_device(comm, "lonely-node", 1, {}, log);
+      ADD_FAILURE() << "over-subscription accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("lonely-node"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace rockperm
+
+int main(int argc, char** argv) {
+  rockperm::MpiSession mpi(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // only rank 0 prints results
+  if (rockperm::Comm::world().rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int failed = RUN_ALL_TESTS();
+  // a failure on any rank fails every rank's exit code
+  const auto total = rockperm::Comm::world().sum(static_cast<std::uint64_t>(failed));
+  return total == 0 ? 0 : 1;
+}
