@@ -49,6 +49,26 @@ Propagation resolve_propagation(config::PropagationChoice choice, const BackendP
   return plan.cuda ? Propagation::fused : Propagation::two_pass;
 }
 
+int cuda_device_count() {
+#if ROCKPERM_HAVE_CUDA
+  return static_cast<int>(cuda::list_devices().devices.size());
+#else
+  return 0;
+#endif
+}
+
+double cuda_device_memory_bytes(int device) {
+#if ROCKPERM_HAVE_CUDA
+  const auto list = cuda::list_devices();
+  if (device >= 0 && device < static_cast<int>(list.devices.size())) {
+    return static_cast<double>(list.devices[device].memory_bytes);
+  }
+#else
+  (void)device;
+#endif
+  return 0;
+}
+
 std::unique_ptr<Backend> make_backend(const BackendPlan& plan, const SparseLattice& lattice,
                                       const physics::CollisionParams& params) {
 #if ROCKPERM_HAVE_CUDA

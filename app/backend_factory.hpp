@@ -22,6 +22,10 @@ BackendPlan plan_backend(config::BackendChoice choice);
 // docs/PERFORMANCE.md), the two-pass swap on the CPU (which vectorizes only that one).
 Propagation resolve_propagation(config::PropagationChoice choice, const BackendPlan& plan);
 
+// CUDA devices usable on this host (0 without CUDA), and the memory of one of them.
+int cuda_device_count();
+double cuda_device_memory_bytes(int device);
+
 std::unique_ptr<Backend> make_backend(const BackendPlan& plan, const SparseLattice& lattice,
                                       const physics::CollisionParams& params);
 

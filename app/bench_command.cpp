@@ -1,6 +1,10 @@
 // rockperm bench: MFLUPS of the propagation kernels on standard geometries, compared with the
 // copy bandwidth of the memory system (the roofline of a memory-bound LBM).
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -10,8 +14,12 @@
 #include "app/commands.hpp"
 #include "io/raw_reader.hpp"
 #include "lib/byte_model.hpp"
+#include "lib/comm.hpp"
 #include "lib/config.hpp"
+#include "lib/device_assignment.hpp"
 #include "lib/error.hpp"
+#include "lib/partition.hpp"
+#include "lib/stepper.hpp"
 #include "lib/pore_mask.hpp"
 #include "lib/sparse_lattice.hpp"
 #include "lib/sphere_pack.hpp"
@@ -34,6 +42,9 @@ struct Case {
 
 struct Row {
   std::string name;
+  int ranks = 1;
+  double halo_kb = 0;         // per step, from the busiest rank
+  double exposed_ms = 0;      // per step, exchange time not hidden (slowest rank)
   std::string propagation;
   std::uint64_t voxels;
   std::uint32_t fluid;
@@ -73,6 +84,7 @@ int bench_command(const std::vector<std::string>& args) {
       ("steps", po::value<int>()->default_value(0), "steps per timed repeat (0: about 0.2 s of work)")
       ("repeats", po::value<int>()->default_value(5), "timed repeats; the median is reported")
       ("config", po::value<std::string>(), "also time the sample of this run configuration (INI)")
+      ("weak", "under MPI: every rank gets a whole cube (z extent times the rank count)")
       ("json", "print the rows as JSON instead of a table");
   po::variables_map vm;
   try {
@@ -98,8 +110,16 @@ int bench_command(const std::vector<std::string>& args) {
   const int repeats = std::max(1, vm["repeats"].as<int>());
   const bool json = vm.count("json") > 0;
 
-  const BackendPlan plan = plan_backend(choice);
+  const Comm comm = Comm::world();
+  BackendPlan plan = plan_backend(choice);
   const bool on_gpu = plan.cuda;
+  if (plan.cuda) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    std::string log;
+    plan.device = assign_device(comm, host, cuda_device_count(), {}, log);
+  }
+  const bool weak = vm.count("weak") > 0;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   const std::string geometries = vm["geometries"].as<std::string>();
@@ -108,14 +128,15 @@ int bench_command(const std::vector<std::string>& args) {
   if (!with_box && !with_pack) throw InputError("bench: --geometries '" + geometries + "' names neither box nor pack");
   std::vector<Case> cases;
   for (int n : sizes) {
-    const Dims d{n, n, n};
-    if (with_box) cases.push_back({"box-" + std::to_string(n), PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}});
+    const Dims d{n, n, weak ? static_cast<std::int64_t>(n) * comm.size() : n};
+    const std::string suffix = std::to_string(n) + (weak ? "w" : "");
+    if (with_box) cases.push_back({"box-" + suffix, PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}});
     if (!with_pack) continue;
     SpherePackSpec spec;
     spec.dims = d;
     spec.porosity = vm["porosity"].as<double>();
     spec.radius = std::max(3.0, n / 32.0);
-    cases.push_back({"pack-" + std::to_string(n), make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"))});
+    cases.push_back({"pack-" + suffix, make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"))});
   }
   if (vm.count("config")) {
     bool help = false;
@@ -131,28 +152,55 @@ int bench_command(const std::vector<std::string>& args) {
   std::string device;
   std::vector<Row> rows;
   for (const Case& c : cases) {
-    const SparseLattice lattice = SparseLattice::build(c.mask, {true, true, true}, true);
+    // one process: the whole lattice; several: this rank's slab and the halo exchange
+    const std::vector<Slab> slabs = partition_slabs(plane_fluid_counts(c.mask), comm.size());
+    std::optional<SlabDomain> domain;
+    SparseLattice lattice;
+    if (comm.size() == 1) {
+      lattice = SparseLattice::build(c.mask, {true, true, true}, true);
+    } else {
+      domain = slab_domain(slabs, comm.rank(), c.mask.dims.nz, true);
+      lattice = build_slab_lattice(extract_planes(c.mask, domain->planes), *domain, {true, true, true}, true);
+    }
+    std::uint64_t fluid = 0;
+    for (const Slab& s : slabs) fluid += s.fluid;
     auto backend = make_backend(plan, lattice, params);
     if (device.empty()) {
       device = backend->description();
       copy_gbs = backend->measure_copy_bandwidth_gbs();
-      if (!json) {
-        std::printf("device      %s\ncopy        %.1f GB/s (bytes read + written)\n\n", device.c_str(), copy_gbs);
-        std::printf("%-16s %-9s %12s %11s %8s %9s %8s %9s\n", "case", "kernel", "voxels", "fluid", "B/cell",
-                    "MFLUPS", "GB/s", "of copy");
+      if (!json && comm.root()) {
+        std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n\n", device.c_str(),
+                    comm.size() > 1 ? (" x " + std::to_string(comm.size()) + " ranks").c_str() : "", copy_gbs);
+        std::printf("%-16s %-9s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
+                    "B/cell", "MFLUPS", "GB/s", "of copy", "halo kB", "exposed ms");
       }
     }
     for (const Propagation prop : props) {
-      // about 0.2 s per repeat at the speed of a short calibration
+      std::optional<Stepper> stepper;
+      if (domain) stepper.emplace(*backend, prop, comm, *domain, lattice);
+      else stepper.emplace(*backend, prop);
+      // seconds for `steps` steps of every rank: events on one process, host clock around a
+      // barrier-synchronized loop on several
+      const auto timed = [&](std::int64_t first, std::int64_t steps) {
+        if (!domain) return backend->timed_steps(prop, first, steps);
+        backend->synchronize();
+        comm.barrier();
+        const auto start = std::chrono::steady_clock::now();
+        for (std::int64_t s = 0; s < steps; ++s) stepper->advance(first + s);
+        backend->synchronize();
+        comm.barrier();
+        return comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      };
       const std::int64_t warm = 4;
-      const double t_warm = backend->timed_steps(prop, 0, warm);
+      const double t_warm = timed(0, warm);
       std::int64_t steps = vm["steps"].as<int>();
       if (steps <= 0) steps = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.2 / (t_warm / warm)), 4, 5000);
       steps += steps % 2;  // fused steps come in pairs
       std::vector<double> times;
       std::int64_t step = warm;
+      const double exposed_before = stepper->exposed_exchange_seconds();
       for (int r = 0; r < repeats; ++r) {
-        times.push_back(backend->timed_steps(prop, step, steps));
+        times.push_back(timed(step, steps));
         step += steps;
       }
       std::sort(times.begin(), times.end());
@@ -161,27 +209,33 @@ int bench_command(const std::vector<std::string>& args) {
       const MemoryEstimate mem = lattice.memory();
       const double bytes_per_cell = mem.populations_bytes_per_cell +
                                     mem.neighbour_bytes_per_cell * (prop == Propagation::fused ? 1.0 : 0.5);
-      Row row{c.name, to_string(prop), c.mask.dims.voxels(), lattice.fluid_count(), bytes_per_cell,
-              lattice.fluid_count() * static_cast<double>(steps) / t * 1e-6, 0, 0};
-      row.gbs = row.mflups * 1e6 * bytes_per_update(prop) * 1e-9;
+      Row row{c.name, comm.size(), 0, 0, to_string(prop), c.mask.dims.voxels(), static_cast<std::uint32_t>(fluid),
+              bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0};
+      row.gbs = row.mflups * 1e6 * bytes_per_update(prop) * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
+      row.halo_kb = comm.max(static_cast<double>(stepper->halo_bytes_per_step())) * 1e-3;
+      row.exposed_ms =
+          comm.max((stepper->exposed_exchange_seconds() - exposed_before) / (repeats * static_cast<double>(steps))) * 1e3;
       rows.push_back(row);
-      if (!json) {
-        std::printf("%-16s %-9s %12llu %11u %8.1f %9.1f %8.1f %8.1f%%\n", row.name.c_str(), row.propagation.c_str(),
-                    static_cast<unsigned long long>(row.voxels), row.fluid, row.bytes_per_cell, row.mflups, row.gbs,
-                    100.0 * row.fraction);
+      if (!json && comm.root()) {
+        std::printf("%-16s %-9s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %9.1f %10.3f\n", row.name.c_str(),
+                    row.propagation.c_str(), row.ranks, static_cast<unsigned long long>(row.voxels), row.fluid,
+                    row.bytes_per_cell, row.mflups, row.gbs, 100.0 * row.fraction, row.halo_kb, row.exposed_ms);
         std::fflush(stdout);
       }
     }
   }
+  if (!comm.root()) return 0;
   if (json) {
     std::printf("{\"device\": \"%s\", \"copy_gbs\": %.2f, \"rows\": [\n", device.c_str(), copy_gbs);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"voxels\": %llu, \"fluid_cells\": %u, "
-                  "\"bytes_per_cell\": %.2f, \"bytes_per_update\": %.0f, \"mflups\": %.2f, \"gbs\": %.2f, "
+      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"ranks\": %d, \"halo_kb_per_step\": %.2f, "
+                  "\"exposed_exchange_ms_per_step\": %.4f, \"voxels\": %llu, \"fluid_cells\": %u, "
+                  "\"bytes_per_cell\": %.2f, \"bytes_per_update\": %.0f, \"mflups\": %.2f, \"gbs_per_rank\": %.2f, "
                   "\"fraction_of_copy\": %.4f}%s\n",
-                  r.name.c_str(), r.propagation.c_str(), static_cast<unsigned long long>(r.voxels), r.fluid,
+                  r.name.c_str(), r.propagation.c_str(), r.ranks, r.halo_kb, r.exposed_ms,
+                  static_cast<unsigned long long>(r.voxels), r.fluid,
                   r.bytes_per_cell, bytes_per_update(parse_propagation(r.propagation)), r.mflups, r.gbs, r.fraction,
                   i + 1 < rows.size() ? "," : "");
     }

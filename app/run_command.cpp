@@ -22,10 +22,6 @@
 #include "lib/sparse_lattice.hpp"
 #include "rockperm/config.hpp"
 
-#if ROCKPERM_HAVE_CUDA
-#include "cuda/device_info.hpp"
-#endif
-
 namespace rockperm::app {
 
 namespace {
@@ -66,29 +62,6 @@ std::string hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-// Device memory of the GPU this rank will use, or 0 on the CPU.
-double device_memory_bytes(const BackendPlan& plan) {
-#if ROCKPERM_HAVE_CUDA
-  if (plan.cuda) {
-    const auto list = cuda::list_devices();
-    if (plan.device < static_cast<int>(list.devices.size())) {
-      return static_cast<double>(list.devices[plan.device].memory_bytes);
-    }
-  }
-#else
-  (void)plan;
-#endif
-  return 0;
-}
-
-int gpus_on_this_host() {
-#if ROCKPERM_HAVE_CUDA
-  return static_cast<int>(cuda::list_devices().devices.size());
-#else
-  return 0;
-#endif
 }
 
 }  // namespace
@@ -141,9 +114,9 @@ int run_command(const std::vector<std::string>& args) {
   // GPU choice by host name (core paper, Algorithm 2), then the memory check before allocating
   if (plan.cuda) {
     std::string log;
-    plan.device = assign_device(comm, hostname(), gpus_on_this_host(), cfg.devices, log);
+    plan.device = assign_device(comm, hostname(), cuda_device_count(), cfg.devices, log);
     if (comm.root() && comm.size() > 1) std::printf("gpus\n%s", log.c_str());
-    const double capacity = device_memory_bytes(plan);
+    const double capacity = cuda_device_memory_bytes(plan.device);
     const bool fits = memory[comm.rank()].bytes <= 0.95 * capacity;
     if (comm.sum(std::uint64_t{fits ? 0u : 1u}) > 0) {
       const int needed = ranks_needed(layout.plane_fluid, capacity, cfg.run.propagation);
