@@ -84,6 +84,7 @@ int bench_command(const std::vector<std::string>& args) {
       ("steps", po::value<int>()->default_value(0), "steps per timed repeat (0: about 0.2 s of work)")
       ("repeats", po::value<int>()->default_value(5), "timed repeats; the median is reported")
       ("config", po::value<std::string>(), "also time the sample of this run configuration (INI)")
+      ("stage-halo", "under MPI: stage halos through pinned host memory even with a CUDA-aware MPI")
       ("weak", "under MPI: every rank gets a whole cube (z extent times the rank count)")
       ("json", "print the rows as JSON instead of a table");
   po::variables_map vm;
@@ -120,6 +121,7 @@ int bench_command(const std::vector<std::string>& args) {
     plan.device = assign_device(comm, host, cuda_device_count(), {}, log);
   }
   const bool weak = vm.count("weak") > 0;
+  const bool device_halo = plan.cuda && comm.size() > 1 && comm.cuda_aware() && !vm.count("stage-halo");
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   const std::string geometries = vm["geometries"].as<std::string>();
@@ -169,15 +171,19 @@ int bench_command(const std::vector<std::string>& args) {
       device = backend->description();
       copy_gbs = backend->measure_copy_bandwidth_gbs();
       if (!json && comm.root()) {
-        std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n\n", device.c_str(),
+        std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n", device.c_str(),
                     comm.size() > 1 ? (" x " + std::to_string(comm.size()) + " ranks").c_str() : "", copy_gbs);
+        if (comm.size() > 1) {
+          std::printf("halo        %s\n", device_halo ? "device buffers, CUDA-aware MPI" : "host buffers");
+        }
+        std::printf("\n");
         std::printf("%-16s %-9s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
                     "B/cell", "MFLUPS", "GB/s", "of copy", "halo kB", "exposed ms");
       }
     }
     for (const Propagation prop : props) {
       std::optional<Stepper> stepper;
-      if (domain) stepper.emplace(*backend, prop, comm, *domain, lattice);
+      if (domain) stepper.emplace(*backend, prop, comm, *domain, lattice, device_halo);
       else stepper.emplace(*backend, prop);
       // seconds for `steps` steps of every rank: events on one process, host clock around a
       // barrier-synchronized loop on several

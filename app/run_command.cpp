@@ -144,15 +144,18 @@ int run_command(const std::vector<std::string>& args) {
       cfg.lbm.collision, cfg.lbm.tau, cfg.lbm.magic, cfg.lbm.flow_axis, cfg.lbm.force);
   auto backend = make_backend(plan, lattice, params);
   std::optional<Stepper> stepper;
-  if (domain) stepper.emplace(*backend, cfg.run.propagation, comm, *domain, lattice);
+  const bool device_halo = plan.cuda && cfg.cuda_aware_mpi && comm.cuda_aware();
+  if (domain) stepper.emplace(*backend, cfg.run.propagation, comm, *domain, lattice, device_halo);
   else stepper.emplace(*backend, cfg.run.propagation);
   if (comm.root()) {
     std::printf("backend     %s, %s propagation; %s; setup %.2f s\n", backend->description().c_str(),
                 to_string(cfg.run.propagation), plan.note.c_str(), setup_seconds);
     if (comm.size() > 1) {
-      std::printf("halo        %.1f kB per step from rank 0, staged through pinned host buffers%s\n",
-                  stepper->halo_bytes_per_step() * 1e-3,
-                  comm.cuda_aware() ? " (the MPI library is CUDA-aware; direct device transfers are not used yet)" : "");
+      std::printf("halo        %.1f kB per step from rank 0, %s\n", stepper->halo_bytes_per_step() * 1e-3,
+                  device_halo ? "device buffers handed to CUDA-aware MPI"
+                              : (plan.cuda ? "staged through pinned host buffers (MPI not CUDA-aware, or "
+                                             "run.cuda_aware_mpi = off)"
+                                           : "host buffers"));
     }
     std::fflush(stdout);
   }

@@ -78,32 +78,38 @@ FlowSums CudaBackend::sums(CellRange c) {
   return total;
 }
 
-void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists) {
+void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) {
+  device_halo_ = device_buffers;
   halo_.clear();
   for (const auto& list : lists) {
-    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<float>(list.size()), PinnedBuffer<float>(list.size())};
+    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<float>(list.size()),
+           PinnedBuffer<float>(device_buffers ? 0 : list.size())};
     if (!list.empty()) h.offsets.upload(list);
     halo_.push_back(std::move(h));
   }
 }
 
-// Staged through pinned host buffers: enqueue the pack and its copy; MPI reads the host
-// buffer after wait_halo(), while later kernels (the interior) already run on the stream.
+// Enqueue the pack (and, when staging, its copy to the pinned buffer); MPI reads the buffer
+// after wait_halo(), while later kernels (the interior) already run on the stream.
 void CudaBackend::pack_halo(int list) {
   Halo& h = halo_[list];
   if (h.offsets.size() == 0) return;
   launch_pack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
               stream_.get());
-  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.host.data(), h.device.data(), h.device.bytes(), cudaMemcpyDeviceToHost,
-                                      stream_.get()));
+  if (!device_halo_) {
+    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.host.data(), h.device.data(), h.device.bytes(), cudaMemcpyDeviceToHost,
+                                        stream_.get()));
+  }
   halo_event_.record(stream_);
 }
 
 void CudaBackend::unpack_halo(int list) {
   Halo& h = halo_[list];
   if (h.offsets.size() == 0) return;
-  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.device.data(), h.host.data(), h.device.bytes(), cudaMemcpyHostToDevice,
-                                      stream_.get()));
+  if (!device_halo_) {
+    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.device.data(), h.host.data(), h.device.bytes(), cudaMemcpyHostToDevice,
+                                        stream_.get()));
+  }
   launch_unpack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
                 stream_.get());
 }

@@ -30,8 +30,10 @@ class CudaBackend final : public Backend {
   void swap(CellRange cells) override;
   void fused_odd(CellRange cells) override;
   FlowSums sums(CellRange cells) override;
-  void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists) override;
-  float* halo_buffer(int list) override { return halo_[list].host.data(); }
+  void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
+  float* halo_buffer(int list) override {
+    return device_halo_ ? halo_[list].device.data() : halo_[list].host.data();
+  }
   void pack_halo(int list) override;
   void unpack_halo(int list) override;
   void wait_halo() override;
@@ -60,6 +62,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;
   std::vector<Halo> halo_;
+  bool device_halo_ = false;
   Event halo_event_;
 };
 

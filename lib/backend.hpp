@@ -47,10 +47,11 @@ class Backend {
   virtual FlowSums sums(CellRange cells) = 0;   // valid in natural order only
   virtual void synchronize() {}
 
-  // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a host-visible
-  // buffer (pinned on CUDA) that pack fills and unpack reads; pack and unpack may run
-  // asynchronously until wait_halo() returns.
-  virtual void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists) = 0;
+  // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that
+  // pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory
+  // when `device_buffers` is asked for and the backend has device memory (CUDA-aware MPI).
+  // Pack and unpack may run asynchronously; the buffers are ready once wait_halo() returns.
+  virtual void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) = 0;
   virtual float* halo_buffer(int list) = 0;
   virtual void pack_halo(int list) = 0;
   virtual void unpack_halo(int list) = 0;

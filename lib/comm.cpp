@@ -252,7 +252,9 @@ void Comm::abort(int code) const {
 }
 
 bool Comm::cuda_aware() const {
-#if ROCKPERM_HAVE_MPI && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  // Asked of the library loaded at run time: the compile-time MPIX_CUDA_AWARE_SUPPORT
+  // describes the build machine's Open MPI (Debian's says 0), not the cluster's.
+#if ROCKPERM_HAVE_MPI && defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
   return MPIX_Query_cuda_support() == 1;
 #else
   return false;

@@ -38,6 +38,9 @@ po::options_description file_options() {
       ("run.devices", po::value<std::string>()->default_value(""),
        "CUDA devices for the ranks of one host, e.g. 0,2 (default: rank k gets the number of ranks "
        "before it on the same host)")
+      ("run.cuda_aware_mpi", po::value<std::string>()->default_value("auto"),
+       "auto (hand MPI device buffers when the MPI library reports CUDA support at run time) or off "
+       "(stage halos through pinned host memory)")
       ("run.propagation", po::value<std::string>()->default_value("auto"),
        "auto (fused on a GPU, two-pass on the CPU), two-pass (swap) or fused (A-A)")
       ("run.max_steps", po::value<std::int64_t>()->default_value(200000), "stop after this many steps")
@@ -202,6 +205,13 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
       }
     }
   }
+  {
+    const std::string aware = vm["run.cuda_aware_mpi"].as<std::string>();
+    if (aware != "auto" && aware != "off") {
+      throw InputError("option run.cuda_aware_mpi = '" + aware + "' is unknown; use auto or off");
+    }
+    cfg.cuda_aware_mpi = aware == "auto";
+  }
   cfg.propagation = parse_propagation_choice(vm["run.propagation"].as<std::string>(), "run.propagation");
   cfg.run.max_steps = vm["run.max_steps"].as<std::int64_t>();
   cfg.run.check_interval = vm["run.check_interval"].as<std::int64_t>();
@@ -228,7 +238,7 @@ std::string to_ini(const RunConfig& c) {
     << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
     << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")
     << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.propagation)
-    << "\ndevices = " << [&] {
+    << "\ncuda_aware_mpi = " << (c.cuda_aware_mpi ? "auto" : "off") << "\ndevices = " << [&] {
          std::string d;
          for (int v : c.devices) d += (d.empty() ? "" : ",") + std::to_string(v);
          return d;

@@ -45,6 +45,7 @@ struct RunConfig {
   RunControls run;  // run.propagation is set from `propagation` once the backend is known
   PropagationChoice propagation = PropagationChoice::auto_select;
   BackendChoice backend = BackendChoice::auto_select;
+  bool cuda_aware_mpi = true;  // run.cuda_aware_mpi: use it when the library reports it
   std::vector<int> devices;  // run.devices: device index for each rank of a host, in order
   OutputConfig output;
 

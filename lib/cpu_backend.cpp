@@ -71,7 +71,7 @@ FlowSums CpuBackend::sums(CellRange cells) {
   return total;
 }
 
-void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists) {
+void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {
   lists_ = lists;
   buffers_.assign(lists.size(), {});
   for (std::size_t k = 0; k < lists.size(); ++k) buffers_[k].resize(lists[k].size());

@@ -55,7 +55,7 @@ int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, 
   // everyone learns whether the assignment failed, so no rank runs on alone
   std::vector<std::uint8_t> message(error.begin(), error.end());
   comm.broadcast(message);
-  if (!message.empty()) throw InputError(std::string(message.begin(), message.end()));
+  if (!message.empty()) throw on_all_ranks(InputError(std::string(message.begin(), message.end())));
   const int number = comm.scatter(numbers);
   return devices.empty() ? number : devices.at(number);
 }

@@ -12,11 +12,11 @@ constexpr int tag_up = 11, tag_down = 12, tag_back_up = 13, tag_back_down = 14;
 Stepper::Stepper(Backend& backend, Propagation propagation) : backend_(backend), propagation_(propagation) {}
 
 Stepper::Stepper(Backend& backend, Propagation propagation, const Comm& comm, const SlabDomain& domain,
-                 const SparseLattice& local)
+                 const SparseLattice& local, bool device_buffers)
     : backend_(backend), propagation_(propagation), comm_(&comm), domain_(domain), ranges_(slab_ranges(local, domain)) {
   const auto lists = build_halo_lists(local, domain);
   for (const auto& l : lists) counts_.push_back(l.size());
-  backend_.set_halo_lists(lists);
+  backend_.set_halo_lists(lists, device_buffers);
 }
 
 void Stepper::forward_exchange() {

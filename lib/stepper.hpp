@@ -23,9 +23,10 @@ class Stepper {
  public:
   // A whole lattice on one process.
   Stepper(Backend& backend, Propagation propagation);
-  // A rank's slab: sets the backend's halo lists.
+  // A rank's slab: sets the backend's halo lists. `device_buffers`: hand MPI device memory
+  // (only with a CUDA-aware MPI library).
   Stepper(Backend& backend, Propagation propagation, const Comm& comm, const SlabDomain& domain,
-          const SparseLattice& local);
+          const SparseLattice& local, bool device_buffers = false);
 
   // Returns true when the populations are in natural order afterwards.
   bool advance(std::int64_t step);
