@@ -96,11 +96,15 @@ void CudaBackend::pack_halo(int list) {
   if (h.offsets.size() == 0) return;
   launch_pack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
               stream_.get());
-  if (!device_halo_) {
-    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.host.data(), h.device.data(), h.device.bytes(), cudaMemcpyDeviceToHost,
-                                        stream_.get()));
+  if (device_halo_) {
+    halo_event_.record(stream_);
+    return;
   }
-  halo_event_.record(stream_);
+  packed_.record(stream_);
+  packed_.make_wait(copy_stream_);
+  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.host.data(), h.device.data(), h.device.bytes(), cudaMemcpyDeviceToHost,
+                                      copy_stream_.get()));
+  halo_event_.record(copy_stream_);
 }
 
 void CudaBackend::unpack_halo(int list) {
@@ -108,7 +112,9 @@ void CudaBackend::unpack_halo(int list) {
   if (h.offsets.size() == 0) return;
   if (!device_halo_) {
     ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.device.data(), h.host.data(), h.device.bytes(), cudaMemcpyHostToDevice,
-                                        stream_.get()));
+                                        copy_stream_.get()));
+    arrived_.record(copy_stream_);
+    arrived_.make_wait(stream_);
   }
   launch_unpack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
                 stream_.get());
@@ -116,7 +122,10 @@ void CudaBackend::unpack_halo(int list) {
 
 void CudaBackend::wait_halo() { halo_event_.synchronize(); }
 
-void CudaBackend::synchronize() { stream_.synchronize(); }
+void CudaBackend::synchronize() {
+  stream_.synchronize();
+  copy_stream_.synchronize();
+}
 
 double CudaBackend::timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps) {
   Event start, stop;

@@ -63,7 +63,12 @@ class CudaBackend final : public Backend {
   PinnedBuffer<FlowSums> partial_host_;
   std::vector<Halo> halo_;
   bool device_halo_ = false;
-  Event halo_event_;
+  // Staged halos copy on their own stream, so the copies overlap the interior kernels
+  // instead of queueing in front of them (that cost ~0.25 ms per step on two H200s).
+  Stream copy_stream_;
+  Event packed_;     // on stream_: the pack kernels are done
+  Event halo_event_; // on the stream whose work the host must wait for before MPI
+  Event arrived_;    // on copy_stream_: the received halo is on the device
 };
 
 // Device bytes a run of `fluid_cells` needs (populations + tables), for planning.

@@ -116,6 +116,8 @@ class Event {
   Event& operator=(const Event&) = delete;
 
   void record(const Stream& s) { ROCKPERM_CUDA_CHECK(cudaEventRecord(event_, s.get())); }
+  // Work enqueued on `s` after this call waits for the work recorded before this event.
+  void make_wait(const Stream& s) const { ROCKPERM_CUDA_CHECK(cudaStreamWaitEvent(s.get(), event_, 0)); }
   void synchronize() const { ROCKPERM_CUDA_CHECK(cudaEventSynchronize(event_)); }
   // milliseconds from `start` to this event
   float elapsed_ms_since(const Event& start) const {

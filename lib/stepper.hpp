@@ -35,8 +35,9 @@ class Stepper {
   Propagation propagation() const { return propagation_; }
   // Bytes sent per step by this rank (both neighbours), for the halo report.
   std::uint64_t halo_bytes_per_step() const;
-  // Seconds this rank spent waiting for messages (not hidden behind the interior).
-  double exposed_exchange_seconds() const { return exposed_seconds_; }
+  // Seconds this rank spent inside the MPI exchange (the GPU computes the interior meanwhile;
+  // the part not hidden is what a decomposed step takes beyond its share of the work).
+  double mpi_seconds() const { return mpi_seconds_; }
 
  private:
   void forward_exchange();
@@ -48,7 +49,7 @@ class Stepper {
   std::optional<SlabDomain> domain_;
   SlabRanges ranges_{};
   std::vector<std::size_t> counts_;
-  double exposed_seconds_ = 0;
+  double mpi_seconds_ = 0;
 };
 
 }  // namespace rockperm
