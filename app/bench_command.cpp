@@ -12,7 +12,7 @@
 
 #include "app/backend_factory.hpp"
 #include "app/commands.hpp"
-#include "io/raw_reader.hpp"
+#include "app/sample_setup.hpp"
 #include "lib/byte_model.hpp"
 #include "lib/comm.hpp"
 #include "lib/config.hpp"
@@ -143,9 +143,8 @@ int bench_command(const std::vector<std::string>& args) {
   if (vm.count("config")) {
     bool help = false;
     const config::RunConfig cfg = config::parse_run_arguments({"--config", vm["config"].as<std::string>()}, help);
-    const Volume v = io::read_raw_u8(cfg.input.file, cfg.input.dims, cfg.input.voxel_size_um);
     cases.push_back({"sample:" + cfg.input.file.filename().string(),
-                     make_pore_mask(v, LabelSelection::parse(cfg.input.pore_labels))});
+                     io::load_pore_mask(volume_spec(cfg), LabelSelection::parse(cfg.input.pore_labels)).mask});
   }
 
   const physics::CollisionParams params =

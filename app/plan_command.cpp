@@ -42,8 +42,9 @@ int plan_command(const std::vector<std::string>& args) {
   const SampleLayout layout = read_sample(Comm{}, cfg, mask);
   const std::uint64_t voxels = layout.dims.voxels();
   std::printf("sample       %s, %s voxels\n", cfg.input.file.string().c_str(), layout.dims.str().c_str());
-  std::printf("porosity     %.4f (%llu fluid cells)\n", static_cast<double>(layout.fluid) / voxels,
-              static_cast<unsigned long long>(layout.fluid));
+  std::printf("porosity     %.4f, connected %.4f (%llu fluid cells)\n", layout.percolation.total_porosity(),
+              static_cast<double>(layout.fluid) / voxels, static_cast<unsigned long long>(layout.fluid));
+  std::printf("stages      read %.2f s, percolation %.2f s\n", layout.read_seconds, layout.percolation_seconds);
   for (const Propagation p : {Propagation::two_pass, Propagation::fused}) {
     std::printf("\n%s propagation: %.0f B per fluid cell, %.2f GB in all\n", to_string(p), bytes_per_fluid_cell(p),
                 bytes_per_fluid_cell(p) * layout.fluid * 1e-9);

@@ -85,17 +85,22 @@ int run_command(const std::vector<std::string>& args) {
   const SampleLayout layout = read_sample(comm, cfg, mask);
   if (layout.fluid == 0) throw on_all_ranks(InputError("the pore labels select no fluid cell"));
   const Dims& dims = layout.dims;
+  cfg.input.dims = dims;  // resolved: what the report and config.ini show
+  cfg.input.voxel_size_um = layout.voxel_size_um;
   const std::uint64_t voxels = dims.voxels();
   const Periodicity periodic = cfg.periodicity();
   const std::vector<Slab> slabs = partition_slabs(layout.plane_fluid, comm.size());
   const std::vector<RankMemory> memory = plan_memory(layout.plane_fluid, comm.size(), cfg.run.propagation);
 
   if (comm.root()) {
-    std::printf("sample      %s\n", cfg.input.file.string().c_str());
+    std::printf("sample      %s (%s)\n", cfg.input.file.string().c_str(), layout.format.c_str());
     std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", dims.str().c_str(),
                 cfg.input.voxel_size_um, "xyz"[cfg.lbm.flow_axis], cfg.lbm.lateral_periodic ? "periodic" : "sealed");
-    std::printf("pore space  %llu fluid cells, porosity %.4f\n", static_cast<unsigned long long>(layout.fluid),
-                static_cast<double>(layout.fluid) / static_cast<double>(voxels));
+    const PercolationReport& perc = layout.percolation;
+    std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
+                perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
+                cfg.input.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(layout.fluid));
+    std::printf("stages      read %.2f s, percolation %.2f s\n", layout.read_seconds, layout.percolation_seconds);
     std::printf("memory      %.0f B per fluid cell (%s), %.1f MB on the largest of %d rank(s); a dense array "
                 "would need %.1fx more\n",
                 bytes_per_fluid_cell(cfg.run.propagation), to_string(cfg.run.propagation),
@@ -183,6 +188,7 @@ int run_command(const std::vector<std::string>& args) {
   report.fluid_cells = layout.fluid;
   report.bytes_per_cell = backend->bytes_per_cell();
   report.setup_seconds = setup_seconds;
+  report.percolation = layout.percolation;
   report.result = result;
   report.warnings = warnings_for(result, cfg);
   io::write_run_reports(cfg.output.dir, report);

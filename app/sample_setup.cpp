@@ -3,35 +3,82 @@
 #include <chrono>
 #include <cstring>
 
-#include "io/raw_reader.hpp"
+#include "io/volume_source.hpp"
 #include "lib/error.hpp"
 
 namespace rockperm::app {
 
+namespace {
+// The few numbers every rank needs, sent as bytes from rank 0.
+struct LayoutHeader {
+  std::int64_t dims[3];
+  double voxel_size_um;
+  std::uint64_t voxels, pore, connected;
+  double read_seconds, percolation_seconds;
+};
+}  // namespace
+
+io::VolumeSpec volume_spec(const config::RunConfig& cfg) {
+  io::VolumeSpec spec;
+  spec.path = cfg.input.file;
+  spec.format = io::parse_format(cfg.input.format);
+  spec.dims = cfg.input.dims;
+  spec.bytes_per_sample = cfg.input.bytes_per_sample;
+  spec.big_endian = cfg.input.big_endian;
+  spec.header_bytes = cfg.input.header_bytes;
+  spec.voxel_size_um = cfg.input.voxel_size_um;
+  spec.crop = io::parse_crop(cfg.input.crop_offset, cfg.input.crop_size);
+  return spec;
+}
+
 SampleLayout read_sample(const Comm& comm, const config::RunConfig& cfg, PoreMask& mask) {
   SampleLayout layout;
-  layout.dims = cfg.input.dims;
   std::vector<std::uint8_t> message;  // rank 0's error, if any
-  std::vector<std::uint8_t> counts;
+  std::vector<std::uint8_t> bytes;
   if (comm.root()) {
-    const auto start = std::chrono::steady_clock::now();
     try {
-      const Volume volume = io::read_raw_u8(cfg.input.file, cfg.input.dims, cfg.input.voxel_size_um);
-      mask = make_pore_mask(volume, LabelSelection::parse(cfg.input.pore_labels));
+      auto start = std::chrono::steady_clock::now();
+      io::LoadedMask loaded = io::load_pore_mask(volume_spec(cfg), LabelSelection::parse(cfg.input.pore_labels));
+      mask = std::move(loaded.mask);
+      layout.voxel_size_um = loaded.voxel_size_um;
+      layout.format = loaded.info.format;
+      layout.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      start = std::chrono::steady_clock::now();
+      if (cfg.input.percolation_filter) {
+        layout.percolation = keep_percolating_pores(mask, cfg.lbm.flow_axis, cfg.periodicity());
+      } else {
+        layout.percolation.voxels = mask.dims.voxels();
+        layout.percolation.pore = layout.percolation.connected = mask.pore_count();
+      }
+      layout.percolation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       layout.plane_fluid = plane_fluid_counts(mask);
+      LayoutHeader h{{mask.dims.nx, mask.dims.ny, mask.dims.nz},
+                     layout.voxel_size_um,
+                     layout.percolation.voxels,
+                     layout.percolation.pore,
+                     layout.percolation.connected,
+                     layout.read_seconds,
+                     layout.percolation_seconds};
+      bytes.resize(sizeof h + layout.plane_fluid.size() * sizeof(std::uint64_t));
+      std::memcpy(bytes.data(), &h, sizeof h);
+      std::memcpy(bytes.data() + sizeof h, layout.plane_fluid.data(), bytes.size() - sizeof h);
     } catch (const InputError& e) {
       const std::string what = e.what();
       message.assign(what.begin(), what.end());
     }
-    layout.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    counts.resize(layout.plane_fluid.size() * sizeof(std::uint64_t));
-    std::memcpy(counts.data(), layout.plane_fluid.data(), counts.size());
   }
   comm.broadcast(message);
   if (!message.empty()) throw on_all_ranks(InputError(std::string(message.begin(), message.end())));
-  comm.broadcast(counts);
-  layout.plane_fluid.resize(counts.size() / sizeof(std::uint64_t));
-  std::memcpy(layout.plane_fluid.data(), counts.data(), counts.size());
+  comm.broadcast(bytes);
+  LayoutHeader h{};
+  std::memcpy(&h, bytes.data(), sizeof h);
+  layout.dims = Dims{h.dims[0], h.dims[1], h.dims[2]};
+  layout.voxel_size_um = h.voxel_size_um;
+  layout.percolation = PercolationReport{h.voxels, h.pore, h.connected};
+  layout.read_seconds = h.read_seconds;
+  layout.percolation_seconds = h.percolation_seconds;
+  layout.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
+  std::memcpy(layout.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);
   for (const auto c : layout.plane_fluid) layout.fluid += c;
   return layout;
 }

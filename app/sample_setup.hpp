@@ -5,19 +5,28 @@
 #include <cstdint>
 #include <vector>
 
+#include "io/volume_source.hpp"
 #include "lib/comm.hpp"
 #include "lib/config.hpp"
 #include "lib/partition.hpp"
+#include "lib/percolation.hpp"
 #include "lib/pore_mask.hpp"
 
 namespace rockperm::app {
 
 struct SampleLayout {
-  Dims dims;
+  Dims dims;                               // after the crop
+  double voxel_size_um = 0;                // from the configuration, else from the file
+  std::string format;                      // what the file turned out to be
   std::vector<std::uint64_t> plane_fluid;  // on every rank
   std::uint64_t fluid = 0;
-  double read_seconds = 0;
+  PercolationReport percolation;           // pore before and after the filter
+  double read_seconds = 0;                 // rank 0's stage times
+  double percolation_seconds = 0;
 };
+
+// The reader's view of the [input] section.
+io::VolumeSpec volume_spec(const config::RunConfig& cfg);
 
 // Rank 0 reads; an input error is thrown on every rank (rank 0 reports it). `mask` is filled
 // on rank 0 only.

@@ -43,7 +43,9 @@ std::string to_json(const RunReport& r) {
     << "    \"m2\": " << k.k_m2 << ",\n"
     << "    \"lattice_voxel2\": " << k.k_lattice << "\n"
     << "  },\n"
-    << "  \"porosity\": " << k.porosity << ",\n"
+    << "  \"porosity\": " << r.percolation.total_porosity() << ",\n"
+    << "  \"connected_porosity\": " << r.percolation.connected_porosity() << ",\n"
+    << "  \"removed_pore_fraction\": " << r.percolation.removed_fraction() << ",\n"
     << "  \"tortuosity\": " << k.tortuosity << ",\n"
     << "  \"converged\": " << (r.result.converged ? "true" : "false") << ",\n"
     << "  \"steps\": " << r.result.steps << ",\n"
@@ -88,14 +90,15 @@ std::string to_json(const RunReport& r) {
 }
 
 std::string csv_header() {
-  return "sample,k_mD,k_m2,porosity,tortuosity,converged,steps,relative_change,reynolds,mach,mflups,backend\n";
+  return "sample,k_mD,k_m2,porosity,connected_porosity,tortuosity,converged,steps,relative_change,reynolds,mach,"
+         "mflups,backend\n";
 }
 
 std::string to_csv_row(const RunReport& r) {
   const auto& k = r.result.k;
   std::ostringstream o;
-  o << std::setprecision(10) << r.sample << ',' << k.k_md << ',' << k.k_m2 << ',' << k.porosity << ','
-    << k.tortuosity << ',' << (r.result.converged ? 1 : 0) << ',' << r.result.steps << ','
+  o << std::setprecision(10) << r.sample << ',' << k.k_md << ',' << k.k_m2 << ','
+    << r.percolation.total_porosity() << ',' << r.percolation.connected_porosity() << ',' << k.tortuosity << ',' << (r.result.converged ? 1 : 0) << ',' << r.result.steps << ','
     << r.result.relative_change << ',' << k.reynolds << ',' << k.mach << ',' << r.result.mflups << ",\""
     << r.backend << "\"\n";
   return o.str();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lib/config.hpp"
+#include "lib/percolation.hpp"
 #include "lib/permeability.hpp"
 #include "lib/solver.hpp"
 
@@ -17,6 +18,7 @@ struct RunReport {
   std::uint64_t fluid_cells = 0;
   double bytes_per_cell = 0;
   double setup_seconds = 0;  // read + lattice build
+  PercolationReport percolation;
   SolverResult result;
   std::string warnings;      // one per line
 };

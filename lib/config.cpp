@@ -15,12 +15,25 @@ namespace {
 po::options_description file_options() {
   po::options_description input("[input] the segmented volume");
   input.add_options()
-      ("input.file", po::value<std::string>(), "raw uint8 volume, x fastest then y then z; a relative path is "
-                                              "relative to the INI file's folder (required)")
-      ("input.dims", po::value<std::string>(), "dimensions in voxels, \"NX NY NZ\" (required)")
+      ("input.file", po::value<std::string>(), "the segmented volume: a raw file, an .nrrd/.nhdr or .mhd header, "
+                                              "a multi-page .tif, or a directory of 2-D .tif slices (natural name "
+                                              "order); a relative path is relative to the INI file's folder (required)")
+      ("input.format", po::value<std::string>()->default_value("auto"),
+       "auto (from the name), raw, nrrd, mhd or tiff")
+      ("input.dims", po::value<std::string>()->default_value(""),
+       "raw only: dimensions in voxels, \"NX NY NZ\", x fastest then y then z")
+      ("input.type", po::value<std::string>()->default_value("uint8"), "raw only: uint8 or uint16")
+      ("input.byte_order", po::value<std::string>()->default_value("little"), "raw uint16 only: little or big")
+      ("input.header_bytes", po::value<std::uint64_t>()->default_value(0), "raw only: bytes to skip before the data")
       ("input.pore_labels", po::value<std::string>()->default_value("0"),
-       "labels that are pore, e.g. 0 or 0,3 or 0-10; all others are solid")
-      ("input.voxel_size_um", po::value<double>(), "edge length of one voxel in micrometres (required)");
+       "labels (or ranges of values) that are pore, e.g. 0 or 0,3 or 0-10; all others are solid")
+      ("input.voxel_size_um", po::value<double>()->default_value(0.0, "from the header"),
+       "edge length of one voxel in micrometres (required unless an NRRD/MHD header gives it)")
+      ("input.crop_offset", po::value<std::string>()->default_value("0 0 0"), "first voxel of the crop, \"X Y Z\"")
+      ("input.crop_size", po::value<std::string>()->default_value("0 0 0"),
+       "size of the crop in voxels, \"X Y Z\" (0: to the end); applied while reading")
+      ("input.percolation_filter", po::value<std::string>()->default_value("on"),
+       "on: keep only pore clusters joining the inlet and outlet faces (18-connected); off: keep all pores");
   po::options_description lbm("[lbm] lattice Boltzmann model (lattice units)");
   lbm.add_options()
       ("lbm.collision", po::value<std::string>()->default_value("trt"), "trt or bgk")
@@ -149,7 +162,7 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
   }
   po::notify(vm);
 
-  for (const char* key : {"input.file", "input.dims", "input.voxel_size_um"}) {
+  for (const char* key : {"input.file"}) {
     if (!vm.count(key)) {
       throw InputError(std::string("option ") + key + " is required; set it in the [input] section or as --" + key);
     }
@@ -158,10 +171,32 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
   // a path from the INI file is relative to the INI file; one from the command line to the cwd
   if (file.is_relative() && !cli.count("input.file")) file = base / file;
   cfg.input.file = file.lexically_normal();
-  cfg.input.dims = parse_dims(vm["input.dims"].as<std::string>(), "input.dims");
+  if (!vm["input.dims"].as<std::string>().empty()) {
+    cfg.input.dims = parse_dims(vm["input.dims"].as<std::string>(), "input.dims");
+  }
+  cfg.input.format = vm["input.format"].as<std::string>();
+  const std::string type = vm["input.type"].as<std::string>();
+  if (type != "uint8" && type != "uint16") {
+    throw InputError("option input.type = '" + type + "' is not supported; use uint8 or uint16");
+  }
+  cfg.input.bytes_per_sample = type == "uint16" ? 2 : 1;
+  const std::string order = vm["input.byte_order"].as<std::string>();
+  if (order != "little" && order != "big") {
+    throw InputError("option input.byte_order = '" + order + "' is unknown; use little or big");
+  }
+  cfg.input.big_endian = order == "big";
+  cfg.input.header_bytes = vm["input.header_bytes"].as<std::uint64_t>();
   cfg.input.pore_labels = vm["input.pore_labels"].as<std::string>();
   (void)LabelSelection::parse(cfg.input.pore_labels);
-  cfg.input.voxel_size_um = positive(vm, "input.voxel_size_um");
+  cfg.input.voxel_size_um = vm["input.voxel_size_um"].as<double>();
+  if (cfg.input.voxel_size_um < 0) throw InputError("option input.voxel_size_um must be positive (micrometres)");
+  cfg.input.crop_offset = vm["input.crop_offset"].as<std::string>();
+  cfg.input.crop_size = vm["input.crop_size"].as<std::string>();
+  const std::string filter = vm["input.percolation_filter"].as<std::string>();
+  if (filter != "on" && filter != "off") {
+    throw InputError("option input.percolation_filter = '" + filter + "' is unknown; use on or off");
+  }
+  cfg.input.percolation_filter = filter == "on";
 
   const std::string collision = vm["lbm.collision"].as<std::string>();
   if (collision == "trt") {
@@ -232,8 +267,15 @@ std::string to_ini(const RunConfig& c) {
   std::ostringstream o;
   o.precision(17);
   o << "# resolved configuration of this run\n"
-    << "[input]\nfile = " << c.input.file.string() << "\ndims = " << c.input.dims.nx << ' ' << c.input.dims.ny << ' '
-    << c.input.dims.nz << "\npore_labels = " << c.input.pore_labels << "\nvoxel_size_um = " << c.input.voxel_size_um
+    << "[input]\nfile = " << c.input.file.string() << "\nformat = " << c.input.format << "\ndims = "
+    << (c.input.dims.nx ? std::to_string(c.input.dims.nx) + " " + std::to_string(c.input.dims.ny) + " " +
+                              std::to_string(c.input.dims.nz)
+                        : std::string())
+    << "\ntype = " << (c.input.bytes_per_sample == 2 ? "uint16" : "uint8")
+    << "\nbyte_order = " << (c.input.big_endian ? "big" : "little") << "\nheader_bytes = " << c.input.header_bytes
+    << "\npore_labels = " << c.input.pore_labels << "\nvoxel_size_um = " << c.input.voxel_size_um
+    << "\ncrop_offset = " << c.input.crop_offset << "\ncrop_size = " << c.input.crop_size
+    << "\npercolation_filter = " << (c.input.percolation_filter ? "on" : "off")
     << "\n\n[lbm]\ncollision = " << (c.lbm.collision == physics::CollisionModel::trt ? "trt" : "bgk")
     << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
     << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")

@@ -19,10 +19,17 @@ enum class BackendChoice { auto_select, cpu, cuda };
 enum class PropagationChoice { auto_select, two_pass, fused };
 
 struct InputConfig {
-  std::filesystem::path file;
-  Dims dims;
+  std::filesystem::path file;      // a volume file or a directory of TIFF slices
+  std::string format = "auto";     // auto, raw, nrrd, mhd, tiff
+  Dims dims;                       // raw only; 0 when not given
+  int bytes_per_sample = 1;        // raw: 1 (uint8) or 2 (uint16)
+  bool big_endian = false;         // raw, 16-bit
+  std::uint64_t header_bytes = 0;  // raw: bytes to skip
   std::string pore_labels = "0";
-  double voxel_size_um = 0;
+  double voxel_size_um = 0;        // 0: from the file's header
+  std::string crop_offset = "0 0 0";
+  std::string crop_size = "0 0 0";  // 0: to the end
+  bool percolation_filter = true;
 };
 
 struct LbmConfig {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "cuda/cuda_backend.hpp"
-#include "io/raw_reader.hpp"
+#include "io/volume_source.hpp"
 #include "lib/cpu_backend.hpp"
 #include "lib/permeability.hpp"
 #include "tests/test_support.hpp"
@@ -40,8 +40,11 @@ double k_of(const FlowSums& s, const SparseLattice& lat, double tau, double g) {
 SparseLattice sample_lattice(bool fused) {
   const auto file = testing::repo_file("samples/sphere_pack_64.raw");
   if (file.empty()) throw std::runtime_error("samples/sphere_pack_64.raw not found above the working directory");
-  const Volume v = io::read_raw_u8(file, Dims{64, 64, 64}, 5.0);
-  return SparseLattice::build(make_pore_mask(v, LabelSelection::parse("0")), {true, true, true}, fused);
+  io::VolumeSpec spec;
+  spec.path = file;
+  spec.dims = Dims{64, 64, 64};
+  spec.voxel_size_um = 5.0;
+  return SparseLattice::build(io::load_pore_mask(spec, LabelSelection::parse("0")).mask, {true, true, true}, fused);
 }
 
 constexpr double tau = 0.8, g = 1e-5;

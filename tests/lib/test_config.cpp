@@ -52,7 +52,8 @@ TEST(Config, BadValuesAreInputErrorsNamingTheOption) {
       {"--lbm.tau=0.5", "lbm.tau"},          {"--lbm.flow_axis=w", "lbm.flow_axis"},
       {"--input.dims=10 20", "input.dims"},  {"--run.backend=gpu", "run.backend"},
       {"--lbm.force=-1", "lbm.force"},       {"--input.pore_labels=a", "pore labels"},
-      {"--run.propagation=push", "run.propagation"},
+      {"--run.propagation=push", "run.propagation"},  {"--input.type=float32", "input.type"},
+      {"--input.byte_order=middle", "input.byte_order"}, {"--input.percolation_filter=maybe", "percolation_filter"},
       {"--no-such-option=1", "command line"}};
   for (const auto& [arg, name] : bad) {
     try {
@@ -66,7 +67,7 @@ TEST(Config, BadValuesAreInputErrorsNamingTheOption) {
 
 TEST(Config, MissingRequiredKeyAndMissingFile) {
   bool help = false;
-  EXPECT_THROW(parse_run_arguments({"--input.dims=4 4 4", "--input.voxel_size_um=1"}, help), InputError);
+  EXPECT_THROW(parse_run_arguments({"--input.dims=4 4 4", "--input.voxel_size_um=1"}, help), InputError);  // no file
   EXPECT_THROW(parse_run_arguments({"--config", "/nonexistent/x.ini"}, help), InputError);
 }
 

@@ -1,0 +1,14 @@
+#pragma once
+// TIFF volumes through libtiff: a directory of 2-D slices (natural name order) or one
+// multi-page file. 8- or 16-bit unsigned single-sample images, strips or tiles, any
+// compression libtiff decodes.
+#include <memory>
+
+#include "io/volume_source.hpp"
+
+namespace rockperm::io {
+
+std::unique_ptr<SliceSource> open_tiff_directory(const std::filesystem::path& dir);
+std::unique_ptr<SliceSource> open_multipage_tiff(const std::filesystem::path& file);
+
+}  // namespace rockperm::io
