@@ -12,6 +12,7 @@
 #include "app/commands.hpp"
 #include "app/sample_setup.hpp"
 #include "io/atomic_file.hpp"
+#include "io/volume_source.hpp"
 #include "io/report_writer.hpp"
 #include "lib/comm.hpp"
 #include "lib/config.hpp"
@@ -21,6 +22,9 @@
 #include "lib/solver.hpp"
 #include "lib/sparse_lattice.hpp"
 #include "rockperm/config.hpp"
+#if ROCKPERM_HAVE_VTK
+#include "io/field_writer.hpp"
+#endif
 
 namespace rockperm::app {
 
@@ -178,6 +182,44 @@ int run_command(const std::vector<std::string>& args) {
   if (comm.root()) progress = std::ref(printer);
   const SolverResult result = run_to_steady_state(*stepper, layout.fluid, problem, cfg.run, progress);
   const double mpi_time = comm.max(stepper->mpi_seconds());
+#if ROCKPERM_HAVE_VTK
+  if (cfg.output.fields) {
+    const auto start = Clock::now();
+    io::FieldOutput out;
+    out.dir = cfg.output.dir;
+    const io::Crop crop = io::parse_crop(cfg.output.fields_crop_offset, cfg.output.fields_crop_size);
+    out.offset = crop.offset;
+    out.size = crop.size;
+    out.stride = cfg.output.fields_stride;
+    out.voxel_size_m = cfg.input.voxel_size_um * 1e-6;
+    out.viscosity_pa_s = cfg.output.viscosity_pa_s;
+    out.pressure_gradient_pa_m = cfg.output.pressure_gradient_pa_per_m;
+    out.nu_lattice = physics::viscosity(cfg.lbm.tau);
+    out.g_lattice = cfg.lbm.force;
+    out.flow_axis = cfg.lbm.flow_axis;
+    const io::OutputGrid grid = io::output_grid(out, dims);
+    std::vector<float> f;
+    backend->download(f);
+    io::FieldPiece piece{&lattice, &f, &params, 0, 0, dims.nz};
+    if (domain) {
+      piece.first_local_plane_z = domain->slab.z_begin - (domain->ghost_low ? 1 : 0);
+      piece.z_begin = domain->slab.z_begin;
+      piece.z_end = domain->slab.z_end;
+    }
+    io::write_field_piece(grid, piece, comm.rank());
+    comm.barrier();
+    if (comm.root()) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+      for (const Slab& s : slabs) ranges.emplace_back(s.z_begin, s.z_end);
+      io::write_field_index(grid, ranges);
+      std::printf("fields        %s (%lld x %lld x %lld cells, %.2f s; velocity in m/s and pressure in Pa for "
+                  "%g Pa/m through %g Pa s)\n",
+                  (cfg.output.dir / "fields.pvti").string().c_str(), static_cast<long long>(grid.cells[0]),
+                  static_cast<long long>(grid.cells[1]), static_cast<long long>(grid.cells[2]), seconds_since(start),
+                  out.pressure_gradient_pa_m, out.viscosity_pa_s);
+    }
+  }
+#endif
   if (!comm.root()) return result.converged ? 0 : 5;
 
   io::RunReport report;

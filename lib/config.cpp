@@ -62,8 +62,19 @@ po::options_description file_options() {
        "steady when k changes by less than this (relative) on two consecutive checks");
   po::options_description output("[output]");
   output.add_options()
-      ("output.dir", po::value<std::string>(), "run directory for report.json, report.csv and config.ini "
-                                               "(default: <config name>.out in the current folder)");
+      ("output.dir", po::value<std::string>(), "run directory for report.json, report.csv, config.ini and the "
+                                               "fields (default: <config name>.out in the current folder)")
+      ("output.fields", po::value<std::string>()->default_value("on"),
+       "on: write velocity, pressure and the pore mask for ParaView (fields.pvti + one .vti per rank); off")
+      ("output.fields_crop_offset", po::value<std::string>()->default_value("0 0 0"),
+       "first voxel of the field output, \"X Y Z\"")
+      ("output.fields_crop_size", po::value<std::string>()->default_value("0 0 0"),
+       "size of the field output in voxels (0: to the end)")
+      ("output.fields_stride", po::value<int>()->default_value(1), "write every n-th voxel along each axis")
+      ("output.viscosity_pa_s", po::value<double>()->default_value(1.0e-3, "0.001"),
+       "fluid viscosity (Pa s) of the physical case the fields are scaled to (k does not depend on it)")
+      ("output.pressure_gradient_pa_per_m", po::value<double>()->default_value(1.0e5, "1e5"),
+       "pressure gradient (Pa/m) along the flow axis of that physical case");
   po::options_description all;
   all.add(input).add(lbm).add(run).add(output);
   return all;
@@ -254,6 +265,15 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
   if (cfg.run.check_interval < 1) throw InputError("option run.check_interval must be at least 1");
   cfg.run.monitor.tolerance = positive(vm, "run.tolerance");
 
+  const std::string fields = vm["output.fields"].as<std::string>();
+  if (fields != "on" && fields != "off") throw InputError("option output.fields = '" + fields + "': use on or off");
+  cfg.output.fields = fields == "on";
+  cfg.output.fields_crop_offset = vm["output.fields_crop_offset"].as<std::string>();
+  cfg.output.fields_crop_size = vm["output.fields_crop_size"].as<std::string>();
+  cfg.output.fields_stride = vm["output.fields_stride"].as<int>();
+  if (cfg.output.fields_stride < 1) throw InputError("option output.fields_stride must be at least 1");
+  cfg.output.viscosity_pa_s = positive(vm, "output.viscosity_pa_s");
+  cfg.output.pressure_gradient_pa_per_m = positive(vm, "output.pressure_gradient_pa_per_m");
   if (vm.count("output.dir")) {
     cfg.output.dir = vm["output.dir"].as<std::string>();
   } else {
@@ -286,7 +306,11 @@ std::string to_ini(const RunConfig& c) {
          return d;
        }()
     << "\nmax_steps = " << c.run.max_steps << "\ncheck_interval = " << c.run.check_interval
-    << "\ntolerance = " << c.run.monitor.tolerance << "\n\n[output]\ndir = " << c.output.dir.string() << "\n";
+    << "\ntolerance = " << c.run.monitor.tolerance << "\n\n[output]\ndir = " << c.output.dir.string()
+    << "\nfields = " << (c.output.fields ? "on" : "off") << "\nfields_crop_offset = " << c.output.fields_crop_offset
+    << "\nfields_crop_size = " << c.output.fields_crop_size << "\nfields_stride = " << c.output.fields_stride
+    << "\nviscosity_pa_s = " << c.output.viscosity_pa_s
+    << "\npressure_gradient_pa_per_m = " << c.output.pressure_gradient_pa_per_m << "\n";
   return o.str();
 }
 

@@ -43,6 +43,12 @@ struct LbmConfig {
 
 struct OutputConfig {
   std::filesystem::path dir;
+  bool fields = true;                   // VTK image data of velocity, pressure and the pore mask
+  std::string fields_crop_offset = "0 0 0";
+  std::string fields_crop_size = "0 0 0";
+  int fields_stride = 1;
+  double viscosity_pa_s = 1.0e-3;         // the physical case the fields are scaled to
+  double pressure_gradient_pa_per_m = 1.0e5;
 };
 
 struct RunConfig {

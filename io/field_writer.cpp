@@ -1,0 +1,149 @@
+#include "io/field_writer.hpp"
+
+#include <vtkCellData.h>
+#include <vtkFloatArray.h>
+#include <vtkImageData.h>
+#include <vtkNew.h>
+#include <vtkUnsignedCharArray.h>
+#include <vtkXMLImageDataWriter.h>
+
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "lib/collision.hpp"
+#include "lib/error.hpp"
+
+namespace rockperm::io {
+
+std::int64_t OutputGrid::first_k(std::int64_t z) const {
+  const std::int64_t rel = z - out.offset[2];
+  if (rel <= 0) return 0;
+  return std::min<std::int64_t>(cells[2], (rel + out.stride - 1) / out.stride);
+}
+
+OutputGrid output_grid(const FieldOutput& out, const Dims& dims) {
+  OutputGrid g;
+  g.out = out;
+  if (out.stride < 1) throw InputError("option output.fields_stride must be at least 1");
+  for (int a = 0; a < 3; ++a) {
+    if (g.out.size[a] == 0) g.out.size[a] = dims[a] - out.offset[a];
+    if (out.offset[a] < 0 || out.offset[a] >= dims[a] || g.out.size[a] <= 0 || out.offset[a] + g.out.size[a] > dims[a]) {
+      throw InputError("the field output crop along " + std::string(1, "xyz"[a]) + " leaves the volume of " +
+                       std::to_string(dims[a]) + " voxels; check output.fields_crop_offset and fields_crop_size");
+    }
+    g.cells[a] = (g.out.size[a] + out.stride - 1) / out.stride;
+  }
+  return g;
+}
+
+namespace {
+std::string piece_name(const OutputGrid& g, int rank) { return g.out.name + "_" + std::to_string(rank) + ".vti"; }
+}  // namespace
+
+std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int rank) {
+  const FieldOutput& o = g.out;
+  const std::int64_t k0 = g.first_k(piece.z_begin), k1 = g.first_k(piece.z_end);
+  if (k1 <= k0) return "";
+  const std::int64_t nx = g.cells[0], ny = g.cells[1], nz = k1 - k0;
+  const std::int64_t n = nx * ny * nz;
+
+  vtkNew<vtkImageData> image;
+  image->SetExtent(0, static_cast<int>(nx), 0, static_cast<int>(ny), static_cast<int>(k0), static_cast<int>(k1));
+  const double h = o.voxel_size_m * o.stride;
+  image->SetSpacing(h, h, h);
+  image->SetOrigin(o.offset[0] * o.voxel_size_m, o.offset[1] * o.voxel_size_m, o.offset[2] * o.voxel_size_m);
+
+  const auto make = [&](const char* name, int components) {
+    vtkNew<vtkFloatArray> a;
+    a->SetName(name);
+    a->SetNumberOfComponents(components);
+    a->SetNumberOfTuples(n);
+    a->Fill(0.0);
+    image->GetCellData()->AddArray(a);
+    return a.GetPointer();
+  };
+  vtkFloatArray* velocity = make("velocity", 3);
+  vtkFloatArray* pressure = make("pressure", 1);
+  vtkFloatArray* velocity_lu = make("velocity_lattice", 3);
+  vtkFloatArray* density_lu = make("density_lattice", 1);
+  vtkNew<vtkUnsignedCharArray> pore;
+  pore->SetName("pore");
+  pore->SetNumberOfTuples(n);
+  pore->Fill(0);
+  image->GetCellData()->AddArray(pore);
+  image->GetCellData()->SetActiveVectors("velocity");
+  image->GetCellData()->SetActiveScalars("pore");
+
+  const double u_scale = piece.params ? o.nu_lattice / o.g_lattice * o.pressure_gradient_pa_m / o.viscosity_pa_s *
+                                            o.voxel_size_m * o.voxel_size_m
+                                      : 0.0;
+  const double p_scale = (1.0 / 3.0) / o.g_lattice * o.pressure_gradient_pa_m * o.voxel_size_m;
+  const SparseLattice& lat = *piece.lattice;
+  const std::vector<float>& f = *piece.populations;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
+    const Coord& xyz = lat.coords()[c];
+    const std::int64_t gx = xyz.x, gy = xyz.y, gz = piece.first_local_plane_z + xyz.z;
+    if (gz < piece.z_begin || gz >= piece.z_end) continue;
+    const std::int64_t rx = gx - o.offset[0], ry = gy - o.offset[1], rz = gz - o.offset[2];
+    if (rx < 0 || ry < 0 || rz < 0 || rx >= o.size[0] || ry >= o.size[1] || rz >= o.size[2]) continue;
+    if (rx % o.stride || ry % o.stride || rz % o.stride) continue;
+    const std::int64_t id = ((rz / o.stride - k0) * ny + ry / o.stride) * nx + rx / o.stride;
+    float v[lattice::q];
+    for (int i = 0; i < lattice::q; ++i) v[i] = f[i * lat.stride() + c];
+    const physics::Moments m = physics::moments(v, *piece.params);
+    for (int a = 0; a < 3; ++a) {
+      velocity_lu->SetComponent(id, a, m.u[a]);
+      velocity->SetComponent(id, a, static_cast<float>(m.u[a] * u_scale));
+    }
+    density_lu->SetValue(id, m.rho);
+    pressure->SetValue(id, static_cast<float>(m.drho * p_scale));
+    pore->SetValue(id, 1);
+  }
+
+  ensure_directory(o.dir);
+  const std::string name = piece_name(g, rank);
+  const std::filesystem::path final_path = o.dir / name;
+  std::filesystem::path tmp = final_path;
+  tmp += ".tmp";
+  vtkNew<vtkXMLImageDataWriter> writer;
+  writer->SetFileName(tmp.string().c_str());
+  writer->SetInputData(image);
+  writer->SetCompressorTypeToZLib();
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  if (writer->Write() != 1) {
+    std::filesystem::remove(tmp);
+    throw InputError(final_path.string() + ": VTK could not write the field piece (disk full or not writable?)");
+  }
+  std::filesystem::rename(tmp, final_path);
+  return name;
+}
+
+void write_field_index(const OutputGrid& g, const std::vector<std::pair<std::int64_t, std::int64_t>>& slabs) {
+  const FieldOutput& o = g.out;
+  const double h = o.voxel_size_m * o.stride;
+  std::ostringstream x;
+  x.precision(12);
+  x << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+    << "  <PImageData WholeExtent=\"0 " << g.cells[0] << " 0 " << g.cells[1] << " 0 " << g.cells[2]
+    << "\" GhostLevel=\"0\" Origin=\"" << o.offset[0] * o.voxel_size_m << ' ' << o.offset[1] * o.voxel_size_m << ' '
+    << o.offset[2] * o.voxel_size_m << "\" Spacing=\"" << h << ' ' << h << ' ' << h << "\">\n"
+    << "    <PCellData Scalars=\"pore\" Vectors=\"velocity\">\n"
+    << "      <PDataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
+    << "      <PDataArray type=\"Float32\" Name=\"pressure\"/>\n"
+    << "      <PDataArray type=\"Float32\" Name=\"velocity_lattice\" NumberOfComponents=\"3\"/>\n"
+    << "      <PDataArray type=\"Float32\" Name=\"density_lattice\"/>\n"
+    << "      <PDataArray type=\"UInt8\" Name=\"pore\"/>\n"
+    << "    </PCellData>\n";
+  for (std::size_t r = 0; r < slabs.size(); ++r) {
+    const std::int64_t k0 = g.first_k(slabs[r].first), k1 = g.first_k(slabs[r].second);
+    if (k1 <= k0) continue;
+    x << "    <Piece Extent=\"0 " << g.cells[0] << " 0 " << g.cells[1] << ' ' << k0 << ' ' << k1 << "\" Source=\""
+      << piece_name(g, static_cast<int>(r)) << "\"/>\n";
+  }
+  x << "  </PImageData>\n</VTKFile>\n";
+  write_file_atomically(o.dir / (o.name + ".pvti"), x.str());
+}
+
+}  // namespace rockperm::io

@@ -1,0 +1,62 @@
+#pragma once
+// Flow fields for ParaView: velocity (vector), pressure and the pore mask as VTK XML image
+// data, one compressed .vti piece per rank plus a .pvti that opens them as one dataset.
+//
+// The simulation runs in lattice units with an arbitrary body force; Stokes flow is linear,
+// so the fields are scaled to a stated physical case: a pressure gradient G (Pa/m) along the
+// flow axis through a fluid of viscosity mu (Pa s), voxels of dx metres:
+//   u [m/s] = u_lattice * (nu_lattice / g_lattice) * (G / mu) * dx^2
+//   p [Pa]  = c_s^2 (rho - 1) / g_lattice * G * dx     (the periodic part of the pressure; the
+//                                                        imposed mean gradient -G x is not added)
+// Lattice-unit arrays are written too. Solid voxels have zero velocity and pore = 0.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lib/collision.hpp"
+#include "lib/sparse_lattice.hpp"
+
+namespace rockperm::io {
+
+struct FieldOutput {
+  std::filesystem::path dir;
+  std::string name = "fields";            // fields.pvti and fields_<rank>.vti
+  std::array<std::int64_t, 3> offset{0, 0, 0};  // output crop, in voxels of the simulated volume
+  std::array<std::int64_t, 3> size{0, 0, 0};    // 0: to the end
+  int stride = 1;                         // every stride-th voxel along each axis
+  double voxel_size_m = 1e-6;
+  double viscosity_pa_s = 1.0e-3;         // water at 20 C
+  double pressure_gradient_pa_m = 1.0e5;  // 1 bar/m
+  double nu_lattice = 1.0 / 6.0;
+  double g_lattice = 1e-5;
+  int flow_axis = 0;
+};
+
+// What one rank contributes: its local lattice and populations (deviations), the global z of
+// its first local plane, and its owned global planes [z_begin, z_end).
+struct FieldPiece {
+  const SparseLattice* lattice = nullptr;
+  const std::vector<float>* populations = nullptr;
+  const physics::CollisionParams* params = nullptr;
+  std::int64_t first_local_plane_z = 0;  // global z of local plane 0 (may be a ghost plane)
+  std::int64_t z_begin = 0, z_end = 0;
+};
+
+// The output extent (in output cells) of the whole volume and of each z-range, after the
+// crop and stride; an empty range has begin == end.
+struct OutputGrid {
+  std::array<std::int64_t, 3> cells{0, 0, 0};
+  std::int64_t first_k(std::int64_t z) const;  // first output plane at or after global z
+  FieldOutput out;
+};
+OutputGrid output_grid(const FieldOutput& out, const Dims& dims);
+
+// Writes this rank's piece (skipped when its planes hold no output plane); returns the
+// piece's file name, or "" when skipped. Throws InputError when the directory is not writable.
+std::string write_field_piece(const OutputGrid& grid, const FieldPiece& piece, int rank);
+
+// Rank 0: the .pvti naming every non-empty piece, given every rank's [z_begin, z_end).
+void write_field_index(const OutputGrid& grid, const std::vector<std::pair<std::int64_t, std::int64_t>>& slabs);
+
+}  // namespace rockperm::io
