@@ -143,6 +143,9 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
     }
   }
   const Dims cropped{out.crop.size[0], out.crop.size[1], out.crop.size[2]};
+  if (spec.max_voxels != 0 && cropped.voxels() > spec.max_voxels) {
+    throw InputError(name + ": " + cropped.str() + " voxels exceed the limit of " + std::to_string(spec.max_voxels));
+  }
   std::vector<std::uint8_t> lut(65536);
   for (int v = 0; v < 65536; ++v) lut[v] = pore_labels.contains(v) ? 1 : 0;
   out.mask.dims = cropped;

@@ -33,6 +33,7 @@ struct VolumeSpec {
   std::uint64_t header_bytes = 0;
   double voxel_size_um = 0;  // 0: take it from the header (NRRD/MHD); required otherwise
   Crop crop;
+  std::uint64_t max_voxels = 0;  // refuse larger (cropped) volumes; 0: no limit (the fuzzer sets one)
 };
 
 // What a source holds, read from its headers without reading the data.
