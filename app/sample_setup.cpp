@@ -5,6 +5,7 @@
 
 #include "io/volume_source.hpp"
 #include "lib/error.hpp"
+#include "lib/inlet_outlet.hpp"
 
 namespace rockperm::app {
 
@@ -12,6 +13,7 @@ namespace {
 // The few numbers every rank needs, sent as bytes from rank 0.
 struct LayoutHeader {
   std::int64_t dims[3];
+  std::int64_t sample_begin, sample_end;
   double voxel_size_um;
   std::uint64_t voxels, pore, connected;
   double read_seconds, percolation_seconds;
@@ -51,8 +53,13 @@ SampleLayout read_sample(const Comm& comm, const config::RunConfig& cfg, PoreMas
         layout.percolation.pore = layout.percolation.connected = mask.pore_count();
       }
       layout.percolation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ExtendedSample extended = extend_along_flow(std::move(mask), cfg.lbm.flow_axis,
+                                                  parse_inlet_outlet(cfg.lbm.inlet_outlet), cfg.lbm.buffer_layers);
+      mask = std::move(extended.mask);
       layout.plane_fluid = plane_fluid_counts(mask);
       LayoutHeader h{{mask.dims.nx, mask.dims.ny, mask.dims.nz},
+                     extended.sample_begin,
+                     extended.sample_end,
                      layout.voxel_size_um,
                      layout.percolation.voxels,
                      layout.percolation.pore,
@@ -73,6 +80,8 @@ SampleLayout read_sample(const Comm& comm, const config::RunConfig& cfg, PoreMas
   LayoutHeader h{};
   std::memcpy(&h, bytes.data(), sizeof h);
   layout.dims = Dims{h.dims[0], h.dims[1], h.dims[2]};
+  layout.sample_begin = h.sample_begin;
+  layout.sample_end = h.sample_end;
   layout.voxel_size_um = h.voxel_size_um;
   layout.percolation = PercolationReport{h.voxels, h.pore, h.connected};
   layout.read_seconds = h.read_seconds;

@@ -15,7 +15,8 @@
 namespace rockperm::app {
 
 struct SampleLayout {
-  Dims dims;                               // after the crop
+  Dims dims;                               // after the crop, with buffers or mirror image
+  std::int64_t sample_begin = 0, sample_end = 0;  // the sample's planes along the flow axis
   double voxel_size_um = 0;                // from the configuration, else from the file
   std::string format;                      // what the file turned out to be
   std::vector<std::uint64_t> plane_fluid;  // on every rank

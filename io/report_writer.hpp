@@ -19,6 +19,7 @@ struct RunReport {
   double bytes_per_cell = 0;
   double setup_seconds = 0;  // read + lattice build
   PercolationReport percolation;
+  double drive_ratio = 1.0;  // (body force + pressure gradient across the sample) / body force
   SolverResult result;
   std::string warnings;      // one per line
 };

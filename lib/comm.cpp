@@ -129,6 +129,17 @@ double Comm::max(double local) const {
   return local;
 }
 
+double Comm::sum(double local) const {
+#if ROCKPERM_HAVE_MPI
+  if (size_ > 1) {
+    double out = 0;
+    ROCKPERM_MPI_CHECK(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    return out;
+  }
+#endif
+  return local;
+}
+
 std::uint64_t Comm::sum(std::uint64_t local) const {
 #if ROCKPERM_HAVE_MPI
   if (size_ > 1) {

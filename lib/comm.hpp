@@ -38,6 +38,7 @@ class Comm {
   // Sums over ranks in rank order (so the result does not depend on timing), on every rank.
   FlowSums sum(const FlowSums& local) const;
   double max(double local) const;
+  double sum(double local) const;
   std::uint64_t sum(std::uint64_t local) const;
 
   // Rank 0 gets every rank's string, in rank order; other ranks get an empty list.

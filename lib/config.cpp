@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "lib/error.hpp"
+#include "lib/inlet_outlet.hpp"
 
 namespace po = boost::program_options;
 
@@ -44,7 +45,12 @@ po::options_description file_options() {
        "body acceleration along the flow axis, lattice units (voxel/step^2)")
       ("lbm.flow_axis", po::value<std::string>()->default_value("x"), "x, y or z")
       ("lbm.lateral", po::value<std::string>()->default_value("sealed"),
-       "faces parallel to the flow: sealed (walls) or periodic");
+       "faces parallel to the flow: sealed (walls) or periodic")
+      ("lbm.inlet_outlet", po::value<std::string>()->default_value("buffer"),
+       "the faces across the flow: buffer (fluid layers before and after the sample, lateral faces sealed, "
+       "k corrected for the pressure drop across the sample), mirror (the sample followed by its mirror "
+       "image), or periodic (the sample is one period, e.g. a synthetic periodic medium)")
+      ("lbm.buffer_layers", po::value<int>()->default_value(10), "fluid layers before and after the sample (buffer)");
   po::options_description run("[run] time loop");
   run.add_options()
       ("run.backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")
@@ -229,6 +235,16 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
     throw InputError("option lbm.lateral = '" + lateral + "' is unknown; use sealed or periodic");
   }
   cfg.lbm.lateral_periodic = lateral == "periodic";
+  cfg.lbm.inlet_outlet = vm["lbm.inlet_outlet"].as<std::string>();
+  const InletOutlet io_mode = parse_inlet_outlet(cfg.lbm.inlet_outlet);
+  cfg.lbm.buffer_layers = vm["lbm.buffer_layers"].as<int>();
+  if (io_mode == InletOutlet::buffer && cfg.lbm.buffer_layers < 1) {
+    throw InputError("option lbm.buffer_layers must be at least 1 with inlet_outlet = buffer");
+  }
+  if (io_mode == InletOutlet::buffer && cfg.lbm.lateral_periodic) {
+    throw InputError("lbm.lateral = periodic contradicts lbm.inlet_outlet = buffer (the buffers need sealed lateral "
+                     "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
+  }
 
   const std::string backend = vm["run.backend"].as<std::string>();
   if (backend == "auto") {
@@ -299,6 +315,7 @@ std::string to_ini(const RunConfig& c) {
     << "\n\n[lbm]\ncollision = " << (c.lbm.collision == physics::CollisionModel::trt ? "trt" : "bgk")
     << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
     << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")
+    << "\ninlet_outlet = " << c.lbm.inlet_outlet << "\nbuffer_layers = " << c.lbm.buffer_layers
     << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.propagation)
     << "\ncuda_aware_mpi = " << (c.cuda_aware_mpi ? "auto" : "off") << "\ndevices = " << [&] {
          std::string d;

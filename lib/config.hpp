@@ -39,6 +39,8 @@ struct LbmConfig {
   double force = 1e-5;  // body acceleration along the flow axis, lattice units
   int flow_axis = 0;
   bool lateral_periodic = false;  // false: the faces parallel to the flow are sealed walls
+  std::string inlet_outlet = "buffer";  // periodic, buffer or mirror (lib/inlet_outlet.hpp)
+  int buffer_layers = 10;
 };
 
 struct OutputConfig {

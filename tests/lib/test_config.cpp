@@ -52,7 +52,8 @@ TEST(Config, BadValuesAreInputErrorsNamingTheOption) {
       {"--lbm.tau=0.5", "lbm.tau"},          {"--lbm.flow_axis=w", "lbm.flow_axis"},
       {"--input.dims=10 20", "input.dims"},  {"--run.backend=gpu", "run.backend"},
       {"--lbm.force=-1", "lbm.force"},       {"--input.pore_labels=a", "pore labels"},
-      {"--run.propagation=push", "run.propagation"},  {"--input.type=float32", "input.type"},
+      {"--run.propagation=push", "run.propagation"},  {"--lbm.inlet_outlet=open", "inlet_outlet"},
+      {"--lbm.lateral=periodic", "contradicts"},  {"--input.type=float32", "input.type"},
       {"--input.byte_order=middle", "input.byte_order"}, {"--input.percolation_filter=maybe", "percolation_filter"},
       {"--no-such-option=1", "command line"}};
   for (const auto& [arg, name] : bad) {
