@@ -1,5 +1,6 @@
 // rockperm plan: what a sample needs before anything is allocated.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "lib/config.hpp"
 #include "lib/error.hpp"
 #include "lib/plan.hpp"
+#include "lib/sparse_lattice.hpp"
 
 namespace rockperm::app {
 
@@ -15,6 +17,7 @@ int plan_command(const std::vector<std::string>& args) {
   // plan takes the run options plus --ranks N and --gpu-memory-gib G
   std::vector<std::string> run_args;
   int ranks = 1;
+  bool build_lattice = false;
   std::vector<double> gib = {80.0, 141.0};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto value = [&](const std::string& name) {
@@ -24,6 +27,7 @@ int plan_command(const std::vector<std::string>& args) {
     try {
       if (args[i] == "--ranks") ranks = std::stoi(value("--ranks"));
       else if (args[i] == "--gpu-memory-gib") gib = {std::stod(value("--gpu-memory-gib"))};
+      else if (args[i] == "--build-lattice") build_lattice = true;
       else run_args.push_back(args[i]);
     } catch (const std::logic_error&) {
       throw InputError("plan: " + args[i] + " needs a number");
@@ -32,7 +36,9 @@ int plan_command(const std::vector<std::string>& args) {
   bool help = false;
   const config::RunConfig cfg = config::parse_run_arguments(run_args, help);
   if (help) {
-    std::cout << "usage: rockperm plan --config FILE.ini [--ranks N] [--gpu-memory-gib G] [--section.key=value]\n"
+    std::cout << "usage: rockperm plan --config FILE.ini [--ranks N] [--gpu-memory-gib G] [--build-lattice]\n"
+                 "                     [--section.key=value]\n"
+                 "--build-lattice also builds the fluid-cell numbering and neighbour table and times it.\n"
                  "Prints porosity, fluid cells, bytes per fluid cell, the memory of each of N ranks (default 1),\n"
                  "and the fewest GPUs of G GiB (default: 80 and 141, an H100 and an H200) that hold the sample.\n";
     return 0;
@@ -44,7 +50,15 @@ int plan_command(const std::vector<std::string>& args) {
   std::printf("sample       %s, %s voxels\n", cfg.input.file.string().c_str(), layout.dims.str().c_str());
   std::printf("porosity     %.4f, connected %.4f (%llu fluid cells)\n", layout.percolation.total_porosity(),
               static_cast<double>(layout.fluid) / voxels, static_cast<unsigned long long>(layout.fluid));
-  std::printf("stages      read %.2f s, percolation %.2f s\n", layout.read_seconds, layout.percolation_seconds);
+  std::printf("stages       read %.2f s, percolation %.2f s", layout.read_seconds, layout.percolation_seconds);
+  if (build_lattice) {
+    const auto start = std::chrono::steady_clock::now();
+    const SparseLattice lattice = SparseLattice::build(mask, cfg.periodicity());
+    std::printf(", neighbour table %.2f s (%u cells)", std::chrono::duration<double>(
+                                                        std::chrono::steady_clock::now() - start).count(),
+                lattice.fluid_count());
+  }
+  std::printf("\n");
   for (const Propagation p : {Propagation::two_pass, Propagation::fused}) {
     std::printf("\n%s propagation: %.0f B per fluid cell, %.2f GB in all\n", to_string(p), bytes_per_fluid_cell(p),
                 bytes_per_fluid_cell(p) * layout.fluid * 1e-9);

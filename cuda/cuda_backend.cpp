@@ -37,8 +37,8 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
   f_.fill_zero();
-  neighbours_.upload(lattice.neighbours());
-  if (lattice.has_negative()) negative_.upload(lattice.negative_neighbours());
+  neighbours_.upload(lattice.neighbours().data(), lattice.neighbours().size());
+  if (lattice.has_negative()) negative_.upload(lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
 }
 
 std::string CudaBackend::description() const {

@@ -35,9 +35,10 @@ class DeviceBuffer {
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
 
-  void upload(const std::vector<T>& host) {
-    if (host.size() != count_) throw Error("internal: DeviceBuffer upload of the wrong size");
-    ROCKPERM_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+  void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
+  void upload(const T* host, std::size_t count) {
+    if (count != count_) throw Error("internal: DeviceBuffer upload of the wrong size");
+    if (count_ > 0) ROCKPERM_CUDA_CHECK(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice));
   }
   void download(std::vector<T>& host) const {
     host.resize(count_);

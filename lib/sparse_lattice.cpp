@@ -1,5 +1,7 @@
 #include "lib/sparse_lattice.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <tuple>
 
@@ -63,19 +65,38 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
                      " fluid cells, more than one rank can index (2^32 - 1); crop it or run it on more ranks");
   }
   lat.stride_ = padded_stride(n);
-  lat.coords_.resize(n);
-  lat.neighbours_.assign(checked_mul(lattice::half, lat.stride_, "neighbour table"), none);
-  if (with_negative) lat.negative_neighbours_.assign(lattice::half * lat.stride_, none);
+  lat.coords_ = HostArray<Coord>(n);
+  lat.neighbours_ = HostArray<std::uint32_t>(checked_mul(lattice::half, lat.stride_, "neighbour table"));
+  if (with_negative) lat.negative_neighbours_ = HostArray<std::uint32_t>(lattice::half * lat.stride_);
+  // the padding cells [n, stride) have no neighbours; every other entry is written below
+  for (auto* table : {&lat.neighbours_, &lat.negative_neighbours_}) {
+    if (table->empty()) continue;
+    for (int k = 0; k < lattice::half; ++k) std::fill(table->data() + k * lat.stride_ + n, table->data() + (k + 1) * lat.stride_, none);
+  }
 
+  // x and y of the neighbours one step away, with the periodic wrap or -1 (outside)
+  std::vector<std::int64_t> xs[3], ys[3];
+  for (int s = -1; s <= 1; ++s) {
+    for (std::int64_t x = 0; x < d.nx; ++x) xs[s + 1].push_back(step_axis(x, s, d.nx, periodic[0]));
+    for (std::int64_t y = 0; y < d.ny; ++y) ys[s + 1].push_back(step_axis(y, s, d.ny, periodic[1]));
+  }
 #pragma omp parallel
   {
-    std::vector<std::uint32_t> maps[3];  // planes z-1, z, z+1
-#pragma omp for schedule(static)
-    for (std::int64_t z = 0; z < d.nz; ++z) {
-      std::int64_t zs[3] = {step_axis(z, -1, d.nz, periodic[2]), z, step_axis(z, 1, d.nz, periodic[2])};
-      for (int k = 0; k < 3; ++k) {
-        if (zs[k] >= 0) plane_index_map(mask, zs[k], lat.plane_offsets_[zs[k]], maps[k]);
-      }
+    // each thread sweeps a contiguous range of planes with a window of three plane maps
+    // (z-1, z, z+1), building each map once
+    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
+    const std::int64_t z_lo = d.nz * me / threads, z_hi = d.nz * (me + 1) / threads;
+    std::vector<std::uint32_t> maps[3];
+    const auto build_map = [&](std::int64_t z, std::vector<std::uint32_t>& map) {
+      if (z >= 0) plane_index_map(mask, z, lat.plane_offsets_[z], map);
+      else map.clear();
+    };
+    if (z_lo < z_hi) {
+      build_map(step_axis(z_lo, -1, d.nz, periodic[2]), maps[0]);
+      build_map(z_lo, maps[1]);
+    }
+    for (std::int64_t z = z_lo; z < z_hi; ++z) {
+      build_map(step_axis(z, 1, d.nz, periodic[2]), maps[2]);
       for (std::int64_t y = 0; y < d.ny; ++y) {
         for (std::int64_t x = 0; x < d.nx; ++x) {
           const std::uint32_t cell = maps[1][y * d.nx + x];
@@ -85,16 +106,17 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
           for (int i = 1; i <= lattice::half; ++i) {
             for (int sign : {1, -1}) {
               if (sign < 0 && !with_negative) continue;
-              const std::int64_t xn = step_axis(x, sign * lattice::cx(i), d.nx, periodic[0]);
-              const std::int64_t yn = step_axis(y, sign * lattice::cy(i), d.ny, periodic[1]);
-              const int plane_k = 1 + sign * lattice::cz(i);
-              if (xn < 0 || yn < 0 || zs[plane_k] < 0) continue;
+              const std::int64_t xn = xs[1 + sign * lattice::cx(i)][x];
+              const std::int64_t yn = ys[1 + sign * lattice::cy(i)][y];
+              const auto& map = maps[1 + sign * lattice::cz(i)];
               auto& table = sign > 0 ? lat.neighbours_ : lat.negative_neighbours_;
-              table[(i - 1) * lat.stride_ + cell] = maps[plane_k][yn * d.nx + xn];
+              table[(i - 1) * lat.stride_ + cell] = (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
             }
           }
         }
       }
+      std::swap(maps[0], maps[1]);
+      std::swap(maps[1], maps[2]);
     }
   }
   lat.owned_begin_ = 0;

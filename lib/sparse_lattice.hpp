@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lib/host_array.hpp"
 #include "lib/pore_mask.hpp"
 #include "lib/volume.hpp"
 
@@ -46,11 +47,11 @@ class SparseLattice {
   const Periodicity& periodic() const { return periodic_; }
   std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
   std::uint64_t stride() const { return stride_; }  // padded_stride(fluid count)
-  const std::vector<Coord>& coords() const { return coords_; }
+  const HostArray<Coord>& coords() const { return coords_; }
   // neighbours()[k * stride + cell] = fluid index of cell + e_{k+1}, k in 0..8
-  const std::vector<std::uint32_t>& neighbours() const { return neighbours_; }
+  const HostArray<std::uint32_t>& neighbours() const { return neighbours_; }
   // negative_neighbours()[k * stride + cell] = fluid index of cell - e_{k+1}; empty unless built
-  const std::vector<std::uint32_t>& negative_neighbours() const { return negative_neighbours_; }
+  const HostArray<std::uint32_t>& negative_neighbours() const { return negative_neighbours_; }
   bool has_negative() const { return !negative_neighbours_.empty(); }
   // first fluid index of plane z; plane_offsets()[nz] = fluid count
   const std::vector<std::uint64_t>& plane_offsets() const { return plane_offsets_; }
@@ -72,10 +73,10 @@ class SparseLattice {
   Dims dims_;
   Periodicity periodic_{};
   std::uint64_t stride_ = 0;
-  std::vector<Coord> coords_;
+  HostArray<Coord> coords_;
   std::vector<std::uint64_t> plane_offsets_;
-  std::vector<std::uint32_t> neighbours_;
-  std::vector<std::uint32_t> negative_neighbours_;
+  HostArray<std::uint32_t> neighbours_;
+  HostArray<std::uint32_t> negative_neighbours_;
   std::uint32_t owned_begin_ = 0, owned_end_ = 0;
 };
 

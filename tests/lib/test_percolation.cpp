@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "lib/d3q19.hpp"
 #include "lib/error.hpp"
 #include "lib/percolation.hpp"
 #include "tests/test_support.hpp"
@@ -53,6 +56,72 @@ TEST(Percolation, NonPercolatingSampleIsAClearError) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("does not percolate"), std::string::npos);
   }
+}
+
+namespace {
+// The textbook definition, voxel by voxel: flood from the inlet face and from the outlet face
+// over the 18 D3Q19 links; keep what both reach.
+std::vector<std::uint8_t> reference_filter(const PoreMask& m, int axis, const Periodicity& periodic) {
+  const Dims& d = m.dims;
+  std::vector<std::uint8_t> reach(m.pore.size(), 0);
+  for (const int face : {0, 1}) {
+    const std::uint8_t bit = face ? 2 : 1;
+    std::vector<std::uint64_t> stack;
+    for (std::int64_t z = 0; z < d.nz; ++z)
+      for (std::int64_t y = 0; y < d.ny; ++y)
+        for (std::int64_t x = 0; x < d.nx; ++x) {
+          const std::int64_t c[3] = {x, y, z};
+          if (c[axis] == (face ? d[axis] - 1 : 0) && m.is_pore(x, y, z)) {
+            reach[d.linear(x, y, z)] |= bit;
+            stack.push_back(d.linear(x, y, z));
+          }
+        }
+    while (!stack.empty()) {
+      const std::uint64_t v = stack.back();
+      stack.pop_back();
+      const std::int64_t p[3] = {static_cast<std::int64_t>(v % d.nx), static_cast<std::int64_t>(v / d.nx % d.ny),
+                                 static_cast<std::int64_t>(v / d.nx / d.ny)};
+      for (int i = 1; i < lattice::q; ++i) {
+        std::int64_t c[3] = {p[0] + lattice::cx(i), p[1] + lattice::cy(i), p[2] + lattice::cz(i)};
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+          if (c[a] >= 0 && c[a] < d[a]) continue;
+          if (a != axis && periodic[a]) c[a] = (c[a] + d[a]) % d[a];
+          else inside = false;
+        }
+        if (!inside || !m.is_pore(c[0], c[1], c[2])) continue;
+        const std::uint64_t w = d.linear(c[0], c[1], c[2]);
+        if (!(reach[w] & bit)) {
+          reach[w] |= bit;
+          stack.push_back(w);
+        }
+      }
+    }
+  }
+  for (auto& r : reach) r = r == 3 ? 1 : 0;
+  return reach;
+}
+}  // namespace
+
+TEST(Percolation, RunsMatchAVoxelFloodOnRandomSamples) {
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const Dims d{static_cast<std::int64_t>(3 + seed % 9), static_cast<std::int64_t>(2 + seed % 7),
+                 static_cast<std::int64_t>(2 + seed % 5)};
+    const int axis = static_cast<int>(seed % 3);
+    const Periodicity periodic{seed % 2 == 0, seed % 4 < 2, seed % 5 < 3};
+    const PoreMask original = testing::random_mask(d, 0.35 + 0.005 * (seed % 40), seed);
+    const std::vector<std::uint8_t> expected = reference_filter(original, axis, periodic);
+    PoreMask m = original;
+    try {
+      (void)keep_percolating_pores(m, axis, periodic);
+      EXPECT_EQ(m.pore, expected) << "seed " << seed;
+      ++compared;
+    } catch (const InputError&) {
+      EXPECT_EQ(std::count(expected.begin(), expected.end(), 1), 0) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(compared, 20);
 }
 
 }  // namespace rockperm
