@@ -118,27 +118,25 @@ FlowSums Comm::sum(const FlowSums& local) const {
   return local;
 }
 
-double Comm::max(double local) const {
+namespace {
+double allreduce(double local, int size, bool maximum) {
 #if ROCKPERM_HAVE_MPI
-  if (size_ > 1) {
+  if (size > 1) {
     double out = 0;
-    ROCKPERM_MPI_CHECK(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    ROCKPERM_MPI_CHECK(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, maximum ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD));
     return out;
   }
+#else
+  (void)size;
+  (void)maximum;
 #endif
   return local;
 }
+}  // namespace
 
-double Comm::sum(double local) const {
-#if ROCKPERM_HAVE_MPI
-  if (size_ > 1) {
-    double out = 0;
-    ROCKPERM_MPI_CHECK(MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-    return out;
-  }
-#endif
-  return local;
-}
+double Comm::max(double local) const { return allreduce(local, size_, true); }
+
+double Comm::sum(double local) const { return allreduce(local, size_, false); }
 
 std::uint64_t Comm::sum(std::uint64_t local) const {
 #if ROCKPERM_HAVE_MPI

@@ -19,43 +19,31 @@ Stepper::Stepper(Backend& backend, Propagation propagation, const Comm& comm, co
   backend_.set_halo_lists(lists, device_buffers);
 }
 
-void Stepper::forward_exchange() {
+// Sends list `to_lower` down and `to_upper` up, receives into `from_lower` and `from_upper`,
+// then unpacks those. The forward exchange carries boundary slots into the neighbours' ghosts;
+// the backward one (fused odd step) returns the ghost slots to their owners.
+void Stepper::exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
   const SlabDomain& d = *domain_;
   std::vector<Comm::Transfer> sends, receives;
   if (d.lower >= 0) {
-    sends.push_back({d.lower, tag_down, backend_.halo_buffer(send_down), counts_[send_down]});
-    receives.push_back({d.lower, tag_up, backend_.halo_buffer(recv_low), counts_[recv_low]});
+    sends.push_back({d.lower, tag_down, backend_.halo_buffer(to_lower), counts_[to_lower]});
+    receives.push_back({d.lower, tag_up, backend_.halo_buffer(from_lower), counts_[from_lower]});
   }
   if (d.upper >= 0) {
-    sends.push_back({d.upper, tag_up, backend_.halo_buffer(send_up), counts_[send_up]});
-    receives.push_back({d.upper, tag_down, backend_.halo_buffer(recv_high), counts_[recv_high]});
+    sends.push_back({d.upper, tag_up, backend_.halo_buffer(to_upper), counts_[to_upper]});
+    receives.push_back({d.upper, tag_down, backend_.halo_buffer(from_upper), counts_[from_upper]});
   }
   backend_.wait_halo();
   const auto start = std::chrono::steady_clock::now();
   comm_->exchange(sends, receives);
   mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (d.lower >= 0) backend_.unpack_halo(recv_low);
-  if (d.upper >= 0) backend_.unpack_halo(recv_high);
+  if (d.lower >= 0) backend_.unpack_halo(from_lower);
+  if (d.upper >= 0) backend_.unpack_halo(from_upper);
 }
 
-void Stepper::backward_exchange() {
-  const SlabDomain& d = *domain_;
-  std::vector<Comm::Transfer> sends, receives;
-  if (d.lower >= 0) {
-    sends.push_back({d.lower, tag_back_down, backend_.halo_buffer(recv_low), counts_[recv_low]});
-    receives.push_back({d.lower, tag_back_up, backend_.halo_buffer(send_down), counts_[send_down]});
-  }
-  if (d.upper >= 0) {
-    sends.push_back({d.upper, tag_back_up, backend_.halo_buffer(recv_high), counts_[recv_high]});
-    receives.push_back({d.upper, tag_back_down, backend_.halo_buffer(send_up), counts_[send_up]});
-  }
-  backend_.wait_halo();
-  const auto start = std::chrono::steady_clock::now();
-  comm_->exchange(sends, receives);
-  mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (d.lower >= 0) backend_.unpack_halo(send_down);
-  if (d.upper >= 0) backend_.unpack_halo(send_up);
-}
+void Stepper::forward_exchange() { exchange(send_down, recv_low, send_up, recv_high, tag_up, tag_down); }
+
+void Stepper::backward_exchange() { exchange(recv_low, send_down, recv_high, send_up, tag_back_up, tag_back_down); }
 
 bool Stepper::advance(std::int64_t step) {
   if (!domain_) return rockperm::advance(backend_, propagation_, step);

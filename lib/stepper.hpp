@@ -40,6 +40,7 @@ class Stepper {
   double mpi_seconds() const { return mpi_seconds_; }
 
  private:
+  void exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
   void forward_exchange();
   void backward_exchange();
 
