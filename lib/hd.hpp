@@ -11,8 +11,10 @@
 
 // Unrolls a loop over the 19 (or 9) lattice directions, so direction-dependent constants fold
 // and per-cell arrays stay in registers.
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #define ROCKPERM_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define ROCKPERM_UNROLL  // nvcc's host pass: the host side of .cu files runs no cell loops
 #else
 #define ROCKPERM_UNROLL _Pragma("GCC unroll 19")
 #endif

@@ -18,7 +18,9 @@ TEST(Partition, BalancesFluidNotThickness) {
   EXPECT_EQ(slabs.front().z_begin, 0);
   EXPECT_EQ(slabs.back().z_end, 100);
   for (std::size_t r = 0; r < slabs.size(); ++r) {
-    if (r > 0) EXPECT_EQ(slabs[r].z_begin, slabs[r - 1].z_end);
+    if (r > 0) {
+      EXPECT_EQ(slabs[r].z_begin, slabs[r - 1].z_end);
+    }
     EXPECT_GE(slabs[r].z_end - slabs[r].z_begin, 1);
     EXPECT_NEAR(static_cast<double>(slabs[r].fluid), total / 4.0, 210.0);  // within one plane
   }

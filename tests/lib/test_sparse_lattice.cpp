@@ -19,14 +19,18 @@ TEST(SparseLattice, CellsAreInRasterOrderAndRoundTrip) {
     const Coord& xyz = lat.coords()[c];
     EXPECT_TRUE(mask.is_pore(xyz.x, xyz.y, xyz.z));
     const std::uint64_t linear = d.linear(xyz.x, xyz.y, xyz.z);
-    if (c > 0) EXPECT_GT(linear, previous);
+    if (c > 0) {
+      EXPECT_GT(linear, previous);
+    }
     previous = linear;
     EXPECT_EQ(lat.index_of(xyz.x, xyz.y, xyz.z), c);
   }
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::int64_t x = 0; x < d.nx; ++x)
-        if (!mask.is_pore(x, y, z)) EXPECT_EQ(lat.index_of(x, y, z), none);
+        if (!mask.is_pore(x, y, z)) {
+          EXPECT_EQ(lat.index_of(x, y, z), none);
+        }
   EXPECT_EQ(lat.index_of(-1, 0, 0), none);
   EXPECT_EQ(lat.index_of(0, 0, d.nz), none);
 }

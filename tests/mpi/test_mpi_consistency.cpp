@@ -91,7 +91,9 @@ void run_case(const Case& c, Propagation propagation, int steps) {
                             << ": first mismatch at global cell " << first / lattice::q << " (z = "
                             << whole.coords()[first / lattice::q].z << "), slot " << first % lattice::q;
   const FlowSums ref = reference.sums();
-  if (ref.velocity[0] != 0.0) EXPECT_NEAR(sums.velocity[0] / ref.velocity[0], 1.0, 1e-12);
+  if (ref.velocity[0] != 0.0) {
+    EXPECT_NEAR(sums.velocity[0] / ref.velocity[0], 1.0, 1e-12);
+  }
   EXPECT_NEAR(sums.mass / ref.mass, 1.0, 1e-12);
 }
 
@@ -128,7 +130,9 @@ TEST(MpiConsistency, DeviceAssignmentWithInjectedHostNames) {
   std::string log;
   const int device = assign_device(comm, host, 4, {}, log);
   EXPECT_EQ(device, comm.rank() / 2);
-  if (comm.root()) EXPECT_NE(log.find("rank 0 on node-a -> GPU 0"), std::string::npos) << log;
+  if (comm.root()) {
+    EXPECT_NE(log.find("rank 0 on node-a -> GPU 0"), std::string::npos) << log;
+  }
   // every rank on one host with a single GPU: over-subscribed when there is more than one rank
   if (comm.size() > 1) {
     try {
