@@ -221,6 +221,7 @@ int run_command(const std::vector<std::string>& args) {
     out.nu_lattice = physics::viscosity(cfg.lbm.tau);
     out.g_lattice = cfg.lbm.force;
     out.flow_axis = cfg.lbm.flow_axis;
+    out.origin_voxels[cfg.lbm.flow_axis] = -layout.sample_begin;
     const io::OutputGrid grid = io::output_grid(out, dims);
     io::FieldPiece piece{&lattice, &f, &params, 0, 0, dims.nz};
     if (domain) {

@@ -51,7 +51,8 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   image->SetExtent(0, static_cast<int>(nx), 0, static_cast<int>(ny), static_cast<int>(k0), static_cast<int>(k1));
   const double h = o.voxel_size_m * o.stride;
   image->SetSpacing(h, h, h);
-  image->SetOrigin(o.offset[0] * o.voxel_size_m, o.offset[1] * o.voxel_size_m, o.offset[2] * o.voxel_size_m);
+  image->SetOrigin((o.offset[0] + o.origin_voxels[0]) * o.voxel_size_m, (o.offset[1] + o.origin_voxels[1]) * o.voxel_size_m,
+                   (o.offset[2] + o.origin_voxels[2]) * o.voxel_size_m);
 
   const auto make = [&](const char* name, int components) {
     vtkNew<vtkFloatArray> a;
@@ -127,8 +128,9 @@ void write_field_index(const OutputGrid& g, const std::vector<std::pair<std::int
   x << "<?xml version=\"1.0\"?>\n"
     << "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
     << "  <PImageData WholeExtent=\"0 " << g.cells[0] << " 0 " << g.cells[1] << " 0 " << g.cells[2]
-    << "\" GhostLevel=\"0\" Origin=\"" << o.offset[0] * o.voxel_size_m << ' ' << o.offset[1] * o.voxel_size_m << ' '
-    << o.offset[2] * o.voxel_size_m << "\" Spacing=\"" << h << ' ' << h << ' ' << h << "\">\n"
+    << "\" GhostLevel=\"0\" Origin=\"" << (o.offset[0] + o.origin_voxels[0]) * o.voxel_size_m << ' '
+    << (o.offset[1] + o.origin_voxels[1]) * o.voxel_size_m << ' ' << (o.offset[2] + o.origin_voxels[2]) * o.voxel_size_m
+    << "\" Spacing=\"" << h << ' ' << h << ' ' << h << "\">\n"
     << "    <PCellData Scalars=\"pore\" Vectors=\"velocity\">\n"
     << "      <PDataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
     << "      <PDataArray type=\"Float32\" Name=\"pressure\"/>\n"

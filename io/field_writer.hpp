@@ -25,6 +25,9 @@ struct FieldOutput {
   std::array<std::int64_t, 3> offset{0, 0, 0};  // output crop, in voxels of the simulated volume
   std::array<std::int64_t, 3> size{0, 0, 0};    // 0: to the end
   int stride = 1;                         // every stride-th voxel along each axis
+  // scan coordinates of voxel (0,0,0) of the simulated volume, in voxels: buffer layers lie at
+  // negative coordinates so that the sample keeps the frame of the scan
+  std::array<std::int64_t, 3> origin_voxels{0, 0, 0};
   double voxel_size_m = 1e-6;
   double viscosity_pa_s = 1.0e-3;         // water at 20 C
   double pressure_gradient_pa_m = 1.0e5;  // 1 bar/m

@@ -133,6 +133,7 @@ TEST(FieldWriter, CropAndStride) {
   o.offset = {0, 2, 1};
   o.size = {3, 5, 0};
   o.stride = 2;
+  o.origin_voxels = {0, 0, -3};  // as if 3 buffer layers preceded the sample along z
   const OutputGrid grid = output_grid(o, run.lattice.dims());
   EXPECT_EQ(grid.cells, (std::array<std::int64_t, 3>{2, 3, 3}));
   const FieldPiece piece{&run.lattice, &run.f, &run.params, 0, 0, 6};
@@ -145,7 +146,7 @@ TEST(FieldWriter, CropAndStride) {
   reader->GetOutput()->GetOrigin(origin);
   EXPECT_DOUBLE_EQ(spacing[0], 4e-6);
   EXPECT_DOUBLE_EQ(origin[1], 4e-6);
-  EXPECT_DOUBLE_EQ(origin[2], 2e-6);
+  EXPECT_DOUBLE_EQ(origin[2], (1 - 3) * 2e-6);
   EXPECT_EQ(reader->GetOutput()->GetNumberOfCells(), 2 * 3 * 3);
   o.offset = {0, 9, 0};
   EXPECT_THROW(output_grid(o, run.lattice.dims()), InputError);
