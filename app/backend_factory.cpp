@@ -19,6 +19,7 @@ BackendPlan plan_backend(config::BackendChoice choice) {
   }
 #if ROCKPERM_HAVE_CUDA
   const cuda::DeviceList list = cuda::list_devices();
+  for (const auto& d : list.devices) plan.device_memory.push_back(static_cast<double>(d.memory_bytes));
   if (!list.devices.empty()) {
     plan.cuda = true;
     plan.device = 0;
@@ -47,26 +48,6 @@ Propagation resolve_propagation(config::PropagationChoice choice, const BackendP
     case config::PropagationChoice::auto_select: break;
   }
   return plan.cuda ? Propagation::fused : Propagation::two_pass;
-}
-
-int cuda_device_count() {
-#if ROCKPERM_HAVE_CUDA
-  return static_cast<int>(cuda::list_devices().devices.size());
-#else
-  return 0;
-#endif
-}
-
-double cuda_device_memory_bytes(int device) {
-#if ROCKPERM_HAVE_CUDA
-  const auto list = cuda::list_devices();
-  if (device >= 0 && device < static_cast<int>(list.devices.size())) {
-    return static_cast<double>(list.devices[device].memory_bytes);
-  }
-#else
-  (void)device;
-#endif
-  return 0;
 }
 
 std::unique_ptr<Backend> make_backend(const BackendPlan& plan, const SparseLattice& lattice,

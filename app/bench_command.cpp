@@ -118,7 +118,7 @@ int bench_command(const std::vector<std::string>& args) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     std::string log;
-    plan.device = assign_device(comm, host, cuda_device_count(), {}, log);
+    plan.device = assign_device(comm, host, plan.gpus(), {}, log);
   }
   const bool weak = vm.count("weak") > 0;
   const bool device_halo = plan.cuda && comm.size() > 1 && comm.cuda_aware() && !vm.count("stage-halo");

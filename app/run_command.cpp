@@ -125,9 +125,9 @@ int run_command(const std::vector<std::string>& args) {
   // GPU choice by host name (core paper, Algorithm 2), then the memory check before allocating
   if (plan.cuda) {
     std::string log;
-    plan.device = assign_device(comm, hostname(), cuda_device_count(), cfg.devices, log);
+    plan.device = assign_device(comm, hostname(), plan.gpus(), cfg.devices, log);
     if (comm.root() && comm.size() > 1) std::printf("gpus\n%s", log.c_str());
-    const double capacity = cuda_device_memory_bytes(plan.device);
+    const double capacity = plan.memory_of(plan.device);
     const bool fits = memory[comm.rank()].bytes <= 0.95 * capacity;
     if (comm.sum(std::uint64_t{fits ? 0u : 1u}) > 0) {
       const int needed = ranks_needed(layout.plane_fluid, capacity, cfg.run.propagation);
@@ -220,7 +220,6 @@ int run_command(const std::vector<std::string>& args) {
     out.pressure_gradient_pa_m = cfg.output.pressure_gradient_pa_per_m;
     out.nu_lattice = physics::viscosity(cfg.lbm.tau);
     out.g_lattice = cfg.lbm.force;
-    out.flow_axis = cfg.lbm.flow_axis;
     out.origin_voxels[cfg.lbm.flow_axis] = -layout.sample_begin;
     const io::OutputGrid grid = io::output_grid(out, dims);
     io::FieldPiece piece{&lattice, &f, &params, 0, 0, dims.nz};

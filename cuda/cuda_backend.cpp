@@ -163,8 +163,4 @@ void CudaBackend::upload(const std::vector<float>& f) {
   f_.upload(f);
 }
 
-double device_bytes_per_cell(bool fused) {
-  return lattice::q * sizeof(float) + (fused ? 2 : 1) * lattice::half * sizeof(std::uint32_t);
-}
-
 }  // namespace rockperm::cuda

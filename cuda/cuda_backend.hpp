@@ -71,7 +71,4 @@ class CudaBackend final : public Backend {
   Event arrived_;    // on copy_stream_: the received halo is on the device
 };
 
-// Device bytes a run of `fluid_cells` needs (populations + tables), for planning.
-double device_bytes_per_cell(bool fused);
-
 }  // namespace rockperm::cuda

@@ -33,7 +33,6 @@ struct FieldOutput {
   double pressure_gradient_pa_m = 1.0e5;  // 1 bar/m
   double nu_lattice = 1.0 / 6.0;
   double g_lattice = 1e-5;
-  int flow_axis = 0;
 };
 
 // What one rank contributes: its local lattice and populations (deviations), the global z of

@@ -27,7 +27,6 @@ struct Permeability {
   double k_md = 0;
   double porosity = 0;
   double darcy_velocity = 0;  // lattice units
-  double pore_velocity = 0;   // mean u along the axis over fluid cells, lattice units
   double tortuosity = 0;      // sum |u| / sum u_axis (velocity-weighted)
   double reynolds = 0;        // q * sqrt(k) / nu
   double mach = 0;            // max |u| / c_s
