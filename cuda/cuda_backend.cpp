@@ -36,7 +36,7 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       negative_(lattice.negative_neighbours().size()),
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
-  f_.fill_zero();
+  launch_rest_state(f_.data(), stride_, cells_, params_, stream_.get());
   neighbours_.upload(lattice.neighbours().data(), lattice.neighbours().size());
   if (lattice.has_negative()) negative_.upload(lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
 }

@@ -44,7 +44,6 @@ class DeviceBuffer {
     host.resize(count_);
     ROCKPERM_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
   }
-  void fill_zero() { ROCKPERM_CUDA_CHECK(cudaMemset(ptr_, 0, bytes())); }
 
  private:
   T* ptr_ = nullptr;

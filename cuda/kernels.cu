@@ -32,6 +32,13 @@ __global__ void fused_odd_kernel(float* __restrict__ f, Index stride, std::uint3
   if (cell < end) propagation::fused_odd_cell<Index>(f, stride, pos, neg, cell, p);
 }
 
+__global__ void rest_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+                            physics::CollisionParams p) {
+  const std::uint64_t slot = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (slot >= stride) return;
+  for (int i = 0; i < lattice::q; ++i) f[i * stride + slot] = slot < cells ? physics::rest_population(i, p) : 0.0f;
+}
+
 // Each block reduces reduction_block consecutive cells in double.
 __global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                             std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
@@ -71,6 +78,14 @@ unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / bl
 bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
 
 }  // namespace
+
+void launch_rest_state(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+                       cudaStream_t stream) {
+  if (stride == 0) return;
+  rest_kernel<<<static_cast<unsigned>((stride + block_threads - 1) / block_threads), block_threads, 0, stream>>>(
+      f, stride, cells, p);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
 
 void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream) {

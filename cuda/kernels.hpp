@@ -10,6 +10,9 @@
 
 namespace rockperm::cuda {
 
+// The rest state (physics::rest_population) in the cells [0, cells), zero in the padding up to stride.
+void launch_rest_state(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+                       cudaStream_t stream);
 // Each kernel covers the cells [begin, end).
 void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream);

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "lib/error.hpp"
 #include "lib/propagation.hpp"
 
@@ -10,7 +12,12 @@ namespace rockperm {
 CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params)
     : lattice_(lattice), params_(params), owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
-      f_(lattice::q * lattice.stride(), 0.0f) {}
+      f_(lattice::q * lattice.stride(), 0.0f) {
+  const std::uint32_t n = lattice.fluid_count();
+  for (int i = 0; i < lattice::q; ++i) {
+    std::fill(f_.begin() + i * lattice.stride(), f_.begin() + i * lattice.stride() + n, physics::rest_population(i, params));
+  }
+}
 
 std::string CpuBackend::description() const {
   return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";

@@ -10,7 +10,7 @@ namespace rockperm {
 
 class CpuBackend final : public Backend {
  public:
-  // Populations start at rest equilibrium (all deviations zero).
+  // Populations start at rest (physics::rest_population); the padding slots stay zero.
   CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params);
 
   std::string description() const override;
