@@ -53,7 +53,7 @@ int plan_command(const std::vector<std::string>& args) {
   std::printf("stages       read %.2f s, percolation %.2f s", layout.read_seconds, layout.percolation_seconds);
   if (build_lattice) {
     const auto start = std::chrono::steady_clock::now();
-    const SparseLattice lattice = SparseLattice::build(mask, cfg.periodicity());
+    const SparseLattice lattice = SparseLattice::build(mask, cfg.periodicity(), false, false, cfg.lbm.edge_contacts);
     std::printf(", neighbour table %.2f s (%u cells)", std::chrono::duration<double>(
                                                         std::chrono::steady_clock::now() - start).count(),
                 lattice.fluid_count());

@@ -142,11 +142,11 @@ int run_command(const std::vector<std::string>& args) {
   std::optional<SlabDomain> domain;
   SparseLattice lattice;
   if (comm.size() == 1) {
-    lattice = SparseLattice::build(mask, periodic, fused);
+    lattice = SparseLattice::build(mask, periodic, fused, false, cfg.lbm.edge_contacts);
   } else {
     domain = slab_domain(slabs, comm.rank(), dims.nz, periodic[2]);
     const PoreMask local = distribute_planes(comm, mask, dims, slabs, *domain, periodic[2]);
-    lattice = build_slab_lattice(local, *domain, periodic, fused);
+    lattice = build_slab_lattice(local, *domain, periodic, fused, cfg.lbm.edge_contacts);
   }
   mask = PoreMask{};  // rank 0 no longer needs the whole mask
   const double setup_seconds = seconds_since(setup_start);

@@ -47,7 +47,7 @@ SampleLayout read_sample(const Comm& comm, const config::RunConfig& cfg, PoreMas
       layout.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       start = std::chrono::steady_clock::now();
       if (cfg.input.percolation_filter) {
-        layout.percolation = keep_percolating_pores(mask, cfg.lbm.flow_axis, cfg.periodicity());
+        layout.percolation = keep_percolating_pores(mask, cfg.lbm.flow_axis, cfg.periodicity(), cfg.lbm.edge_contacts);
       } else {
         layout.percolation.voxels = mask.dims.voxels();
         layout.percolation.pore = layout.percolation.connected = mask.pore_count();

@@ -64,6 +64,7 @@ std::string to_json(const RunReport& r) {
     << "    \"lateral\": \"" << (c.lbm.lateral_periodic ? "periodic" : "sealed") << "\",\n"
     << "    \"inlet_outlet\": \"" << c.lbm.inlet_outlet << "\",\n"
     << "    \"buffer_layers\": " << c.lbm.buffer_layers << ",\n"
+    << "    \"edge_contacts\": \"" << to_string(c.lbm.edge_contacts) << "\",\n"
     << "    \"drive_ratio\": " << r.drive_ratio << "\n"
     << "  },\n"
     << "  \"model\": {\n"

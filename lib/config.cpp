@@ -50,7 +50,10 @@ po::options_description file_options() {
        "the faces across the flow: buffer (fluid layers before and after the sample, lateral faces sealed, "
        "k corrected for the pressure drop across the sample), mirror (the sample followed by its mirror "
        "image), or periodic (the sample is one period, e.g. a synthetic periodic medium)")
-      ("lbm.buffer_layers", po::value<int>()->default_value(10), "fluid layers before and after the sample (buffer)");
+      ("lbm.buffer_layers", po::value<int>()->default_value(10), "fluid layers before and after the sample (buffer)")
+      ("lbm.edge_contacts", po::value<std::string>()->default_value("sealed"),
+       "pore voxels touching only along an edge: sealed (no flow through a contact of zero width; the pore "
+       "space is face-connected) or open (a diagonal link carries flow, as in plain D3Q19 codes)");
   po::options_description run("[run] time loop");
   run.add_options()
       ("run.backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")
@@ -241,6 +244,7 @@ RunConfig parse_run_arguments(const std::vector<std::string>& args, bool& help) 
   if (io_mode == InletOutlet::buffer && cfg.lbm.buffer_layers < 1) {
     throw InputError("option lbm.buffer_layers must be at least 1 with inlet_outlet = buffer");
   }
+  cfg.lbm.edge_contacts = parse_edge_contacts(vm["lbm.edge_contacts"].as<std::string>());
   if (io_mode == InletOutlet::buffer && cfg.lbm.lateral_periodic) {
     throw InputError("lbm.lateral = periodic contradicts lbm.inlet_outlet = buffer (the buffers need sealed lateral "
                      "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
@@ -316,6 +320,7 @@ std::string to_ini(const RunConfig& c) {
     << "\ntau = " << c.lbm.tau << "\nmagic = " << c.lbm.magic << "\nforce = " << c.lbm.force
     << "\nflow_axis = " << "xyz"[c.lbm.flow_axis] << "\nlateral = " << (c.lbm.lateral_periodic ? "periodic" : "sealed")
     << "\ninlet_outlet = " << c.lbm.inlet_outlet << "\nbuffer_layers = " << c.lbm.buffer_layers
+    << "\nedge_contacts = " << to_string(c.lbm.edge_contacts)
     << "\n\n[run]\nbackend = " << to_string(c.backend) << "\npropagation = " << to_string(c.propagation)
     << "\ncuda_aware_mpi = " << (c.cuda_aware_mpi ? "auto" : "off") << "\ndevices = " << [&] {
          std::string d;

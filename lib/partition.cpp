@@ -78,10 +78,10 @@ PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& p
 }
 
 SparseLattice build_slab_lattice(const PoreMask& local_mask, const SlabDomain& domain, const Periodicity& periodic,
-                                 bool with_negative) {
+                                 bool with_negative, EdgeContacts edges) {
   Periodicity local_periodic = periodic;
   local_periodic[2] = false;
-  SparseLattice lat = SparseLattice::build(local_mask, local_periodic, with_negative, true);
+  SparseLattice lat = SparseLattice::build(local_mask, local_periodic, with_negative, true, edges);
   const std::int64_t first = domain.ghost_low ? 1 : 0;
   lat.set_owned_planes(first, first + (domain.slab.z_end - domain.slab.z_begin));
   return lat;

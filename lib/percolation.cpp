@@ -69,7 +69,8 @@ struct UnionFind {
 
 }  // namespace
 
-PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic) {
+PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
+                                         EdgeContacts edges) {
   const Dims& d = mask.dims;
   PercolationReport report;
   report.voxels = d.voxels();
@@ -82,9 +83,11 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
   const bool wrap_y = periodic[1] && flow_axis != 1;
   const bool wrap_z = periodic[2] && flow_axis != 2;
 
-  // Joins the runs of row (y, z) with those of row (y2, z2) that the D3Q19 links reach:
-  // `slack` 1 for rows that differ in one of y, z (face and x-edge links), 0 for rows that
-  // differ in both (the yz-edge links have no x component).
+  // Joins the runs of row (y, z) with those of row (y2, z2) that the lattice links reach:
+  // `slack` 1 for rows that differ in one of y, z when edge links are open (face and x-edge
+  // links), 0 for face links only and for rows that differ in both (the yz-edge links have no x
+  // component). A sealed edge link joins nothing that faces do not join already: it is open
+  // only when a voxel beside it is pore, and that voxel is face-connected to both ends.
   const auto join_rows = [&](std::int64_t y, std::int64_t z, std::int64_t y2, std::int64_t z2, int slack) {
     if (y2 < 0 || y2 >= d.ny) {
       if (!wrap_y) return;
@@ -115,10 +118,13 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
       if (wrap_x && r1 - r0 >= 2 && runs.x0[r0] == 0 && runs.x1[r1 - 1] + 1 == d.nx) {
         uf.unite(static_cast<std::uint32_t>(r0), static_cast<std::uint32_t>(r1 - 1));  // the row wraps around x
       }
-      join_rows(y, z, y + 1, z, 1);
-      join_rows(y, z, y, z + 1, 1);
-      join_rows(y, z, y + 1, z + 1, 0);
-      join_rows(y, z, y - 1, z + 1, 0);
+      const int slack = edges == EdgeContacts::open ? 1 : 0;
+      join_rows(y, z, y + 1, z, slack);
+      join_rows(y, z, y, z + 1, slack);
+      if (edges == EdgeContacts::open) {
+        join_rows(y, z, y + 1, z + 1, 0);
+        join_rows(y, z, y - 1, z + 1, 0);
+      }
     }
   }
 
@@ -153,10 +159,13 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
   report.connected = kept;
   if (kept == 0) {
     const char axis = "xyz"[flow_axis];
-    throw InputError(std::string("the pore space does not percolate: no cluster of 18-connected pore voxels joins the "
-                                 "inlet face (") + axis + " = 0) to the outlet face (" + axis + " = " +
+    throw InputError(std::string("the pore space does not percolate: no cluster of ") +
+                     (edges == EdgeContacts::open ? "18" : "face") + "-connected pore voxels joins the inlet face (" + axis + " = 0) to the outlet face (" + axis + " = " +
                      std::to_string(d[flow_axis] - 1) + "), so k = 0 along " + axis +
-                     "; check the segmentation, the pore labels and the flow axis");
+                     "; check the segmentation, the pore labels and the flow axis" +
+                     (edges == EdgeContacts::sealed ? " (pores that touch only along an edge are not joined: "
+                                                      "lbm.edge_contacts = open joins them)"
+                                                    : ""));
   }
   return report;
 }

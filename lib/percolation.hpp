@@ -1,6 +1,7 @@
 #pragma once
 // Percolation filter: keep only the pore clusters that connect the inlet face to the outlet
-// face along the flow axis through the D3Q19 links (18-connectivity: faces and edges). Pores
+// face along the flow axis through the links the lattice keeps (faces, and edges unless edge
+// contacts are sealed: lib/sparse_lattice.hpp). Pores
 // that touch only one face, or none, carry no flow; removing them changes neither the flux
 // nor k, but it saves memory and time, and a sample with no connecting cluster is reported
 // before any simulation.
@@ -23,6 +24,9 @@ struct PercolationReport {
 // Filters `mask` in place. `periodic` tells which lateral axes wrap (the flow axis never does
 // here: its faces are the inlet and the outlet). Throws InputError when no cluster connects
 // them.
-PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic);
+// `edges`: with sealed edge contacts (the default) clusters are face-connected (6-connectivity),
+// with open ones they join through the D3Q19 edge links too (18-connectivity).
+PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
+                                         EdgeContacts edges = EdgeContacts::sealed);
 
 }  // namespace rockperm

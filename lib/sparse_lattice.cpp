@@ -33,6 +33,14 @@ std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
 
 }  // namespace
 
+EdgeContacts parse_edge_contacts(const std::string& text) {
+  if (text == "sealed") return EdgeContacts::sealed;
+  if (text == "open") return EdgeContacts::open;
+  throw InputError("edge contacts '" + text + "' are unknown; use sealed (the default) or open");
+}
+
+const char* to_string(EdgeContacts e) { return e == EdgeContacts::sealed ? "sealed" : "open"; }
+
 std::uint64_t padded_stride(std::uint64_t fluid_cells) {
   // A multiple of 32 (coalesced warps, aligned 128-byte rows) that is an *odd* multiple, so
   // the 19 population arrays never sit a large power of two apart: with a stride of 2^18, as
@@ -43,11 +51,12 @@ std::uint64_t padded_stride(std::uint64_t fluid_cells) {
 }
 
 SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative,
-                                   bool allow_empty) {
+                                   bool allow_empty, EdgeContacts edges) {
   validate_dims(mask.dims, "pore mask");
   SparseLattice lat;
   lat.dims_ = mask.dims;
   lat.periodic_ = periodic;
+  lat.edges_ = edges;
   const Dims& d = mask.dims;
   const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
 
@@ -103,14 +112,26 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
           if (cell == none) continue;
           lat.coords_[cell] = Coord{static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y),
                                     static_cast<std::uint16_t>(z)};
+          // fluid index of the voxel one step (dx, dy, dz) away, each in -1..1
+          const auto at = [&](int dx, int dy, int dz) {
+            const std::int64_t xn = xs[1 + dx][x], yn = ys[1 + dy][y];
+            const auto& map = maps[1 + dz];
+            return (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
+          };
           for (int i = 1; i <= lattice::half; ++i) {
             for (int sign : {1, -1}) {
               if (sign < 0 && !with_negative) continue;
-              const std::int64_t xn = xs[1 + sign * lattice::cx(i)][x];
-              const std::int64_t yn = ys[1 + sign * lattice::cy(i)][y];
-              const auto& map = maps[1 + sign * lattice::cz(i)];
+              const int cx = sign * lattice::cx(i), cy = sign * lattice::cy(i), cz = sign * lattice::cz(i);
+              std::uint32_t target = at(cx, cy, cz);
+              // a diagonal link: sealed when both voxels beside it (one step along each of its
+              // two axes) are solid
+              if (target != none && edges == EdgeContacts::sealed && cx * cx + cy * cy + cz * cz == 2) {
+                const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
+                const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
+                if (first == none && second == none) target = none;
+              }
               auto& table = sign > 0 ? lat.neighbours_ : lat.negative_neighbours_;
-              table[(i - 1) * lat.stride_ + cell] = (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
+              table[(i - 1) * lat.stride_ + cell] = target;
             }
           }
         }
@@ -146,11 +167,18 @@ std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
   if (i <= lattice::half) return neighbours_[(i - 1) * stride_ + cell];
   if (has_negative()) return negative_neighbours_[(i - 1 - lattice::half) * stride_ + cell];
   const Coord& c = coords_[cell];
-  const std::int64_t x = step_axis(c.x, lattice::cx(i), dims_.nx, periodic_[0]);
-  const std::int64_t y = step_axis(c.y, lattice::cy(i), dims_.ny, periodic_[1]);
-  const std::int64_t z = step_axis(c.z, lattice::cz(i), dims_.nz, periodic_[2]);
-  if (x < 0 || y < 0 || z < 0) return none;
-  return index_of(x, y, z);
+  const auto at = [&](int dx, int dy, int dz) {
+    const std::int64_t x = step_axis(c.x, dx, dims_.nx, periodic_[0]);
+    const std::int64_t y = step_axis(c.y, dy, dims_.ny, periodic_[1]);
+    const std::int64_t z = step_axis(c.z, dz, dims_.nz, periodic_[2]);
+    return (x < 0 || y < 0 || z < 0) ? none : index_of(x, y, z);
+  };
+  const int cx = lattice::cx(i), cy = lattice::cy(i), cz = lattice::cz(i);
+  const std::uint32_t target = at(cx, cy, cz);
+  if (target == none || edges_ == EdgeContacts::open || cx * cx + cy * cy + cz * cz != 2) return target;
+  const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
+  const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
+  return first == none && second == none ? none : target;
 }
 
 MemoryEstimate SparseLattice::memory() const {

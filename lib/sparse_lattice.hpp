@@ -1,13 +1,15 @@
 #pragma once
 // The fluid-only lattice (core paper, section 2): fluid cells numbered in raster order
 // (z slowest, x fastest), their coordinates, and for each cell the index of the fluid
-// neighbour along each of the 9 positive directions (NONE for solid or outside).
+// neighbour along each of the 9 positive directions (NONE for solid, outside, or a sealed
+// edge contact).
 //
 // Device bytes per fluid cell, float populations: 19 x 4 (populations) + 9 x 4 (neighbours)
 // = 112, plus 9 x 4 more when the negative-direction table of the fused A-A kernel is built.
 // A dense D3Q19 array costs 19 x 4 = 76 bytes per *voxel* (152 with two copies), fluid or not.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "lib/host_array.hpp"
@@ -27,6 +29,17 @@ struct Coord {
 
 using Periodicity = std::array<bool, 3>;
 
+// Two pore voxels that touch only along an edge (a diagonal D3Q19 link whose two face-adjacent
+// voxels in between are both solid) meet in a line of zero width: the image gives that contact
+// no cross-section, and the flow a single diagonal link carries there is a property of the
+// lattice (none on D3Q15, another on D3Q27) and of Lambda, not of the rock. rockperm seals such
+// links by default (bounce-back on both sides), which makes the pore space face-connected
+// (6-connectivity, the convention of digital-rock image analysis) and the percolation filter
+// agree with it. `open` lets them carry flow, as plain D3Q19 codes do (for comparisons).
+enum class EdgeContacts { sealed, open };
+EdgeContacts parse_edge_contacts(const std::string& text);
+const char* to_string(EdgeContacts e);
+
 struct MemoryEstimate {
   double populations_bytes_per_cell;  // includes the padding of the stride
   double neighbour_bytes_per_cell;
@@ -41,10 +54,11 @@ class SparseLattice {
   // directions, which the fused A-A kernel needs on odd steps.
   // `allow_empty`: a rank's slab may hold no fluid cell at all.
   static SparseLattice build(const PoreMask& mask, const Periodicity& periodic, bool with_negative = false,
-                             bool allow_empty = false);
+                             bool allow_empty = false, EdgeContacts edges = EdgeContacts::sealed);
 
   const Dims& dims() const { return dims_; }
   const Periodicity& periodic() const { return periodic_; }
+  EdgeContacts edges() const { return edges_; }
   std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
   std::uint64_t stride() const { return stride_; }  // padded_stride(fluid count)
   const HostArray<Coord>& coords() const { return coords_; }
@@ -58,7 +72,7 @@ class SparseLattice {
 
   // Fluid index of voxel (x,y,z), or none when it is solid (binary search on the raster order).
   std::uint32_t index_of(std::int64_t x, std::int64_t y, std::int64_t z) const;
-  // Fluid index of cell + e_i for any i in 0..18, or none.
+  // Fluid index of cell + e_i for any i in 0..18, or none (also for a sealed edge contact).
   std::uint32_t neighbour(std::uint32_t cell, int i) const;
 
   MemoryEstimate memory() const;
@@ -72,6 +86,7 @@ class SparseLattice {
  private:
   Dims dims_;
   Periodicity periodic_{};
+  EdgeContacts edges_ = EdgeContacts::sealed;
   std::uint64_t stride_ = 0;
   HostArray<Coord> coords_;
   std::vector<std::uint64_t> plane_offsets_;

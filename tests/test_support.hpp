@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/cpu_backend.hpp"
+#include "lib/d3q19.hpp"
 #include "lib/pore_mask.hpp"
 #include "lib/solver.hpp"
 #include "lib/sparse_lattice.hpp"
@@ -78,6 +79,37 @@ inline PoreMask random_mask(const Dims& d, double porosity, std::uint64_t seed) 
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<double>(s >> 11) * 0x1.0p-53 < porosity;
   });
+}
+
+// The fluid index of voxel + offset under the lattice's periodicity, or none: computed from
+// coordinates, independently of the neighbour tables under test.
+inline std::uint32_t voxel_at(const SparseLattice& lat, const Coord& from, int dx, int dy, int dz) {
+  std::int64_t t[3] = {from.x + dx, from.y + dy, from.z + dz};
+  const Dims& d = lat.dims();
+  for (int a = 0; a < 3; ++a) {
+    if (t[a] >= 0 && t[a] < d[a]) continue;
+    if (!lat.periodic()[a]) return none;
+    t[a] = (t[a] + d[a]) % d[a];
+  }
+  return lat.index_of(t[0], t[1], t[2]);
+}
+
+// Where population i of `cell` streams to: the fluid voxel one step along e_i, unless it is
+// solid, outside, or reached through a sealed edge contact (both voxels beside the diagonal
+// link solid), where it bounces back (none).
+inline std::uint32_t expected_link(const SparseLattice& lat, std::uint32_t cell, int i) {
+  const Coord& c = lat.coords()[cell];
+  const int e[3] = {lattice::cx(i), lattice::cy(i), lattice::cz(i)};
+  const std::uint32_t target = voxel_at(lat, c, e[0], e[1], e[2]);
+  if (target == none || lat.edges() == EdgeContacts::open || e[0] * e[0] + e[1] * e[1] + e[2] * e[2] != 2) return target;
+  bool side_open = false;
+  for (int a = 0; a < 3; ++a) {
+    if (e[a] == 0) continue;
+    int step[3] = {0, 0, 0};
+    step[a] = e[a];
+    side_open = side_open || voxel_at(lat, c, step[0], step[1], step[2]) != none;
+  }
+  return side_open ? target : none;
 }
 
 struct SteadyFlow {
