@@ -19,7 +19,9 @@ struct RunReport {
   double bytes_per_cell = 0;
   double setup_seconds = 0;  // read + lattice build
   PercolationReport percolation;
-  double drive_ratio = 1.0;  // (body force + pressure gradient across the sample) / body force
+  double drive_ratio = 1.0;  // (body force + pressure gradient inside the sample) / body force
+  double drive_ratio_end_planes = 1.0;  // the same from the end planes (entrance and exit losses included)
+  std::int64_t pressure_margin = 0;     // planes left out at each face where the gradient is read
   SolverResult result;
   std::string warnings;      // one per line
 };

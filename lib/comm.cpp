@@ -118,6 +118,25 @@ FlowSums Comm::sum(const FlowSums& local) const {
   return local;
 }
 
+std::vector<double> Comm::sum(const std::vector<double>& local) const {
+#if ROCKPERM_HAVE_MPI
+  if (size_ > 1) {
+    const std::size_t n = local.size();
+    std::vector<double> all(rank_ == 0 ? n * static_cast<std::size_t>(size_) : 0);
+    ROCKPERM_MPI_CHECK(MPI_Gather(local.data(), static_cast<int>(n), MPI_DOUBLE, all.data(), static_cast<int>(n),
+                                  MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    std::vector<double> total(n, 0.0);
+    if (rank_ == 0) {
+      for (int r = 0; r < size_; ++r)
+        for (std::size_t k = 0; k < n; ++k) total[k] += all[r * n + k];
+    }
+    ROCKPERM_MPI_CHECK(MPI_Bcast(total.data(), static_cast<int>(n), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    return total;
+  }
+#endif
+  return local;
+}
+
 namespace {
 double allreduce(double local, int size, bool maximum) {
 #if ROCKPERM_HAVE_MPI

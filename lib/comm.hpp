@@ -40,6 +40,8 @@ class Comm {
   double max(double local) const;
   double sum(double local) const;
   std::uint64_t sum(std::uint64_t local) const;
+  // Element-wise, in rank order like FlowSums; every rank passes the same length.
+  std::vector<double> sum(const std::vector<double>& local) const;
 
   // Rank 0 gets every rank's string, in rank order; other ranks get an empty list.
   std::vector<std::string> gather(const std::string& local) const;

@@ -1,26 +1,72 @@
 #include "lib/pressure_planes.hpp"
 
+#include <algorithm>
+
+#include "lib/error.hpp"
+
 namespace rockperm {
 
-PlaneDensity plane_density(const SparseLattice& lattice, const std::vector<float>& f,
-                           const physics::CollisionParams& params, int flow_axis, std::int64_t plane,
-                           std::int64_t first_local_z) {
-  PlaneDensity out;
+double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
+  double sum = 0;
+  int planes = 0;
+  for (std::int64_t p = first; p < end; ++p) {
+    if (cells[p] == 0) continue;
+    sum += rho_sum[p] / cells[p];
+    ++planes;
+  }
+  if (planes == 0) throw SimulationError("internal: no fluid cell in the planes where the pressure is read");
+  return sum / planes;
+}
+
+PressureProfile pressure_profile(const SparseLattice& lattice, const std::vector<float>& f,
+                                 const physics::CollisionParams& params, int flow_axis, std::int64_t planes,
+                                 std::int64_t first_local_z) {
+  PressureProfile out;
+  out.rho_sum.assign(planes, 0.0);
+  out.cells.assign(planes, 0.0);
   for (std::uint32_t c = lattice.owned_begin(); c < lattice.owned_end(); ++c) {
     const Coord& xyz = lattice.coords()[c];
     const std::int64_t pos[3] = {xyz.x, xyz.y, first_local_z + xyz.z};
-    if (pos[flow_axis] != plane) continue;
     float v[lattice::q];
     for (int i = 0; i < lattice::q; ++i) v[i] = f[i * lattice.stride() + c];
-    out.sum += 1.0 + static_cast<double>(physics::moments(v, params).drho);
-    ++out.cells;
+    out.rho_sum[pos[flow_axis]] += 1.0 + static_cast<double>(physics::moments(v, params).drho);
+    out.cells[pos[flow_axis]] += 1.0;
   }
   return out;
 }
 
-double effective_acceleration(double g, double rho_in, double rho_out, double length) {
-  const double rho = 0.5 * (rho_in + rho_out);
-  return g - (rho_out - rho_in) / 3.0 / (rho * length);
+PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
+  PressureDrop d;
+  d.rho_in = profile.mean_rho(begin - 1, begin);
+  d.rho_out = profile.mean_rho(end, end + 1);
+  d.length = static_cast<double>(end - begin + 1);
+  return d;
+}
+
+PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
+  const std::int64_t length = end - begin;
+  if (length < 8) return end_plane_drop(profile, begin, end);
+  PressureDrop d;
+  d.margin = std::max<std::int64_t>(1, length / 8);
+  d.window = std::max<std::int64_t>(1, length / 16);
+  const std::int64_t in = begin + d.margin, out = end - d.margin - d.window;
+  d.rho_in = profile.mean_rho(in, in + d.window);
+  d.rho_out = profile.mean_rho(out, out + d.window);
+  d.length = static_cast<double>(out - in);
+  return d;
+}
+
+double effective_acceleration(double g, const PressureDrop& drop) {
+  const double rho = 0.5 * (drop.rho_in + drop.rho_out);
+  return g - (drop.rho_out - drop.rho_in) / 3.0 / (rho * drop.length);
+}
+
+BufferDrive buffer_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end) {
+  BufferDrive b;
+  b.drop = interior_drop(profile, begin, end);
+  b.acceleration = effective_acceleration(g, b.drop);
+  b.end_planes = effective_acceleration(g, end_plane_drop(profile, begin, end));
+  return b;
 }
 
 }  // namespace rockperm

@@ -22,6 +22,7 @@ TEST(Validation, TrtPermeabilityIndependentOfTau) {
   for (const double tau : {0.6, 0.8, 1.2}) {
     const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, 1e-6, 0, 1e-8);
     ASSERT_TRUE(flow.result.converged) << "tau " << tau;
+    testing::record("steps_tau_" + std::to_string(tau).substr(0, 3), static_cast<double>(flow.result.steps));
     k.push_back(flow.result.k.k_lattice);
   }
   const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
