@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
         ("radius", po::value<double>()->default_value(6.0), "mean sphere radius, voxels")
         ("spread", po::value<double>()->default_value(0.25), "relative spread of the radii")
         ("seed", po::value<std::uint64_t>()->default_value(2026), "random seed")
+        ("scale", po::value<double>()->default_value(1.0),
+         "voxelize the same spheres on a grid this many times finer (dims x scale voxels), for resolution studies")
         ("out", po::value<std::string>(), "output raw file");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     spec.radius = vm["radius"].as<double>();
     spec.radius_spread = vm["spread"].as<double>();
     spec.seed = vm["seed"].as<std::uint64_t>();
+    spec.scale = vm["scale"].as<double>();
     const rockperm::Volume v = rockperm::make_sphere_pack(spec);
     const std::string out = vm["out"].as<std::string>();
     std::FILE* f = std::fopen(out.c_str(), "wb");

@@ -14,6 +14,9 @@ struct SpherePackSpec {
   double radius = 6.0;     // mean sphere radius, voxels
   double radius_spread = 0.25;  // radii uniform in radius * [1 - spread, 1 + spread]
   std::uint64_t seed = 2026;
+  // > 1: the same spheres (chosen on the grid of `dims`) voxelized on a grid `scale` times
+  // finer, dims * scale voxels, for resolution studies of one geometry
+  double scale = 1.0;
 };
 
 inline constexpr std::uint8_t pack_pore_label = 0;

@@ -4,7 +4,8 @@
 # each inlet/outlet mode. Prints one line per run; rockperm and rockperm-make-pack on PATH
 # (after `source .devbundle/env.sh` on the GPU host, or build/app here).
 #   bash tools/tau_study.sh [modes...]      default: buffer periodic mirror
-# Environment: G (default 1e-5), EXTRA (more rockperm options, e.g. --lbm.edge_contacts=open).
+# Environment: G (default 1e-5), TOL (run.tolerance, default 1e-6), MAX_STEPS (default 400000),
+# EXTRA (more rockperm options, e.g. --lbm.edge_contacts=open).
 set -euo pipefail
 work=${TMPDIR:-/tmp}/rockperm-tau-study
 mkdir -p "$work"
@@ -19,7 +20,8 @@ voxel_size_um = 1.0
 [lbm]
 flow_axis = x
 [run]
-max_steps = 400000
+max_steps = ${MAX_STEPS:-400000}
+tolerance = ${TOL:-1e-6}
 [output]
 fields = off
 INI
