@@ -42,7 +42,9 @@ TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
     const double exact = g / (2 * nu) * y * (H - y);
     exact_sum += exact;
     EXPECT_NEAR(cell_velocity(lat, flow.f, c, p, 0), exact, 2e-5 * u_max) << "y = " << y;
-    EXPECT_NEAR(cell_velocity(lat, flow.f, c, p, 1), 0.0, 1e-7 * u_max);
+    // zero by symmetry; what is left is float rounding (3.5e-10 = 1.1e-7 u_max on an H100, whose
+    // fused multiply-adds round the mirror-image populations differently)
+    EXPECT_NEAR(cell_velocity(lat, flow.f, c, p, 1), 0.0, 1e-6 * u_max);
   }
   // k = nu q / g with q the mean over the cell centres: (H^2 + 1/2) / 12, the midpoint sum of
   // the parabola (the continuous slit gives H^2 / 12)
