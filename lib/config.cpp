@@ -51,9 +51,10 @@ po::options_description file_options() {
        "k corrected for the pressure drop across the sample), mirror (the sample followed by its mirror "
        "image), or periodic (the sample is one period, e.g. a synthetic periodic medium)")
       ("lbm.buffer_layers", po::value<int>()->default_value(10), "fluid layers before and after the sample (buffer)")
-      ("lbm.edge_contacts", po::value<std::string>()->default_value("sealed"),
-       "pore voxels touching only along an edge: sealed (no flow through a contact of zero width; the pore "
-       "space is face-connected) or open (a diagonal link carries flow, as in plain D3Q19 codes)");
+      ("lbm.edge_contacts", po::value<std::string>()->default_value("open"),
+       "pore voxels touching only along an edge: open (a diagonal D3Q19 link carries flow; the pore space is "
+       "18-connected) or sealed (no flow through a contact of zero width; face-connected, as voxel "
+       "finite-volume solvers see it); docs/ACCURACY.md compares them");
   po::options_description run("[run] time loop");
   run.add_options()
       ("run.backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")

@@ -41,7 +41,7 @@ struct LbmConfig {
   bool lateral_periodic = false;  // false: the faces parallel to the flow are sealed walls
   std::string inlet_outlet = "buffer";  // periodic, buffer or mirror (lib/inlet_outlet.hpp)
   int buffer_layers = 10;
-  EdgeContacts edge_contacts = EdgeContacts::sealed;  // lib/sparse_lattice.hpp
+  EdgeContacts edge_contacts = EdgeContacts::open;  // lib/sparse_lattice.hpp
 };
 
 struct OutputConfig {

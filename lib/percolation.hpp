@@ -24,9 +24,9 @@ struct PercolationReport {
 // Filters `mask` in place. `periodic` tells which lateral axes wrap (the flow axis never does
 // here: its faces are the inlet and the outlet). Throws InputError when no cluster connects
 // them.
-// `edges`: with sealed edge contacts (the default) clusters are face-connected (6-connectivity),
-// with open ones they join through the D3Q19 edge links too (18-connectivity).
+// `edges`: with open edge contacts (the default) clusters join through the D3Q19 edge links
+// too (18-connectivity), with sealed ones through faces only (6-connectivity).
 PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
-                                         EdgeContacts edges = EdgeContacts::sealed);
+                                         EdgeContacts edges = EdgeContacts::open);
 
 }  // namespace rockperm

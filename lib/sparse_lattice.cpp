@@ -36,7 +36,7 @@ std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
 EdgeContacts parse_edge_contacts(const std::string& text) {
   if (text == "sealed") return EdgeContacts::sealed;
   if (text == "open") return EdgeContacts::open;
-  throw InputError("edge contacts '" + text + "' are unknown; use sealed (the default) or open");
+  throw InputError("edge contacts '" + text + "' are unknown; use open (the default) or sealed");
 }
 
 const char* to_string(EdgeContacts e) { return e == EdgeContacts::sealed ? "sealed" : "open"; }
