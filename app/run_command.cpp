@@ -54,7 +54,7 @@ class ProgressPrinter {
   bool printed_ = false;
 };
 
-std::string warnings_for(const SolverResult& r, const config::RunConfig& cfg, const BufferDrive& drive) {
+std::string warnings_for(const SolverResult& r, const config::RunConfig& cfg, const SampleDrive& drive) {
   std::ostringstream w;
   if (!r.converged) {
     w << "not converged: k still changed by " << r.relative_change << " (tolerance " << cfg.run.monitor.tolerance
@@ -66,7 +66,7 @@ std::string warnings_for(const SolverResult& r, const config::RunConfig& cfg, co
   // unevenly along the sample (its tight throats lie near the faces, or it is a few pores long)
   const double faces = drive.acceleration / drive.end_planes - 1.0;
   if (std::abs(faces) > 0.1) {
-    w << "k read across the end planes would be " << std::showpos << 100.0 * faces << std::noshowpos
+    w << "k read across the whole sample would be " << std::showpos << 100.0 * faces << std::noshowpos
       << " % off the interior value: the pressure falls unevenly along the sample, so k is that of its "
          "interior; a longer sample gives a more representative k\n";
   }
@@ -197,18 +197,20 @@ int run_command(const std::vector<std::string>& args) {
   // populations on the host, once, for the pressure correction and the fields
   const InletOutlet io_mode = parse_inlet_outlet(cfg.lbm.inlet_outlet);
   std::vector<float> f;
-  if (io_mode == InletOutlet::buffer || cfg.output.fields) backend->download(f);
+  const bool interior_gradient = io_mode != InletOutlet::periodic;
+  if (interior_gradient || cfg.output.fields) backend->download(f);
   const std::int64_t first_local_z = domain ? domain->slab.z_begin - (domain->ghost_low ? 1 : 0) : 0;
-  BufferDrive drive{PressureDrop{}, cfg.lbm.force, cfg.lbm.force};
-  if (io_mode == InletOutlet::buffer) {
-    // the buffers resist less than the sample, so a pressure gradient builds up across it and
-    // adds to the body force: k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient
-    // of the sample's interior (lib/pressure_planes.hpp)
+  SampleDrive drive{PressureDrop{}, cfg.lbm.force, cfg.lbm.force};
+  if (interior_gradient) {
+    // the buffers resist less than the sample (and the mirror junctions conduct unlike the
+    // bulk), so a pressure gradient builds up inside the sample and adds to the body force:
+    // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient of the sample's
+    // interior (lib/pressure_planes.hpp)
     const int axis = cfg.lbm.flow_axis;
     PressureProfile profile = pressure_profile(lattice, f, params, axis, dims[axis], first_local_z);
     profile.rho_sum = comm.sum(profile.rho_sum);
     profile.cells = comm.sum(profile.cells);
-    drive = buffer_drive(profile, cfg.lbm.force, layout.sample_begin, layout.sample_end);
+    drive = sample_drive(profile, cfg.lbm.force, layout.sample_begin, layout.sample_end);
     FlowProblem corrected = problem;
     corrected.acceleration = drive.acceleration;
     result.k = permeability(result.sums, corrected);
@@ -273,12 +275,14 @@ int run_command(const std::vector<std::string>& args) {
   std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
               layout.percolation.total_porosity(), layout.percolation.connected_porosity(), k.tortuosity, k.reynolds,
               k.mach);
-  if (io_mode == InletOutlet::buffer) {
-    std::printf("inlet/outlet  %d buffer layers; the pressure gradient inside the sample adds %.2f %% to the body force "
+  if (interior_gradient) {
+    std::printf("inlet/outlet  %s; the pressure gradient inside the sample adds %.2f %% to the body force "
                 "(k corrected; read %lld planes in from each face)\n",
-                cfg.lbm.buffer_layers, 100.0 * (drive.acceleration / cfg.lbm.force - 1.0), static_cast<long long>(drive.drop.margin));
-    std::printf("              read across the end planes it would add %.2f %% (the faces' own entrance and exit "
-                "effects included)\n",
+                io_mode == InletOutlet::buffer ? (std::to_string(cfg.lbm.buffer_layers) + " buffer layers").c_str()
+                                               : "mirrored",
+                100.0 * (drive.acceleration / cfg.lbm.force - 1.0), static_cast<long long>(drive.drop.margin));
+    std::printf("              read across the whole sample it would add %.2f %% (the faces' own effects "
+                "included)\n",
                 100.0 * (drive.end_planes / cfg.lbm.force - 1.0));
   }
   std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", result.converged ? "converged" : "NOT converged",

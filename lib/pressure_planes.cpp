@@ -61,12 +61,12 @@ double effective_acceleration(double g, const PressureDrop& drop) {
   return g - (drop.rho_out - drop.rho_in) / 3.0 / (rho * drop.length);
 }
 
-BufferDrive buffer_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end) {
-  BufferDrive b;
-  b.drop = interior_drop(profile, begin, end);
-  b.acceleration = effective_acceleration(g, b.drop);
-  b.end_planes = effective_acceleration(g, end_plane_drop(profile, begin, end));
-  return b;
+SampleDrive sample_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end) {
+  SampleDrive d;
+  d.drop = interior_drop(profile, begin, end);
+  d.acceleration = effective_acceleration(g, d.drop);
+  d.end_planes = begin > 0 ? effective_acceleration(g, end_plane_drop(profile, begin, end)) : g;
+  return d;
 }
 
 }  // namespace rockperm

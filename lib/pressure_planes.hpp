@@ -7,6 +7,11 @@
 // is read from the mean density of the fluid cells of planes across the flow axis, computed
 // once from the populations on the host.
 //
+// Mirror mode (the sample followed by its mirror image, one period) has no mean gradient over
+// the period, but the same faces: there the sample meets its own mirror image, and the layers
+// beside that junction conduct differently from the bulk; read inside, the gradient of the
+// interior corrects it the same way.
+//
 // Where it is read matters on tight samples: where the flow converges from the open buffer into
 // the few pores of a face, and spreads out again behind the other face, the pressure falls in
 // a layer about one pore deep (entrance and exit losses), which belongs to the buffers, not to
@@ -56,12 +61,14 @@ PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, s
 // (p_out - p_in) / (rho L) with p = rho / 3.
 double effective_acceleration(double g, const PressureDrop& drop);
 
-// What buffer mode divides by: the interior reading, and the end-plane one for comparison.
-struct BufferDrive {
+// What buffer and mirror modes divide by: the interior reading, and for comparison the reading
+// across the whole sample (buffer: the end planes; mirror, where the sample starts at plane 0:
+// g itself, since the mean gradient over the mirrored period is zero).
+struct SampleDrive {
   PressureDrop drop;         // the interior reading
   double acceleration = 0;   // effective_acceleration(g, drop): k = nu q / acceleration
-  double end_planes = 0;     // the same from the end planes
+  double end_planes = 0;     // the same across the whole sample
 };
-BufferDrive buffer_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end);
+SampleDrive sample_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end);
 
 }  // namespace rockperm

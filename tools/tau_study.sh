@@ -38,7 +38,7 @@ for mode in "${modes[@]}"; do
     k=$(awk '/^permeability/ { print $2 }' "$log")
     steps=$(awk '/converged in|NOT converged in/ { for (i = 1; i <= NF; ++i) if ($i == "in") { print $(i + 1); exit } }' "$log")
     drive=$(awk '/pressure gradient inside/ { for (i = 1; i <= NF; ++i) if ($i == "adds") { print $(i + 1); exit } }' "$log")
-    ends=$(awk '/across the end planes/ { for (i = 1; i <= NF; ++i) if ($i == "add") { print $(i + 1); exit } }' "$log")
+    ends=$(awk '/across the whole sample/ { for (i = 1; i <= NF; ++i) if ($i == "add") { print $(i + 1); exit } }' "$log")
     echo "mode $mode tau $tau force $g k_mD ${k:-FAILED} steps ${steps:-?} interior_drive_% ${drive:--} end_plane_drive_% ${ends:--}"
   done
 done

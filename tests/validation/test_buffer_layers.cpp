@@ -9,7 +9,9 @@
 #include <numbers>
 
 #include "lib/inlet_outlet.hpp"
+#include "lib/percolation.hpp"
 #include "lib/pressure_planes.hpp"
+#include "lib/sphere_pack.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {
@@ -22,9 +24,11 @@ struct BufferedK {
   double plain = 0;       // k from the body force alone
 };
 
-// Runs `sample` (flow along x) between buffers to steady state and reads k as rockperm run does.
-BufferedK buffered_k(const PoreMask& sample, const Periodicity& lateral, double tau, double g, int layers = 8) {
-  const ExtendedSample ext = extend_along_flow(sample, 0, InletOutlet::buffer, layers);
+// Runs `sample` (flow along x) between buffers (or mirrored) to steady state and reads k as
+// rockperm run does.
+BufferedK buffered_k(const PoreMask& sample, const Periodicity& lateral, double tau, double g, int layers = 8,
+                     InletOutlet mode = InletOutlet::buffer) {
+  const ExtendedSample ext = extend_along_flow(sample, 0, mode, layers);
   const SparseLattice lat = SparseLattice::build(ext.mask, {true, lateral[1], lateral[2]});
   const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-8, 400000);
   EXPECT_TRUE(flow.result.converged) << "k changed by " << flow.result.relative_change << " after "
@@ -32,7 +36,7 @@ BufferedK buffered_k(const PoreMask& sample, const Periodicity& lateral, double 
   testing::record("steps", static_cast<double>(flow.result.steps));
   const auto params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
   const PressureProfile profile = pressure_profile(lat, flow.f, params, 0, lat.dims().nx, 0);
-  const BufferDrive drive = buffer_drive(profile, g, ext.sample_begin, ext.sample_end);
+  const SampleDrive drive = sample_drive(profile, g, ext.sample_begin, ext.sample_end);
   const double nu = physics::viscosity(tau);
   const double q = flow.result.sums.velocity[0] / static_cast<double>(lat.dims().voxels());
   return {nu * q / drive.acceleration, nu * q / drive.end_planes, nu * q / g};
@@ -93,6 +97,43 @@ TEST(Validation, BufferLayersRecoverTwoSlitsInSeries) {
   EXPECT_NEAR(k.corrected / k_exact, 1.0, 0.005);
   // the buffers are short against this long sample, so the correction is smaller than for the duct
   EXPECT_GT(std::abs(k.plain / k_exact - 1.0), 0.02) << "the correction was not needed: the test shows nothing";
+}
+
+TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  // a sphere pack that is periodic along every axis has one bulk k, the periodic run's; cut at
+  // its x faces and put between buffers or mirrored (lateral faces periodic, so that only the
+  // x faces differ), the faces conduct unlike the bulk (pores cut open to the buffer, or
+  // joined to their own mirror image), and only the interior reading recovers it
+  SpherePackSpec spec;
+  spec.dims = {48, 48, 48};
+  spec.porosity = 0.35;
+  spec.radius = 4.5;
+  spec.seed = 7;
+  const PoreMask pack = make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+  const double tau = 1.0, g = 1e-5;
+  const SparseLattice whole = SparseLattice::build(pack, {true, true, true});
+  const auto periodic = testing::steady_flow(whole, physics::CollisionModel::trt, tau, g, 0, 1e-8);
+  // the same interior planes read in the periodic run: the k of that part of the pack with no
+  // face anywhere near (the pack is not homogeneous at the scale of its length)
+  const auto params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
+  const PressureProfile profile = pressure_profile(whole, periodic.f, params, 0, 48, 0);
+  const double k_bulk = periodic.result.k.k_lattice * g / sample_drive(profile, g, 0, 48).acceleration;
+  testing::record("periodic_whole_over_interior", periodic.result.k.k_lattice / k_bulk);
+  PoreMask cut = pack;
+  (void)keep_percolating_pores(cut, 0, {false, true, true});
+  const BufferedK buffer = buffered_k(cut, {false, true, true}, tau, g, 10);
+  const BufferedK mirror = buffered_k(cut, {false, true, true}, tau, g, 0, InletOutlet::mirror);
+  testing::record("buffer_interior_over_bulk", buffer.corrected / k_bulk);
+  testing::record("buffer_end_planes_over_bulk", buffer.end_planes / k_bulk);
+  testing::record("mirror_interior_over_bulk", mirror.corrected / k_bulk);
+  testing::record("mirror_uncorrected_over_bulk", mirror.plain / k_bulk);
+  // measured 1.011 and 1.015: the faces still reach about a pore (~1 %) into the interior
+  // window of this short pack, against 5.3 % for the whole-sample readings
+  EXPECT_NEAR(buffer.corrected / k_bulk, 1.0, 0.02);
+  EXPECT_NEAR(mirror.corrected / k_bulk, 1.0, 0.02);
+  EXPECT_GT(std::abs(buffer.end_planes / k_bulk - 1.0), 0.05) << "the faces did not matter: the test shows nothing";
+  EXPECT_GT(std::abs(mirror.plain / k_bulk - 1.0), 0.05) << "the faces did not matter: the test shows nothing";
 }
 
 }  // namespace rockperm
