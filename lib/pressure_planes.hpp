@@ -12,11 +12,11 @@
 // beside that junction conduct differently from the bulk; read inside, the gradient of the
 // interior corrects it the same way.
 //
-// Where it is read matters on tight samples: where the flow converges from the open buffer into
-// the few pores of a face, and spreads out again behind the other face, the pressure falls in
-// a layer about one pore deep (entrance and exit losses), which belongs to the buffers, not to
-// the rock. The end planes (the buffer planes touching the sample) include those losses, so
-// they understate k by the losses' share of the drop. The interior reading leaves out a margin
+// Where it is read matters: within about a pore of each face the flow is not the rock's (it
+// converges from the open buffer into the pores of a face and spreads out behind the other;
+// cut pores are joined through the buffer or to their own mirror image). The end planes (the
+// buffer planes touching the sample) include those layers, which moved k by -3 % on a duct in
+// a wider channel and by +15 % on a cut sphere pack (docs/ACCURACY.md). The interior reading leaves out a margin
 // of L/8 at each end and takes the difference of the mean pressures of two slabs of L/16 planes
 // there, over the distance between the slabs' centres: the mean gradient of the interior,
 // which weights every interior plane's gradient alike (a least-squares line would weight the
