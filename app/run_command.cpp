@@ -105,6 +105,29 @@ int run_command(const std::vector<std::string>& args) {
   const std::uint64_t voxels = dims.voxels();
   const Periodicity periodic = cfg.periodicity();
   const std::vector<Slab> slabs = partition_slabs(layout.plane_fluid, comm.size());
+#if ROCKPERM_HAVE_VTK
+  // the field output is set up (and its options checked) before the long work, not after
+  io::FieldOutput out;
+  io::OutputGrid grid{};
+  if (cfg.output.fields) {
+    try {
+      const io::Crop crop = io::parse_crop(cfg.output.fields_crop_offset, cfg.output.fields_crop_size, "output.fields_crop");
+      out.dir = cfg.output.dir;
+      out.offset = crop.offset;
+      out.size = crop.size;
+      out.stride = cfg.output.fields_stride;
+      out.voxel_size_m = cfg.input.voxel_size_um * 1e-6;
+      out.viscosity_pa_s = cfg.output.viscosity_pa_s;
+      out.pressure_gradient_pa_m = cfg.output.pressure_gradient_pa_per_m;
+      out.nu_lattice = physics::viscosity(cfg.lbm.tau);
+      out.g_lattice = cfg.lbm.force;
+      out.origin_voxels[cfg.lbm.flow_axis] = -layout.sample_begin;
+      grid = io::output_grid(out, dims);
+    } catch (const InputError& e) {  // every rank has the same layout, so every rank fails alike
+      throw on_all_ranks(InputError(e.what()));
+    }
+  }
+#endif
   const std::vector<RankMemory> memory = plan_memory(layout.plane_fluid, comm.size(), cfg.run.propagation);
 
   if (comm.root()) {
@@ -218,19 +241,6 @@ int run_command(const std::vector<std::string>& args) {
 #if ROCKPERM_HAVE_VTK
   if (cfg.output.fields) {
     const auto start = Clock::now();
-    io::FieldOutput out;
-    out.dir = cfg.output.dir;
-    const io::Crop crop = io::parse_crop(cfg.output.fields_crop_offset, cfg.output.fields_crop_size);
-    out.offset = crop.offset;
-    out.size = crop.size;
-    out.stride = cfg.output.fields_stride;
-    out.voxel_size_m = cfg.input.voxel_size_um * 1e-6;
-    out.viscosity_pa_s = cfg.output.viscosity_pa_s;
-    out.pressure_gradient_pa_m = cfg.output.pressure_gradient_pa_per_m;
-    out.nu_lattice = physics::viscosity(cfg.lbm.tau);
-    out.g_lattice = cfg.lbm.force;
-    out.origin_voxels[cfg.lbm.flow_axis] = -layout.sample_begin;
-    const io::OutputGrid grid = io::output_grid(out, dims);
     io::FieldPiece piece{&lattice, &f, &params, 0, 0, dims.nz};
     if (domain) {
       piece.first_local_plane_z = first_local_z;

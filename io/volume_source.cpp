@@ -78,12 +78,14 @@ VolumeFormat parse_format(const std::string& text) {
   throw InputError("option input.format = '" + text + "' is unknown; use auto, raw, nrrd, mhd or tiff");
 }
 
-Crop parse_crop(const std::string& offset, const std::string& size) {
+Crop parse_crop(const std::string& offset, const std::string& size, const std::string& option) {
   Crop c;
-  c.offset = three(offset, "input.crop_offset");
-  c.size = three(size, "input.crop_size");
+  c.offset = three(offset, option + "_offset");
+  c.size = three(size, option + "_size");
   for (int a = 0; a < 3; ++a) {
-    if (c.offset[a] < 0 || c.size[a] < 0) throw InputError("crop offset and size must not be negative");
+    if (c.offset[a] < 0 || c.size[a] < 0) {
+      throw InputError("options " + option + "_offset and " + option + "_size must not be negative");
+    }
   }
   return c;
 }

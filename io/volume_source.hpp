@@ -69,7 +69,9 @@ struct LoadedMask {
 LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels);
 
 VolumeFormat parse_format(const std::string& text);
-Crop parse_crop(const std::string& offset, const std::string& size);
+// `option`: the options' common name, for messages ("input.crop" names input.crop_offset and
+// input.crop_size).
+Crop parse_crop(const std::string& offset, const std::string& size, const std::string& option = "input.crop");
 
 // "slice_9.tif" before "slice_10.tif".
 bool natural_less(const std::string& a, const std::string& b);
