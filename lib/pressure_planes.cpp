@@ -45,7 +45,9 @@ PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, 
 
 PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
   const std::int64_t length = end - begin;
-  if (length < 8) return end_plane_drop(profile, begin, end);
+  if (length < 8) {  // no interior to speak of: the end planes, or (mirror: no plane before) no drop
+    return begin > 0 ? end_plane_drop(profile, begin, end) : PressureDrop{};
+  }
   PressureDrop d;
   d.margin = std::max<std::int64_t>(1, length / 8);
   d.window = std::max<std::int64_t>(1, length / 16);

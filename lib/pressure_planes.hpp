@@ -54,7 +54,8 @@ struct PressureDrop {
 // The drop across the sample [begin, end) from the planes just outside it (entrance and exit
 // losses included).
 PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end);
-// The drop across the interior of the sample (see above); end_plane_drop below 8 planes.
+// The drop across the interior of the sample (see above); below 8 planes end_plane_drop, or no
+// drop at all when the sample starts at plane 0 (mirror mode: there is no plane before it).
 PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end);
 
 // The body acceleration that drives the sample itself: g minus the pressure gradient,
