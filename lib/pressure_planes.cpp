@@ -1,6 +1,7 @@
 #include "lib/pressure_planes.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "lib/error.hpp"
 
@@ -14,7 +15,11 @@ double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
     sum += rho_sum[p] / cells[p];
     ++planes;
   }
-  if (planes == 0) throw SimulationError("internal: no fluid cell in the planes where the pressure is read");
+  if (planes == 0) {  // a plane with no pore voxel: only possible with the percolation filter off
+    throw InputError("planes " + std::to_string(first) + ".." + std::to_string(end - 1) +
+                     " across the flow hold no pore voxel, so nothing flows through the sample and k = 0; "
+                     "run with the percolation filter on to have such samples stopped before the solve");
+  }
   return sum / planes;
 }
 

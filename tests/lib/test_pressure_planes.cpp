@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "lib/error.hpp"
 #include "lib/pressure_planes.hpp"
 
 namespace rockperm {
@@ -43,6 +46,18 @@ TEST(PressurePlanes, ShortSamplesUseTheEndPlanesOrNoDrop) {
   const SampleDrive mirrored = sample_drive(p, 1e-5, 0, 6);  // mirror: the sample starts at plane 0
   EXPECT_DOUBLE_EQ(mirrored.acceleration, 1e-5);
   EXPECT_DOUBLE_EQ(mirrored.end_planes, 1e-5);
+}
+
+TEST(PressurePlanes, APlaneWithoutPoreIsAClearError) {
+  PressureProfile p = profile_of(40, [](std::int64_t) { return 1.0; });
+  // a 32-plane sample at plane 4: the inlet window is [8, 10) (margin 4, 2 planes); empty it
+  p.cells[8] = p.cells[9] = p.rho_sum[8] = p.rho_sum[9] = 0;
+  try {
+    (void)interior_drop(p, 4, 36);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("hold no pore voxel"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace rockperm
