@@ -233,7 +233,11 @@ int run_command(const std::vector<std::string>& args) {
     PressureProfile profile = pressure_profile(lattice, f, params, axis, dims[axis], first_local_z);
     profile.rho_sum = comm.sum(profile.rho_sum);
     profile.cells = comm.sum(profile.cells);
-    drive = sample_drive(profile, cfg.lbm.force, layout.sample_begin, layout.sample_end);
+    try {
+      drive = sample_drive(profile, cfg.lbm.force, layout.sample_begin, layout.sample_end);
+    } catch (const InputError& e) {  // the reduced profile is the same on every rank
+      throw on_all_ranks(InputError(e.what()));
+    }
     FlowProblem corrected = problem;
     corrected.acceleration = drive.acceleration;
     result.k = permeability(result.sums, corrected);
