@@ -31,6 +31,19 @@ std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
   return (v + n) % n;
 }
 
+// The fluid cell a link (cx, cy, cz) from a cell reaches, or none; `at(dx, dy, dz)` gives the
+// fluid index of the voxel one step away. The one definition of the link rule, for the table
+// build and for neighbour(): a diagonal link is sealed when both voxels beside it (one step
+// along each of its two axes) are solid and edge contacts are sealed.
+template <class At>
+std::uint32_t link_target(const At& at, int cx, int cy, int cz, EdgeContacts edges) {
+  const std::uint32_t target = at(cx, cy, cz);
+  if (target == none || edges == EdgeContacts::open || cx * cx + cy * cy + cz * cz != 2) return target;
+  const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
+  const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
+  return first == none && second == none ? none : target;
+}
+
 }  // namespace
 
 EdgeContacts parse_edge_contacts(const std::string& text) {
@@ -121,17 +134,9 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
           for (int i = 1; i <= lattice::half; ++i) {
             for (int sign : {1, -1}) {
               if (sign < 0 && !with_negative) continue;
-              const int cx = sign * lattice::cx(i), cy = sign * lattice::cy(i), cz = sign * lattice::cz(i);
-              std::uint32_t target = at(cx, cy, cz);
-              // a diagonal link: sealed when both voxels beside it (one step along each of its
-              // two axes) are solid
-              if (target != none && edges == EdgeContacts::sealed && cx * cx + cy * cy + cz * cz == 2) {
-                const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
-                const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
-                if (first == none && second == none) target = none;
-              }
               auto& table = sign > 0 ? lat.neighbours_ : lat.negative_neighbours_;
-              table[(i - 1) * lat.stride_ + cell] = target;
+              table[(i - 1) * lat.stride_ + cell] =
+                  link_target(at, sign * lattice::cx(i), sign * lattice::cy(i), sign * lattice::cz(i), edges);
             }
           }
         }
@@ -173,12 +178,7 @@ std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
     const std::int64_t z = step_axis(c.z, dz, dims_.nz, periodic_[2]);
     return (x < 0 || y < 0 || z < 0) ? none : index_of(x, y, z);
   };
-  const int cx = lattice::cx(i), cy = lattice::cy(i), cz = lattice::cz(i);
-  const std::uint32_t target = at(cx, cy, cz);
-  if (target == none || edges_ == EdgeContacts::open || cx * cx + cy * cy + cz * cz != 2) return target;
-  const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
-  const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
-  return first == none && second == none ? none : target;
+  return link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), edges_);
 }
 
 MemoryEstimate SparseLattice::memory() const {
