@@ -1,7 +1,7 @@
 #include "app/backend_factory.hpp"
 
-#include "lib/cpu_backend.hpp"
-#include "lib/error.hpp"
+#include "lib/backend/cpu_backend.hpp"
+#include "lib/base/error.hpp"
 #include "rockperm/config.hpp"
 
 #if ROCKPERM_HAVE_CUDA

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/backend.hpp"
+#include "lib/backend/backend.hpp"
 #include "lib/config.hpp"
-#include "lib/sparse_lattice.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm::app {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "lib/comm.hpp"
-#include "lib/error.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/base/error.hpp"
 #include "rockperm/config.hpp"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "lib/config.hpp"
-#include "lib/error.hpp"
-#include "lib/sphere_pack.hpp"
+#include "lib/base/error.hpp"
+#include "lib/geometry/sphere_pack.hpp"
 
 namespace po = boost::program_options;
 

@@ -7,9 +7,9 @@
 #include "app/commands.hpp"
 #include "app/sample_setup.hpp"
 #include "lib/config.hpp"
-#include "lib/error.hpp"
-#include "lib/plan.hpp"
-#include "lib/sparse_lattice.hpp"
+#include "lib/base/error.hpp"
+#include "lib/parallel/plan.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm::app {
 

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "io/volume_source.hpp"
-#include "lib/error.hpp"
-#include "lib/inlet_outlet.hpp"
+#include "lib/base/error.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
 
 namespace rockperm::app {
 

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "io/volume_source.hpp"
-#include "lib/comm.hpp"
+#include "lib/parallel/comm.hpp"
 #include "lib/config.hpp"
-#include "lib/partition.hpp"
-#include "lib/percolation.hpp"
-#include "lib/pore_mask.hpp"
+#include "lib/parallel/partition.hpp"
+#include "lib/geometry/percolation.hpp"
+#include "lib/geometry/pore_mask.hpp"
 
 namespace rockperm::app {
 

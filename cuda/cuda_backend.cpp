@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "cuda/kernels.hpp"
-#include "lib/d3q19.hpp"
+#include "lib/physics/d3q19.hpp"
 
 namespace rockperm::cuda {
 

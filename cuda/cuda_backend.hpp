@@ -8,8 +8,8 @@
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
-#include "lib/backend.hpp"
-#include "lib/sparse_lattice.hpp"
+#include "lib/backend/backend.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm::cuda {
 

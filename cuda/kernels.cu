@@ -2,7 +2,7 @@
 // lib/propagation.hpp that the CPU backend calls too.
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernels.hpp"
-#include "lib/propagation.hpp"
+#include "lib/lattice/propagation.hpp"
 
 namespace rockperm::cuda {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "lib/collision.hpp"
-#include "lib/flow_sums.hpp"
+#include "lib/physics/collision.hpp"
+#include "lib/physics/flow_sums.hpp"
 
 namespace rockperm::cuda {
 

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::io {
 

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
-#include "lib/collision.hpp"
-#include "lib/error.hpp"
+#include "lib/physics/collision.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::io {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/collision.hpp"
-#include "lib/sparse_lattice.hpp"
+#include "lib/physics/collision.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm::io {
 

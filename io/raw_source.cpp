@@ -5,8 +5,8 @@
 #include <map>
 #include <sstream>
 
-#include "lib/checked_size.hpp"
-#include "lib/error.hpp"
+#include "lib/base/checked_size.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::io {
 

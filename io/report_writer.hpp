@@ -4,9 +4,9 @@
 #include <string>
 
 #include "lib/config.hpp"
-#include "lib/percolation.hpp"
-#include "lib/permeability.hpp"
-#include "lib/solver.hpp"
+#include "lib/geometry/percolation.hpp"
+#include "lib/physics/permeability.hpp"
+#include "lib/solve/solver.hpp"
 
 namespace rockperm::io {
 

@@ -6,7 +6,7 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::io {
 

@@ -6,7 +6,7 @@
 
 #include "io/raw_source.hpp"
 #include "io/tiff_source.hpp"
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::io {
 

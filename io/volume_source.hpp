@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/pore_mask.hpp"
-#include "lib/volume.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/geometry/volume.hpp"
 
 namespace rockperm::io {
 

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "lib/error.hpp"
-#include "lib/inlet_outlet.hpp"
+#include "lib/base/error.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
 
 namespace po = boost::program_options;
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/collision.hpp"
-#include "lib/pore_mask.hpp"
-#include "lib/solver.hpp"
-#include "lib/sparse_lattice.hpp"
-#include "lib/volume.hpp"
+#include "lib/physics/collision.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/solve/solver.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/geometry/volume.hpp"
 
 namespace rockperm::config {
 

@@ -8,7 +8,7 @@ seconds=${FUZZ_SECONDS:-30}
 mkdir -p build-fuzz/corpus
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
   tests/fuzz/fuzz_volume_readers.cpp io/volume_source.cpp io/raw_source.cpp io/tiff_source.cpp \
-  lib/pore_mask.cpp lib/volume.cpp -ltiff -o build-fuzz/fuzz_volume_readers 2> build-fuzz/build.log \
+  lib/geometry/pore_mask.cpp lib/geometry/volume.cpp -ltiff -o build-fuzz/fuzz_volume_readers 2> build-fuzz/build.log \
   || { cat build-fuzz/build.log; exit 1; }
 cp -n tests/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
 cd build-fuzz

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/cpu_backend.hpp"
-#include "lib/d3q19.hpp"
-#include "lib/pore_mask.hpp"
-#include "lib/solver.hpp"
-#include "lib/sparse_lattice.hpp"
+#include "lib/backend/cpu_backend.hpp"
+#include "lib/physics/d3q19.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/solve/solver.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
 
 // The validation suites are built twice: against the CPU backend (validation_tests) and, with
 // ROCKPERM_TEST_ON_CUDA, against the CUDA backend (gpu_validation_tests, skipped without a device).

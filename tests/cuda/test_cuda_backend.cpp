@@ -7,9 +7,9 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "io/volume_source.hpp"
-#include "lib/cpu_backend.hpp"
-#include "lib/permeability.hpp"
-#include "lib/plan.hpp"
+#include "lib/backend/cpu_backend.hpp"
+#include "lib/physics/permeability.hpp"
+#include "lib/parallel/plan.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {

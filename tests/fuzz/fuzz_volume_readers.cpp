@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "io/volume_source.hpp"
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 4) return 0;

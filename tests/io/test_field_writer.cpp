@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "io/field_writer.hpp"
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm::io {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "io/volume_source.hpp"
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::io {
 

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "lib/config.hpp"
-#include "lib/error.hpp"
+#include "lib/base/error.hpp"
 
 namespace rockperm::config {
 

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <random>
 
-#include "lib/comm.hpp"
-#include "lib/cpu_backend.hpp"
-#include "lib/device_assignment.hpp"
-#include "lib/error.hpp"
-#include "lib/partition.hpp"
-#include "lib/permeability.hpp"
-#include "lib/stepper.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/backend/cpu_backend.hpp"
+#include "lib/parallel/device_assignment.hpp"
+#include "lib/base/error.hpp"
+#include "lib/parallel/partition.hpp"
+#include "lib/physics/permeability.hpp"
+#include "lib/solve/stepper.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "lib/collision.hpp"
+#include "lib/physics/collision.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {

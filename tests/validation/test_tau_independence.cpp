@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "lib/sphere_pack.hpp"
+#include "lib/geometry/sphere_pack.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
-#include "lib/inlet_outlet.hpp"
-#include "lib/percolation.hpp"
-#include "lib/pressure_planes.hpp"
-#include "lib/sphere_pack.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
+#include "lib/geometry/percolation.hpp"
+#include "lib/solve/pressure_planes.hpp"
+#include "lib/geometry/sphere_pack.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {

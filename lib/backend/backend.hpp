@@ -1,0 +1,81 @@
+#pragma once
+// The coarse interface between the time loop and a compute backend (CPU reference or CUDA).
+// Populations are deviations f_i - w_i in SoA layout f[i * stride + cell].
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/physics/collision.hpp"
+#include "lib/physics/flow_sums.hpp"
+
+namespace rockperm {
+
+enum class Propagation {
+  two_pass,  // collide (store reversed) + pairwise swap: the core paper's algorithm, the reference
+  fused,     // A-A form of the same swap: one pass over memory per step
+};
+
+const char* to_string(Propagation p);
+Propagation parse_propagation(const std::string& text);
+
+// A contiguous range of local cell indices [begin, end).
+struct CellRange {
+  std::uint32_t begin = 0, end = 0;
+  std::uint32_t size() const { return end > begin ? end - begin : 0; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  virtual std::string description() const = 0;
+  // Device bytes per fluid cell actually held (populations + neighbour tables).
+  virtual double bytes_per_cell() const = 0;
+  // The cells this backend updates: all of them, or a rank's owned slab (ghosts excluded).
+  virtual CellRange owned() const = 0;
+  // Every local cell, ghosts included: the swap must visit ghost cells too, because the
+  // positive directions e7 and e9 point down, so a cell of the ghost plane above owns pairs
+  // with the top owned plane (as a cell of the plane below owns those along e3, e6, e8).
+  virtual CellRange all() const = 0;
+
+  virtual void collide(CellRange cells) = 0;    // stored reversed (also the fused even step)
+  virtual void swap(CellRange cells) = 0;       // the exchanges owned by these cells
+  virtual void fused_odd(CellRange cells) = 0;  // fused A-A odd step; needs the negative table
+  virtual FlowSums sums(CellRange cells) = 0;   // valid in natural order only
+  virtual void synchronize() {}
+
+  // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that
+  // pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory
+  // when `device_buffers` is asked for and the backend has device memory (CUDA-aware MPI).
+  // Pack and unpack may run asynchronously; the buffers are ready once wait_halo() returns.
+  virtual void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) = 0;
+  virtual float* halo_buffer(int list) = 0;
+  virtual void pack_halo(int list) = 0;
+  virtual void unpack_halo(int list) = 0;
+  virtual void wait_halo() {}
+
+  // Whole-lattice conveniences over owned().
+  void collide() { collide(owned()); }
+  void swap() { swap(all()); }
+  void fused_odd() { fused_odd(owned()); }
+  FlowSums sums() { return sums(owned()); }
+
+  // Seconds for `steps` steps starting at step `first` (host clock around a synchronized
+  // loop; the CUDA backend times with events).
+  virtual double timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps);
+  // The memory system's copy bandwidth (bytes read plus written per second / 1e9) where this
+  // backend runs: the roofline the benchmark compares with.
+  virtual double measure_copy_bandwidth_gbs() const;
+
+  virtual void download(std::vector<float>& f) = 0;  // stride * 19 floats
+  virtual void upload(const std::vector<float>& f) = 0;
+};
+
+// One time step. Returns true when the populations are in natural order afterwards (always
+// for two-pass; after every odd step, i.e. an even number of steps, for fused).
+bool advance(Backend& backend, Propagation propagation, std::int64_t step);
+
+}  // namespace rockperm

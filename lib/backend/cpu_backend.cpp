@@ -1,0 +1,110 @@
+#include "lib/backend/cpu_backend.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "lib/base/error.hpp"
+#include "lib/lattice/propagation.hpp"
+
+namespace rockperm {
+
+CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params)
+    : lattice_(lattice), params_(params), owned_{lattice.owned_begin(), lattice.owned_end()},
+      all_{0, lattice.fluid_count()},
+      f_(lattice::q * lattice.stride(), 0.0f) {
+  const std::uint32_t n = lattice.fluid_count();
+  for (int i = 0; i < lattice::q; ++i) {
+    std::fill(f_.begin() + i * lattice.stride(), f_.begin() + i * lattice.stride() + n, physics::rest_population(i, params));
+  }
+}
+
+std::string CpuBackend::description() const {
+  return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";
+}
+
+double CpuBackend::bytes_per_cell() const { return lattice_.memory().total_bytes_per_cell; }
+
+void CpuBackend::collide(CellRange cells) {
+  const std::int64_t first = cells.begin, n = cells.end;
+  const auto stride = lattice_.stride();
+  float* f = f_.data();
+  const physics::CollisionParams p = params_;
+#pragma omp parallel for simd schedule(simd : static)
+  for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<propagation::WideIndex>(f, stride, c, p);
+}
+
+void CpuBackend::swap(CellRange cells) {
+  const std::int64_t first = cells.begin, n = cells.end;
+  const auto stride = lattice_.stride();
+  float* f = f_.data();
+  const std::uint32_t* nbr = lattice_.neighbours().data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = first; c < n; ++c) propagation::swap_cell<propagation::WideIndex>(f, stride, nbr, c);
+}
+
+void CpuBackend::fused_odd(CellRange cells) {
+  if (!lattice_.has_negative()) {
+    throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
+  }
+  const std::int64_t first = cells.begin, n = cells.end;
+  const auto stride = lattice_.stride();
+  float* f = f_.data();
+  const std::uint32_t* pos = lattice_.neighbours().data();
+  const std::uint32_t* neg = lattice_.negative_neighbours().data();
+  const physics::CollisionParams p = params_;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = first; c < n; ++c) {
+    propagation::fused_odd_cell<propagation::WideIndex>(f, stride, pos, neg, c, p);
+  }
+}
+
+FlowSums CpuBackend::sums(CellRange cells) {
+  const std::uint32_t first = cells.begin, n = cells.end;
+  const std::int64_t blocks = (cells.size() + reduction_block - 1) / reduction_block;
+  std::vector<FlowSums> partial(blocks);
+  const auto stride = lattice_.stride();
+  const float* f = f_.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::uint32_t begin = first + b * reduction_block;
+    const std::uint32_t end = std::min<std::uint64_t>(n, begin + std::uint64_t{reduction_block});
+    FlowSums s;
+    for (std::uint32_t c = begin; c < end; ++c) s.add(cell_sums(f, stride, c, params_));
+    partial[b] = s;
+  }
+  FlowSums total;
+  for (const auto& s : partial) total.add(s);
+  return total;
+}
+
+void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {
+  lists_ = lists;
+  buffers_.assign(lists.size(), {});
+  for (std::size_t k = 0; k < lists.size(); ++k) buffers_[k].resize(lists[k].size());
+}
+
+void CpuBackend::pack_halo(int list) {
+  const auto& idx = lists_[list];
+  float* out = buffers_[list].data();
+  const auto n = static_cast<std::int64_t>(idx.size());
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (std::int64_t k = 0; k < n; ++k) out[k] = f_[idx[k]];
+}
+
+void CpuBackend::unpack_halo(int list) {
+  const auto& idx = lists_[list];
+  const float* in = buffers_[list].data();
+  const auto n = static_cast<std::int64_t>(idx.size());
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (std::int64_t k = 0; k < n; ++k) f_[idx[k]] = in[k];
+}
+
+void CpuBackend::download(std::vector<float>& f) { f = f_; }
+
+void CpuBackend::upload(const std::vector<float>& f) {
+  if (f.size() != f_.size()) throw Error("internal: upload of " + std::to_string(f.size()) + " populations, expected " + std::to_string(f_.size()));
+  f_ = f;
+}
+
+}  // namespace rockperm

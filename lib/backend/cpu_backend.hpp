@@ -1,0 +1,45 @@
+#pragma once
+// The CPU reference backend: OpenMP loops over fluid indices calling the shared per-cell
+// functions of lib/propagation.hpp.
+#include <vector>
+
+#include "lib/backend/backend.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+
+namespace rockperm {
+
+class CpuBackend final : public Backend {
+ public:
+  // Populations start at rest (physics::rest_population); the padding slots stay zero.
+  CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params);
+
+  std::string description() const override;
+  double bytes_per_cell() const override;
+  CellRange owned() const override { return owned_; }
+  CellRange all() const override { return all_; }
+  using Backend::collide;
+  using Backend::fused_odd;
+  using Backend::sums;
+  using Backend::swap;
+  void collide(CellRange cells) override;
+  void swap(CellRange cells) override;
+  void fused_odd(CellRange cells) override;
+  FlowSums sums(CellRange cells) override;
+  void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
+  float* halo_buffer(int list) override { return buffers_[list].data(); }
+  void pack_halo(int list) override;
+  void unpack_halo(int list) override;
+  void download(std::vector<float>& f) override;
+  void upload(const std::vector<float>& f) override;
+
+ private:
+  const SparseLattice& lattice_;
+  physics::CollisionParams params_;
+  CellRange owned_;
+  CellRange all_;
+  std::vector<float> f_;
+  std::vector<std::vector<std::uint64_t>> lists_;
+  std::vector<std::vector<float>> buffers_;
+};
+
+}  // namespace rockperm

@@ -1,0 +1,29 @@
+#pragma once
+// What happens at the inlet and outlet faces of a sample that is not periodic along the flow:
+// - periodic: the sample is taken as one period (right for synthetic periodic media);
+// - buffer: layers of pure fluid are added before and after the sample, the lateral faces are
+//   sealed, and the extended domain is periodic along the flow; k is measured on the sample;
+// - mirror: the sample is followed by its mirror image along the flow axis, which makes the
+//   domain periodic without a step at the faces.
+// In both extended forms porosity is that of the sample alone, and the Darcy flux (the same
+// through every cross-section in steady flow) is measured over the whole domain.
+#include <cstdint>
+#include <string>
+
+#include "lib/geometry/pore_mask.hpp"
+
+namespace rockperm {
+
+enum class InletOutlet { periodic, buffer, mirror };
+
+InletOutlet parse_inlet_outlet(const std::string& text);
+const char* to_string(InletOutlet m);
+
+struct ExtendedSample {
+  PoreMask mask;
+  std::int64_t sample_begin = 0, sample_end = 0;  // the sample's planes along the flow axis
+};
+
+ExtendedSample extend_along_flow(PoreMask mask, int flow_axis, InletOutlet mode, int buffer_layers);
+
+}  // namespace rockperm

@@ -1,0 +1,93 @@
+#pragma once
+// The swap propagation of the core paper, per cell, for both backends.
+//
+// Populations live in one SoA array f[i * stride + cell]. All three steps are "collide at
+// 19 addresses": read population i from addr[i], collide, and write the post-collision
+// population i to addr[opposite(i)]. They differ only in the addresses:
+//  - collide (two-pass step 1, and the even step of the fused A-A form): the cell's own
+//    slots, so the result is stored reversed (slot -i <- f*_i);
+//  - fused odd step: population i comes from slot -i of cell - e_i (where the collide step
+//    left f*_i of that cell), population -i from slot i of cell + e_i; a solid neighbour
+//    turns the address back to the cell's own reversed slot, which is half-way bounce-back.
+//    Each cell reads and writes the same 19 slots, so cells never race.
+// The swap (two-pass step 2) exchanges slot -i of a cell with slot i of its neighbour
+// along e_i; every slot takes part in one exchange, so all exchanges are independent.
+#include <cstdint>
+
+#include "lib/physics/collision.hpp"
+#include "lib/physics/d3q19.hpp"
+#include "lib/base/hd.hpp"
+
+namespace rockperm::propagation {
+
+inline constexpr std::uint32_t none_index = 0xFFFFFFFFu;
+
+// Offsets into f are computed in Index: the CUDA launchers use 32-bit offsets whenever
+// 19 * stride fits (up to about 226 million fluid cells), which saves a register per address
+// and 64-bit multiplies; the CPU and larger lattices use 64 bits.
+using WideIndex = std::uint64_t;
+
+template <class Index>
+ROCKPERM_HD inline void collide_at(float* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
+  float v[lattice::q];
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) v[i] = f[addr[i]];
+  physics::collide(v, p);
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) f[addr[lattice::opposite(i)]] = v[i];
+}
+
+// Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
+// (Written with direct addresses rather than through collide_at, so that the compiler sees
+// unit-stride loads and vectorizes the CPU loop over cells.)
+template <class Index>
+ROCKPERM_HD inline void collide_cell(float* f, Index stride, Index cell, const physics::CollisionParams& p) {
+  float v[lattice::q];
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * stride + cell];
+  physics::collide(v, p);
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) f[lattice::opposite(i) * stride + cell] = v[i];
+}
+
+// Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads
+// are issued before any store: every slot takes part in exactly one exchange, so nothing
+// aliases, but the compiler cannot know that; exchanging pair by pair serializes 9 memory
+// round trips per thread (the GPU swap ran at 65 % of copy bandwidth that way).
+template <class Index>
+ROCKPERM_HD inline void swap_cell(float* f, Index stride, const std::uint32_t* neighbours, Index cell) {
+  std::uint32_t t[lattice::half];
+  float mine[lattice::half], theirs[lattice::half];
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::half; ++i) t[i] = neighbours[i * stride + cell];
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::half; ++i) {
+    if (t[i] == none_index) continue;
+    mine[i] = f[(i + 1 + lattice::half) * stride + cell];
+    theirs[i] = f[(i + 1) * stride + t[i]];
+  }
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::half; ++i) {
+    if (t[i] == none_index) continue;
+    f[(i + 1 + lattice::half) * stride + cell] = theirs[i];
+    f[(i + 1) * stride + t[i]] = mine[i];
+  }
+}
+
+// Fused A-A odd step: gather from the neighbours' swapped slots, collide, scatter back.
+template <class Index>
+ROCKPERM_HD inline void fused_odd_cell(float* f, Index stride, const std::uint32_t* pos, const std::uint32_t* neg,
+                                       Index cell, const physics::CollisionParams& p) {
+  Index addr[lattice::q];
+  addr[0] = cell;
+ROCKPERM_UNROLL
+  for (int i = 1; i <= lattice::half; ++i) {
+    const std::uint32_t behind = neg[(i - 1) * stride + cell];
+    const std::uint32_t ahead = pos[(i - 1) * stride + cell];
+    addr[i] = behind != none_index ? (i + lattice::half) * stride + behind : i * stride + cell;
+    addr[i + lattice::half] = ahead != none_index ? i * stride + ahead : (i + lattice::half) * stride + cell;
+  }
+  collide_at(f, addr, p);
+}
+
+}  // namespace rockperm::propagation

@@ -1,0 +1,196 @@
+#include "lib/lattice/sparse_lattice.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "lib/base/checked_size.hpp"
+#include "lib/physics/d3q19.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm {
+
+namespace {
+
+// Fluid index of every voxel of one plane (none for solid): built per plane so that no
+// dense voxel-to-cell map of the whole volume is ever held.
+void plane_index_map(const PoreMask& mask, std::int64_t z, std::uint64_t first, std::vector<std::uint32_t>& map) {
+  const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
+  map.resize(plane);
+  const std::uint8_t* p = mask.pore.data() + plane * z;
+  std::uint64_t next = first;
+  for (std::uint64_t v = 0; v < plane; ++v) map[v] = p[v] ? static_cast<std::uint32_t>(next++) : none;
+}
+
+// Coordinate along one axis after a step of d, or -1 when it leaves a non-periodic axis.
+std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
+  v += d;
+  if (v >= 0 && v < n) return v;
+  if (!periodic) return -1;
+  return (v + n) % n;
+}
+
+// The fluid cell a link (cx, cy, cz) from a cell reaches, or none; `at(dx, dy, dz)` gives the
+// fluid index of the voxel one step away. The one definition of the link rule, for the table
+// build and for neighbour(): a diagonal link is sealed when both voxels beside it (one step
+// along each of its two axes) are solid and edge contacts are sealed.
+template <class At>
+std::uint32_t link_target(const At& at, int cx, int cy, int cz, EdgeContacts edges) {
+  const std::uint32_t target = at(cx, cy, cz);
+  if (target == none || edges == EdgeContacts::open || cx * cx + cy * cy + cz * cz != 2) return target;
+  const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
+  const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
+  return first == none && second == none ? none : target;
+}
+
+}  // namespace
+
+EdgeContacts parse_edge_contacts(const std::string& text) {
+  if (text == "sealed") return EdgeContacts::sealed;
+  if (text == "open") return EdgeContacts::open;
+  throw InputError("edge contacts '" + text + "' are unknown; use open (the default) or sealed");
+}
+
+const char* to_string(EdgeContacts e) { return e == EdgeContacts::sealed ? "sealed" : "open"; }
+
+std::uint64_t padded_stride(std::uint64_t fluid_cells) {
+  // A multiple of 32 (coalesced warps, aligned 128-byte rows) that is an *odd* multiple, so
+  // the 19 population arrays never sit a large power of two apart: with a stride of 2^18, as
+  // in a 64^3 fluid box, all 19 streams hit the same cache sets and the CPU ran 3x slower.
+  std::uint64_t stride = round_up(fluid_cells, 32);
+  if ((stride / 32) % 2 == 0) stride += 32;
+  return stride;
+}
+
+SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative,
+                                   bool allow_empty, EdgeContacts edges) {
+  validate_dims(mask.dims, "pore mask");
+  SparseLattice lat;
+  lat.dims_ = mask.dims;
+  lat.periodic_ = periodic;
+  lat.edges_ = edges;
+  const Dims& d = mask.dims;
+  const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
+
+  lat.plane_offsets_.assign(d.nz + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    const std::uint8_t* p = mask.pore.data() + plane * z;
+    lat.plane_offsets_[z + 1] = static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{1}));
+  }
+  for (std::int64_t z = 0; z < d.nz; ++z) lat.plane_offsets_[z + 1] += lat.plane_offsets_[z];
+  const std::uint64_t n = lat.plane_offsets_[d.nz];
+  if (n == 0 && !allow_empty) throw InputError("the pore space is empty: no fluid cell to simulate");
+  if (n >= none) {
+    throw InputError("the sample has " + std::to_string(n) +
+                     " fluid cells, more than one rank can index (2^32 - 1); crop it or run it on more ranks");
+  }
+  lat.stride_ = padded_stride(n);
+  lat.coords_ = HostArray<Coord>(n);
+  lat.neighbours_ = HostArray<std::uint32_t>(checked_mul(lattice::half, lat.stride_, "neighbour table"));
+  if (with_negative) lat.negative_neighbours_ = HostArray<std::uint32_t>(lattice::half * lat.stride_);
+  // the padding cells [n, stride) have no neighbours; every other entry is written below
+  for (auto* table : {&lat.neighbours_, &lat.negative_neighbours_}) {
+    if (table->empty()) continue;
+    for (int k = 0; k < lattice::half; ++k) std::fill(table->data() + k * lat.stride_ + n, table->data() + (k + 1) * lat.stride_, none);
+  }
+
+  // x and y of the neighbours one step away, with the periodic wrap or -1 (outside)
+  std::vector<std::int64_t> xs[3], ys[3];
+  for (int s = -1; s <= 1; ++s) {
+    for (std::int64_t x = 0; x < d.nx; ++x) xs[s + 1].push_back(step_axis(x, s, d.nx, periodic[0]));
+    for (std::int64_t y = 0; y < d.ny; ++y) ys[s + 1].push_back(step_axis(y, s, d.ny, periodic[1]));
+  }
+#pragma omp parallel
+  {
+    // each thread sweeps a contiguous range of planes with a window of three plane maps
+    // (z-1, z, z+1), building each map once
+    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
+    const std::int64_t z_lo = d.nz * me / threads, z_hi = d.nz * (me + 1) / threads;
+    std::vector<std::uint32_t> maps[3];
+    const auto build_map = [&](std::int64_t z, std::vector<std::uint32_t>& map) {
+      if (z >= 0) plane_index_map(mask, z, lat.plane_offsets_[z], map);
+      else map.clear();
+    };
+    if (z_lo < z_hi) {
+      build_map(step_axis(z_lo, -1, d.nz, periodic[2]), maps[0]);
+      build_map(z_lo, maps[1]);
+    }
+    for (std::int64_t z = z_lo; z < z_hi; ++z) {
+      build_map(step_axis(z, 1, d.nz, periodic[2]), maps[2]);
+      for (std::int64_t y = 0; y < d.ny; ++y) {
+        for (std::int64_t x = 0; x < d.nx; ++x) {
+          const std::uint32_t cell = maps[1][y * d.nx + x];
+          if (cell == none) continue;
+          lat.coords_[cell] = Coord{static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y),
+                                    static_cast<std::uint16_t>(z)};
+          // fluid index of the voxel one step (dx, dy, dz) away, each in -1..1
+          const auto at = [&](int dx, int dy, int dz) {
+            const std::int64_t xn = xs[1 + dx][x], yn = ys[1 + dy][y];
+            const auto& map = maps[1 + dz];
+            return (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
+          };
+          for (int i = 1; i <= lattice::half; ++i) {
+            for (int sign : {1, -1}) {
+              if (sign < 0 && !with_negative) continue;
+              auto& table = sign > 0 ? lat.neighbours_ : lat.negative_neighbours_;
+              table[(i - 1) * lat.stride_ + cell] =
+                  link_target(at, sign * lattice::cx(i), sign * lattice::cy(i), sign * lattice::cz(i), edges);
+            }
+          }
+        }
+      }
+      std::swap(maps[0], maps[1]);
+      std::swap(maps[1], maps[2]);
+    }
+  }
+  lat.owned_begin_ = 0;
+  lat.owned_end_ = static_cast<std::uint32_t>(n);
+  return lat;
+}
+
+void SparseLattice::set_owned_planes(std::int64_t first_plane, std::int64_t end_plane) {
+  owned_begin_ = static_cast<std::uint32_t>(plane_offsets_[first_plane]);
+  owned_end_ = static_cast<std::uint32_t>(plane_offsets_[end_plane]);
+}
+
+std::uint32_t SparseLattice::index_of(std::int64_t x, std::int64_t y, std::int64_t z) const {
+  if (x < 0 || y < 0 || z < 0 || x >= dims_.nx || y >= dims_.ny || z >= dims_.nz) return none;
+  const auto key = [](const Coord& c) { return std::tuple(c.z, c.y, c.x); };
+  const auto target = std::tuple(static_cast<std::uint16_t>(z), static_cast<std::uint16_t>(y),
+                                 static_cast<std::uint16_t>(x));
+  const auto first = coords_.begin() + static_cast<std::ptrdiff_t>(plane_offsets_[z]);
+  const auto last = coords_.begin() + static_cast<std::ptrdiff_t>(plane_offsets_[z + 1]);
+  const auto it = std::lower_bound(first, last, target, [&](const Coord& c, const auto& t) { return key(c) < t; });
+  if (it == last || key(*it) != target) return none;
+  return static_cast<std::uint32_t>(it - coords_.begin());
+}
+
+std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
+  if (i == 0) return cell;
+  if (i <= lattice::half) return neighbours_[(i - 1) * stride_ + cell];
+  if (has_negative()) return negative_neighbours_[(i - 1 - lattice::half) * stride_ + cell];
+  const Coord& c = coords_[cell];
+  const auto at = [&](int dx, int dy, int dz) {
+    const std::int64_t x = step_axis(c.x, dx, dims_.nx, periodic_[0]);
+    const std::int64_t y = step_axis(c.y, dy, dims_.ny, periodic_[1]);
+    const std::int64_t z = step_axis(c.z, dz, dims_.nz, periodic_[2]);
+    return (x < 0 || y < 0 || z < 0) ? none : index_of(x, y, z);
+  };
+  return link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), edges_);
+}
+
+MemoryEstimate SparseLattice::memory() const {
+  MemoryEstimate m{};
+  const double n = std::max<double>(1.0, fluid_count());  // a rank may own no cell
+  m.populations_bytes_per_cell = lattice::q * sizeof(float) * static_cast<double>(stride_) / n;
+  const int tables = has_negative() ? 2 : 1;
+  m.neighbour_bytes_per_cell = tables * lattice::half * sizeof(std::uint32_t) * static_cast<double>(stride_) / n;
+  m.total_bytes_per_cell = m.populations_bytes_per_cell + m.neighbour_bytes_per_cell;
+  m.dense_bytes_per_voxel = lattice::q * sizeof(float);
+  m.reduction = m.dense_bytes_per_voxel * static_cast<double>(dims_.voxels()) / (m.total_bytes_per_cell * n);
+  return m;
+}
+
+}  // namespace rockperm

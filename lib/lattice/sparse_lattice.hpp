@@ -1,0 +1,102 @@
+#pragma once
+// The fluid-only lattice (core paper, section 2): fluid cells numbered in raster order
+// (z slowest, x fastest), their coordinates, and for each cell the index of the fluid
+// neighbour along each of the 9 positive directions (NONE for solid, outside, or a sealed
+// edge contact).
+//
+// Device bytes per fluid cell, float populations: 19 x 4 (populations) + 9 x 4 (neighbours)
+// = 112, plus 9 x 4 more when the negative-direction table of the fused A-A kernel is built.
+// A dense D3Q19 array costs 19 x 4 = 76 bytes per *voxel* (152 with two copies), fluid or not.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/base/host_array.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/geometry/volume.hpp"
+
+namespace rockperm {
+
+inline constexpr std::uint32_t none = 0xFFFFFFFFu;
+
+// Population stride for `fluid_cells` cells: an odd multiple of 32 (see the definition).
+std::uint64_t padded_stride(std::uint64_t fluid_cells);
+
+struct Coord {
+  std::uint16_t x, y, z;
+};
+
+using Periodicity = std::array<bool, 3>;
+
+// Two pore voxels that touch only along an edge (a diagonal D3Q19 link whose two face-adjacent
+// voxels in between are both solid) meet in a line of zero width in the voxel image; the flow
+// the one diagonal link carries there is a property of the lattice and of Lambda. But such a
+// contact is most often a throat narrower than a voxel that the scan could not resolve, and
+// the resolution study of docs/ACCURACY.md (one pack at 64^3, 128^3, 192^3) decides: on a
+// tight 12 % pack k at 64^3 is 2.2 % above the resolved value with the link open and 4.6 %
+// below it sealed (on a 35 % pack: +0.9 % open, +0.4 % sealed), and the two conventions
+// converge to each other (7.5 %, 1.3 %, 0.3 % apart). So `open` (the default) lets them carry
+// flow, as D3Q19 codes do; `sealed` bounces them back on both sides, which makes the pore space
+// face-connected as voxel finite-volume solvers see it. The percolation filter follows the
+// choice (18- or 6-connected), so it keeps exactly the pores the links join.
+enum class EdgeContacts { sealed, open };
+EdgeContacts parse_edge_contacts(const std::string& text);
+const char* to_string(EdgeContacts e);
+
+struct MemoryEstimate {
+  double populations_bytes_per_cell;  // includes the padding of the stride
+  double neighbour_bytes_per_cell;
+  double total_bytes_per_cell;
+  double dense_bytes_per_voxel;  // a dense single-copy float D3Q19 array, for comparison
+  double reduction;              // dense bytes / sparse bytes for this sample
+};
+
+class SparseLattice {
+ public:
+  // Builds the lattice of `mask`. `with_negative` also builds the table of the 9 negative
+  // directions, which the fused A-A kernel needs on odd steps.
+  // `allow_empty`: a rank's slab may hold no fluid cell at all.
+  static SparseLattice build(const PoreMask& mask, const Periodicity& periodic, bool with_negative = false,
+                             bool allow_empty = false, EdgeContacts edges = EdgeContacts::open);
+
+  const Dims& dims() const { return dims_; }
+  const Periodicity& periodic() const { return periodic_; }
+  EdgeContacts edges() const { return edges_; }
+  std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
+  std::uint64_t stride() const { return stride_; }  // padded_stride(fluid count)
+  const HostArray<Coord>& coords() const { return coords_; }
+  // neighbours()[k * stride + cell] = fluid index of cell + e_{k+1}, k in 0..8
+  const HostArray<std::uint32_t>& neighbours() const { return neighbours_; }
+  // negative_neighbours()[k * stride + cell] = fluid index of cell - e_{k+1}; empty unless built
+  const HostArray<std::uint32_t>& negative_neighbours() const { return negative_neighbours_; }
+  bool has_negative() const { return !negative_neighbours_.empty(); }
+  // first fluid index of plane z; plane_offsets()[nz] = fluid count
+  const std::vector<std::uint64_t>& plane_offsets() const { return plane_offsets_; }
+
+  // Fluid index of voxel (x,y,z), or none when it is solid (binary search on the raster order).
+  std::uint32_t index_of(std::int64_t x, std::int64_t y, std::int64_t z) const;
+  // Fluid index of cell + e_i for any i in 0..18, or none (also for a sealed edge contact).
+  std::uint32_t neighbour(std::uint32_t cell, int i) const;
+
+  MemoryEstimate memory() const;
+
+  // The cells a rank updates; the rest are ghost copies of its neighbours' boundary planes.
+  // A lattice of the whole sample owns every cell.
+  std::uint32_t owned_begin() const { return owned_begin_; }
+  std::uint32_t owned_end() const { return owned_end_; }
+  void set_owned_planes(std::int64_t first_plane, std::int64_t end_plane);
+
+ private:
+  Dims dims_;
+  Periodicity periodic_{};
+  EdgeContacts edges_ = EdgeContacts::open;
+  std::uint64_t stride_ = 0;
+  HostArray<Coord> coords_;
+  std::vector<std::uint64_t> plane_offsets_;
+  HostArray<std::uint32_t> neighbours_;
+  HostArray<std::uint32_t> negative_neighbours_;
+  std::uint32_t owned_begin_ = 0, owned_end_ = 0;
+};
+
+}  // namespace rockperm

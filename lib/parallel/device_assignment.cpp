@@ -1,0 +1,63 @@
+#include "lib/parallel/device_assignment.hpp"
+
+#include <map>
+
+#include "lib/parallel/comm.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm {
+
+std::vector<int> assign_devices(const std::vector<std::string>& hostnames) {
+  std::map<std::string, int> seen;
+  std::vector<int> numbers;
+  numbers.reserve(hostnames.size());
+  for (const auto& h : hostnames) numbers.push_back(seen[h]++);
+  return numbers;
+}
+
+void check_device_counts(const std::vector<std::string>& hostnames, const std::vector<int>& numbers,
+                         const std::vector<int>& gpus_per_rank) {
+  std::map<std::string, int> ranks_on;
+  for (const auto& h : hostnames) ++ranks_on[h];
+  for (std::size_t r = 0; r < hostnames.size(); ++r) {
+    if (numbers[r] >= gpus_per_rank[r]) {
+      throw InputError("host " + hostnames[r] + " runs " + std::to_string(ranks_on[hostnames[r]]) +
+                       " ranks but has " + std::to_string(gpus_per_rank[r]) +
+                       " usable GPU(s); start at most one rank per GPU there (e.g. mpirun --map-by ppr:" +
+                       std::to_string(std::max(1, gpus_per_rank[r])) + ":node)");
+    }
+  }
+}
+
+int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, const std::vector<int>& devices,
+                  std::string& log) {
+  const std::vector<std::string> hosts = comm.gather(hostname);
+  const std::vector<std::string> counts = comm.gather(std::to_string(gpus_here));
+  std::vector<int> numbers(comm.size(), 0);
+  std::string error;
+  if (comm.root()) {
+    numbers = assign_devices(hosts);
+    std::vector<int> gpus;
+    for (const auto& c : counts) gpus.push_back(std::stoi(c));
+    if (!devices.empty()) {
+      for (int& g : gpus) g = static_cast<int>(devices.size());
+    }
+    try {
+      check_device_counts(hosts, numbers, gpus);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    for (std::size_t r = 0; r < hosts.size(); ++r) {
+      const int device = devices.empty() ? numbers[r] : devices[std::min<std::size_t>(numbers[r], devices.size() - 1)];
+      log += "rank " + std::to_string(r) + " on " + hosts[r] + " -> GPU " + std::to_string(device) + "\n";
+    }
+  }
+  // everyone learns whether the assignment failed, so no rank runs on alone
+  std::vector<std::uint8_t> message(error.begin(), error.end());
+  comm.broadcast(message);
+  if (!message.empty()) throw on_all_ranks(InputError(std::string(message.begin(), message.end())));
+  const int number = comm.scatter(numbers);
+  return devices.empty() ? number : devices.at(number);
+}
+
+}  // namespace rockperm

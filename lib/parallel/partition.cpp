@@ -1,0 +1,139 @@
+#include "lib/parallel/partition.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lib/physics/d3q19.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm {
+
+std::vector<std::uint64_t> plane_fluid_counts(const PoreMask& mask) {
+  const Dims& d = mask.dims;
+  const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
+  std::vector<std::uint64_t> counts(d.nz);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    const std::uint8_t* p = mask.pore.data() + plane * z;
+    counts[z] = static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{1}));
+  }
+  return counts;
+}
+
+std::vector<Slab> partition_slabs(const std::vector<std::uint64_t>& plane_fluid, int ranks) {
+  const auto nz = static_cast<std::int64_t>(plane_fluid.size());
+  if (ranks < 1) throw InputError("the number of ranks must be at least 1");
+  if (nz < ranks) {
+    throw InputError("the sample has " + std::to_string(nz) + " planes along z but " + std::to_string(ranks) +
+                     " ranks were started; every rank needs at least one plane: use at most " + std::to_string(nz) +
+                     " ranks");
+  }
+  std::vector<std::uint64_t> prefix(nz + 1, 0);
+  for (std::int64_t z = 0; z < nz; ++z) prefix[z + 1] = prefix[z] + plane_fluid[z];
+  const double total = static_cast<double>(prefix[nz]);
+  std::vector<Slab> slabs(ranks);
+  std::int64_t begin = 0;
+  for (int r = 0; r < ranks; ++r) {
+    std::int64_t end = nz;
+    if (r < ranks - 1) {
+      const double target = total * (r + 1) / ranks;
+      // the cut nearest the target, leaving at least one plane to this and every later rank
+      const std::int64_t lo = begin + 1, hi = nz - (ranks - 1 - r);
+      end = lo;
+      for (std::int64_t z = lo; z <= hi; ++z) {
+        if (std::abs(static_cast<double>(prefix[z]) - target) < std::abs(static_cast<double>(prefix[end]) - target)) {
+          end = z;
+        }
+      }
+    }
+    slabs[r] = Slab{begin, end, prefix[end] - prefix[begin]};
+    begin = end;
+  }
+  return slabs;
+}
+
+SlabDomain slab_domain(const std::vector<Slab>& slabs, int rank, std::int64_t nz, bool periodic_z) {
+  SlabDomain d;
+  d.rank = rank;
+  d.ranks = static_cast<int>(slabs.size());
+  d.slab = slabs.at(rank);
+  if (rank > 0 || periodic_z) d.lower = (rank - 1 + d.ranks) % d.ranks;
+  if (rank < d.ranks - 1 || periodic_z) d.upper = (rank + 1) % d.ranks;
+  d.ghost_low = d.lower >= 0;
+  d.ghost_high = d.upper >= 0;
+  if (d.ghost_low) d.planes.push_back((d.slab.z_begin - 1 + nz) % nz);
+  for (std::int64_t z = d.slab.z_begin; z < d.slab.z_end; ++z) d.planes.push_back(z);
+  if (d.ghost_high) d.planes.push_back(d.slab.z_end % nz);
+  return d;
+}
+
+PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& planes) {
+  const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
+  PoreMask local{Dims{mask.dims.nx, mask.dims.ny, static_cast<std::int64_t>(planes.size())},
+                 std::vector<std::uint8_t>(plane * planes.size())};
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    std::memcpy(local.pore.data() + plane * k, mask.pore.data() + plane * planes[k], plane);
+  }
+  return local;
+}
+
+SparseLattice build_slab_lattice(const PoreMask& local_mask, const SlabDomain& domain, const Periodicity& periodic,
+                                 bool with_negative, EdgeContacts edges) {
+  Periodicity local_periodic = periodic;
+  local_periodic[2] = false;
+  SparseLattice lat = SparseLattice::build(local_mask, local_periodic, with_negative, true, edges);
+  const std::int64_t first = domain.ghost_low ? 1 : 0;
+  lat.set_owned_planes(first, first + (domain.slab.z_end - domain.slab.z_begin));
+  return lat;
+}
+
+namespace {
+// Slot s of a cell holds the population moving along -e_s, towards the cell c - e_s. A
+// crossing slot travels only when that cell is fluid: otherwise no exchange reaches it (the
+// value is bounced back at home), and in the fused form the owner's own bounce-back writes
+// the slot, which a value coming back from the ghost copy must not overwrite. Both sides see
+// the same voxels, so their lists match entry for entry.
+void add_plane(std::vector<std::uint64_t>& list, const SparseLattice& lat, std::int64_t local_plane, int moving_cz) {
+  const std::uint64_t begin = lat.plane_offsets()[local_plane], end = lat.plane_offsets()[local_plane + 1];
+  for (std::uint64_t cell = begin; cell < end; ++cell) {
+    for (int s = 1; s < lattice::q; ++s) {
+      if (-lattice::cz(s) != moving_cz) continue;
+      if (lat.neighbour(static_cast<std::uint32_t>(cell), lattice::opposite(s)) == none) continue;
+      list.push_back(static_cast<std::uint64_t>(s) * lat.stride() + cell);
+    }
+  }
+}
+}  // namespace
+
+std::vector<std::vector<std::uint64_t>> build_halo_lists(const SparseLattice& local, const SlabDomain& domain) {
+  std::vector<std::vector<std::uint64_t>> lists(4);
+  const std::int64_t first_owned = domain.ghost_low ? 1 : 0;
+  const std::int64_t last_owned = first_owned + (domain.slab.z_end - domain.slab.z_begin) - 1;
+  if (domain.lower >= 0) {
+    add_plane(lists[send_down], local, first_owned, -1);
+    add_plane(lists[recv_low], local, 0, +1);
+  }
+  if (domain.upper >= 0) {
+    add_plane(lists[send_up], local, last_owned, +1);
+    add_plane(lists[recv_high], local, last_owned + 1, -1);
+  }
+  return lists;
+}
+
+SlabRanges slab_ranges(const SparseLattice& local, const SlabDomain& domain) {
+  const auto& off = local.plane_offsets();
+  const std::int64_t first = domain.ghost_low ? 1 : 0;
+  const std::int64_t last = first + (domain.slab.z_end - domain.slab.z_begin) - 1;
+  SlabRanges r;
+  r.low = CellRange{static_cast<std::uint32_t>(off[first]), static_cast<std::uint32_t>(off[first + 1])};
+  if (last > first) {
+    r.high = CellRange{static_cast<std::uint32_t>(off[last]), static_cast<std::uint32_t>(off[last + 1])};
+    r.interior = CellRange{r.low.end, r.high.begin};
+  } else {
+    r.high = CellRange{r.low.end, r.low.end};
+    r.interior = CellRange{r.low.end, r.low.end};
+  }
+  return r;
+}
+
+}  // namespace rockperm

@@ -1,0 +1,47 @@
+#include "lib/parallel/plan.hpp"
+
+#include <algorithm>
+
+#include "lib/physics/d3q19.hpp"
+
+namespace rockperm {
+
+double bytes_per_fluid_cell(Propagation propagation) {
+  const int tables = propagation == Propagation::fused ? 2 : 1;
+  return lattice::q * sizeof(float) + tables * lattice::half * sizeof(std::uint32_t);
+}
+
+std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation) {
+  const std::vector<Slab> slabs = partition_slabs(plane_fluid, ranks);
+  const auto nz = static_cast<std::int64_t>(plane_fluid.size());
+  std::vector<RankMemory> out;
+  for (int r = 0; r < ranks; ++r) {
+    RankMemory m;
+    m.slab = slabs[r];
+    m.cells = slabs[r].fluid;
+    std::uint64_t halo_cells = 0;
+    if (ranks > 1) {
+      const std::uint64_t below = plane_fluid[(slabs[r].z_begin - 1 + nz) % nz];
+      const std::uint64_t above = plane_fluid[slabs[r].z_end % nz];
+      m.cells += below + above;
+      halo_cells = below + above + plane_fluid[slabs[r].z_begin] + plane_fluid[slabs[r].z_end - 1];
+    }
+    // 5 crossing populations per halo cell: 8-byte offset, device and pinned float
+    m.bytes = static_cast<double>(m.cells) * bytes_per_fluid_cell(propagation) + halo_cells * 5.0 * 16.0;
+    out.push_back(m);
+  }
+  return out;
+}
+
+int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation) {
+  const int max_ranks = static_cast<int>(std::min<std::size_t>(plane_fluid.size(), 4096));
+  for (int ranks = 1; ranks <= max_ranks; ++ranks) {
+    const auto plan = plan_memory(plane_fluid, ranks, propagation);
+    double largest = 0;
+    for (const auto& m : plan) largest = std::max(largest, m.bytes);
+    if (largest <= 0.95 * device_bytes) return ranks;
+  }
+  return 0;
+}
+
+}  // namespace rockperm

@@ -1,0 +1,30 @@
+#pragma once
+// Memory planning before anything is allocated (the core paper chose its GPU count from the
+// memory a sample needs).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/backend/backend.hpp"
+#include "lib/parallel/partition.hpp"
+
+namespace rockperm {
+
+// Device bytes per fluid cell: 19 float populations + 9 neighbour indices (+ 9 more for the
+// fused form's negative table).
+double bytes_per_fluid_cell(Propagation propagation);
+
+struct RankMemory {
+  Slab slab;
+  std::uint64_t cells = 0;  // owned + ghost fluid cells
+  double bytes = 0;         // populations, tables, halo buffers
+};
+
+// Memory of every rank for `ranks` slabs.
+std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation);
+
+// Smallest rank count whose largest rank fits in `device_bytes` (keeping 5 % for the runtime),
+// or 0 when even one plane per rank does not fit.
+int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation);
+
+}  // namespace rockperm

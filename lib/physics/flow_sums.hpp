@@ -1,0 +1,52 @@
+#pragma once
+// What the monitor needs from the populations, reduced on the backend in double so that no
+// population array has to leave the device.
+#include <cstdint>
+
+#include "lib/physics/collision.hpp"
+#include "lib/physics/d3q19.hpp"
+#include "lib/base/hd.hpp"
+
+namespace rockperm {
+
+struct FlowSums {
+  double mass = 0.0;            // sum of rho over fluid cells
+  double velocity[3] = {0, 0, 0};  // sum of u over fluid cells
+  double speed = 0.0;           // sum of |u| over fluid cells (tortuosity)
+  double max_speed = 0.0;       // max |u| (Mach number)
+  bool finite = true;           // false when any population is NaN or Inf
+
+  ROCKPERM_HD void add(const FlowSums& o) {
+    mass += o.mass;
+    for (int a = 0; a < 3; ++a) velocity[a] += o.velocity[a];
+    speed += o.speed;
+    max_speed = max_speed > o.max_speed ? max_speed : o.max_speed;
+    finite = finite && o.finite;
+  }
+};
+
+// Sums of one cell in natural (streamed) order.
+ROCKPERM_HD inline FlowSums cell_sums(const float* f, std::uint64_t stride, std::uint32_t cell,
+                                      const physics::CollisionParams& p) {
+  float v[lattice::q];
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * stride + cell];
+  const physics::Moments m = physics::moments(v, p);
+  FlowSums s;
+  s.mass = 1.0 + static_cast<double>(m.drho);
+  double sq = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    s.velocity[a] = m.u[a];
+    sq += static_cast<double>(m.u[a]) * m.u[a];
+  }
+  s.speed = sqrt(sq);
+  s.max_speed = s.speed;
+  s.finite = (s.mass - s.mass) == 0.0 && (sq - sq) == 0.0;  // false for NaN and Inf
+  return s;
+}
+
+// Cells are reduced in blocks of this many, then the blocks in order, so that the result
+// does not depend on the number of threads.
+inline constexpr std::uint32_t reduction_block = 4096;
+
+}  // namespace rockperm

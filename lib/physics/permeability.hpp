@@ -1,0 +1,37 @@
+#pragma once
+// Permeability from the steady body-force-driven flow (DESIGN.md, Physics):
+//   k = nu * q / g   (lattice units), q = Darcy (superficial) velocity
+//     = sum of u along the flow axis over the fluid cells of the measured region,
+//       divided by the number of all voxels (fluid and solid) of that region.
+#include <cstdint>
+
+#include "lib/physics/flow_sums.hpp"
+
+namespace rockperm {
+
+inline constexpr double m2_per_darcy = 9.869233e-13;
+
+struct FlowProblem {
+  int flow_axis = 0;
+  double tau = 1.0;
+  double acceleration = 1e-5;      // body acceleration along the flow axis, lattice units
+  std::uint64_t region_voxels = 0; // all voxels of the measured region
+  std::uint64_t region_fluid = 0;  // fluid voxels of the measured region
+  double voxel_size_um = 1.0;
+};
+
+struct Permeability {
+  double k_lattice = 0;       // voxel^2
+  double k_m2 = 0;
+  double k_darcy = 0;
+  double k_md = 0;
+  double porosity = 0;
+  double darcy_velocity = 0;  // lattice units
+  double tortuosity = 0;      // sum |u| / sum u_axis (velocity-weighted)
+  double reynolds = 0;        // q * sqrt(k) / nu
+  double mach = 0;            // max |u| / c_s
+};
+
+Permeability permeability(const FlowSums& sums, const FlowProblem& problem);
+
+}  // namespace rockperm

@@ -1,0 +1,37 @@
+#include "lib/solve/monitor.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "lib/base/error.hpp"
+
+namespace rockperm {
+
+ConvergenceMonitor::ConvergenceMonitor(MonitorSettings settings, double initial_mass)
+    : settings_(settings), initial_mass_(initial_mass) {}
+
+bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k) {
+  ++checks_;
+  if (!sums.finite || !std::isfinite(k)) {
+    std::ostringstream msg;
+    msg << "the simulation diverged (NaN or Inf) by step " << step
+        << "; lower the body force ([lbm] force) or raise tau ([lbm] tau)";
+    throw on_all_ranks(SimulationError(msg.str()));
+  }
+  mass_drift_ = std::abs(sums.mass - initial_mass_) / initial_mass_;
+  if (mass_drift_ > settings_.mass_drift_limit) {
+    std::ostringstream msg;
+    msg << "total mass drifted by " << mass_drift_ << " (relative) by step " << step << ", above the limit "
+        << settings_.mass_drift_limit << "; the run is unstable: lower the body force or raise tau";
+    throw on_all_ranks(SimulationError(msg.str()));
+  }
+  if (last_k_) {
+    const double scale = std::max(std::abs(k), std::abs(*last_k_));
+    relative_change_ = scale > 0 ? std::abs(k - *last_k_) / scale : 0.0;
+    below_ = relative_change_ < settings_.tolerance ? below_ + 1 : 0;
+  }
+  last_k_ = k;
+  return below_ >= settings_.required_checks;
+}
+
+}  // namespace rockperm

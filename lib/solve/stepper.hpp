@@ -1,0 +1,56 @@
+#pragma once
+// One time step of a whole run: on one process the backend's own step; on a slab of a
+// decomposed run the same step with the halo exchange folded in, boundary planes first and
+// the interior while the messages travel (papers 002 and 004).
+//
+//   two-pass:   collide(boundary) pack | collide(interior) | exchange | unpack  swap(all cells,
+//               ghosts included; ghost slots are scratch except the 5 crossing ones)
+//   fused even: collide(boundary) pack | collide(interior) | exchange | unpack
+//   fused odd:  odd(boundary) pack-back | odd(interior)    | exchange | unpack-back
+// The fused odd step writes into the ghost slots it gathered from, so those values travel
+// back to the ranks that own them.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "lib/backend/backend.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/parallel/partition.hpp"
+
+namespace rockperm {
+
+class Stepper {
+ public:
+  // A whole lattice on one process.
+  Stepper(Backend& backend, Propagation propagation);
+  // A rank's slab: sets the backend's halo lists. `device_buffers`: hand MPI device memory
+  // (only with a CUDA-aware MPI library).
+  Stepper(Backend& backend, Propagation propagation, const Comm& comm, const SlabDomain& domain,
+          const SparseLattice& local, bool device_buffers = false);
+
+  // Returns true when the populations are in natural order afterwards.
+  bool advance(std::int64_t step);
+  // Sums over every rank's owned cells, in rank order.
+  FlowSums sums();
+  Propagation propagation() const { return propagation_; }
+  // Bytes sent per step by this rank (both neighbours), for the halo report.
+  std::uint64_t halo_bytes_per_step() const;
+  // Seconds this rank spent inside the MPI exchange (the GPU computes the interior meanwhile;
+  // the part not hidden is what a decomposed step takes beyond its share of the work).
+  double mpi_seconds() const { return mpi_seconds_; }
+
+ private:
+  void exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
+  void forward_exchange();
+  void backward_exchange();
+
+  Backend& backend_;
+  Propagation propagation_;
+  const Comm* comm_ = nullptr;
+  std::optional<SlabDomain> domain_;
+  SlabRanges ranges_{};
+  std::vector<std::size_t> counts_;
+  double mpi_seconds_ = 0;
+};
+
+}  // namespace rockperm

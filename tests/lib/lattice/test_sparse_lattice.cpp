@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "lib/physics/d3q19.hpp"
+#include "lib/base/error.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "tests/test_support.hpp"
+
+namespace rockperm {
+
+TEST(SparseLattice, CellsAreInRasterOrderAndRoundTrip) {
+  const Dims d{13, 7, 5};
+  const PoreMask mask = testing::random_mask(d, 0.45, 17);
+  const SparseLattice lat = SparseLattice::build(mask, {false, false, false});
+  EXPECT_EQ(lat.fluid_count(), mask.pore_count());
+  EXPECT_EQ(lat.stride() % 32, 0u);
+  EXPECT_GE(lat.stride(), lat.fluid_count());
+  std::uint64_t previous = 0;
+  for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
+    const Coord& xyz = lat.coords()[c];
+    EXPECT_TRUE(mask.is_pore(xyz.x, xyz.y, xyz.z));
+    const std::uint64_t linear = d.linear(xyz.x, xyz.y, xyz.z);
+    if (c > 0) {
+      EXPECT_GT(linear, previous);
+    }
+    previous = linear;
+    EXPECT_EQ(lat.index_of(xyz.x, xyz.y, xyz.z), c);
+  }
+  for (std::int64_t z = 0; z < d.nz; ++z)
+    for (std::int64_t y = 0; y < d.ny; ++y)
+      for (std::int64_t x = 0; x < d.nx; ++x)
+        if (!mask.is_pore(x, y, z)) {
+          EXPECT_EQ(lat.index_of(x, y, z), none);
+        }
+  EXPECT_EQ(lat.index_of(-1, 0, 0), none);
+  EXPECT_EQ(lat.index_of(0, 0, d.nz), none);
+}
+
+TEST(SparseLattice, NeighbourTableMatchesCoordinatesWithPeriodicity) {
+  const Dims d{6, 5, 4};
+  for (const Periodicity per : {Periodicity{true, false, true}, Periodicity{false, true, false}})
+  for (const EdgeContacts edges : {EdgeContacts::sealed, EdgeContacts::open})
+  for (const bool negative : {true, false}) {
+    const PoreMask mask = testing::random_mask(d, 0.7, 23);
+    const SparseLattice lat = SparseLattice::build(mask, per, negative, false, edges);
+    for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
+      for (int i = 1; i < lattice::q; ++i) {
+        const std::uint32_t expected = testing::expected_link(lat, c, i);
+        EXPECT_EQ(lat.neighbour(c, i), expected) << "cell " << c << " direction " << i;
+        if (!negative && i > 9) continue;
+        const std::uint32_t table = i <= 9 ? lat.neighbours()[(i - 1) * lat.stride() + c]
+                                           : lat.negative_neighbours()[(i - 10) * lat.stride() + c];
+        EXPECT_EQ(table, expected);
+      }
+    }
+  }
+}
+
+TEST(SparseLattice, MemoryIs112BytesPerCellForTwoPass) {
+  const Dims d{32, 32, 32};
+  const SparseLattice lat = SparseLattice::build(testing::random_mask(d, 0.3, 1), {true, true, true});
+  const MemoryEstimate m = lat.memory();
+  EXPECT_NEAR(m.total_bytes_per_cell, 112.0, 112.0 * 32.0 / lat.fluid_count());
+  EXPECT_DOUBLE_EQ(m.dense_bytes_per_voxel, 76.0);
+  EXPECT_NEAR(m.reduction, 76.0 / (112.0 * 0.3), 0.1);
+}
+
+TEST(SparseLattice, EmptyPoreSpaceIsAnInputError) {
+  const Dims d{4, 4, 4};
+  const PoreMask mask = testing::mask_from(d, [](auto, auto, auto) { return false; });
+  EXPECT_THROW(SparseLattice::build(mask, {true, true, true}), InputError);
+}
+
+}  // namespace rockperm

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "lib/parallel/device_assignment.hpp"
+#include "lib/base/error.hpp"
+#include "lib/parallel/partition.hpp"
+#include "lib/parallel/plan.hpp"
+
+namespace rockperm {
+
+TEST(Partition, BalancesFluidNotThickness) {
+  // porosity rising along z: equal thickness would give the last rank most of the cells
+  std::vector<std::uint64_t> planes;
+  for (int z = 0; z < 100; ++z) planes.push_back(10 + 2 * z);
+  const auto slabs = partition_slabs(planes, 4);
+  ASSERT_EQ(slabs.size(), 4u);
+  std::uint64_t total = 0;
+  for (auto p : planes) total += p;
+  EXPECT_EQ(slabs.front().z_begin, 0);
+  EXPECT_EQ(slabs.back().z_end, 100);
+  for (std::size_t r = 0; r < slabs.size(); ++r) {
+    if (r > 0) {
+      EXPECT_EQ(slabs[r].z_begin, slabs[r - 1].z_end);
+    }
+    EXPECT_GE(slabs[r].z_end - slabs[r].z_begin, 1);
+    EXPECT_NEAR(static_cast<double>(slabs[r].fluid), total / 4.0, 210.0);  // within one plane
+  }
+  EXPECT_GT(slabs[0].z_end - slabs[0].z_begin, slabs[3].z_end - slabs[3].z_begin);
+}
+
+TEST(Partition, EveryRankGetsAPlaneEvenWhenEmpty) {
+  const std::vector<std::uint64_t> planes = {0, 0, 100, 0, 0};
+  const auto slabs = partition_slabs(planes, 5);
+  for (int r = 0; r < 5; ++r) EXPECT_EQ(slabs[r].z_end - slabs[r].z_begin, 1);
+  EXPECT_THROW(partition_slabs(planes, 6), InputError);
+}
+
+TEST(Partition, DomainsWrapOnlyWhenPeriodic) {
+  const auto slabs = partition_slabs({5, 5, 5, 5}, 2);
+  const SlabDomain a = slab_domain(slabs, 0, 4, true);
+  EXPECT_EQ(a.lower, 1);
+  EXPECT_EQ(a.upper, 1);
+  EXPECT_EQ(a.planes, (std::vector<std::int64_t>{3, 0, 1, 2}));
+  const SlabDomain b = slab_domain(slabs, 0, 4, false);
+  EXPECT_EQ(b.lower, -1);
+  EXPECT_EQ(b.planes, (std::vector<std::int64_t>{0, 1, 2}));
+}
+
+TEST(Plan, MemoryAndRanksNeeded) {
+  const std::vector<std::uint64_t> planes(100, 1000000);  // 1e8 cells
+  EXPECT_DOUBLE_EQ(bytes_per_fluid_cell(Propagation::two_pass), 112.0);
+  EXPECT_DOUBLE_EQ(bytes_per_fluid_cell(Propagation::fused), 148.0);
+  // 1e8 cells x 112 B = 11.2 GB: 1 GPU of 16 GiB, 3 of 5 GiB (each rank adds two ghost planes)
+  EXPECT_EQ(ranks_needed(planes, 16.0 * 1073741824.0, Propagation::two_pass), 1);
+  EXPECT_EQ(ranks_needed(planes, 5.0 * 1073741824.0, Propagation::two_pass), 3);
+  EXPECT_EQ(ranks_needed(planes, 1e6, Propagation::two_pass), 0);
+}
+
+TEST(DeviceAssignment, CountsEarlierRanksOnTheSameHost) {
+  EXPECT_EQ(assign_devices({"a", "a", "b", "a", "b", "c"}), (std::vector<int>{0, 1, 0, 2, 1, 0}));
+  EXPECT_EQ(assign_devices({}), std::vector<int>{});
+}
+
+TEST(DeviceAssignment, OverSubscriptionNamesTheHost) {
+  const std::vector<std::string> hosts = {"gpu1", "gpu1", "gpu2", "gpu2", "gpu2"};
+  const auto numbers = assign_devices(hosts);
+  EXPECT_NO_THROW(check_device_counts(hosts, numbers, {2, 2, 3, 3, 3}));
+  try {
+    check_device_counts(hosts, numbers, {2, 2, 2, 2, 2});
+    FAIL() << "accepted three ranks on a host with two GPUs";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("gpu2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("3 ranks"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace rockperm

@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "lib/physics/collision.hpp"
+
+namespace rockperm::physics {
+
+namespace {
+using lattice::q;
+
+void random_populations(float (&f)[q], std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-0.01f, 0.01f);
+  for (int i = 0; i < q; ++i) f[i] = static_cast<float>(lattice::weight(i)) * dist(rng) * 10.0f;
+}
+
+struct Sums {
+  double mass, j[3];
+};
+Sums sums(const float (&f)[q]) {
+  Sums s{0, {0, 0, 0}};
+  for (int i = 0; i < q; ++i) {
+    s.mass += f[i];
+    for (int a = 0; a < 3; ++a) s.j[a] += static_cast<double>(f[i]) * lattice::c(i, a);
+  }
+  return s;
+}
+}  // namespace
+
+class CollisionInvariants : public ::testing::TestWithParam<CollisionModel> {};
+
+TEST_P(CollisionInvariants, ConserveMassAndMomentumWithoutForce) {
+  for (std::uint32_t seed = 1; seed <= 50; ++seed) {
+    float f[q];
+    random_populations(f, seed);
+    const Sums before = sums(f);
+    collide(f, make_collision_params(GetParam(), 0.73, 3.0 / 16.0, 0, 0.0));
+    const Sums after = sums(f);
+    EXPECT_NEAR(after.mass, before.mass, 1e-7);
+    for (int a = 0; a < 3; ++a) EXPECT_NEAR(after.j[a], before.j[a], 1e-7);
+  }
+}
+
+TEST_P(CollisionInvariants, ForceAddsExactlyRhoGToMomentum) {
+  for (std::uint32_t seed = 1; seed <= 50; ++seed) {
+    float f[q];
+    random_populations(f, seed);
+    const Sums before = sums(f);
+    const double g = 1e-4;
+    collide(f, make_collision_params(GetParam(), 1.3, 3.0 / 16.0, 1, g));
+    const Sums after = sums(f);
+    const double rho = 1.0 + before.mass;
+    EXPECT_NEAR(after.mass, before.mass, 1e-7);
+    EXPECT_NEAR(after.j[0], before.j[0], 1e-7);
+    EXPECT_NEAR(after.j[1] - before.j[1], rho * g, 1e-7);
+    EXPECT_NEAR(after.j[2], before.j[2], 1e-7);
+  }
+}
+
+TEST_P(CollisionInvariants, EquilibriumIsAFixedPoint) {
+  // deviation form of f_eq(rho = 1.02, u = (0.01, -0.02, 0.005))
+  const double rho = 1.02, u[3] = {0.01, -0.02, 0.005};
+  float f[q];
+  const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  for (int i = 0; i < q; ++i) {
+    const double cu = lattice::cx(i) * u[0] + lattice::cy(i) * u[1] + lattice::cz(i) * u[2];
+    f[i] = static_cast<float>(lattice::weight(i) * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq) - lattice::weight(i));
+  }
+  float g[q];
+  std::copy(f, f + q, g);
+  collide(g, make_collision_params(GetParam(), 0.9, 3.0 / 16.0, 0, 0.0));
+  for (int i = 0; i < q; ++i) EXPECT_NEAR(g[i], f[i], 2e-8) << "i=" << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(BgkAndTrt, CollisionInvariants, ::testing::Values(CollisionModel::bgk, CollisionModel::trt));
+
+TEST(Collision, TrtWithEqualRatesIsBgk) {
+  float a[q], b[q];
+  random_populations(a, 7);
+  std::copy(a, a + q, b);
+  collide(a, make_collision_params(CollisionModel::bgk, 0.8, 0.0, 0, 1e-5));
+  // magic chosen so that tau- = tau+: (0.3)(0.3) = 0.09
+  collide(b, make_collision_params(CollisionModel::trt, 0.8, 0.09, 0, 1e-5));
+  for (int i = 0; i < q; ++i) EXPECT_NEAR(a[i], b[i], 1e-9);
+}
+
+TEST(Collision, MomentsIncludeHalfTheForce) {
+  float f[q] = {};
+  CollisionParams p = make_collision_params(CollisionModel::trt, 1.0, 3.0 / 16.0, 2, 2e-3);
+  const Moments m = moments(f, p);
+  EXPECT_FLOAT_EQ(m.rho, 1.0f);
+  EXPECT_FLOAT_EQ(m.u[2], 1e-3f);
+  EXPECT_FLOAT_EQ(m.u[0], 0.0f);
+}
+
+TEST(Collision, ViscosityAndMagicParameter) {
+  EXPECT_DOUBLE_EQ(viscosity(1.0), 1.0 / 6.0);
+  const auto p = make_collision_params(CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 0.0);
+  const double lambda = (1.0 / p.omega_plus - 0.5) * (1.0 / p.omega_minus - 0.5);
+  EXPECT_NEAR(lambda, 3.0 / 16.0, 1e-6);
+}
+
+}  // namespace rockperm::physics
