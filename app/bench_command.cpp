@@ -211,12 +211,11 @@ int bench_command(const std::vector<std::string>& args) {
       std::sort(times.begin(), times.end());
       const double t = times[times.size() / 2];
       // memory a run of this propagation holds: the fused form also needs the negative table
-      const MemoryEstimate mem = lattice.memory();
-      const double bytes_per_cell = mem.populations_bytes_per_cell +
-                                    mem.neighbour_bytes_per_cell * (prop == Propagation::fused ? 1.0 : 0.5);
+      const ByteModel model{prop};
+      const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
       Row row{c.name, comm.size(), 0, 0, to_string(prop), c.mask.dims.voxels(), static_cast<std::uint32_t>(fluid),
               bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0};
-      row.gbs = row.mflups * 1e6 * bytes_per_update(prop) * 1e-9 / comm.size();
+      row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
       row.halo_kb = comm.max(static_cast<double>(stepper->halo_bytes_per_step())) * 1e-3;
       row.mpi_ms =
@@ -241,7 +240,7 @@ int bench_command(const std::vector<std::string>& args) {
                   "\"fraction_of_copy\": %.4f}%s\n",
                   r.name.c_str(), r.propagation.c_str(), r.ranks, r.halo_kb, r.mpi_ms,
                   static_cast<unsigned long long>(r.voxels), r.fluid,
-                  r.bytes_per_cell, bytes_per_update(parse_propagation(r.propagation)), r.mflups, r.gbs, r.fraction,
+                  r.bytes_per_cell, ByteModel{parse_propagation(r.propagation)}.traffic_per_update(), r.mflups, r.gbs, r.fraction,
                   i + 1 < rows.size() ? "," : "");
     }
     std::printf("]}\n");

@@ -60,8 +60,9 @@ int plan_command(const std::vector<std::string>& args) {
   }
   std::printf("\n");
   for (const Propagation p : {Propagation::two_pass, Propagation::fused}) {
-    std::printf("\n%s propagation: %.0f B per fluid cell, %.2f GB in all\n", to_string(p), bytes_per_fluid_cell(p),
-                bytes_per_fluid_cell(p) * layout.fluid * 1e-9);
+    const ByteModel model{p};
+    std::printf("\n%s propagation: %.0f B per fluid cell, %.2f GB in all\n", to_string(p), model.memory_per_cell(),
+                model.memory_per_cell() * layout.fluid * 1e-9);
     const auto plan = plan_memory(layout.plane_fluid, ranks, p);
     for (int r = 0; r < ranks; ++r) {
       std::printf("  rank %-4d planes %5lld..%-5lld %12llu cells %10.2f GB\n", r,

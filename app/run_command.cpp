@@ -141,10 +141,11 @@ int run_command(const std::vector<std::string>& args) {
     std::printf("stages      read %.2f s, percolation %.2f s\n", layout.read_seconds, layout.percolation_seconds);
     std::printf("memory      %.0f B per fluid cell (%s), %.1f MB on the largest of %d rank(s); a dense array "
                 "would need %.1fx more\n",
-                bytes_per_fluid_cell(cfg.run.propagation), to_string(cfg.run.propagation),
+                ByteModel{cfg.run.propagation}.memory_per_cell(), to_string(cfg.run.propagation),
                 std::max_element(memory.begin(), memory.end(), [](auto& a, auto& b) { return a.bytes < b.bytes; })
                         ->bytes * 1e-6,
-                comm.size(), 76.0 * voxels / (bytes_per_fluid_cell(cfg.run.propagation) * layout.fluid));
+                comm.size(), ByteModel{cfg.run.propagation}.dense_per_voxel() * voxels /
+                                 (ByteModel{cfg.run.propagation}.memory_per_cell() * layout.fluid));
     if (comm.size() > 1) {
       for (int r = 0; r < comm.size(); ++r) {
         std::printf("  rank %d   planes %lld..%lld, %llu fluid cells, %.1f MB\n", r,

@@ -5,15 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "lib/backend/byte_model.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/flow_sums.hpp"
 
 namespace rockperm {
 
-enum class Propagation {
-  two_pass,  // collide (store reversed) + pairwise swap: the core paper's algorithm, the reference
-  fused,     // A-A form of the same swap: one pass over memory per step
-};
 
 const char* to_string(Propagation p);
 Propagation parse_propagation(const std::string& text);

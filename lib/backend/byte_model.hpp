@@ -1,14 +1,60 @@
 #pragma once
-// Bytes each propagation moves per fluid-cell update in float (the roofline's numerator).
-//   two-pass: collide reads and writes 19 floats (152 B); swap reads 9 neighbour indices
-//             (36 B) and reads and writes 18 slots (144 B, an upper bound: bounce-back links
-//             move nothing) = 332 B.
-//   fused:    even step 152 B; odd step 152 B + 18 neighbour indices (72 B) = 224 B;
-//             mean 188 B.
-#include "lib/backend/backend.hpp"
+// The one byte model of rockperm: population storage x propagation gives the memory a fluid
+// cell holds on the device and the bytes one update moves (the roofline's numerator). Every
+// figure of memory or traffic (plan, run, bench, backends) comes from here.
+//
+//   memory per fluid cell: 19 populations + 9 neighbour indices (+ 9 more for the fused form's
+//                          negative table): float 112 B (two-pass), 148 B (fused).
+//   traffic per update:    two-pass: collide reads and writes 19 populations (152 B in float);
+//                          swap reads 9 neighbour indices (36 B) and reads and writes 18 slots
+//                          (144 B, an upper bound: bounce-back links move nothing) = 332 B.
+//                          fused: even step 152 B; odd step 152 B + 18 indices (72 B) = 224 B;
+//                          mean 188 B.
+//   halo:                  5 crossing populations per cell of a halo plane (offset + 2 slots).
+//   dense comparison:      a dense single-copy D3Q19 array, 19 populations per *voxel* (76 B).
+#include <cstdint>
+
+#include "lib/physics/d3q19.hpp"
 
 namespace rockperm {
 
-inline constexpr double bytes_per_update(Propagation p) { return p == Propagation::two_pass ? 332.0 : 188.0; }
+enum class Propagation {
+  two_pass,  // collide (store reversed) + pairwise swap: the core paper's algorithm, the reference
+  fused,     // A-A form of the same swap: one pass over memory per step
+};
+
+// How populations are stored (float now; a half-precision type is planned).
+enum class Storage { float32 };
+
+struct ByteModel {
+  Propagation propagation = Propagation::two_pass;
+  Storage storage = Storage::float32;
+
+  static constexpr double index_bytes = sizeof(std::uint32_t);
+  constexpr double population_bytes() const { return 4.0; }
+  constexpr int neighbour_tables() const { return propagation == Propagation::fused ? 2 : 1; }
+  // Device bytes per fluid cell: populations and neighbour tables (without stride padding).
+  constexpr double memory_per_cell() const {
+    return lattice::q * population_bytes() + neighbour_tables() * lattice::half * index_bytes;
+  }
+  // Bytes read plus written per fluid-cell update.
+  constexpr double traffic_per_update() const {
+    const double collide = 2.0 * lattice::q * population_bytes();
+    if (propagation == Propagation::two_pass) {
+      return collide + lattice::half * index_bytes + 2.0 * (lattice::q - 1) * population_bytes();
+    }
+    return collide + lattice::half * index_bytes;  // mean of the even and odd steps
+  }
+  // Host and device bytes per cell of a halo plane: its 5 crossing populations, each with an
+  // 8-byte offset, a device slot and a pinned host slot.
+  constexpr double halo_per_cell() const { return 5.0 * (8.0 + 2.0 * population_bytes()); }
+  // A dense single-copy array's bytes per voxel, for the reduction the sparse lattice gives.
+  constexpr double dense_per_voxel() const { return lattice::q * population_bytes(); }
+};
+
+static_assert(ByteModel{Propagation::two_pass}.memory_per_cell() == 112.0);
+static_assert(ByteModel{Propagation::fused}.memory_per_cell() == 148.0);
+static_assert(ByteModel{Propagation::two_pass}.traffic_per_update() == 332.0);
+static_assert(ByteModel{Propagation::fused}.traffic_per_update() == 188.0);
 
 }  // namespace rockperm

@@ -23,7 +23,10 @@ std::string CpuBackend::description() const {
   return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";
 }
 
-double CpuBackend::bytes_per_cell() const { return lattice_.memory().total_bytes_per_cell; }
+double CpuBackend::bytes_per_cell() const {
+  const ByteModel model{lattice_.has_negative() ? Propagation::fused : Propagation::two_pass};
+  return model.memory_per_cell() * lattice_.padding();
+}
 
 void CpuBackend::collide(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;

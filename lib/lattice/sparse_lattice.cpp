@@ -181,16 +181,8 @@ std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
   return link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), edges_);
 }
 
-MemoryEstimate SparseLattice::memory() const {
-  MemoryEstimate m{};
-  const double n = std::max<double>(1.0, fluid_count());  // a rank may own no cell
-  m.populations_bytes_per_cell = lattice::q * sizeof(float) * static_cast<double>(stride_) / n;
-  const int tables = has_negative() ? 2 : 1;
-  m.neighbour_bytes_per_cell = tables * lattice::half * sizeof(std::uint32_t) * static_cast<double>(stride_) / n;
-  m.total_bytes_per_cell = m.populations_bytes_per_cell + m.neighbour_bytes_per_cell;
-  m.dense_bytes_per_voxel = lattice::q * sizeof(float);
-  m.reduction = m.dense_bytes_per_voxel * static_cast<double>(dims_.voxels()) / (m.total_bytes_per_cell * n);
-  return m;
+double SparseLattice::padding() const {
+  return static_cast<double>(stride_) / std::max<double>(1.0, fluid_count());  // a rank may own no cell
 }
 
 }  // namespace rockperm

@@ -4,9 +4,7 @@
 // neighbour along each of the 9 positive directions (NONE for solid, outside, or a sealed
 // edge contact).
 //
-// Device bytes per fluid cell, float populations: 19 x 4 (populations) + 9 x 4 (neighbours)
-// = 112, plus 9 x 4 more when the negative-direction table of the fused A-A kernel is built.
-// A dense D3Q19 array costs 19 x 4 = 76 bytes per *voxel* (152 with two copies), fluid or not.
+// Its memory per fluid cell is the byte model's (lib/backend/byte_model.hpp) times padding().
 #include <array>
 #include <cstdint>
 #include <string>
@@ -44,14 +42,6 @@ enum class EdgeContacts { sealed, open };
 EdgeContacts parse_edge_contacts(const std::string& text);
 const char* to_string(EdgeContacts e);
 
-struct MemoryEstimate {
-  double populations_bytes_per_cell;  // includes the padding of the stride
-  double neighbour_bytes_per_cell;
-  double total_bytes_per_cell;
-  double dense_bytes_per_voxel;  // a dense single-copy float D3Q19 array, for comparison
-  double reduction;              // dense bytes / sparse bytes for this sample
-};
-
 class SparseLattice {
  public:
   // Builds the lattice of `mask`. `with_negative` also builds the table of the 9 negative
@@ -79,7 +69,8 @@ class SparseLattice {
   // Fluid index of cell + e_i for any i in 0..18, or none (also for a sealed edge contact).
   std::uint32_t neighbour(std::uint32_t cell, int i) const;
 
-  MemoryEstimate memory() const;
+  // Slots per fluid cell: stride / fluid count (>= 1; arrays are padded to the stride).
+  double padding() const;
 
   // The cells a rank updates; the rest are ghost copies of its neighbours' boundary planes.
   // A lattice of the whole sample owns every cell.

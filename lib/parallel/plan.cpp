@@ -2,14 +2,9 @@
 
 #include <algorithm>
 
-#include "lib/physics/d3q19.hpp"
+#include "lib/backend/byte_model.hpp"
 
 namespace rockperm {
-
-double bytes_per_fluid_cell(Propagation propagation) {
-  const int tables = propagation == Propagation::fused ? 2 : 1;
-  return lattice::q * sizeof(float) + tables * lattice::half * sizeof(std::uint32_t);
-}
 
 std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation) {
   const std::vector<Slab> slabs = partition_slabs(plane_fluid, ranks);
@@ -26,8 +21,7 @@ std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_flui
       m.cells += below + above;
       halo_cells = below + above + plane_fluid[slabs[r].z_begin] + plane_fluid[slabs[r].z_end - 1];
     }
-    // 5 crossing populations per halo cell: 8-byte offset, device and pinned float
-    m.bytes = static_cast<double>(m.cells) * bytes_per_fluid_cell(propagation) + halo_cells * 5.0 * 16.0;
+    m.bytes = static_cast<double>(m.cells) * ByteModel{propagation}.memory_per_cell() + halo_cells * ByteModel{propagation}.halo_per_cell();
     out.push_back(m);
   }
   return out;

@@ -5,14 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/backend/backend.hpp"
+#include "lib/backend/byte_model.hpp"
 #include "lib/parallel/partition.hpp"
 
 namespace rockperm {
-
-// Device bytes per fluid cell: 19 float populations + 9 neighbour indices (+ 9 more for the
-// fused form's negative table).
-double bytes_per_fluid_cell(Propagation propagation);
 
 struct RankMemory {
   Slab slab;

@@ -147,7 +147,7 @@ TEST(CudaBackend, MemoryPerCellOfTheTwoPassIsAtMost112Bytes) {
   const SparseLattice lat = sample_lattice(false);
   cuda::CudaBackend gpu(lat, physics::CollisionParams{}, 0);
   EXPECT_LE(gpu.bytes_per_cell(), 112.0 * lat.stride() / lat.fluid_count());
-  EXPECT_DOUBLE_EQ(bytes_per_fluid_cell(Propagation::two_pass), 112.0);
+  EXPECT_DOUBLE_EQ(ByteModel{Propagation::two_pass}.memory_per_cell(), 112.0);
 }
 
 TEST(CudaBackend, MissingDeviceIsAClearError) {

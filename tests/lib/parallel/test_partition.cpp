@@ -47,8 +47,8 @@ TEST(Partition, DomainsWrapOnlyWhenPeriodic) {
 
 TEST(Plan, MemoryAndRanksNeeded) {
   const std::vector<std::uint64_t> planes(100, 1000000);  // 1e8 cells
-  EXPECT_DOUBLE_EQ(bytes_per_fluid_cell(Propagation::two_pass), 112.0);
-  EXPECT_DOUBLE_EQ(bytes_per_fluid_cell(Propagation::fused), 148.0);
+  EXPECT_DOUBLE_EQ(ByteModel{Propagation::two_pass}.memory_per_cell(), 112.0);
+  EXPECT_DOUBLE_EQ(ByteModel{Propagation::fused}.memory_per_cell(), 148.0);
   // 1e8 cells x 112 B = 11.2 GB: 1 GPU of 16 GiB, 3 of 5 GiB (each rank adds two ghost planes)
   EXPECT_EQ(ranks_needed(planes, 16.0 * 1073741824.0, Propagation::two_pass), 1);
   EXPECT_EQ(ranks_needed(planes, 5.0 * 1073741824.0, Propagation::two_pass), 3);
