@@ -1,7 +1,12 @@
 #pragma once
-// The process group of a run: MPI_COMM_WORLD when built with MPI, a single process otherwise.
-// Everything rockperm needs from MPI goes through this class.
+// The process group of a run. Everything rockperm needs from MPI goes through Comm; its two
+// implementations live in comm_serial.cpp (one process) and comm_mpi.cpp (an MPI communicator
+// it owns), and MPI_COMM_WORLD appears in comm_mpi.cpp alone. A Comm can be split, so that a
+// campaign runs samples on groups of ranks, and can agree on a failure, so that an error on
+// one rank ends that sample on every rank of the group instead of the process.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,13 +23,23 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
+namespace detail {
+class CommImpl;  // comm_impl.hpp
+}
+
 class Comm {
  public:
+  // One process on its own (also what a default-constructed Comm is).
+  Comm();
+  // Every process of the job: MPI_COMM_WORLD when built with MPI and initialized, else one.
   static Comm world();
 
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool root() const { return rank_ == 0; }
+
+  // Ranks with the same `color` form a new communicator, ordered by `key` then rank.
+  Comm split(int color, int key) const;
 
   // Non-blocking exchange of float buffers with the neighbours; returns when all are done.
   struct Transfer {
@@ -53,14 +68,23 @@ class Comm {
   // Every rank's bytes gathered on rank 0, concatenated in rank order.
   std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const;
   void barrier() const;
-  // Stops every rank after a fatal error on one (MPI_Abort); without MPI, exits.
+  // Stops every process of the job after a fatal error that the ranks could not agree on
+  // (MPI_Abort); without MPI, exits. Only main() calls it.
   [[noreturn]] void abort(int code) const;
 
   bool cuda_aware() const;  // the MPI library reports CUDA-aware support at run time
 
  private:
+  explicit Comm(std::shared_ptr<const detail::CommImpl> impl);
+  std::shared_ptr<const detail::CommImpl> impl_;
   int rank_ = 0;
   int size_ = 1;
 };
+
+// Runs `work` on every rank of `comm`, then lets the ranks agree: when it threw a rockperm
+// Error on any rank, every rank throws (the lowest failing rank's message, its exit code, marked
+// all_ranks) so that the caller can stop this sample on the whole group and go on. `work` must
+// not itself communicate over `comm` after a rank may have failed.
+void collectively(const Comm& comm, const std::function<void()>& work);
 
 }  // namespace rockperm

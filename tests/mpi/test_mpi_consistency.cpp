@@ -144,6 +144,33 @@ TEST(MpiConsistency, DeviceAssignmentWithInjectedHostNames) {
   }
 }
 
+TEST(MpiComm, SplitGroupsRanksAndReducesWithinEachGroup) {
+  const Comm world = Comm::world();
+  const Comm half = world.split(world.rank() % 2, world.rank());
+  const int expected = (world.size() + 1 - world.rank() % 2) / 2;  // ranks of my parity
+  EXPECT_EQ(half.size(), expected);
+  EXPECT_EQ(half.rank(), world.rank() / 2);
+  EXPECT_DOUBLE_EQ(half.sum(1.0), static_cast<double>(expected));
+  EXPECT_EQ(world.sum(std::uint64_t{1}), static_cast<std::uint64_t>(world.size()));  // the world is unaffected
+}
+
+TEST(MpiComm, AFailureOnOneRankIsThrownOnEveryRankWithItsMessageAndKind) {
+  const Comm comm = Comm::world();
+  const int failing = comm.size() - 1;
+  try {
+    collectively(comm, [&] {
+      if (comm.rank() == failing) throw InputError("rank " + std::to_string(failing) + " cannot read its planes");
+    });
+    ADD_FAILURE() << "no rank threw";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(e.all_ranks);
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(failing) + " cannot read its planes");
+  }
+  // the group goes on: the next collective call works on every rank
+  EXPECT_NO_THROW(collectively(comm, [] {}));
+  EXPECT_EQ(comm.sum(std::uint64_t{1}), static_cast<std::uint64_t>(comm.size()));
+}
+
 }  // namespace rockperm
 
 int main(int argc, char** argv) {
