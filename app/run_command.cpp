@@ -220,9 +220,9 @@ int run_command(const std::vector<std::string>& args) {
 
   // populations on the host, once, for the pressure correction and the fields
   const InletOutlet io_mode = parse_inlet_outlet(cfg.lbm.inlet_outlet);
-  std::vector<float> f;
+  Macroscopic owned;
   const bool interior_gradient = io_mode != InletOutlet::periodic;
-  if (interior_gradient || cfg.output.fields) backend->download(f);
+  if (interior_gradient || cfg.output.fields) backend->macroscopic(backend->owned(), owned);
   const std::int64_t first_local_z = domain ? domain->slab.z_begin - (domain->ghost_low ? 1 : 0) : 0;
   SampleDrive drive{PressureDrop{}, cfg.lbm.force, cfg.lbm.force};
   if (interior_gradient) {
@@ -231,7 +231,7 @@ int run_command(const std::vector<std::string>& args) {
     // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient of the sample's
     // interior (lib/pressure_planes.hpp)
     const int axis = cfg.lbm.flow_axis;
-    PressureProfile profile = pressure_profile(lattice, f, params, axis, dims[axis], first_local_z);
+    PressureProfile profile = pressure_profile(lattice, owned, axis, dims[axis], first_local_z);
     profile.rho_sum = comm.sum(profile.rho_sum);
     profile.cells = comm.sum(profile.cells);
     try {
@@ -246,7 +246,7 @@ int run_command(const std::vector<std::string>& args) {
 #if ROCKPERM_HAVE_VTK
   if (cfg.output.fields) {
     const auto start = Clock::now();
-    io::FieldPiece piece{&lattice, &f, &params, 0, 0, dims.nz};
+    io::FieldPiece piece{&lattice, &owned, 0, 0, dims.nz};
     if (domain) {
       piece.first_local_plane_z = first_local_z;
       piece.z_begin = domain->slab.z_begin;

@@ -153,6 +153,25 @@ double CudaBackend::measure_copy_bandwidth_gbs() const {
   return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3) * 1e-9;
 }
 
+void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
+  out.resize(c.size());
+  // in chunks, so that the scratch stays small next to the populations
+  constexpr std::uint32_t chunk = 1u << 22;
+  DeviceBuffer<float> scratch(4 * static_cast<std::size_t>(std::min(chunk, std::max(c.size(), 1u))));
+  std::vector<float> host;
+  for (std::uint32_t first = c.begin; first < c.end; first += chunk) {
+    const std::uint32_t n = std::min(chunk, c.end - first);
+    launch_macroscopic(f_.data(), stride_, first, first + n, params_, scratch.data(), stream_.get());
+    stream_.synchronize();
+    scratch.download(host);
+    const std::size_t at = first - c.begin;
+    std::copy(host.begin(), host.begin() + n, out.drho.begin() + at);
+    std::copy(host.begin() + n, host.begin() + 2 * n, out.ux.begin() + at);
+    std::copy(host.begin() + 2 * n, host.begin() + 3 * n, out.uy.begin() + at);
+    std::copy(host.begin() + 3 * n, host.begin() + 4 * n, out.uz.begin() + at);
+  }
+}
+
 void CudaBackend::download(std::vector<float>& f) {
   stream_.synchronize();
   f_.download(f);

@@ -30,6 +30,7 @@ class CudaBackend final : public Backend {
   void swap(CellRange cells) override;
   void fused_odd(CellRange cells) override;
   FlowSums sums(CellRange cells) override;
+  void macroscopic(CellRange cells, Macroscopic& out) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   float* halo_buffer(int list) override {
     return device_halo_ ? halo_[list].device.data() : halo_[list].host.data();

@@ -39,6 +39,20 @@ __global__ void rest_kernel(float* __restrict__ f, std::uint64_t stride, std::ui
   for (int i = 0; i < lattice::q; ++i) f[i * stride + slot] = slot < cells ? physics::rest_population(i, p) : 0.0f;
 }
 
+__global__ void macroscopic_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+                                   std::uint32_t end, physics::CollisionParams p, float* __restrict__ out) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t n = end - begin;
+  if (k >= n) return;
+  float v[lattice::q];
+  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * stride + begin + k];
+  const physics::Moments m = physics::moments(v, p);
+  out[k] = m.drho;
+  out[n + k] = m.u[0];
+  out[2 * static_cast<std::uint64_t>(n) + k] = m.u[1];
+  out[3 * static_cast<std::uint64_t>(n) + k] = m.u[2];
+}
+
 // Each block reduces reduction_block consecutive cells in double.
 __global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                             std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
@@ -128,6 +142,15 @@ void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std:
                  const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream) {
   if (end <= begin) return;
   sums_kernel<<<sum_blocks(end - begin), block_threads, 0, stream>>>(f, stride, begin, end, p, partial);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_macroscopic(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                        const physics::CollisionParams& p, float* out, cudaStream_t stream) {
+  if (end <= begin) return;
+  const std::uint32_t n = end - begin;
+  macroscopic_kernel<<<(n + block_threads - 1) / block_threads, block_threads, 0, stream>>>(f, stride, begin, end, p,
+                                                                                             out);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

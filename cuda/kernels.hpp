@@ -24,6 +24,9 @@ void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t begin, std::
 // One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
 void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream);
+// drho, ux, uy, uz of the cells [begin, end) into out[0..n), out[n..2n), out[2n..3n), out[3n..4n).
+void launch_macroscopic(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                        const physics::CollisionParams& p, float* out, cudaStream_t stream);
 // buffer[k] = f[offsets[k]] and back.
 void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
                  cudaStream_t stream);

@@ -75,12 +75,11 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   image->GetCellData()->SetActiveVectors("velocity");
   image->GetCellData()->SetActiveScalars("pore");
 
-  const double u_scale = piece.params ? o.nu_lattice / o.g_lattice * o.pressure_gradient_pa_m / o.viscosity_pa_s *
+  const double u_scale = piece.owned ? o.nu_lattice / o.g_lattice * o.pressure_gradient_pa_m / o.viscosity_pa_s *
                                             o.voxel_size_m * o.voxel_size_m
                                       : 0.0;
   const double p_scale = (1.0 / 3.0) / o.g_lattice * o.pressure_gradient_pa_m * o.voxel_size_m;
   const SparseLattice& lat = *piece.lattice;
-  const std::vector<float>& f = *piece.populations;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
     const Coord& xyz = lat.coords()[c];
     const std::int64_t gx = xyz.x, gy = xyz.y, gz = piece.first_local_plane_z + xyz.z;
@@ -89,15 +88,15 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     if (rx < 0 || ry < 0 || rz < 0 || rx >= o.size[0] || ry >= o.size[1] || rz >= o.size[2]) continue;
     if (rx % o.stride || ry % o.stride || rz % o.stride) continue;
     const std::int64_t id = ((rz / o.stride - k0) * ny + ry / o.stride) * nx + rx / o.stride;
-    float v[lattice::q];
-    for (int i = 0; i < lattice::q; ++i) v[i] = f[i * lat.stride() + c];
-    const physics::Moments m = physics::moments(v, *piece.params);
+    const std::size_t k = c - lat.owned_begin();
+    const Macroscopic& m = *piece.owned;
+    const float u[3] = {m.ux[k], m.uy[k], m.uz[k]};
     for (int a = 0; a < 3; ++a) {
-      velocity_lu->SetComponent(id, a, m.u[a]);
-      velocity->SetComponent(id, a, static_cast<float>(m.u[a] * u_scale));
+      velocity_lu->SetComponent(id, a, u[a]);
+      velocity->SetComponent(id, a, static_cast<float>(u[a] * u_scale));
     }
-    density_lu->SetValue(id, m.rho);
-    pressure->SetValue(id, static_cast<float>(m.drho * p_scale));
+    density_lu->SetValue(id, 1.0f + m.drho[k]);
+    pressure->SetValue(id, static_cast<float>(m.drho[k] * p_scale));
     pore->SetValue(id, 1);
   }
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/physics/collision.hpp"
+#include "lib/backend/backend.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm::io {
@@ -35,12 +35,12 @@ struct FieldOutput {
   double g_lattice = 1e-5;
 };
 
-// What one rank contributes: its local lattice and populations (deviations), the global z of
-// its first local plane, and its owned global planes [z_begin, z_end).
+// What one rank contributes: its local lattice and the macroscopic values of its owned cells
+// (Backend::macroscopic, in cell order), the global z of its first local plane, and its owned
+// global planes [z_begin, z_end).
 struct FieldPiece {
   const SparseLattice* lattice = nullptr;
-  const std::vector<float>* populations = nullptr;
-  const physics::CollisionParams* params = nullptr;
+  const Macroscopic* owned = nullptr;
   std::int64_t first_local_plane_z = 0;  // global z of local plane 0 (may be a ghost plane)
   std::int64_t z_begin = 0, z_end = 0;
 };

@@ -115,6 +115,7 @@ inline std::uint32_t expected_link(const SparseLattice& lat, std::uint32_t cell,
 struct SteadyFlow {
   SolverResult result;
   std::vector<float> f;  // final populations (deviations)
+  Macroscopic owned;     // density deviation and velocity of every cell
 };
 
 // Runs the CPU backend to steady state with a body force along `axis`.
@@ -139,6 +140,7 @@ inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel 
   SteadyFlow out;
   out.result = run_to_steady_state(backend, lat.fluid_count(), problem, controls);
   backend.download(out.f);
+  backend.macroscopic(backend.owned(), out.owned);
   return out;
 }
 

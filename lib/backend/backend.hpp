@@ -15,6 +15,19 @@ namespace rockperm {
 const char* to_string(Propagation p);
 Propagation parse_propagation(const std::string& text);
 
+// Density deviation and velocity (physics::moments) of a range of cells, one entry per cell
+// in cell order: what outputs and the pressure reading need, 4 floats per cell instead of 19.
+struct Macroscopic {
+  std::vector<float> drho, ux, uy, uz;
+  std::size_t size() const { return drho.size(); }
+  void resize(std::size_t n) {
+    drho.resize(n);
+    ux.resize(n);
+    uy.resize(n);
+    uz.resize(n);
+  }
+};
+
 // A contiguous range of local cell indices [begin, end).
 struct CellRange {
   std::uint32_t begin = 0, end = 0;
@@ -42,6 +55,8 @@ class Backend {
   virtual void swap(CellRange cells) = 0;       // the exchanges owned by these cells
   virtual void fused_odd(CellRange cells) = 0;  // fused A-A odd step; needs the negative table
   virtual FlowSums sums(CellRange cells) = 0;   // valid in natural order only
+  // Computed where the populations live; valid in natural order only.
+  virtual void macroscopic(CellRange cells, Macroscopic& out) = 0;
   virtual void synchronize() {}
 
   // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that

@@ -81,6 +81,22 @@ FlowSums CpuBackend::sums(CellRange cells) {
   return total;
 }
 
+void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
+  out.resize(cells.size());
+  const auto stride = lattice_.stride();
+  const std::int64_t first = cells.begin, n = cells.size();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    float v[lattice::q];
+    for (int i = 0; i < lattice::q; ++i) v[i] = f_[i * stride + first + k];
+    const physics::Moments m = physics::moments(v, params_);
+    out.drho[k] = m.drho;
+    out.ux[k] = m.u[0];
+    out.uy[k] = m.u[1];
+    out.uz[k] = m.u[2];
+  }
+}
+
 void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {
   lists_ = lists;
   buffers_.assign(lists.size(), {});

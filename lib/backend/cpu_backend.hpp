@@ -25,6 +25,7 @@ class CpuBackend final : public Backend {
   void swap(CellRange cells) override;
   void fused_odd(CellRange cells) override;
   FlowSums sums(CellRange cells) override;
+  void macroscopic(CellRange cells, Macroscopic& out) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   float* halo_buffer(int list) override { return buffers_[list].data(); }
   void pack_halo(int list) override;

@@ -23,18 +23,15 @@ double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
   return sum / planes;
 }
 
-PressureProfile pressure_profile(const SparseLattice& lattice, const std::vector<float>& f,
-                                 const physics::CollisionParams& params, int flow_axis, std::int64_t planes,
-                                 std::int64_t first_local_z) {
+PressureProfile pressure_profile(const SparseLattice& lattice, const Macroscopic& owned, int flow_axis,
+                                 std::int64_t planes, std::int64_t first_local_z) {
   PressureProfile out;
   out.rho_sum.assign(planes, 0.0);
   out.cells.assign(planes, 0.0);
   for (std::uint32_t c = lattice.owned_begin(); c < lattice.owned_end(); ++c) {
     const Coord& xyz = lattice.coords()[c];
     const std::int64_t pos[3] = {xyz.x, xyz.y, first_local_z + xyz.z};
-    float v[lattice::q];
-    for (int i = 0; i < lattice::q; ++i) v[i] = f[i * lattice.stride() + c];
-    out.rho_sum[pos[flow_axis]] += 1.0 + static_cast<double>(physics::moments(v, params).drho);
+    out.rho_sum[pos[flow_axis]] += 1.0 + static_cast<double>(owned.drho[c - lattice.owned_begin()]);
     out.cells[pos[flow_axis]] += 1.0;
   }
   return out;

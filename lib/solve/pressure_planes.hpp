@@ -4,8 +4,8 @@
 // With buffers the body force g acts everywhere, but the buffers resist far less than the
 // sample, so a pressure gradient builds up across the sample against the force; the sample is
 // driven by g - (dp/dx) / rho with dp/dx its mean pressure gradient (p = rho / 3). That gradient
-// is read from the mean density of the fluid cells of planes across the flow axis, computed
-// once from the populations on the host.
+// is read from the mean density of the fluid cells of planes across the flow axis (densities
+// computed where the populations live, Backend::macroscopic).
 //
 // Mirror mode (the sample followed by its mirror image, one period) has no mean gradient over
 // the period, but the same faces: there the sample meets its own mirror image, and the layers
@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lib/physics/collision.hpp"
+#include "lib/backend/backend.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm {
@@ -38,11 +38,11 @@ struct PressureProfile {
   double mean_rho(std::int64_t first, std::int64_t end) const;  // mean of the plane means of [first, end)
 };
 
+// `owned`: the macroscopic values of the lattice's owned cells, in cell order;
 // `first_local_z`: the global z of local plane 0 (slab lattices start at a ghost plane);
 // `planes`: the extent of the whole lattice along the flow axis.
-PressureProfile pressure_profile(const SparseLattice& lattice, const std::vector<float>& f,
-                                 const physics::CollisionParams& params, int flow_axis, std::int64_t planes,
-                                 std::int64_t first_local_z);
+PressureProfile pressure_profile(const SparseLattice& lattice, const Macroscopic& owned, int flow_axis,
+                                 std::int64_t planes, std::int64_t first_local_z);
 
 struct PressureDrop {
   double rho_in = 1, rho_out = 1;  // mean densities where the drop is read

@@ -22,7 +22,7 @@ constexpr double tau = 0.9, g = 1e-5;
 
 struct SlitRun {
   SparseLattice lattice;
-  std::vector<float> f;
+  Macroscopic owned;
   physics::CollisionParams params;
 };
 
@@ -35,7 +35,7 @@ SlitRun slit(bool obstacle) {
       testing::mask_from(d, [&](auto x, auto y, auto z) { return !(obstacle && x == 1 && y == 3 && z == 2); }),
       {true, false, true});
   r.params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
-  r.f = testing::steady_flow(r.lattice, physics::CollisionModel::trt, tau, g, 0, 1e-9).f;
+  r.owned = testing::steady_flow(r.lattice, physics::CollisionModel::trt, tau, g, 0, 1e-9).owned;
   return r;
 }
 
@@ -59,7 +59,7 @@ TEST(FieldWriter, TwoPiecesReadBackAsOneDatasetInSiUnits) {
   // two "ranks": planes 0..2 and 3..5 of the same lattice
   const std::vector<std::pair<std::int64_t, std::int64_t>> slabs = {{0, 3}, {3, 6}};
   for (int r = 0; r < 2; ++r) {
-    const FieldPiece piece{&run.lattice, &run.f, &run.params, 0, slabs[r].first, slabs[r].second};
+    const FieldPiece piece{&run.lattice, &run.owned, 0, slabs[r].first, slabs[r].second};
     EXPECT_EQ(write_field_piece(grid, piece, r), "slit_" + std::to_string(r) + ".vti");
   }
   write_field_index(grid, slabs);
@@ -104,7 +104,7 @@ TEST(FieldWriter, TwoPiecesReadBackAsOneDatasetInSiUnits) {
 TEST(FieldWriter, SolidVoxelsAreMaskedWithZeroVelocity) {
   const SlitRun run = slit(true);
   const OutputGrid grid = output_grid(output("obstacle"), run.lattice.dims());
-  const FieldPiece piece{&run.lattice, &run.f, &run.params, 0, 0, 6};
+  const FieldPiece piece{&run.lattice, &run.owned, 0, 0, 6};
   const std::string name = write_field_piece(grid, piece, 0);
   vtkNew<vtkXMLImageDataReader> reader;
   reader->SetFileName((output("").dir / name).string().c_str());
@@ -136,7 +136,7 @@ TEST(FieldWriter, CropAndStride) {
   o.origin_voxels = {0, 0, -3};  // as if 3 buffer layers preceded the sample along z
   const OutputGrid grid = output_grid(o, run.lattice.dims());
   EXPECT_EQ(grid.cells, (std::array<std::int64_t, 3>{2, 3, 3}));
-  const FieldPiece piece{&run.lattice, &run.f, &run.params, 0, 0, 6};
+  const FieldPiece piece{&run.lattice, &run.owned, 0, 0, 6};
   const std::string name = write_field_piece(grid, piece, 0);
   vtkNew<vtkXMLImageDataReader> reader;
   reader->SetFileName((o.dir / name).string().c_str());

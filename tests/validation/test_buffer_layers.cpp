@@ -34,8 +34,7 @@ BufferedK buffered_k(const PoreMask& sample, const Periodicity& lateral, double 
   EXPECT_TRUE(flow.result.converged) << "k changed by " << flow.result.relative_change << " after "
                                      << flow.result.steps << " steps";
   testing::record("steps", static_cast<double>(flow.result.steps));
-  const auto params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
-  const PressureProfile profile = pressure_profile(lat, flow.f, params, 0, lat.dims().nx, 0);
+  const PressureProfile profile = pressure_profile(lat, flow.owned, 0, lat.dims().nx, 0);
   const SampleDrive drive = sample_drive(profile, g, ext.sample_begin, ext.sample_end);
   const double nu = physics::viscosity(tau);
   const double q = flow.result.sums.velocity[0] / static_cast<double>(lat.dims().voxels());
@@ -116,8 +115,7 @@ TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
   const auto periodic = testing::steady_flow(whole, physics::CollisionModel::trt, tau, g, 0, 1e-8);
   // the same interior planes read in the periodic run: the k of that part of the pack with no
   // face anywhere near (the pack is not homogeneous at the scale of its length)
-  const auto params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
-  const PressureProfile profile = pressure_profile(whole, periodic.f, params, 0, 48, 0);
+  const PressureProfile profile = pressure_profile(whole, periodic.owned, 0, 48, 0);
   const double k_bulk = periodic.result.k.k_lattice * g / sample_drive(profile, g, 0, 48).acceleration;
   testing::record("periodic_whole_over_interior", periodic.result.k.k_lattice / k_bulk);
   PoreMask cut = pack;

@@ -45,8 +45,7 @@ std::vector<double> k_over_tau(bool buffer) {
     testing::record("steps_tau_" + std::to_string(tau).substr(0, 3), static_cast<double>(flow.result.steps));
     double acceleration = g;
     if (buffer) {
-      const auto params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
-      const PressureProfile profile = pressure_profile(lat, flow.f, params, 0, lat.dims().nx, 0);
+      const PressureProfile profile = pressure_profile(lat, flow.owned, 0, lat.dims().nx, 0);
       acceleration = sample_drive(profile, g, ext.sample_begin, ext.sample_end).acceleration;
     }
     k.push_back(flow.result.k.k_lattice * g / acceleration);
