@@ -1,6 +1,5 @@
 // rockperm bench: MFLUPS of the propagation kernels on standard geometries, compared with the
 // copy bandwidth of the memory system (the roofline of a memory-bound LBM).
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,19 +9,17 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/backend_factory.hpp"
 #include "app/commands.hpp"
-#include "app/sample_setup.hpp"
+#include "app/options.hpp"
 #include "lib/backend/byte_model.hpp"
-#include "lib/parallel/comm.hpp"
-#include "lib/config.hpp"
-#include "lib/parallel/device_assignment.hpp"
 #include "lib/base/error.hpp"
-#include "lib/parallel/partition.hpp"
-#include "lib/solve/stepper.hpp"
 #include "lib/geometry/pore_mask.hpp"
-#include "lib/lattice/sparse_lattice.hpp"
 #include "lib/geometry/sphere_pack.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/pipeline/decomposition.hpp"
+#include "lib/pipeline/execution.hpp"
+#include "lib/pipeline/sample.hpp"
+#include "lib/solve/stepper.hpp"
 #include "rockperm/config.hpp"
 
 #if ROCKPERM_HAVE_CUDA
@@ -99,11 +96,12 @@ int bench_command(const std::vector<std::string>& args) {
                          "copy bandwidth (bytes read plus written).\n";
     return 0;
   }
-  config::BackendChoice choice = config::BackendChoice::auto_select;
+  pipeline::ExecutionSpec execution;
   const std::string b = vm["backend"].as<std::string>();
-  if (b == "cpu") choice = config::BackendChoice::cpu;
-  else if (b == "cuda") choice = config::BackendChoice::cuda;
+  if (b == "cpu") execution.backend = pipeline::BackendChoice::cpu;
+  else if (b == "cuda") execution.backend = pipeline::BackendChoice::cuda;
   else if (b != "auto") throw InputError("bench: --backend '" + b + "' is unknown; use auto, cuda or cpu");
+  execution.cuda_aware_mpi = !vm.count("stage-halo");
   std::vector<Propagation> props;
   const std::string p = vm["propagation"].as<std::string>();
   if (p == "both") props = {Propagation::two_pass, Propagation::fused};
@@ -112,16 +110,10 @@ int bench_command(const std::vector<std::string>& args) {
   const bool json = vm.count("json") > 0;
 
   const Comm comm = Comm::world();
-  BackendPlan plan = plan_backend(choice);
+  const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution);
   const bool on_gpu = plan.cuda;
-  if (plan.cuda) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    std::string log;
-    plan.device = assign_device(comm, host, plan.gpus(), {}, log);
-  }
   const bool weak = vm.count("weak") > 0;
-  const bool device_halo = plan.cuda && comm.size() > 1 && comm.cuda_aware() && !vm.count("stage-halo");
+  const bool device_halo = plan.device_halo;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   const std::string geometries = vm["geometries"].as<std::string>();
@@ -142,30 +134,32 @@ int bench_command(const std::vector<std::string>& args) {
   }
   if (vm.count("config")) {
     bool help = false;
-    const config::RunConfig cfg = config::parse_run_arguments({"--config", vm["config"].as<std::string>()}, help);
-    cases.push_back({"sample:" + cfg.input.file.filename().string(),
-                     io::load_pore_mask(volume_spec(cfg), LabelSelection::parse(cfg.input.pore_labels)).mask});
+    const RunOptions options = parse_run_options({"--config", vm["config"].as<std::string>()}, help);
+    cases.push_back({"sample:" + options.spec.sample.volume.path.filename().string(),
+                     io::load_pore_mask(options.spec.sample.volume, options.spec.sample.pore_labels).mask});
   }
 
+  // every case periodic on all faces, as it is (no filter, no buffers)
+  pipeline::FlowSpec flow;
+  flow.tau = 0.8;
+  flow.force = 1e-6;
+  flow.lateral_periodic = true;
+  flow.inlet_outlet = InletOutlet::periodic;
   const physics::CollisionParams params =
-      physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-6);
+      physics::make_collision_params(flow.collision, flow.tau, flow.magic, flow.flow_axis, flow.force);
   double copy_gbs = 0;
   std::string device;
   std::vector<Row> rows;
-  for (const Case& c : cases) {
-    // one process: the whole lattice; several: this rank's slab and the halo exchange
-    const std::vector<Slab> slabs = partition_slabs(plane_fluid_counts(c.mask), comm.size());
-    std::optional<SlabDomain> domain;
-    SparseLattice lattice;
-    if (comm.size() == 1) {
-      lattice = SparseLattice::build(c.mask, {true, true, true}, true);
-    } else {
-      domain = slab_domain(slabs, comm.rank(), c.mask.dims.nz, true);
-      lattice = build_slab_lattice(extract_planes(c.mask, domain->planes), *domain, {true, true, true}, true);
-    }
-    std::uint64_t fluid = 0;
-    for (const Slab& s : slabs) fluid += s.fluid;
-    auto backend = make_backend(plan, lattice, params);
+  for (Case& c : cases) {
+    // the run's stages: one process gets the whole lattice; several, their slabs and halos
+    const Dims dims = c.mask.dims;
+    pipeline::Sample sample = pipeline::sample_from_mask(comm, std::move(c.mask), 1.0, flow, false, c.name);
+    const pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), Propagation::fused,
+                                                           flow.edge_contacts);
+    const std::optional<SlabDomain>& domain = part.domain;
+    const SparseLattice& lattice = part.lattice;
+    const std::uint64_t fluid = sample.fluid;
+    auto backend = pipeline::make_backend(plan, lattice, params);
     if (device.empty()) {
       device = backend->description();
       copy_gbs = backend->measure_copy_bandwidth_gbs();
@@ -213,7 +207,7 @@ int bench_command(const std::vector<std::string>& args) {
       // memory a run of this propagation holds: the fused form also needs the negative table
       const ByteModel model{prop};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
-      Row row{c.name, comm.size(), 0, 0, to_string(prop), c.mask.dims.voxels(), static_cast<std::uint32_t>(fluid),
+      Row row{c.name, comm.size(), 0, 0, to_string(prop), dims.voxels(), static_cast<std::uint32_t>(fluid),
               bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0};
       row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/base/error.hpp"
 #include "rockperm/config.hpp"
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
     }
     std::cerr << "rockperm: error: unknown command '" << command << "'; run 'rockperm --help' for the list\n";
     return 2;
+  } catch (const rockperm::InputError& e) {  // named by the option that sets what was rejected
+    return fail("error: " + rockperm::app::option_message(e), e.exit_code(), e.all_ranks);
   } catch (const rockperm::Error& e) {
     return fail(std::string("error: ") + e.what(), e.exit_code(), e.all_ranks);
   } catch (const std::exception& e) {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "lib/config.hpp"
+#include "app/options.hpp"
 #include "lib/base/error.hpp"
 #include "lib/geometry/sphere_pack.hpp"
 
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
       return vm.count("help") ? 0 : 2;
     }
     rockperm::SpherePackSpec spec;
-    spec.dims = rockperm::config::parse_dims(vm["dims"].as<std::string>(), "--dims");
+    spec.dims = rockperm::app::parse_dims(vm["dims"].as<std::string>(), "--dims");
     spec.porosity = vm["porosity"].as<double>();
     spec.radius = vm["radius"].as<double>();
     spec.radius_spread = vm["spread"].as<double>();

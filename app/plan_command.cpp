@@ -5,11 +5,12 @@
 #include <iostream>
 
 #include "app/commands.hpp"
-#include "app/sample_setup.hpp"
-#include "lib/config.hpp"
+#include "app/options.hpp"
+#include "lib/backend/byte_model.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/plan.hpp"
-#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/pipeline/decomposition.hpp"
+#include "lib/pipeline/sample.hpp"
 
 namespace rockperm::app {
 
@@ -34,7 +35,8 @@ int plan_command(const std::vector<std::string>& args) {
     }
   }
   bool help = false;
-  const config::RunConfig cfg = config::parse_run_arguments(run_args, help);
+  const RunOptions options = parse_run_options(run_args, help);
+  const pipeline::RunSpec& spec = options.spec;
   if (help) {
     std::cout << "usage: rockperm plan --config FILE.ini [--ranks N] [--gpu-memory-gib G] [--build-lattice]\n"
                  "                     [--section.key=value]\n"
@@ -44,19 +46,20 @@ int plan_command(const std::vector<std::string>& args) {
     return 0;
   }
   if (ranks < 1) throw InputError("plan: --ranks must be at least 1");
-  PoreMask mask;
-  const SampleLayout layout = read_sample(Comm{}, cfg, mask);
+  // the run's first stages, on this process alone
+  pipeline::Sample layout = pipeline::read_sample(Comm{}, spec.sample, spec.flow);
   const std::uint64_t voxels = layout.dims.voxels();
-  std::printf("sample       %s, %s voxels\n", cfg.input.file.string().c_str(), layout.dims.str().c_str());
+  std::printf("sample       %s, %s voxels\n", spec.sample.volume.path.string().c_str(), layout.dims.str().c_str());
   std::printf("porosity     %.4f, connected %.4f (%llu fluid cells)\n", layout.percolation.total_porosity(),
               static_cast<double>(layout.fluid) / voxels, static_cast<unsigned long long>(layout.fluid));
   std::printf("stages       read %.2f s, percolation %.2f s", layout.read_seconds, layout.percolation_seconds);
   if (build_lattice) {
     const auto start = std::chrono::steady_clock::now();
-    const SparseLattice lattice = SparseLattice::build(mask, cfg.periodicity(), false, false, cfg.lbm.edge_contacts);
+    const pipeline::RankLattice part =
+        pipeline::decompose(Comm{}, layout, spec.flow.periodicity(), Propagation::two_pass, spec.flow.edge_contacts);
     std::printf(", neighbour table %.2f s (%u cells)", std::chrono::duration<double>(
                                                         std::chrono::steady_clock::now() - start).count(),
-                lattice.fluid_count());
+                part.lattice.fluid_count());
   }
   std::printf("\n");
   for (const Propagation p : {Propagation::two_pass, Propagation::fused}) {

@@ -33,8 +33,7 @@ void ensure_directory(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir)) {
-    throw InputError("output directory " + dir.string() + ": cannot be created (" + ec.message() +
-                     "); choose another with --output.dir");
+    throw InputError("output.dir", dir.string() + ": the directory cannot be created (" + ec.message() + ")");
   }
 }
 

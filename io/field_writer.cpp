@@ -24,12 +24,13 @@ std::int64_t OutputGrid::first_k(std::int64_t z) const {
 OutputGrid output_grid(const FieldOutput& out, const Dims& dims) {
   OutputGrid g;
   g.out = out;
-  if (out.stride < 1) throw InputError("option output.fields_stride must be at least 1");
+  if (out.stride < 1) throw InputError("output.fields.stride", "the field stride must be at least 1");
   for (int a = 0; a < 3; ++a) {
     if (g.out.size[a] == 0) g.out.size[a] = dims[a] - out.offset[a];
     if (out.offset[a] < 0 || out.offset[a] >= dims[a] || g.out.size[a] <= 0 || out.offset[a] + g.out.size[a] > dims[a]) {
-      throw InputError("the field output crop along " + std::string(1, "xyz"[a]) + " leaves the volume of " +
-                       std::to_string(dims[a]) + " voxels; check output.fields_crop_offset and fields_crop_size");
+      throw InputError("output.fields.crop", "the field output crop along " + std::string(1, "xyz"[a]) +
+                                                 " leaves the simulated volume of " + std::to_string(dims[a]) +
+                                                 " voxels (buffer layers included)");
     }
     g.cells[a] = (g.out.size[a] + out.stride - 1) / out.stride;
   }

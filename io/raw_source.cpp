@@ -27,7 +27,7 @@ class RawSource final : public SliceSource {
     validate_dims(l.dims, name);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(l.data_file, ec)) {
-      throw InputError(name + ": no such file; check [input] file (relative paths are relative to the INI file)");
+      throw InputError("sample.volume.path", name + ": no such file");
     }
     const std::uint64_t expected =
         checked_mul(l.dims.voxels(), static_cast<std::uint64_t>(l.bytes_per_sample), name + " size") + l.header_bytes;
@@ -100,7 +100,7 @@ Dims three_dims(const std::string& text, const std::string& file, const std::str
 // required to be isotropic (the lattice is cubic).
 double isotropic_um(const std::vector<double>& spacing_mm, const std::string& file) {
   if (spacing_mm.size() != 3 || !(spacing_mm[0] > 0)) {
-    throw InputError(file + ": the voxel spacing is missing or not positive; give [input] voxel_size_um");
+    throw InputError("sample.volume.voxel_size_um", file + ": the voxel spacing is missing or not positive; give the voxel size");
   }
   for (const double s : spacing_mm) {
     if (std::abs(s - spacing_mm[0]) > 1e-6 * spacing_mm[0]) {

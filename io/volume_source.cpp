@@ -28,19 +28,6 @@ VolumeFormat detect(const VolumeSpec& spec) {
   return VolumeFormat::raw;
 }
 
-std::array<std::int64_t, 3> three(const std::string& text, const std::string& option) {
-  std::string s = text;
-  for (char& c : s) {
-    if (c == ',' || c == 'x') c = ' ';
-  }
-  std::istringstream in(s);
-  std::array<std::int64_t, 3> v{};
-  std::string rest;
-  if (!(in >> v[0] >> v[1] >> v[2]) || (in >> rest)) {
-    throw InputError("option " + option + " = '" + text + "' is not three integers; write e.g. \"0 0 100\"");
-  }
-  return v;
-}
 
 }  // namespace
 
@@ -69,34 +56,12 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-VolumeFormat parse_format(const std::string& text) {
-  if (text == "auto") return VolumeFormat::auto_detect;
-  if (text == "raw") return VolumeFormat::raw;
-  if (text == "nrrd") return VolumeFormat::nrrd;
-  if (text == "mhd") return VolumeFormat::mhd;
-  if (text == "tiff") return VolumeFormat::tiff;
-  throw InputError("option input.format = '" + text + "' is unknown; use auto, raw, nrrd, mhd or tiff");
-}
-
-Crop parse_crop(const std::string& offset, const std::string& size, const std::string& option) {
-  Crop c;
-  c.offset = three(offset, option + "_offset");
-  c.size = three(size, option + "_size");
-  for (int a = 0; a < 3; ++a) {
-    if (c.offset[a] < 0 || c.size[a] < 0) {
-      throw InputError("options " + option + "_offset and " + option + "_size must not be negative");
-    }
-  }
-  return c;
-}
-
 std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec) {
   const VolumeFormat format = spec.format == VolumeFormat::auto_detect ? detect(spec) : spec.format;
   const std::string name = spec.path.string();
   std::error_code ec;
   if (!std::filesystem::exists(spec.path, ec)) {
-    throw InputError(name + ": no such file or directory; check [input] file (relative paths are relative to the "
-                            "INI file)");
+    throw InputError("sample.volume.path", name + ": no such file or directory");
   }
   try {
     switch (format) {
@@ -111,7 +76,7 @@ std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec) {
   } catch (const std::logic_error& e) {  // a malformed number in a header
     throw InputError(name + ": malformed header (" + e.what() + ")");
   }
-  if (spec.dims.nx == 0) throw InputError(name + ": a raw volume needs [input] dims \"NX NY NZ\"");
+  if (spec.dims.nx == 0) throw InputError("sample.volume.dims", name + ": a raw volume needs its dimensions (NX NY NZ)");
   RawLayout l;
   l.data_file = spec.path;
   l.dims = spec.dims;
@@ -128,12 +93,12 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
   const Dims& d = out.info.dims;
   const std::string name = spec.path.string();
   if (out.info.format != "raw" && spec.dims.nx != 0 && !(spec.dims == d)) {
-    throw InputError(name + ": holds " + d.str() + " voxels but [input] dims says " + spec.dims.str() +
-                     "; remove dims (the file says its size) or correct it");
+    throw InputError("sample.volume.dims", name + ": holds " + d.str() + " voxels but the dimensions given are " +
+                                               spec.dims.str() + "; leave them out (the file says its size) or correct them");
   }
   out.voxel_size_um = spec.voxel_size_um > 0 ? spec.voxel_size_um : out.info.voxel_size_um;
   if (!(out.voxel_size_um > 0)) {
-    throw InputError(name + ": the voxel size is unknown; give [input] voxel_size_um (micrometres)");
+    throw InputError("sample.volume.voxel_size_um", name + ": the voxel size is unknown; give it in micrometres");
   }
   out.crop = spec.crop;
   for (int a = 0; a < 3; ++a) {
@@ -164,8 +129,8 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
     }
   }
   if (pore == 0) {
-    throw InputError(name + ": pore labels " + pore_labels.str() +
-                     " select no voxel; check [input] pore_labels against the segmentation");
+    throw InputError("sample.pore_labels", name + ": pore labels " + pore_labels.str() +
+                                               " select no voxel; check them against the segmentation");
   }
   return out;
 }

@@ -68,11 +68,6 @@ struct LoadedMask {
 // outside the volume, the voxel size is unknown, or no voxel is pore.
 LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels);
 
-VolumeFormat parse_format(const std::string& text);
-// `option`: the options' common name, for messages ("input.crop" names input.crop_offset and
-// input.crop_size).
-Crop parse_crop(const std::string& offset, const std::string& size, const std::string& option = "input.crop");
-
 // "slice_9.tif" before "slice_10.tif".
 bool natural_less(const std::string& a, const std::string& b);
 

@@ -22,10 +22,21 @@ E on_all_ranks(E e) {
 }
 
 // Something the user supplied (file, option, geometry) is wrong; the message says what to do.
+// `field` names the member of the library's specification that was rejected (for example
+// "flow.tau" or "sample.volume.dims"), never a command-line option: a front end maps it to its
+// own name for that setting. what() is the detail followed by " [field]".
 class InputError : public Error {
  public:
-  using Error::Error;
+  explicit InputError(const std::string& detail) : Error(detail), detail_(detail) {}
+  InputError(const std::string& field, const std::string& detail)
+      : Error(field.empty() ? detail : detail + " [" + field + "]"), field_(field), detail_(detail) {}
   int exit_code() const override { return 2; }
+  const std::string& field() const { return field_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string field_;
+  std::string detail_;
 };
 
 // The simulation itself failed (divergence, mass drift, no convergence when that was required).

@@ -8,7 +8,7 @@ InletOutlet parse_inlet_outlet(const std::string& text) {
   if (text == "periodic") return InletOutlet::periodic;
   if (text == "buffer") return InletOutlet::buffer;
   if (text == "mirror") return InletOutlet::mirror;
-  throw InputError("option lbm.inlet_outlet = '" + text + "' is unknown; use periodic, buffer or mirror");
+  throw InputError("flow.inlet_outlet", "'" + text + "' is unknown; use periodic, buffer or mirror");
 }
 
 const char* to_string(InletOutlet m) {
@@ -24,7 +24,7 @@ ExtendedSample extend_along_flow(PoreMask mask, int axis, InletOutlet mode, int 
     out.sample_end = n;
     return out;
   }
-  if (mode == InletOutlet::buffer && layers < 1) throw InputError("option lbm.buffer_layers must be at least 1");
+  if (mode == InletOutlet::buffer && layers < 1) throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
   const std::int64_t before = mode == InletOutlet::buffer ? layers : 0;
   const std::int64_t extended = mode == InletOutlet::buffer ? n + 2 * layers : 2 * n;
   Dims e = d;

@@ -74,8 +74,8 @@ PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels)
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) mask.pore[i] = lut[volume.labels[i]];
   if (mask.pore_count() == 0) {
-    throw InputError("pore labels " + pore_labels.str() +
-                     " select no voxel of the volume; check [input] pore_labels against the segmentation");
+    throw InputError("sample.pore_labels", "pore labels " + pore_labels.str() +
+                                               " select no voxel of the volume; check them against the segmentation");
   }
   return mask;
 }

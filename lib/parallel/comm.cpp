@@ -89,22 +89,23 @@ void Comm::abort(int code) const { impl_->abort(code); }
 bool Comm::cuda_aware() const { return impl_->cuda_aware(); }
 
 void collectively(const Comm& comm, const std::function<void()>& work) {
-  // the failure as (exit code, message); code 0 = none
+  // the failure as "code<US>field<US>detail"; code 0 = none
   int code = 0;
-  std::string message;
+  std::string field, detail;
   try {
     work();
+  } catch (const InputError& e) {
+    code = e.exit_code();
+    field = e.field();
+    detail = e.detail();
   } catch (const Error& e) {
     code = e.exit_code();
-    message = e.what();
+    detail = e.what();
   }
-  if (comm.size() == 1) {
-    if (code == 0) return;
-  } else if (comm.sum(std::uint64_t{code != 0 ? 1u : 0u}) == 0) {
-    return;
-  }
-  // the lowest failing rank's message and code, on every rank
-  const std::vector<std::string> all = comm.gather(std::to_string(code) + " " + message);
+  if (comm.sum(std::uint64_t{code != 0 ? 1u : 0u}) == 0) return;
+  // the lowest failing rank's failure, on every rank
+  const char us = '\x1f';
+  const std::vector<std::string> all = comm.gather(std::to_string(code) + us + field + us + detail);
   std::vector<std::uint8_t> first;
   if (comm.root()) {
     for (const std::string& s : all) {
@@ -116,11 +117,11 @@ void collectively(const Comm& comm, const std::function<void()>& work) {
   }
   comm.broadcast(first);
   const std::string text(first.begin(), first.end());
-  const std::size_t space = text.find(' ');
-  const int failed_code = std::stoi(text.substr(0, space));
-  std::string what = text.substr(space + 1);
+  const std::size_t a = text.find(us), b = text.find(us, a + 1);
+  const int failed_code = std::stoi(text.substr(0, a));
+  const std::string failed_field = text.substr(a + 1, b - a - 1), what = text.substr(b + 1);
   switch (failed_code) {
-    case 2: throw on_all_ranks(InputError(what));
+    case 2: throw on_all_ranks(InputError(failed_field, what));
     case 3: throw on_all_ranks(SimulationError(what));
     case 4: throw on_all_ranks(RuntimeFailure(what));
     default: throw on_all_ranks(Error(what));

@@ -15,7 +15,7 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
   if (!sums.finite || !std::isfinite(k)) {
     std::ostringstream msg;
     msg << "the simulation diverged (NaN or Inf) by step " << step
-        << "; lower the body force ([lbm] force) or raise tau ([lbm] tau)";
+        << "; lower the body force or raise tau";
     throw on_all_ranks(SimulationError(msg.str()));
   }
   mass_drift_ = std::abs(sums.mass - initial_mass_) / initial_mass_;

@@ -4,46 +4,57 @@
 
 namespace rockperm {
 
-SolverResult run_to_steady_state(Backend& backend, std::uint64_t fluid_cells, const FlowProblem& problem,
-                                 const RunControls& controls, const ProgressFn& progress) {
-  Stepper stepper(backend, controls.propagation);
-  return run_to_steady_state(stepper, fluid_cells, problem, controls, progress);
+SteadyStateLoop::SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, PermeabilityFn k,
+                                 const RunControls& controls)
+    : stepper_(stepper),
+      fluid_cells_(fluid_cells),
+      k_(std::move(k)),
+      controls_(controls),
+      interval_(std::max<std::int64_t>(1, controls.check_interval)),
+      monitor_(controls.monitor, stepper.sums().mass) {
+  if (controls_.propagation == Propagation::fused && interval_ % 2 != 0) ++interval_;
+}
+
+const SolverResult& SteadyStateLoop::next_check() {
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t chunk = std::min(interval_, controls_.max_steps - step_);
+  bool natural = true;
+  for (std::int64_t s = 0; s < chunk; ++s) natural = stepper_.advance(step_ + s);
+  step_ += chunk;
+  if (!natural) {  // a fused run stopped at the step limit on an even step: finish the pair
+    stepper_.advance(step_);
+    ++step_;
+  }
+  result_.sums = stepper_.sums();
+  result_.k = k_(result_.sums);
+  result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice);
+  result_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result_.mflups = result_.seconds > 0 ? static_cast<double>(fluid_cells_) * step_ / result_.seconds * 1e-6 : 0.0;
+  result_.steps = step_;
+  result_.relative_change = monitor_.relative_change();
+  result_.mass_drift = monitor_.mass_drift();
+  return result_;
+}
+
+Progress SteadyStateLoop::progress() const {
+  return Progress{step_,  controls_.max_steps,        result_.k,     monitor_.relative_change(),
+                  controls_.monitor.tolerance, result_.mflups, result_.seconds};
 }
 
 SolverResult run_to_steady_state(Stepper& stepper, std::uint64_t fluid_cells, const FlowProblem& problem,
                                  const RunControls& controls, const ProgressFn& progress) {
-  std::int64_t interval = std::max<std::int64_t>(1, controls.check_interval);
-  if (controls.propagation == Propagation::fused && interval % 2 != 0) ++interval;
-
-  const FlowSums initial = stepper.sums();
-  ConvergenceMonitor monitor(controls.monitor, initial.mass);
-  SolverResult result;
-  const auto start = std::chrono::steady_clock::now();
-  std::int64_t step = 0;
-  while (step < controls.max_steps) {
-    const std::int64_t chunk = std::min(interval, controls.max_steps - step);
-    bool natural = true;
-    for (std::int64_t s = 0; s < chunk; ++s) natural = stepper.advance(step + s);
-    step += chunk;
-    if (!natural) {  // a fused run stopped at the step limit on an even step: finish the pair
-      stepper.advance(step);
-      ++step;
-    }
-    result.sums = stepper.sums();
-    result.k = permeability(result.sums, problem);
-    result.converged = monitor.check(step, result.sums, result.k.k_lattice);
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.mflups = result.seconds > 0 ? static_cast<double>(fluid_cells) * step / result.seconds * 1e-6 : 0.0;
-    if (progress) {
-      progress(Progress{step, controls.max_steps, result.k, monitor.relative_change(), controls.monitor.tolerance,
-                        result.mflups, result.seconds});
-    }
-    if (result.converged) break;
+  SteadyStateLoop loop(stepper, fluid_cells, [&](const FlowSums& s) { return permeability(s, problem); }, controls);
+  while (!loop.finished()) {
+    loop.next_check();
+    if (progress) progress(loop.progress());
   }
-  result.steps = step;
-  result.relative_change = monitor.relative_change();
-  result.mass_drift = monitor.mass_drift();
-  return result;
+  return loop.result();
+}
+
+SolverResult run_to_steady_state(Backend& backend, std::uint64_t fluid_cells, const FlowProblem& problem,
+                                 const RunControls& controls, const ProgressFn& progress) {
+  Stepper stepper(backend, controls.propagation);
+  return run_to_steady_state(stepper, fluid_cells, problem, controls, progress);
 }
 
 }  // namespace rockperm

@@ -1,13 +1,15 @@
 #pragma once
-// The time loop: advance the backend, check k every `check_interval` steps, stop when it is
+// The time loop: advance the stepper, check k every `check_interval` steps, stop when it is
 // steady, when the step limit is reached, or (by exception) when the run goes unstable.
+// SteadyStateLoop does it one check at a time, so that its owner (pipeline::Simulation) can
+// decide what k is at a check, report progress, save or stop between checks.
 #include <cstdint>
 #include <functional>
 
 #include "lib/backend/backend.hpp"
-#include "lib/solve/stepper.hpp"
-#include "lib/solve/monitor.hpp"
 #include "lib/physics/permeability.hpp"
+#include "lib/solve/monitor.hpp"
+#include "lib/solve/stepper.hpp"
 
 namespace rockperm {
 
@@ -40,9 +42,34 @@ struct SolverResult {
 };
 
 using ProgressFn = std::function<void(const Progress&)>;
+// k at a check from the global sums (the plain k = nu q / g, or one with a corrected drive).
+using PermeabilityFn = std::function<Permeability(const FlowSums&)>;
 
-// `fluid_cells` counts every rank's cells (for MFLUPS); the stepper's propagation must be
-// controls.propagation.
+class SteadyStateLoop {
+ public:
+  // `fluid_cells` counts every rank's cells (for MFLUPS); the stepper's propagation must be
+  // controls.propagation.
+  SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, PermeabilityFn k, const RunControls& controls);
+
+  // Advances to the next check and makes it; the monitor throws SimulationError on NaN/Inf or
+  // mass drift. Returns the state after the check.
+  const SolverResult& next_check();
+  bool finished() const { return result_.converged || step_ >= controls_.max_steps; }
+  const SolverResult& result() const { return result_; }
+  Progress progress() const;
+
+ private:
+  Stepper& stepper_;
+  std::uint64_t fluid_cells_;
+  PermeabilityFn k_;
+  RunControls controls_;
+  std::int64_t interval_;
+  ConvergenceMonitor monitor_;
+  SolverResult result_;
+  std::int64_t step_ = 0;
+};
+
+// Runs a loop to its end, k = nu q / g.
 SolverResult run_to_steady_state(Stepper& stepper, std::uint64_t fluid_cells, const FlowProblem& problem,
                                  const RunControls& controls, const ProgressFn& progress = {});
 

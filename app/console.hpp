@@ -1,0 +1,35 @@
+#pragma once
+// What rockperm run prints between the stages, on rank 0: the sample, the memory and the
+// backend before the time loop, progress lines during it, k and the warnings after it.
+#include <string>
+
+#include "app/options.hpp"
+#include "lib/pipeline/execution.hpp"
+#include "lib/pipeline/fields.hpp"
+#include "lib/pipeline/result.hpp"
+#include "lib/pipeline/sample.hpp"
+#include "lib/pipeline/simulation.hpp"
+#include "lib/solve/solver.hpp"
+
+namespace rockperm::app {
+
+void print_sample(const RunOptions& options, const pipeline::Sample& sample, const pipeline::ExecutionPlan& plan,
+                  int ranks);
+void print_backend(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks);
+void print_fields(const pipeline::FieldsWritten& fields, const pipeline::FieldSpec& spec);
+void print_result(const pipeline::SampleResult& result, const std::filesystem::path& report);
+
+// One progress line per second at most, and always the last one.
+class ProgressPrinter {
+ public:
+  void operator()(const Progress& p);
+
+ private:
+  double last_ = 0;
+  bool printed_ = false;
+};
+
+// The warning as the command line shows it: the message and the option that changes it.
+std::string describe(const pipeline::Warning& warning);
+
+}  // namespace rockperm::app

@@ -1,0 +1,434 @@
+#include "app/options.hpp"
+
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "lib/base/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace rockperm::app {
+
+namespace {
+
+using pipeline::RunSpec;
+
+// One option: its INI key, the spec field it sets, its default, its help, how to set it
+// from text and how to write the resolved value back.
+struct Option {
+  std::string key;
+  std::string field;
+  std::string default_text;
+  std::string help;
+  std::function<void(RunSpec&, const std::string&)> set;
+  std::function<std::string(const RunSpec&)> get;
+};
+
+std::string number(double v) {
+  std::ostringstream o;
+  o.precision(17);
+  o << v;
+  return o.str();
+}
+
+double parse_double(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::logic_error&) {
+  }
+  throw InputError("'" + text + "' is not a number");
+}
+
+std::int64_t parse_integer(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::logic_error&) {
+  }
+  throw InputError("'" + text + "' is not an integer");
+}
+
+bool parse_switch(const std::string& text, const char* on, const char* off) {
+  if (text == on) return true;
+  if (text == off) return false;
+  throw InputError("'" + text + "' is unknown; use " + on + " or " + off);
+}
+
+template <class E>
+E parse_choice(const std::string& text, const std::vector<std::pair<std::string, E>>& names) {
+  std::string list;
+  for (const auto& [name, value] : names) {
+    if (name == text) return value;
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  throw InputError("'" + text + "' is unknown; use " + list);
+}
+
+template <class E>
+std::string choice_name(E value, const std::vector<std::pair<std::string, E>>& names) {
+  for (const auto& [name, v] : names) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+std::array<std::int64_t, 3> parse_triple(const std::string& text) {
+  std::string s = text;
+  for (char& ch : s) {
+    if (ch == 'x' || ch == 'X' || ch == ',') ch = ' ';
+  }
+  std::istringstream in(s);
+  std::array<std::int64_t, 3> v{};
+  std::string rest;
+  if (!(in >> v[0] >> v[1] >> v[2]) || (in >> rest)) {
+    throw InputError("'" + text + "' is not three integers; write e.g. \"64 64 64\"");
+  }
+  return v;
+}
+
+std::string triple(const std::array<std::int64_t, 3>& v) {
+  return std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]);
+}
+
+const std::vector<std::pair<std::string, io::VolumeFormat>> formats = {
+    {"auto", io::VolumeFormat::auto_detect}, {"raw", io::VolumeFormat::raw}, {"nrrd", io::VolumeFormat::nrrd},
+    {"mhd", io::VolumeFormat::mhd},           {"tiff", io::VolumeFormat::tiff}};
+const std::vector<std::pair<std::string, physics::CollisionModel>> collisions = {
+    {"trt", physics::CollisionModel::trt}, {"bgk", physics::CollisionModel::bgk}};
+const std::vector<std::pair<std::string, int>> axes = {{"x", 0}, {"y", 1}, {"z", 2}};
+const std::vector<std::pair<std::string, InletOutlet>> inlet_outlets = {
+    {"buffer", InletOutlet::buffer}, {"mirror", InletOutlet::mirror}, {"periodic", InletOutlet::periodic}};
+const std::vector<std::pair<std::string, EdgeContacts>> edge_contacts = {{"open", EdgeContacts::open},
+                                                                         {"sealed", EdgeContacts::sealed}};
+const std::vector<std::pair<std::string, pipeline::BackendChoice>> backends = {
+    {"auto", pipeline::BackendChoice::auto_select},
+    {"cuda", pipeline::BackendChoice::cuda},
+    {"cpu", pipeline::BackendChoice::cpu}};
+const std::vector<std::pair<std::string, pipeline::PropagationChoice>> propagations = {
+    {"auto", pipeline::PropagationChoice::auto_select},
+    {"two-pass", pipeline::PropagationChoice::two_pass},
+    {"fused", pipeline::PropagationChoice::fused}};
+
+const std::vector<Option>& table() {
+  static const std::vector<Option> options = [] {
+    std::vector<Option> t;
+    // [input]
+    t.push_back({"input.file", "sample.volume.path", "",
+                 "the segmented volume: a raw file, an .nrrd/.nhdr or .mhd header, a multi-page .tif, or a directory "
+                 "of 2-D .tif slices (natural name order); a relative path is relative to the INI file's folder "
+                 "(required)",
+                 [](RunSpec& s, const std::string& v) { s.sample.volume.path = v; },
+                 [](const RunSpec& s) { return s.sample.volume.path.string(); }});
+    t.push_back({"input.format", "sample.volume.format", "auto", "auto (from the name), raw, nrrd, mhd or tiff",
+                 [](RunSpec& s, const std::string& v) { s.sample.volume.format = parse_choice(v, formats); },
+                 [](const RunSpec& s) { return choice_name(s.sample.volume.format, formats); }});
+    t.push_back({"input.dims", "sample.volume.dims", "",
+                 "raw only: dimensions in voxels, \"NX NY NZ\", x fastest then y then z",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v.empty()) return;
+                   const auto d = parse_triple(v);
+                   s.sample.volume.dims = Dims{d[0], d[1], d[2]};
+                   validate_dims(s.sample.volume.dims, "the dimensions");
+                 },
+                 [](const RunSpec& s) {
+                   const Dims& d = s.sample.volume.dims;
+                   return d.nx ? triple({d.nx, d.ny, d.nz}) : std::string();
+                 }});
+    t.push_back({"input.type", "sample.volume.bytes_per_sample", "uint8", "raw only: uint8 or uint16",
+                 [](RunSpec& s, const std::string& v) {
+                   s.sample.volume.bytes_per_sample = parse_choice<int>(v, {{"uint8", 1}, {"uint16", 2}});
+                 },
+                 [](const RunSpec& s) { return std::string(s.sample.volume.bytes_per_sample == 2 ? "uint16" : "uint8"); }});
+    t.push_back({"input.byte_order", "sample.volume.big_endian", "little", "raw uint16 only: little or big",
+                 [](RunSpec& s, const std::string& v) { s.sample.volume.big_endian = parse_switch(v, "big", "little"); },
+                 [](const RunSpec& s) { return std::string(s.sample.volume.big_endian ? "big" : "little"); }});
+    t.push_back({"input.header_bytes", "sample.volume.header_bytes", "0", "raw only: bytes to skip before the data",
+                 [](RunSpec& s, const std::string& v) {
+                   const std::int64_t n = parse_integer(v);
+                   if (n < 0) throw InputError("must not be negative");
+                   s.sample.volume.header_bytes = static_cast<std::uint64_t>(n);
+                 },
+                 [](const RunSpec& s) { return std::to_string(s.sample.volume.header_bytes); }});
+    t.push_back({"input.pore_labels", "sample.pore_labels", "0",
+                 "labels (or ranges of values) that are pore, e.g. 0 or 0,3 or 0-10; all others are solid",
+                 [](RunSpec& s, const std::string& v) { s.sample.pore_labels = LabelSelection::parse(v); },
+                 [](const RunSpec& s) { return s.sample.pore_labels.str(); }});
+    t.push_back({"input.voxel_size_um", "sample.volume.voxel_size_um", "0",
+                 "edge length of one voxel in micrometres (0: from the header; required unless an NRRD/MHD header "
+                 "gives it)",
+                 [](RunSpec& s, const std::string& v) {
+                   const double um = parse_double(v);
+                   if (um < 0) throw InputError("must be positive (micrometres), or 0 to take it from the header");
+                   s.sample.volume.voxel_size_um = um;
+                 },
+                 [](const RunSpec& s) { return number(s.sample.volume.voxel_size_um); }});
+    t.push_back({"input.crop_offset", "sample.volume.crop", "0 0 0", "first voxel of the crop, \"X Y Z\"",
+                 [](RunSpec& s, const std::string& v) {
+                   s.sample.volume.crop.offset = parse_triple(v);
+                   for (const auto o : s.sample.volume.crop.offset)
+                     if (o < 0) throw InputError("must not be negative");
+                 },
+                 [](const RunSpec& s) { return triple(s.sample.volume.crop.offset); }});
+    t.push_back({"input.crop_size", "sample.volume.crop", "0 0 0",
+                 "size of the crop in voxels, \"X Y Z\" (0: to the end); applied while reading",
+                 [](RunSpec& s, const std::string& v) {
+                   s.sample.volume.crop.size = parse_triple(v);
+                   for (const auto o : s.sample.volume.crop.size)
+                     if (o < 0) throw InputError("must not be negative");
+                 },
+                 [](const RunSpec& s) { return triple(s.sample.volume.crop.size); }});
+    t.push_back({"input.percolation_filter", "sample.percolation_filter", "on",
+                 "on: keep only pore clusters joining the inlet and outlet faces (18-connected; face-connected with "
+                 "lbm.edge_contacts = sealed); off: keep all pores",
+                 [](RunSpec& s, const std::string& v) { s.sample.percolation_filter = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.sample.percolation_filter ? "on" : "off"); }});
+    // [lbm]
+    t.push_back({"lbm.collision", "flow.collision", "trt", "trt or bgk",
+                 [](RunSpec& s, const std::string& v) { s.flow.collision = parse_choice(v, collisions); },
+                 [](const RunSpec& s) { return choice_name(s.flow.collision, collisions); }});
+    t.push_back({"lbm.tau", "flow.tau", "1", "relaxation time, > 0.5; viscosity nu = (tau - 1/2)/3",
+                 [](RunSpec& s, const std::string& v) { s.flow.tau = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.flow.tau); }});
+    t.push_back({"lbm.magic", "flow.magic", "0.1875", "TRT magic parameter Lambda; 3/16 makes k independent of tau",
+                 [](RunSpec& s, const std::string& v) { s.flow.magic = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.flow.magic); }});
+    t.push_back({"lbm.force", "flow.force", "1e-5",
+                 "body acceleration along the flow axis, lattice units (voxel/step^2)",
+                 [](RunSpec& s, const std::string& v) { s.flow.force = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.flow.force); }});
+    t.push_back({"lbm.flow_axis", "flow.flow_axis", "x", "x, y or z",
+                 [](RunSpec& s, const std::string& v) { s.flow.flow_axis = parse_choice(v, axes); },
+                 [](const RunSpec& s) { return choice_name(s.flow.flow_axis, axes); }});
+    t.push_back({"lbm.lateral", "flow.lateral_periodic", "sealed",
+                 "faces parallel to the flow: sealed (walls) or periodic",
+                 [](RunSpec& s, const std::string& v) { s.flow.lateral_periodic = parse_switch(v, "periodic", "sealed"); },
+                 [](const RunSpec& s) { return std::string(s.flow.lateral_periodic ? "periodic" : "sealed"); }});
+    t.push_back({"lbm.inlet_outlet", "flow.inlet_outlet", "buffer",
+                 "the faces across the flow: buffer (fluid layers before and after the sample, lateral faces sealed, "
+                 "k divided by the drive inside the sample), mirror (the sample followed by its mirror image), or "
+                 "periodic (the sample is one period, e.g. a synthetic periodic medium)",
+                 [](RunSpec& s, const std::string& v) { s.flow.inlet_outlet = parse_choice(v, inlet_outlets); },
+                 [](const RunSpec& s) { return choice_name(s.flow.inlet_outlet, inlet_outlets); }});
+    t.push_back({"lbm.buffer_layers", "flow.buffer_layers", "10", "fluid layers before and after the sample (buffer)",
+                 [](RunSpec& s, const std::string& v) { s.flow.buffer_layers = static_cast<int>(parse_integer(v)); },
+                 [](const RunSpec& s) { return std::to_string(s.flow.buffer_layers); }});
+    t.push_back({"lbm.edge_contacts", "flow.edge_contacts", "open",
+                 "pore voxels touching only along an edge: open (a diagonal D3Q19 link carries flow; the pore space "
+                 "is 18-connected) or sealed (no flow through a contact of zero width; face-connected, as voxel "
+                 "finite-volume solvers see it); docs/ACCURACY.md compares them",
+                 [](RunSpec& s, const std::string& v) { s.flow.edge_contacts = parse_choice(v, edge_contacts); },
+                 [](const RunSpec& s) { return choice_name(s.flow.edge_contacts, edge_contacts); }});
+    // [run]
+    t.push_back({"run.backend", "execution.backend", "auto", "auto, cuda or cpu",
+                 [](RunSpec& s, const std::string& v) { s.execution.backend = parse_choice(v, backends); },
+                 [](const RunSpec& s) { return choice_name(s.execution.backend, backends); }});
+    t.push_back({"run.devices", "execution.devices", "",
+                 "CUDA devices for the ranks of one host, e.g. 0,2 (default: rank k gets the number of ranks before "
+                 "it on the same host)",
+                 [](RunSpec& s, const std::string& v) {
+                   s.execution.devices.clear();
+                   std::istringstream in(v);
+                   for (std::string item; std::getline(in, item, ',');) {
+                     const std::int64_t d = parse_integer(item);
+                     if (d < 0) throw InputError("'" + item + "' is not a device index; write e.g. 0,1");
+                     s.execution.devices.push_back(static_cast<int>(d));
+                   }
+                 },
+                 [](const RunSpec& s) {
+                   std::string d;
+                   for (const int v : s.execution.devices) d += (d.empty() ? "" : ",") + std::to_string(v);
+                   return d;
+                 }});
+    t.push_back({"run.cuda_aware_mpi", "execution.cuda_aware_mpi", "auto",
+                 "auto (hand MPI device buffers when the MPI library reports CUDA support at run time) or off "
+                 "(stage halos through pinned host memory)",
+                 [](RunSpec& s, const std::string& v) { s.execution.cuda_aware_mpi = parse_switch(v, "auto", "off"); },
+                 [](const RunSpec& s) { return std::string(s.execution.cuda_aware_mpi ? "auto" : "off"); }});
+    t.push_back({"run.propagation", "execution.propagation", "auto",
+                 "auto (fused on a GPU, two-pass on the CPU), two-pass (swap) or fused (A-A)",
+                 [](RunSpec& s, const std::string& v) { s.execution.propagation = parse_choice(v, propagations); },
+                 [](const RunSpec& s) { return choice_name(s.execution.propagation, propagations); }});
+    t.push_back({"run.max_steps", "execution.max_steps", "200000", "stop after this many steps",
+                 [](RunSpec& s, const std::string& v) { s.execution.max_steps = parse_integer(v); },
+                 [](const RunSpec& s) { return std::to_string(s.execution.max_steps); }});
+    t.push_back({"run.check_interval", "execution.check_interval", "100", "steps between convergence checks",
+                 [](RunSpec& s, const std::string& v) { s.execution.check_interval = parse_integer(v); },
+                 [](const RunSpec& s) { return std::to_string(s.execution.check_interval); }});
+    t.push_back({"run.tolerance", "execution.monitor.tolerance", "1e-6",
+                 "steady when k changes by less than this (relative) on two consecutive checks",
+                 [](RunSpec& s, const std::string& v) { s.execution.monitor.tolerance = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.execution.monitor.tolerance); }});
+    // [output]
+    t.push_back({"output.dir", "output.dir", "",
+                 "run directory for report.json, report.csv, config.ini and the fields (default: <config name>.out "
+                 "in the current folder); created if missing, and checked to be writable before the run",
+                 [](RunSpec& s, const std::string& v) { s.output.dir = v; },
+                 [](const RunSpec& s) { return s.output.dir.string(); }});
+    t.push_back({"output.fields", "output.fields.enabled", "on",
+                 "on: write velocity, pressure and the pore mask for ParaView (fields.pvti + one .vti per rank); off",
+                 [](RunSpec& s, const std::string& v) { s.output.fields.enabled = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.output.fields.enabled ? "on" : "off"); }});
+    t.push_back({"output.fields_crop_offset", "output.fields.crop", "0 0 0",
+                 "first voxel of the field output, \"X Y Z\", in voxels of the simulated volume",
+                 [](RunSpec& s, const std::string& v) { s.output.fields.crop.offset = parse_triple(v); },
+                 [](const RunSpec& s) { return triple(s.output.fields.crop.offset); }});
+    t.push_back({"output.fields_crop_size", "output.fields.crop", "0 0 0",
+                 "size of the field output in voxels (0: to the end)",
+                 [](RunSpec& s, const std::string& v) { s.output.fields.crop.size = parse_triple(v); },
+                 [](const RunSpec& s) { return triple(s.output.fields.crop.size); }});
+    t.push_back({"output.fields_stride", "output.fields.stride", "1", "write every n-th voxel along each axis",
+                 [](RunSpec& s, const std::string& v) { s.output.fields.stride = static_cast<int>(parse_integer(v)); },
+                 [](const RunSpec& s) { return std::to_string(s.output.fields.stride); }});
+    t.push_back({"output.viscosity_pa_s", "output.fields.viscosity_pa_s", "0.001",
+                 "fluid viscosity (Pa s) of the physical case the fields are scaled to (k does not depend on it)",
+                 [](RunSpec& s, const std::string& v) { s.output.fields.viscosity_pa_s = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.output.fields.viscosity_pa_s); }});
+    t.push_back({"output.pressure_gradient_pa_per_m", "output.fields.pressure_gradient_pa_per_m", "1e5",
+                 "pressure gradient (Pa/m) along the flow axis of that physical case",
+                 [](RunSpec& s, const std::string& v) { s.output.fields.pressure_gradient_pa_per_m = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.output.fields.pressure_gradient_pa_per_m); }});
+    return t;
+  }();
+  return options;
+}
+
+po::options_description described(bool with_help_text) {
+  po::options_description all;
+  std::string section;
+  std::unique_ptr<po::options_description> group;
+  const auto flush = [&] {
+    if (group) all.add(*group);
+  };
+  for (const Option& o : table()) {
+    const std::string s = o.key.substr(0, o.key.find('.'));
+    if (s != section) {
+      flush();
+      section = s;
+      group = std::make_unique<po::options_description>("[" + s + "]");
+    }
+    group->add_options()(o.key.c_str(),
+                         po::value<std::string>()->default_value(o.default_text,
+                                                                 o.default_text.empty() ? "\"\"" : o.default_text),
+                         with_help_text ? o.help.c_str() : "");
+  }
+  flush();
+  return all;
+}
+
+}  // namespace
+
+Dims parse_dims(const std::string& text, const std::string& option) {
+  try {
+    const auto d = parse_triple(text);
+    const Dims dims{d[0], d[1], d[2]};
+    validate_dims(dims, "the dimensions");
+    return dims;
+  } catch (const InputError& e) {
+    throw InputError("option " + option + " = '" + text + "': " + e.detail());
+  }
+}
+
+std::string option_message(const InputError& error) {
+  const std::string names = option_names_for(error.field());
+  if (names.empty()) return error.what();
+  return error.detail() + " (option " + names + ")";
+}
+
+std::string option_names_for(const std::string& field) {
+  std::string names;
+  for (const Option& o : table()) {
+    if (o.field == field) names += (names.empty() ? "" : ", ") + o.key;
+  }
+  return names;
+}
+
+std::string run_options_help() {
+  std::ostringstream out;
+  out << "usage: rockperm run --config FILE.ini [--section.key=value ...]\n\n"
+         "Every INI key can be given on the command line as --section.key=value and then overrides the file.\n\n"
+         "  --config FILE.ini    the run configuration (INI)\n"
+         "  --help               this text\n"
+      << described(true);
+  return out.str();
+}
+
+RunOptions parse_run_options(const std::vector<std::string>& args, bool& help) {
+  po::options_description generic;
+  generic.add_options()("config", po::value<std::string>())("help,h", "");
+  po::options_description cmdline;
+  cmdline.add(generic).add(described(false));
+  po::variables_map cli;
+  try {
+    po::store(po::command_line_parser(args).options(cmdline).run(), cli);
+  } catch (const po::error& e) {
+    throw InputError(std::string("command line: ") + e.what() + "; see rockperm run --help");
+  }
+  help = cli.count("help") > 0;
+  RunOptions out;
+  if (help) return out;
+
+  po::variables_map vm = cli;
+  std::filesystem::path base = std::filesystem::current_path();
+  if (cli.count("config")) {
+    out.config_file = cli["config"].as<std::string>();
+    std::ifstream in(out.config_file);
+    if (!in) throw InputError("config file " + out.config_file.string() + ": cannot be opened; check the path");
+    try {
+      po::store(po::parse_config_file(in, described(false), false), vm);
+    } catch (const po::error& e) {
+      throw InputError("config file " + out.config_file.string() + ": " + e.what());
+    }
+    base = std::filesystem::absolute(out.config_file).parent_path();
+  }
+  po::notify(vm);
+
+  for (const Option& o : table()) {
+    const std::string text = vm[o.key].as<std::string>();
+    try {
+      o.set(out.spec, text);
+    } catch (const InputError& e) {
+      throw InputError("option " + o.key + " = '" + text + "': " + e.detail());
+    }
+  }
+  if (out.spec.sample.volume.path.empty()) {
+    throw InputError("option input.file is required; set it in the [input] section or as --input.file");
+  }
+  // a path from the INI file is relative to the INI file; one from the command line to the cwd
+  std::filesystem::path& file = out.spec.sample.volume.path;
+  const bool from_command_line = cli.count("input.file") && !cli["input.file"].defaulted();
+  if (file.is_relative() && !from_command_line) file = base / file;
+  file = file.lexically_normal();
+  if (out.spec.output.dir.empty()) {
+    const std::string stem = out.config_file.empty() ? std::string("rockperm") : out.config_file.stem().string();
+    out.spec.output.dir = std::filesystem::current_path() / (stem + ".out");
+  }
+  try {
+    out.spec.flow.validate();
+    out.spec.execution.validate();
+  } catch (const InputError& e) {
+    throw InputError(option_message(e));
+  }
+  return out;
+}
+
+std::string to_ini(const RunOptions& options) {
+  std::ostringstream o;
+  o << "# resolved configuration of this run\n";
+  std::string section;
+  for (const Option& opt : table()) {
+    const std::string s = opt.key.substr(0, opt.key.find('.'));
+    if (s != section) {
+      o << (section.empty() ? "" : "\n") << "[" << s << "]\n";
+      section = s;
+    }
+    o << opt.key.substr(opt.key.find('.') + 1) << " = " << opt.get(options.spec) << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace rockperm::app

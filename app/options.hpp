@@ -1,0 +1,42 @@
+#pragma once
+// The options of `rockperm run` and `plan`: one table, from which the command-line and INI
+// parsing, `--help` and the resolved config.ini are all generated, and which maps the library's
+// spec fields back to option names in messages. Every INI key can be given on the command line
+// as --section.key=value and then overrides the file.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lib/base/error.hpp"
+#include "lib/pipeline/spec.hpp"
+
+namespace rockperm::app {
+
+struct RunOptions {
+  std::filesystem::path config_file;
+  pipeline::RunSpec spec;
+};
+
+// Parses the arguments (without the command name). Throws InputError naming the option or
+// file. Sets `help` instead when --help is among them. Flow and execution are validated; the
+// output (directory created and writable) is left to the commands that write.
+RunOptions parse_run_options(const std::vector<std::string>& args, bool& help);
+
+// The option reference printed by `rockperm run --help`.
+std::string run_options_help();
+
+// The resolved configuration as an INI file (config.ini of the run directory).
+std::string to_ini(const RunOptions& options);
+
+// The message of an InputError as the command line shows it: the detail and the options that
+// set the rejected spec field, or what() when no option does.
+std::string option_message(const InputError& error);
+
+// "64 64 64" (or 64x64x64, 64,64,64) as dimensions; the message names `option`.
+Dims parse_dims(const std::string& text, const std::string& option);
+
+// "input.crop_offset, input.crop_size" for the spec field "sample.volume.crop"; "" when no
+// option sets it.
+std::string option_names_for(const std::string& field);
+
+}  // namespace rockperm::app

@@ -1,0 +1,96 @@
+#include "lib/pipeline/execution.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "lib/backend/cpu_backend.hpp"
+#include "lib/base/error.hpp"
+#include "lib/parallel/device_assignment.hpp"
+#include "lib/parallel/plan.hpp"
+#include "rockperm/config.hpp"
+
+#if ROCKPERM_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#include "cuda/device_info.hpp"
+#endif
+
+namespace rockperm::pipeline {
+
+namespace {
+
+std::string hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The backend this process can have: no communication.
+ExecutionPlan choose_backend(BackendChoice choice) {
+  ExecutionPlan plan;
+  if (choice == BackendChoice::cpu) {
+    plan.note = "CPU backend (asked for)";
+    return plan;
+  }
+#if ROCKPERM_HAVE_CUDA
+  const cuda::DeviceList list = cuda::list_devices();
+  for (const auto& d : list.devices) plan.device_memory.push_back(static_cast<double>(d.memory_bytes));
+  if (!list.devices.empty()) {
+    plan.cuda = true;
+    plan.note = "chose CUDA device 0 of " + std::to_string(list.devices.size()) + " (" + list.devices[0].name + ")";
+    return plan;
+  }
+  if (choice == BackendChoice::cuda) {
+    throw InputError("execution.backend", "CUDA was asked for but no CUDA device is usable (" + list.reason +
+                                              "); use the CPU backend or run on a GPU host");
+  }
+  plan.note = "CPU backend (no CUDA device: " + list.reason + ")";
+#else
+  if (choice == BackendChoice::cuda) {
+    throw InputError("execution.backend", "CUDA was asked for but this rockperm was built without CUDA; rebuild "
+                                          "with -DROCKPERM_ENABLE_CUDA=ON or use the CPU backend");
+  }
+  plan.note = "CPU backend (built without CUDA)";
+#endif
+  return plan;
+}
+
+}  // namespace
+
+ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid) {
+  ExecutionPlan plan;
+  collectively(comm, [&] { plan = choose_backend(spec.backend); });
+  switch (spec.propagation) {
+    case PropagationChoice::two_pass: plan.propagation = Propagation::two_pass; break;
+    case PropagationChoice::fused: plan.propagation = Propagation::fused; break;
+    case PropagationChoice::auto_select:
+      // fused on a GPU (the faster kernel there, docs/PERFORMANCE.md), two-pass on the CPU
+      // (which vectorizes only that one)
+      plan.propagation = plan.cuda ? Propagation::fused : Propagation::two_pass;
+  }
+  if (!plan.cuda) return plan;
+  plan.device = assign_device(comm, hostname(), plan.gpus(), spec.devices, plan.device_log);
+  plan.device_halo = comm.size() > 1 && spec.cuda_aware_mpi && comm.cuda_aware();
+  if (plane_fluid.empty()) return plan;
+  const std::vector<RankMemory> memory = plan_memory(plane_fluid, comm.size(), plan.propagation);
+  const double capacity = plan.memory_of(plan.device);
+  const bool fits = memory[comm.rank()].bytes <= 0.95 * capacity;
+  if (comm.sum(std::uint64_t{fits ? 0u : 1u}) > 0) {
+    const int needed = ranks_needed(plane_fluid, capacity, plan.propagation);
+    throw on_all_ranks(InputError(
+        "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
+        std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +
+        (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it")));
+  }
+  return plan;
+}
+
+std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
+                                      const physics::CollisionParams& params) {
+#if ROCKPERM_HAVE_CUDA
+  if (plan.cuda) return std::make_unique<cuda::CudaBackend>(lattice, params, plan.device);
+#endif
+  return std::make_unique<CpuBackend>(lattice, params);
+}
+
+}  // namespace rockperm::pipeline

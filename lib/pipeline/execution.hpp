@@ -1,0 +1,37 @@
+#pragma once
+// Stage 3: where this rank runs. Resolves `auto` (the first CUDA device when one is usable,
+// else the CPU), chooses this rank's GPU by host name (core paper, Algorithm 2), resolves the
+// propagation, checks that the sample fits before anything is allocated, and makes the backend.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/backend/backend.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/pipeline/spec.hpp"
+
+namespace rockperm::pipeline {
+
+struct ExecutionPlan {
+  bool cuda = false;
+  int device = 0;
+  std::string note;                   // which backend was chosen and why
+  std::string device_log;             // rank 0, several ranks on GPUs: one line per rank
+  std::vector<double> device_memory;  // bytes of each CUDA device of this host (empty: none)
+  Propagation propagation = Propagation::two_pass;
+  bool device_halo = false;           // MPI gets device buffers (CUDA-aware library, several ranks)
+  int gpus() const { return static_cast<int>(device_memory.size()); }
+  double memory_of(int d) const { return d >= 0 && d < gpus() ? device_memory[d] : 0.0; }
+};
+
+// Collective over `comm`. `plane_fluid` (may be empty: no memory check) is the simulated
+// volume's fluid count per z plane. Throws InputError (on every rank) when CUDA is asked for
+// and none is usable, or when the sample needs more GPU memory than the ranks hold.
+ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
+                             const std::vector<std::uint64_t>& plane_fluid = {});
+
+std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
+                                      const physics::CollisionParams& params);
+
+}  // namespace rockperm::pipeline

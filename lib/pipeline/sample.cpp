@@ -1,0 +1,143 @@
+#include "lib/pipeline/sample.hpp"
+
+#include <chrono>
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "lib/base/error.hpp"
+#include "lib/parallel/partition.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The numbers every rank needs, sent as bytes from rank 0 (the mask stays there).
+struct Header {
+  std::int64_t dims[3];
+  std::int64_t sample_dims[3];
+  std::int64_t sample_begin, sample_end;
+  double voxel_size_um;
+  std::uint64_t voxels, pore, connected;
+  double read_seconds, percolation_seconds;
+  std::uint64_t input_bytes;
+};
+
+// Rank 0: filter, extend and count planes.
+void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter) {
+  const auto start = Clock::now();
+  s.sample_dims = mask.dims;
+  if (percolation_filter) {
+    s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
+  } else {
+    s.percolation.voxels = mask.dims.voxels();
+    s.percolation.pore = s.percolation.connected = mask.pore_count();
+  }
+  s.percolation_seconds = seconds_since(start);
+  ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
+  s.mask = std::move(extended.mask);
+  s.dims = s.mask.dims;
+  s.sample_begin = extended.sample_begin;
+  s.sample_end = extended.sample_end;
+  s.plane_fluid = plane_fluid_counts(s.mask);
+}
+
+// Rank 0 runs `root_work`; its input error, or its numbers, reach every rank.
+Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
+  Sample s;
+  std::vector<std::uint8_t> failure;  // rank 0's error: field, 0, detail
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> text;     // name, 0, format, 0, path
+  if (comm.root()) {
+    try {
+      root_work(s);
+    } catch (const InputError& e) {
+      failure.assign(e.field().begin(), e.field().end());
+      failure.push_back(0);
+      failure.insert(failure.end(), e.detail().begin(), e.detail().end());
+    }
+  }
+  comm.broadcast(failure);
+  if (!failure.empty()) {
+    const auto zero = std::find(failure.begin(), failure.end(), std::uint8_t{0});
+    throw on_all_ranks(InputError(std::string(failure.begin(), zero), std::string(zero + 1, failure.end())));
+  }
+  if (comm.root()) {
+    const Header h{{s.dims.nx, s.dims.ny, s.dims.nz},
+                   {s.sample_dims.nx, s.sample_dims.ny, s.sample_dims.nz},
+                   s.sample_begin,
+                   s.sample_end,
+                   s.voxel_size_um,
+                   s.percolation.voxels,
+                   s.percolation.pore,
+                   s.percolation.connected,
+                   s.read_seconds,
+                   s.percolation_seconds,
+                   s.input.bytes};
+    bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
+    std::memcpy(bytes.data(), &h, sizeof h);
+    std::memcpy(bytes.data() + sizeof h, s.plane_fluid.data(), bytes.size() - sizeof h);
+    const std::string t = s.input.name + '\0' + s.input.format + '\0' + s.input.path.string();
+    text.assign(t.begin(), t.end());
+  }
+  comm.broadcast(bytes);
+  comm.broadcast(text);
+  if (!comm.root()) {
+    Header h{};
+    std::memcpy(&h, bytes.data(), sizeof h);
+    s.dims = Dims{h.dims[0], h.dims[1], h.dims[2]};
+    s.sample_dims = Dims{h.sample_dims[0], h.sample_dims[1], h.sample_dims[2]};
+    s.sample_begin = h.sample_begin;
+    s.sample_end = h.sample_end;
+    s.voxel_size_um = h.voxel_size_um;
+    s.percolation = PercolationReport{h.voxels, h.pore, h.connected};
+    s.read_seconds = h.read_seconds;
+    s.percolation_seconds = h.percolation_seconds;
+    s.input.bytes = h.input_bytes;
+    s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
+    std::memcpy(s.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);
+    const std::string t(text.begin(), text.end());
+    const std::size_t a = t.find('\0'), b = t.find('\0', a + 1);
+    s.input.name = t.substr(0, a);
+    s.input.format = t.substr(a + 1, b - a - 1);
+    s.input.path = t.substr(b + 1);
+  }
+  for (const auto c : s.plane_fluid) s.fluid += c;
+  if (s.fluid == 0) {
+    throw on_all_ranks(InputError("sample.pore_labels", "the pore labels select no fluid cell of the sample"));
+  }
+  return s;
+}
+
+}  // namespace
+
+Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
+  return share(comm, [&](Sample& s) {
+    const auto start = Clock::now();
+    io::LoadedMask loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
+    s.read_seconds = seconds_since(start);
+    s.voxel_size_um = loaded.voxel_size_um;
+    s.input.path = spec.volume.path;
+    s.input.name = spec.volume.path.filename().string();
+    s.input.format = loaded.info.format;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(spec.volume.path, ec)) s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+    finish_on_root(s, std::move(loaded.mask), flow, spec.percolation_filter);
+  });
+}
+
+Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
+                        bool percolation_filter, const std::string& name) {
+  return share(comm, [&](Sample& s) {
+    if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
+    s.voxel_size_um = voxel_size_um;
+    s.input.name = name;
+    s.input.format = "memory";
+    finish_on_root(s, std::move(mask), flow, percolation_filter);
+  });
+}
+
+}  // namespace rockperm::pipeline

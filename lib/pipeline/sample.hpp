@@ -1,0 +1,45 @@
+#pragma once
+// Stage 1 of a run: the sample. Rank 0 reads the volume (or takes a mask given in memory),
+// removes isolated pores, adds buffers or the mirror image, and keeps the mask; every rank
+// learns the numbers it needs to partition and report (the fluid count of each plane).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/geometry/percolation.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/pipeline/spec.hpp"
+
+namespace rockperm::pipeline {
+
+// Which input a result came from (for reports and, later, provenance).
+struct InputIdentity {
+  std::string name;              // file or directory name, or the name given to an in-memory mask
+  std::filesystem::path path;    // empty for an in-memory mask
+  std::string format;            // what the file turned out to be ("raw", "nrrd", ..., "memory")
+  std::uint64_t bytes = 0;       // size of the file (0: a directory or memory)
+};
+
+struct Sample {
+  InputIdentity input;
+  Dims dims;                                      // simulated: after the crop, with buffers or mirror image
+  Dims sample_dims;                               // the sample itself (after the crop)
+  std::int64_t sample_begin = 0, sample_end = 0;  // the sample's planes along the flow axis
+  double voxel_size_um = 0;
+  std::vector<std::uint64_t> plane_fluid;         // fluid cells of every z plane of `dims`
+  std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
+  PercolationReport percolation;                  // pore before and after the filter (sample only)
+  double read_seconds = 0, percolation_seconds = 0;  // rank 0's stage times
+  PoreMask mask;                                  // rank 0 only; taken by decompose()
+};
+
+// Reads spec.volume on rank 0. An input error on rank 0 is thrown on every rank.
+Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
+
+// The same stage for a mask already in memory (on rank 0; other ranks pass an empty one):
+// synthetic media, tests, benchmarks.
+Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
+                        bool percolation_filter = true, const std::string& name = "memory");
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,173 @@
+#include "lib/pipeline/simulation.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "lib/base/error.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+std::vector<Warning> warnings_for(const SampleResult& r) {
+  std::vector<Warning> w;
+  const auto text = [](auto&&... parts) {
+    std::ostringstream o;
+    (o << ... << parts);
+    return o.str();
+  };
+  if (!r.converged()) {
+    w.push_back({"not_converged",
+                 text("not converged: k still changed by ", r.relative_change, " (tolerance ", r.tolerance,
+                      ") after ", r.steps, " steps; raise the step limit"),
+                 r.relative_change, "execution.max_steps"});
+  }
+  if (r.k.reynolds > 0.1) {
+    w.push_back({"reynolds", text("Reynolds number ", r.k.reynolds, " > 0.1: inertia may bias k; lower the body force"),
+                 r.k.reynolds, "flow.force"});
+  }
+  if (r.k.mach > 0.1) {
+    w.push_back({"mach", text("Mach number ", r.k.mach, " > 0.1: compressibility error; lower the body force"),
+                 r.k.mach, "flow.force"});
+  }
+  // k from the interior against k from the end planes: far apart when the pressure falls
+  // unevenly along the sample (its tight throats lie near the faces, or it is a few pores long)
+  const double faces = r.drive.acceleration / r.drive.end_planes - 1.0;
+  if (std::abs(faces) > 0.1) {
+    std::ostringstream o;
+    o << "k read across the whole sample would be " << std::showpos << 100.0 * faces << std::noshowpos
+      << " % off the interior value: the pressure falls unevenly along the sample, so k is that of its "
+         "interior; a longer sample gives a more representative k";
+    w.push_back({"uneven_pressure", o.str(), faces, "flow.inlet_outlet"});
+  }
+  return w;
+}
+
+}  // namespace
+
+Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
+                       const ExecutionSpec& execution, const ExecutionPlan& plan)
+    : comm_(comm), lattice_(std::move(lattice)), flow_(flow), execution_(execution), plan_(plan) {
+  const auto start = std::chrono::steady_clock::now();
+  sample_.input = sample.input;
+  sample_.dims = sample.dims;
+  sample_.sample_dims = sample.sample_dims;
+  sample_.sample_begin = sample.sample_begin;
+  sample_.sample_end = sample.sample_end;
+  sample_.voxel_size_um = sample.voxel_size_um;
+  sample_.plane_fluid = sample.plane_fluid;
+  sample_.fluid = sample.fluid;
+  sample_.percolation = sample.percolation;
+  sample_.read_seconds = sample.read_seconds;
+  sample_.percolation_seconds = sample.percolation_seconds;
+
+  params_ = physics::make_collision_params(flow.collision, flow.tau, flow.magic, flow.flow_axis, flow.force);
+  problem_.flow_axis = flow.flow_axis;
+  problem_.tau = flow.tau;
+  problem_.acceleration = flow.force;
+  problem_.region_voxels = sample.dims.voxels();
+  problem_.region_fluid = sample.fluid;
+  problem_.voxel_size_um = sample.voxel_size_um;
+  drive_ = SampleDrive{PressureDrop{}, flow.force, flow.force};
+
+  collectively(comm_, [&] {
+    backend_ = make_backend(plan_, lattice_.lattice, params_);
+    if (lattice_.domain) {
+      stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, plan_.device_halo);
+    } else {
+      stepper_.emplace(*backend_, plan_.propagation);
+    }
+  });
+  RunControls controls;
+  controls.max_steps = execution.max_steps;
+  controls.check_interval = execution.check_interval;
+  controls.propagation = plan_.propagation;
+  controls.monitor = execution.monitor;
+  loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls);
+  setup_seconds_ = sample.read_seconds + sample.percolation_seconds + lattice_.seconds +
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Simulation::~Simulation() = default;
+
+Permeability Simulation::measure(const FlowSums& sums) {
+  if (flow_.inlet_outlet == InletOutlet::periodic) return permeability(sums, problem_);
+  // the buffers resist less than the sample (and the mirror junctions conduct unlike the
+  // bulk), so a pressure gradient builds up inside the sample and adds to the body force:
+  // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient of the sample's interior
+  const int axis = flow_.flow_axis;
+  PressureProfile profile =
+      pressure_profile(lattice_.lattice, owned_macroscopic(), axis, sample_.dims[axis], lattice_.first_local_z);
+  profile.rho_sum = comm_.sum(profile.rho_sum);
+  profile.cells = comm_.sum(profile.cells);
+  try {
+    drive_ = sample_drive(profile, flow_.force, sample_.sample_begin, sample_.sample_end);
+  } catch (const InputError& e) {  // the reduced profile is the same on every rank
+    throw on_all_ranks(InputError(e.field(), e.detail()));
+  }
+  FlowProblem corrected = problem_;
+  corrected.acceleration = drive_.acceleration;
+  return permeability(sums, corrected);
+}
+
+void Simulation::advance() { loop_->next_check(); }
+
+void Simulation::run(const ProgressFn& progress) {
+  while (!loop_->finished()) {
+    loop_->next_check();
+    if (progress) progress(loop_->progress());
+  }
+}
+
+std::string Simulation::backend_description() const { return backend_->description(); }
+
+double Simulation::halo_bytes_per_step() const { return static_cast<double>(stepper_->halo_bytes_per_step()); }
+
+Macroscopic Simulation::owned_macroscopic() const {
+  Macroscopic m;
+  backend_->macroscopic(backend_->owned(), m);
+  return m;
+}
+
+SampleResult Simulation::result() const {
+  const SolverResult& s = loop_->result();
+  SampleResult r;
+  r.input = sample_.input;
+  r.status = s.converged ? RunStatus::converged : RunStatus::not_converged;
+  r.k = s.k;
+  r.percolation = sample_.percolation;
+  r.steps = s.steps;
+  r.relative_change = s.relative_change;
+  r.mass_drift = s.mass_drift;
+  r.drive = drive_;
+  r.dims = sample_.dims;
+  r.sample_dims = sample_.sample_dims;
+  r.voxel_size_um = sample_.voxel_size_um;
+  r.fluid_cells = sample_.fluid;
+  r.flow = flow_;
+  r.tolerance = execution_.monitor.tolerance;
+  r.timings = Timings{sample_.read_seconds, sample_.percolation_seconds, setup_seconds_, s.seconds};
+  r.performance.backend =
+      backend_->description() + (comm_.size() > 1 ? " x " + std::to_string(comm_.size()) + " ranks" : "");
+  r.performance.propagation = plan_.propagation;
+  r.performance.ranks = comm_.size();
+  r.performance.mflups = s.mflups;
+  r.performance.bytes_per_cell = backend_->bytes_per_cell();
+  r.performance.mpi_seconds = comm_.max(stepper_->mpi_seconds());
+  r.performance.halo_bytes_per_step = static_cast<double>(stepper_->halo_bytes_per_step());
+  r.warnings = warnings_for(r);
+  return r;
+}
+
+SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress) {
+  spec.validate();
+  Sample sample = read_sample(comm, spec.sample, spec.flow);
+  const ExecutionPlan plan = plan_execution(comm, spec.execution, sample.plane_fluid);
+  RankLattice lattice = decompose(comm, sample, spec.flow.periodicity(), plan.propagation, spec.flow.edge_contacts);
+  Simulation simulation(comm, sample, std::move(lattice), spec.flow, spec.execution, plan);
+  simulation.run(progress);
+  return simulation.result();
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,73 @@
+#pragma once
+// Stage 4: the simulation of one rank's part of a sample. It owns the backend, the stepper and
+// the convergence state; k at every check is the reported k (with buffers or mirror image it
+// is divided by the drive inside the sample, lib/solve/pressure_planes.hpp), so what
+// converged is what is reported.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lib/backend/backend.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/pipeline/decomposition.hpp"
+#include "lib/pipeline/execution.hpp"
+#include "lib/pipeline/result.hpp"
+#include "lib/pipeline/sample.hpp"
+#include "lib/pipeline/spec.hpp"
+#include "lib/solve/solver.hpp"
+#include "lib/solve/stepper.hpp"
+
+namespace rockperm::pipeline {
+
+class Simulation {
+ public:
+  // Collective. `sample` gives the numbers (its mask is already taken by decompose()).
+  Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
+             const ExecutionSpec& execution, const ExecutionPlan& plan);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Advances to the next convergence check and makes it (collective).
+  void advance();
+  bool converged() const { return loop_->result().converged; }
+  bool finished() const { return loop_->finished(); }
+  Progress progress() const { return loop_->progress(); }
+  // Advances until converged or at the step limit; `progress` is called after every check.
+  void run(const ProgressFn& progress = {});
+
+  // The result as of the last check (collective: the slowest rank's exchange time).
+  SampleResult result() const;
+  std::string backend_description() const;  // this rank's backend
+  double setup_seconds() const { return setup_seconds_; }
+  double halo_bytes_per_step() const;       // this rank
+
+  // Density deviation and velocity of this rank's owned cells, computed on the backend.
+  Macroscopic owned_macroscopic() const;
+  const RankLattice& rank_lattice() const { return lattice_; }
+  const Sample& sample() const { return sample_; }
+  const physics::CollisionParams& params() const { return params_; }
+
+ private:
+  Permeability measure(const FlowSums& sums);
+
+  Comm comm_;
+  Sample sample_;  // without the mask
+  RankLattice lattice_;
+  FlowSpec flow_;
+  ExecutionSpec execution_;
+  ExecutionPlan plan_;
+  physics::CollisionParams params_;
+  FlowProblem problem_;
+  std::unique_ptr<Backend> backend_;
+  std::optional<Stepper> stepper_;
+  std::optional<SteadyStateLoop> loop_;
+  SampleDrive drive_;
+  double setup_seconds_ = 0;
+};
+
+// Stages 1-4 for a spec: read, decompose, plan, simulate to the end. Collective; throws on
+// every rank alike. The front ends call the stages themselves when they print between them.
+SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress = {});
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,83 @@
+#include "lib/pipeline/spec.hpp"
+
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "lib/base/error.hpp"
+#include "lib/pipeline/result.hpp"
+
+namespace rockperm::pipeline {
+
+const char* to_string(BackendChoice b) {
+  return b == BackendChoice::cpu ? "cpu" : (b == BackendChoice::cuda ? "cuda" : "auto");
+}
+
+const char* to_string(PropagationChoice p) {
+  return p == PropagationChoice::two_pass ? "two-pass" : (p == PropagationChoice::fused ? "fused" : "auto");
+}
+
+const char* to_string(RunStatus s) { return s == RunStatus::converged ? "converged" : "not_converged"; }
+
+Periodicity FlowSpec::periodicity() const {
+  Periodicity p{lateral_periodic, lateral_periodic, lateral_periodic};
+  p[flow_axis] = true;  // driven by a body force: periodic along the flow
+  return p;
+}
+
+void FlowSpec::validate() const {
+  if (!(tau > 0.5 && tau < 100.0)) {
+    throw InputError("flow.tau", "tau = " + std::to_string(tau) + " must be in (0.5, 100); 1.0 is a good choice");
+  }
+  if (!(magic > 0)) throw InputError("flow.magic", "the TRT magic parameter must be positive (3/16 is the default)");
+  if (!(force > 0)) throw InputError("flow.force", "the body force must be positive");
+  if (flow_axis < 0 || flow_axis > 2) throw InputError("flow.flow_axis", "the flow axis must be x, y or z");
+  if (inlet_outlet == InletOutlet::buffer && buffer_layers < 1) {
+    throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
+  }
+  if (inlet_outlet == InletOutlet::buffer && lateral_periodic) {
+    throw InputError("flow.lateral_periodic",
+                     "periodic lateral faces contradict buffer inlet/outlet (the buffers need sealed lateral faces); "
+                     "seal the lateral faces, or use the mirror or periodic inlet/outlet");
+  }
+}
+
+void ExecutionSpec::validate() const {
+  if (max_steps < 1) throw InputError("execution.max_steps", "the step limit must be at least 1");
+  if (check_interval < 1) throw InputError("execution.check_interval", "the check interval must be at least 1 step");
+  if (!(monitor.tolerance > 0)) throw InputError("execution.monitor.tolerance", "the tolerance must be positive");
+  for (const int d : devices) {
+    if (d < 0) throw InputError("execution.devices", "a device index must not be negative");
+  }
+}
+
+void OutputSpec::validate() const {
+  if (fields.stride < 1) throw InputError("output.fields.stride", "the field stride must be at least 1");
+  if (!(fields.viscosity_pa_s > 0)) throw InputError("output.fields.viscosity_pa_s", "the viscosity must be positive");
+  if (!(fields.pressure_gradient_pa_per_m > 0)) {
+    throw InputError("output.fields.pressure_gradient_pa_per_m", "the pressure gradient must be positive");
+  }
+  for (int a = 0; a < 3; ++a) {
+    if (fields.crop.offset[a] < 0 || fields.crop.size[a] < 0) {
+      throw InputError("output.fields.crop", "the field crop's offset and size must not be negative");
+    }
+  }
+  if (dir.empty()) throw InputError("output.dir", "no run directory given");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw InputError("output.dir", dir.string() + ": the run directory cannot be created (" +
+                                       (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw InputError("output.dir", dir.string() + ": the run directory is not writable");
+  }
+}
+
+void RunSpec::validate() const {
+  flow.validate();
+  execution.validate();
+  output.validate();
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,85 @@
+#pragma once
+// What one sample's run is asked to do, as typed values: the library's whole input. Front ends
+// fill it (rockperm run from INI keys and flags, a campaign from its table, a test directly)
+// and validate() checks it before any work; an InputError names the rejected member by its
+// path here ("flow.tau", "output.fields.crop"), which a front end maps to its own option names.
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "io/volume_source.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/physics/collision.hpp"
+#include "lib/solve/monitor.hpp"
+
+namespace rockperm::pipeline {
+
+enum class BackendChoice { auto_select, cpu, cuda };
+enum class PropagationChoice { auto_select, two_pass, fused };
+const char* to_string(BackendChoice b);
+const char* to_string(PropagationChoice p);
+
+// Reading: the volume, which labels are pore, and whether isolated pores are removed.
+struct SampleSpec {
+  io::VolumeSpec volume;
+  LabelSelection pore_labels = LabelSelection::parse("0");
+  bool percolation_filter = true;
+};
+
+// The flow problem in lattice units and its boundaries.
+struct FlowSpec {
+  physics::CollisionModel collision = physics::CollisionModel::trt;
+  double tau = 1.0;
+  double magic = 3.0 / 16.0;
+  double force = 1e-5;  // body acceleration along the flow axis, voxel/step^2
+  int flow_axis = 0;
+  bool lateral_periodic = false;  // false: the faces parallel to the flow are sealed walls
+  InletOutlet inlet_outlet = InletOutlet::buffer;
+  int buffer_layers = 10;
+  EdgeContacts edge_contacts = EdgeContacts::open;
+
+  // Periodic along the flow (driven by a body force); laterally as asked.
+  Periodicity periodicity() const;
+  void validate() const;
+};
+
+// Where and how it runs, and when it stops.
+struct ExecutionSpec {
+  BackendChoice backend = BackendChoice::auto_select;
+  PropagationChoice propagation = PropagationChoice::auto_select;
+  bool cuda_aware_mpi = true;  // hand MPI device buffers when the library reports CUDA support
+  std::vector<int> devices;    // device index for each rank of a host, in order (empty: by host name)
+  std::int64_t max_steps = 200000;
+  std::int64_t check_interval = 100;  // rounded up to even for the fused form
+  MonitorSettings monitor;
+  void validate() const;
+};
+
+// The flow fields for ParaView, scaled to a stated physical case (io/field_writer.hpp).
+struct FieldSpec {
+  bool enabled = true;
+  io::Crop crop;  // of the simulated volume; sizes 0: to the end
+  int stride = 1;
+  double viscosity_pa_s = 1.0e-3;
+  double pressure_gradient_pa_per_m = 1.0e5;
+};
+
+struct OutputSpec {
+  std::filesystem::path dir;  // the run directory
+  FieldSpec fields;
+  // Checks what can be checked before the sample is read: the directory exists or can be
+  // created, and is writable; stride and physical case are positive.
+  void validate() const;
+};
+
+struct RunSpec {
+  SampleSpec sample;
+  FlowSpec flow;
+  ExecutionSpec execution;
+  OutputSpec output;
+  void validate() const;  // everything above
+};
+
+}  // namespace rockperm::pipeline

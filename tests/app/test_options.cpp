@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "app/options.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm::app {
+
+namespace {
+std::filesystem::path write_ini(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "rockperm_config_test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path;
+}
+const char* minimal = "[input]\nfile = rock.raw\ndims = 10 20 30\nvoxel_size_um = 2.5\n";
+}  // namespace
+
+TEST(Options, ReadsIniAndResolvesPathsAgainstIt) {
+  const auto ini = write_ini("a.ini", std::string(minimal) + "[lbm]\ntau = 0.8\nflow_axis = z\n");
+  bool help = false;
+  const RunOptions o = parse_run_options({"--config", ini.string()}, help);
+  EXPECT_FALSE(help);
+  const pipeline::RunSpec& c = o.spec;
+  EXPECT_EQ(c.sample.volume.path, ini.parent_path() / "rock.raw");
+  EXPECT_EQ(c.sample.volume.dims, (Dims{10, 20, 30}));
+  EXPECT_DOUBLE_EQ(c.sample.volume.voxel_size_um, 2.5);
+  EXPECT_DOUBLE_EQ(c.flow.tau, 0.8);
+  EXPECT_EQ(c.flow.flow_axis, 2);
+  EXPECT_EQ(c.flow.collision, physics::CollisionModel::trt);
+  EXPECT_DOUBLE_EQ(c.flow.magic, 3.0 / 16.0);
+  EXPECT_EQ(c.flow.inlet_outlet, InletOutlet::buffer);
+  const Periodicity p = c.flow.periodicity();
+  EXPECT_TRUE(p[2]);
+  EXPECT_FALSE(p[0]);
+}
+
+TEST(Options, CommandLineOverridesTheFile) {
+  const auto ini = write_ini("b.ini", std::string(minimal) + "[lbm]\ntau = 0.8\n");
+  bool help = false;
+  const RunOptions o = parse_run_options(
+      {"--config", ini.string(), "--lbm.tau=1.2", "--run.propagation", "fused", "--input.file", "other.raw"}, help);
+  EXPECT_DOUBLE_EQ(o.spec.flow.tau, 1.2);
+  EXPECT_EQ(o.spec.execution.propagation, pipeline::PropagationChoice::fused);
+  EXPECT_EQ(o.spec.sample.volume.path, std::filesystem::path("other.raw"));  // command-line paths are relative to the cwd
+}
+
+TEST(Options, BadValuesAreInputErrorsNamingTheOption) {
+  const auto ini = write_ini("c.ini", minimal);
+  bool help = false;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--lbm.tau=0.5", "lbm.tau"},          {"--lbm.flow_axis=w", "lbm.flow_axis"},
+      {"--input.dims=10 20", "input.dims"},  {"--run.backend=gpu", "run.backend"},
+      {"--lbm.force=-1", "lbm.force"},       {"--input.pore_labels=a", "pore labels"},
+      {"--run.propagation=push", "run.propagation"},  {"--lbm.inlet_outlet=open", "inlet_outlet"},
+      {"--lbm.lateral=periodic", "contradict"},  {"--input.type=float32", "input.type"},
+      {"--input.byte_order=middle", "input.byte_order"}, {"--input.percolation_filter=maybe", "percolation_filter"},
+      {"--no-such-option=1", "command line"}};
+  for (const auto& [arg, name] : bad) {
+    try {
+      (void)parse_run_options({"--config", ini.string(), arg}, help);
+      ADD_FAILURE() << arg << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Options, MissingRequiredKeyAndMissingFile) {
+  bool help = false;
+  EXPECT_THROW(parse_run_options({"--input.dims=4 4 4", "--input.voxel_size_um=1"}, help), InputError);  // no file
+  EXPECT_THROW(parse_run_options({"--config", "/nonexistent/x.ini"}, help), InputError);
+}
+
+TEST(Options, ResolvedIniParsesBackToTheSameConfig) {
+  const auto ini = write_ini("d.ini", std::string(minimal) + "[lbm]\ncollision = bgk\ntau = 0.65\nforce = 2e-6\n");
+  bool help = false;
+  const RunOptions a = parse_run_options({"--config", ini.string()}, help);
+  const auto again = write_ini("e.ini", to_ini(a));
+  const RunOptions b = parse_run_options({"--config", again.string()}, help);
+  EXPECT_EQ(to_ini(a), to_ini(b));
+}
+
+TEST(Options, HelpDocumentsUnits) {
+  const std::string h = run_options_help();
+  EXPECT_NE(h.find("micrometres"), std::string::npos);
+  EXPECT_NE(h.find("lattice units"), std::string::npos);
+  bool help = false;
+  (void)parse_run_options({"--help"}, help);
+  EXPECT_TRUE(help);
+}
+
+TEST(Options, EveryKeyOfTheResolvedIniIsAnOptionAndTypedValuesRoundTrip) {
+  const auto ini = write_ini("f.ini", std::string(minimal) +
+                                          "crop_offset = 1 2 3\ncrop_size = 4 5 6\n[lbm]\ninlet_outlet = mirror\n"
+                                          "edge_contacts = sealed\n[run]\ndevices = 0,2\n[output]\n"
+                                          "fields_crop_offset = 7 8 9\n");
+  bool help = false;
+  const RunOptions o = parse_run_options({"--config", ini.string()}, help);
+  EXPECT_EQ(o.spec.sample.volume.crop.offset, (std::array<std::int64_t, 3>{1, 2, 3}));
+  EXPECT_EQ(o.spec.sample.volume.crop.size, (std::array<std::int64_t, 3>{4, 5, 6}));
+  EXPECT_EQ(o.spec.flow.inlet_outlet, InletOutlet::mirror);
+  EXPECT_EQ(o.spec.flow.edge_contacts, EdgeContacts::sealed);
+  EXPECT_EQ(o.spec.execution.devices, (std::vector<int>{0, 2}));
+  EXPECT_EQ(o.spec.output.fields.crop.offset, (std::array<std::int64_t, 3>{7, 8, 9}));
+  const std::string text = to_ini(o);
+  for (const char* line : {"crop_offset = 1 2 3", "inlet_outlet = mirror", "edge_contacts = sealed", "devices = 0,2",
+                           "fields_crop_offset = 7 8 9"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " missing from\n" << text;
+  }
+}
+
+TEST(Options, LibraryErrorsAreShownWithTheOptionThatSetsTheField) {
+  EXPECT_EQ(option_names_for("sample.volume.crop"), "input.crop_offset, input.crop_size");
+  EXPECT_EQ(option_names_for("flow.tau"), "lbm.tau");
+  EXPECT_EQ(option_names_for("output.fields.crop"), "output.fields_crop_offset, output.fields_crop_size");
+  EXPECT_EQ(option_message(InputError("sample.volume.voxel_size_um", "rock.raw: the voxel size is unknown")),
+            "rock.raw: the voxel size is unknown (option input.voxel_size_um)");
+  EXPECT_EQ(option_message(InputError("no field")), "no field");
+}
+
+TEST(Options, AnOutputDirectoryThatCannotBeCreatedIsRejectedBeforeAnyWork) {
+  const auto blocker = write_ini("not_a_dir", "x");
+  bool help = false;
+  RunOptions o = parse_run_options({"--config", write_ini("g.ini", minimal).string()}, help);
+  o.spec.output.dir = blocker / "run";
+  try {
+    o.spec.output.validate();
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "output.dir");
+  }
+}
+
+}  // namespace rockperm::app
