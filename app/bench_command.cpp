@@ -143,7 +143,7 @@ int bench_command(const std::vector<std::string>& args) {
   pipeline::FlowSpec flow;
   flow.tau = 0.8;
   flow.force = 1e-6;
-  flow.lateral_periodic = true;
+  flow.set_lateral_periodic(true);
   flow.inlet_outlet = InletOutlet::periodic;
   const physics::CollisionParams params =
       physics::make_collision_params(flow.collision, flow.tau, flow.magic, flow.flow_axis, flow.force);

@@ -13,7 +13,7 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
   const pipeline::FlowSpec& flow = options.spec.flow;
   std::printf("sample      %s (%s)\n", options.spec.sample.volume.path.string().c_str(), s.input.format.c_str());
   std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", s.dims.str().c_str(),
-              s.voxel_size_um, "xyz"[flow.flow_axis], flow.lateral_periodic ? "periodic" : "sealed");
+              s.voxel_size_um, "xyz"[flow.flow_axis], flow.any_lateral_periodic() ? "periodic" : "sealed");
   const PercolationReport& perc = s.percolation;
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),

@@ -206,8 +206,8 @@ const std::vector<Option>& table() {
                  [](const RunSpec& s) { return choice_name(s.flow.flow_axis, axes); }});
     t.push_back({"lbm.lateral", "flow.lateral_periodic", "sealed",
                  "faces parallel to the flow: sealed (walls) or periodic",
-                 [](RunSpec& s, const std::string& v) { s.flow.lateral_periodic = parse_switch(v, "periodic", "sealed"); },
-                 [](const RunSpec& s) { return std::string(s.flow.lateral_periodic ? "periodic" : "sealed"); }});
+                 [](RunSpec& s, const std::string& v) { s.flow.set_lateral_periodic(parse_switch(v, "periodic", "sealed")); },
+                 [](const RunSpec& s) { return std::string(s.flow.any_lateral_periodic() ? "periodic" : "sealed"); }});
     t.push_back({"lbm.inlet_outlet", "flow.inlet_outlet", "buffer",
                  "the faces across the flow: buffer (fluid layers before and after the sample, lateral faces sealed, "
                  "k divided by the drive inside the sample), mirror (the sample followed by its mirror image), or "
@@ -406,6 +406,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help) {
   if (out.spec.output.dir.empty()) {
     const std::string stem = out.config_file.empty() ? std::string("rockperm") : out.config_file.stem().string();
     out.spec.output.dir = std::filesystem::current_path() / (stem + ".out");
+  }
+  // a scan is not periodic across its lateral faces, and buffers around a laterally periodic
+  // sample would wrap the scan's sides into each other: the command line keeps them apart
+  if (out.spec.flow.inlet_outlet == InletOutlet::buffer && out.spec.flow.any_lateral_periodic()) {
+    throw InputError("lbm.lateral = periodic contradicts lbm.inlet_outlet = buffer (the buffers need sealed lateral "
+                     "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
   }
   try {
     out.spec.flow.validate();

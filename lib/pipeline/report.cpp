@@ -48,7 +48,7 @@ std::string to_json(const SampleResult& r) {
         {"voxels", r.dims.voxels()},
         {"fluid_cells", r.fluid_cells},
         {"flow_axis", std::string(1, "xyz"[f.flow_axis])},
-        {"lateral", f.lateral_periodic ? "periodic" : "sealed"},
+        {"lateral", f.any_lateral_periodic() ? "periodic" : "sealed"},
         {"inlet_outlet", to_string(f.inlet_outlet)},
         {"buffer_layers", f.buffer_layers},
         {"edge_contacts", to_string(f.edge_contacts)},

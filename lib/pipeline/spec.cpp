@@ -20,9 +20,16 @@ const char* to_string(PropagationChoice p) {
 const char* to_string(RunStatus s) { return s == RunStatus::converged ? "converged" : "not_converged"; }
 
 Periodicity FlowSpec::periodicity() const {
-  Periodicity p{lateral_periodic, lateral_periodic, lateral_periodic};
+  Periodicity p = lateral_periodic;
   p[flow_axis] = true;  // driven by a body force: periodic along the flow
   return p;
+}
+
+bool FlowSpec::any_lateral_periodic() const {
+  for (int a = 0; a < 3; ++a) {
+    if (a != flow_axis && lateral_periodic[a]) return true;
+  }
+  return false;
 }
 
 void FlowSpec::validate() const {
@@ -34,11 +41,6 @@ void FlowSpec::validate() const {
   if (flow_axis < 0 || flow_axis > 2) throw InputError("flow.flow_axis", "the flow axis must be x, y or z");
   if (inlet_outlet == InletOutlet::buffer && buffer_layers < 1) {
     throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
-  }
-  if (inlet_outlet == InletOutlet::buffer && lateral_periodic) {
-    throw InputError("flow.lateral_periodic",
-                     "periodic lateral faces contradict buffer inlet/outlet (the buffers need sealed lateral faces); "
-                     "seal the lateral faces, or use the mirror or periodic inlet/outlet");
   }
 }
 

@@ -35,7 +35,10 @@ struct FlowSpec {
   double magic = 3.0 / 16.0;
   double force = 1e-5;  // body acceleration along the flow axis, voxel/step^2
   int flow_axis = 0;
-  bool lateral_periodic = false;  // false: the faces parallel to the flow are sealed walls
+  // Per axis; the flow axis's entry is ignored (always periodic). false: sealed walls.
+  Periodicity lateral_periodic{false, false, false};
+  void set_lateral_periodic(bool periodic) { lateral_periodic = {periodic, periodic, periodic}; }
+  bool any_lateral_periodic() const;
   InletOutlet inlet_outlet = InletOutlet::buffer;
   int buffer_layers = 10;
   EdgeContacts edge_contacts = EdgeContacts::open;

@@ -2,7 +2,8 @@
 // form, placed between pure-fluid buffers in a sealed channel. The buffers resist less than
 // the sample, so a pressure gradient builds up across it; k divided by the body force corrected
 // for the gradient inside the sample (lib/pressure_planes.hpp) must be the exact value, and
-// divided by the body force alone it must not (else the tests show nothing).
+// divided by the body force alone it must not (else the tests show nothing). Every case runs
+// through the library pipeline (tests/pipeline_support.hpp), the correction as the run makes it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +13,7 @@
 #include "lib/geometry/percolation.hpp"
 #include "lib/solve/pressure_planes.hpp"
 #include "lib/geometry/sphere_pack.hpp"
-#include "tests/test_support.hpp"
+#include "tests/pipeline_support.hpp"
 
 namespace rockperm {
 
@@ -24,21 +25,19 @@ struct BufferedK {
   double plain = 0;       // k from the body force alone
 };
 
-// Runs `sample` (flow along x) between buffers (or mirrored) to steady state and reads k as
-// rockperm run does.
+// Runs `sample` (flow along x) between buffers (or mirrored) to steady state through the
+// pipeline, as rockperm run does; its k is the corrected one, the others are read from it.
 BufferedK buffered_k(const PoreMask& sample, const Periodicity& lateral, double tau, double g, int layers = 8,
                      InletOutlet mode = InletOutlet::buffer) {
-  const ExtendedSample ext = extend_along_flow(sample, 0, mode, layers);
-  const SparseLattice lat = SparseLattice::build(ext.mask, {true, lateral[1], lateral[2]});
-  const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-8, 400000);
-  EXPECT_TRUE(flow.result.converged) << "k changed by " << flow.result.relative_change << " after "
-                                     << flow.result.steps << " steps";
-  testing::record("steps", static_cast<double>(flow.result.steps));
-  const PressureProfile profile = pressure_profile(lat, flow.owned, 0, lat.dims().nx, 0);
-  const SampleDrive drive = sample_drive(profile, g, ext.sample_begin, ext.sample_end);
-  const double nu = physics::viscosity(tau);
-  const double q = flow.result.sums.velocity[0] / static_cast<double>(lat.dims().voxels());
-  return {nu * q / drive.acceleration, nu * q / drive.end_planes, nu * q / g};
+  pipeline::FlowSpec flow = testing::periodic_flow(tau, g, lateral);
+  flow.inlet_outlet = mode;
+  flow.buffer_layers = layers;
+  const auto run = testing::run_pipeline(sample, flow);
+  const pipeline::SampleResult& r = run.result;
+  EXPECT_TRUE(r.converged()) << "k changed by " << r.relative_change << " after " << r.steps << " steps";
+  testing::record("steps", static_cast<double>(r.steps));
+  const double nu_q = r.k.k_lattice * r.drive.acceleration;  // k = nu q / acceleration
+  return {r.k.k_lattice, nu_q / r.drive.end_planes, nu_q / g};
 }
 
 // Poiseuille in a plane slit of h fluid voxels between half-way bounce-back walls, per unit
@@ -58,9 +57,8 @@ TEST(Validation, BufferLayersRecoverADuctInAWiderChannel) {
   });
   const BufferedK k = buffered_k(sample, {false, false, false}, 0.9, 1e-6);
   // the same duct as one period: fully developed, so exact for this lattice
-  const SparseLattice periodic = SparseLattice::build(sample, {true, false, false});
   const double k_lattice =
-      testing::steady_flow(periodic, physics::CollisionModel::trt, 0.9, 1e-6, 0, 1e-8).result.k.k_lattice;
+      testing::run_pipeline(sample, testing::periodic_flow(0.9, 1e-6, {true, false, false})).result.k.k_lattice;
 
   const double pi = std::numbers::pi, h = a / 2.0;
   double series = 0;
@@ -111,11 +109,10 @@ TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
   spec.seed = 7;
   const PoreMask pack = make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
   const double tau = 1.0, g = 1e-5;
-  const SparseLattice whole = SparseLattice::build(pack, {true, true, true});
-  const auto periodic = testing::steady_flow(whole, physics::CollisionModel::trt, tau, g, 0, 1e-8);
+  const auto periodic = testing::run_pipeline(pack, testing::periodic_flow(tau, g));
   // the same interior planes read in the periodic run: the k of that part of the pack with no
   // face anywhere near (the pack is not homogeneous at the scale of its length)
-  const PressureProfile profile = pressure_profile(whole, periodic.owned, 0, 48, 0);
+  const PressureProfile profile = pressure_profile(periodic.lattice(), periodic.owned, 0, 48, 0);
   const double k_bulk = periodic.result.k.k_lattice * g / sample_drive(profile, g, 0, 48).acceleration;
   testing::record("periodic_whole_over_interior", periodic.result.k.k_lattice / k_bulk);
   PoreMask cut = pack;

@@ -5,20 +5,10 @@
 #include <numbers>
 
 #include "lib/physics/collision.hpp"
-#include "tests/test_support.hpp"
+#include "tests/pipeline_support.hpp"
 
 namespace rockperm {
 
-namespace {
-
-double cell_velocity(const SparseLattice& lat, const std::vector<float>& f, std::uint32_t cell,
-                     const physics::CollisionParams& p, int axis) {
-  float v[lattice::q];
-  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * lat.stride() + cell];
-  return physics::moments(v, p).u[axis];
-}
-
-}  // namespace
 
 // Slit of H fluid cells between half-way bounce-back walls at y = 0 and y = H, driven along
 // x. With TRT and Lambda = 3/16 the discrete solution is the exact parabola
@@ -28,29 +18,28 @@ TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
   const int H = 16;
   const double tau = 0.8, g = 1e-5, nu = physics::viscosity(tau);
   const Dims d{1, H, 1};
-  const SparseLattice lat = SparseLattice::build(testing::mask_from(d, [](auto, auto, auto) { return true; }),
-                                                 {true, false, true});
   // 1e-8 per 50 steps: above the float noise floor of either backend, and with an e-folding
   // time of H^2 / (pi^2 nu) = 260 steps it leaves an error near 5e-8, far below the tolerance
-  const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-8);
-  ASSERT_TRUE(flow.result.converged);
-  const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
+  const auto run = testing::run_pipeline(testing::mask_from(d, [](auto, auto, auto) { return true; }),
+                                         testing::periodic_flow(tau, g, {true, false, true}));
+  ASSERT_TRUE(run.result.converged());
+  const SparseLattice& lat = run.lattice();
   const double u_max = g / (2 * nu) * (H / 2.0) * (H / 2.0);
   double exact_sum = 0;
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
     const double y = lat.coords()[c].y + 0.5;
     const double exact = g / (2 * nu) * y * (H - y);
     exact_sum += exact;
-    EXPECT_NEAR(cell_velocity(lat, flow.f, c, p, 0), exact, 2e-5 * u_max) << "y = " << y;
+    EXPECT_NEAR(run.u(c, 0), exact, 2e-5 * u_max) << "y = " << y;
     // zero by symmetry; what is left is float rounding (3.5e-10 = 1.1e-7 u_max on an H100, whose
     // fused multiply-adds round the mirror-image populations differently)
-    EXPECT_NEAR(cell_velocity(lat, flow.f, c, p, 1), 0.0, 1e-6 * u_max);
+    EXPECT_NEAR(run.u(c, 1), 0.0, 1e-6 * u_max);
   }
   // k = nu q / g with q the mean over the cell centres: (H^2 + 1/2) / 12, the midpoint sum of
   // the parabola (the continuous slit gives H^2 / 12)
   const double k_exact = nu * exact_sum / H / g;
   EXPECT_NEAR(k_exact, (H * H + 0.5) / 12.0, 1e-12);
-  EXPECT_NEAR(flow.result.k.k_lattice, k_exact, 2e-5 * k_exact);
+  EXPECT_NEAR(run.result.k.k_lattice, k_exact, 2e-5 * k_exact);
 }
 
 // Square duct of side a: series solution (e.g. White, Viscous Fluid Flow, eq. 3-48) with
@@ -64,16 +53,17 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
   const double h = a / 2.0, tau = 0.9, g = 1e-6, nu = physics::viscosity(tau);
   const double pi = std::numbers::pi;
   const Dims d{1, a, a};
-  const SparseLattice lat = SparseLattice::build(testing::mask_from(d, [](auto, auto, auto) { return true; }),
-                                                 {true, false, false});
-  const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-9);
-  ASSERT_TRUE(flow.result.converged);
-  const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-9;
+  const auto run = testing::run_pipeline(testing::mask_from(d, [](auto, auto, auto) { return true; }),
+                                         testing::periodic_flow(tau, g, {true, false, false}), settings);
+  ASSERT_TRUE(run.result.converged());
+  const SparseLattice& lat = run.lattice();
 
   double series_sum = 0;
   for (int n = 1; n < 200; n += 2) series_sum += std::tanh(n * pi / 2) / std::pow(n, 5);
   const double mean_exact = h * h * g / (3 * nu) * (1 - 192 / std::pow(pi, 5) * series_sum);
-  const double mean_lbm = flow.result.sums.velocity[0] / lat.fluid_count();
+  const double mean_lbm = run.result.k.darcy_velocity * d.voxels() / lat.fluid_count();
   testing::record("mean_over_series", mean_lbm / mean_exact);
   EXPECT_NEAR(mean_lbm / mean_exact, 1.0, 0.01) << "mean velocity " << mean_lbm << " vs " << mean_exact;
 
@@ -86,7 +76,7 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
            std::cos(n * pi * y / (2 * h)) / (n * n * n);
     }
     u *= 16 * h * h * g / (nu * pi * pi * pi);
-    const double diff = cell_velocity(lat, flow.f, c, p, 0) - u;
+    const double diff = run.u(c, 0) - u;
     err2 += diff * diff;
     ref2 += u * u;
   }

@@ -7,19 +7,18 @@
 #include <cmath>
 #include <numbers>
 
-#include "tests/test_support.hpp"
+#include "tests/pipeline_support.hpp"
 
 namespace rockperm {
 
 namespace {
 
-SparseLattice sphere_array(int L, double radius) {
+PoreMask sphere_array(int L, double radius) {
   const double c = L / 2.0;  // centre on a voxel corner: the sphere is symmetric on the grid
-  const auto mask = testing::mask_from(Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+  return testing::mask_from(Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
     const double dx = x + 0.5 - c, dy = y + 0.5 - c, dz = z + 0.5 - c;
     return dx * dx + dy * dy + dz * dz > radius * radius;
   });
-  return SparseLattice::build(mask, {true, true, true});
 }
 
 }  // namespace
@@ -29,13 +28,12 @@ TEST(Validation, SimpleCubicSphereArrayMatchesZickHomsyWithinTwoPercent) {
   const double solid_fraction = 0.125, K_zick_homsy = 4.292;
   const int L = 48;
   const double a = L * std::cbrt(3 * solid_fraction / (4 * std::numbers::pi));
-  const SparseLattice lat = sphere_array(L, a);
-  const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, 1.0, 1e-6, 0, 1e-8);
-  ASSERT_TRUE(flow.result.converged);
+  const auto run = testing::run_pipeline(sphere_array(L, a), testing::periodic_flow(1.0, 1e-6));
+  ASSERT_TRUE(run.result.converged());
   const double k_published = L * L * L / (6 * std::numbers::pi * a * K_zick_homsy);
-  testing::record("k_over_published", flow.result.k.k_lattice / k_published);
-  EXPECT_NEAR(flow.result.k.k_lattice / k_published, 1.0, 0.02)
-      << "k = " << flow.result.k.k_lattice << " voxel^2, published " << k_published;
+  testing::record("k_over_published", run.result.k.k_lattice / k_published);
+  EXPECT_NEAR(run.result.k.k_lattice / k_published, 1.0, 0.02)
+      << "k = " << run.result.k.k_lattice << " voxel^2, published " << k_published;
 }
 
 }  // namespace rockperm

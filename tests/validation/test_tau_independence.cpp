@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "lib/geometry/sphere_pack.hpp"
-#include "tests/test_support.hpp"
+#include "tests/pipeline_support.hpp"
 
 namespace rockperm {
 
@@ -16,14 +16,13 @@ TEST(Validation, TrtPermeabilityIndependentOfTau) {
   spec.porosity = 0.4;
   spec.radius = 4.5;
   spec.seed = 11;
-  const SparseLattice lat =
-      SparseLattice::build(make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0")), {true, true, true});
+  const PoreMask pack = make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
   std::vector<double> k;
   for (const double tau : {0.6, 0.8, 1.2}) {
-    const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, 1e-6, 0, 1e-8);
-    ASSERT_TRUE(flow.result.converged) << "tau " << tau;
-    testing::record("steps_tau_" + std::to_string(tau).substr(0, 3), static_cast<double>(flow.result.steps));
-    k.push_back(flow.result.k.k_lattice);
+    const auto run = testing::run_pipeline(pack, testing::periodic_flow(tau, 1e-6));
+    ASSERT_TRUE(run.result.converged()) << "tau " << tau;
+    testing::record("steps_tau_" + std::to_string(tau).substr(0, 3), static_cast<double>(run.result.steps));
+    k.push_back(run.result.k.k_lattice);
   }
   const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
   testing::record("max_relative_spread", *hi / *lo - 1.0);

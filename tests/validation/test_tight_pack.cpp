@@ -11,7 +11,7 @@
 #include "lib/geometry/percolation.hpp"
 #include "lib/solve/pressure_planes.hpp"
 #include "lib/geometry/sphere_pack.hpp"
-#include "tests/test_support.hpp"
+#include "tests/pipeline_support.hpp"
 
 namespace rockperm {
 
@@ -32,23 +32,22 @@ std::vector<double> k_over_tau(bool buffer) {
   PoreMask mask = tight_pack();
   const Periodicity periodic = buffer ? Periodicity{false, false, false} : Periodicity{true, true, true};
   (void)keep_percolating_pores(mask, 0, periodic);
-  ExtendedSample ext = extend_along_flow(std::move(mask), 0, buffer ? InletOutlet::buffer : InletOutlet::periodic, 4);
-  const SparseLattice lat = SparseLattice::build(ext.mask, {true, periodic[1], periodic[2]});
   std::vector<double> k;
   for (const double tau : {0.6, 1.0, 2.0}) {
     // velocities of ~1e-6 on this tight pack: at smaller drives float rounding sets a floor of
     // about 1e-8 under the change of k per check; k does not depend on the drive here
     const double g = 1e-4 * (tau - 0.5) / 0.5;
-    const auto flow = testing::steady_flow(lat, physics::CollisionModel::trt, tau, g, 0, 1e-7, 400000);
-    EXPECT_TRUE(flow.result.converged) << "tau " << tau << ": k changed by " << flow.result.relative_change
-                                       << " after " << flow.result.steps << " steps";
-    testing::record("steps_tau_" + std::to_string(tau).substr(0, 3), static_cast<double>(flow.result.steps));
-    double acceleration = g;
-    if (buffer) {
-      const PressureProfile profile = pressure_profile(lat, flow.owned, 0, lat.dims().nx, 0);
-      acceleration = sample_drive(profile, g, ext.sample_begin, ext.sample_end).acceleration;
-    }
-    k.push_back(flow.result.k.k_lattice * g / acceleration);
+    pipeline::FlowSpec flow = testing::periodic_flow(tau, g, periodic);
+    flow.inlet_outlet = buffer ? InletOutlet::buffer : InletOutlet::periodic;
+    flow.buffer_layers = 4;
+    testing::PipelineSettings settings;
+    settings.tolerance = 1e-7;
+    const auto run = testing::run_pipeline(mask, flow, settings);
+    const pipeline::SampleResult& r = run.result;
+    EXPECT_TRUE(r.converged()) << "tau " << tau << ": k changed by " << r.relative_change << " after " << r.steps
+                               << " steps";
+    testing::record("steps_tau_" + std::to_string(tau).substr(0, 3), static_cast<double>(r.steps));
+    k.push_back(r.k.k_lattice);  // with buffers: divided by the interior drive, as the run does
   }
   return k;
 }

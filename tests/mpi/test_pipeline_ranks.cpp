@@ -1,0 +1,87 @@
+// The library pipeline on 1, 2 and 3 ranks (this binary under mpirun -n N): the validation
+// kinds of sample (periodic, between buffers along the decomposed axis, mirrored) give the k
+// of a single-process run of the same pipeline made inside the same job, to 1e-12, in the
+// same number of steps.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lib/geometry/sphere_pack.hpp"
+#include "tests/pipeline_support.hpp"
+
+namespace rockperm {
+
+namespace {
+
+void expect_same_k_on_every_rank_count(const PoreMask& mask, const pipeline::FlowSpec& flow,
+                                       pipeline::PropagationChoice propagation) {
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-6;
+  settings.max_steps = 20000;
+  settings.propagation = propagation;
+  const Comm world = Comm::world();
+  const auto single = testing::run_pipeline(Comm(), mask, flow, settings);  // every rank alone
+  const auto decomposed = testing::run_pipeline(world, mask, flow, settings);
+  ASSERT_TRUE(single.result.converged());
+  EXPECT_EQ(decomposed.result.steps, single.result.steps);
+  EXPECT_NEAR(decomposed.result.k.k_lattice / single.result.k.k_lattice, 1.0, 1e-12)
+      << world.size() << " ranks: " << decomposed.result.k.k_lattice << " vs " << single.result.k.k_lattice;
+  EXPECT_NEAR(decomposed.result.drive.acceleration / single.result.drive.acceleration, 1.0, 1e-12);
+  EXPECT_EQ(decomposed.result.fluid_cells, single.result.fluid_cells);
+}
+
+PoreMask pack(Dims d, double porosity, std::uint32_t seed) {
+  SpherePackSpec spec;
+  spec.dims = d;
+  spec.porosity = porosity;
+  spec.radius = 3.0;
+  spec.seed = seed;
+  return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+}
+
+}  // namespace
+
+TEST(PipelineRanks, PeriodicSphereArrayHasOneK) {
+  const int L = 16;
+  const PoreMask sphere = testing::mask_from(Dims{L, L, L}, [&](auto x, auto y, auto z) {
+    const double dx = x + 0.5 - L / 2.0, dy = y + 0.5 - L / 2.0, dz = z + 0.5 - L / 2.0;
+    return dx * dx + dy * dy + dz * dz > 25.0;
+  });
+  expect_same_k_on_every_rank_count(sphere, testing::periodic_flow(1.0, 1e-5),
+                                    pipeline::PropagationChoice::two_pass);
+}
+
+TEST(PipelineRanks, BuffersAlongTheDecomposedAxisGiveOneK) {
+  // a duct along z between buffers: the pressure reading spans the ranks
+  const PoreMask duct = testing::mask_from(Dims{8, 8, 24}, [](auto x, auto y, auto) {
+    return x >= 2 && x < 6 && y >= 2 && y < 6;
+  });
+  pipeline::FlowSpec flow = testing::periodic_flow(0.9, 1e-5, {false, false, false});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = InletOutlet::buffer;
+  flow.buffer_layers = 4;
+  expect_same_k_on_every_rank_count(duct, flow, pipeline::PropagationChoice::fused);
+}
+
+TEST(PipelineRanks, MirroredPackGivesOneK) {
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = InletOutlet::mirror;
+  PoreMask m = pack(Dims{16, 16, 16}, 0.4, 3);
+  (void)keep_percolating_pores(m, 2, {true, true, false});
+  expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::two_pass);
+}
+
+}  // namespace rockperm
+
+int main(int argc, char** argv) {
+  rockperm::MpiSession mpi(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  if (rockperm::Comm::world().rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int failed = RUN_ALL_TESTS();
+  const auto total = rockperm::Comm::world().sum(static_cast<std::uint64_t>(failed));
+  return total == 0 ? 0 : 1;
+}
