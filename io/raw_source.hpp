@@ -1,8 +1,9 @@
 #pragma once
 // Raw binary volumes and the NRRD and MetaImage headers that describe them.
+#include <filesystem>
 #include <memory>
 
-#include "io/volume_source.hpp"
+#include "io/slice_source.hpp"
 
 namespace rockperm::io {
 

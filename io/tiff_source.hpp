@@ -2,9 +2,10 @@
 // TIFF volumes through libtiff: a directory of 2-D slices (natural name order) or one
 // multi-page file. 8- or 16-bit unsigned single-sample images, strips or tiles, any
 // compression libtiff decodes.
+#include <filesystem>
 #include <memory>
 
-#include "io/volume_source.hpp"
+#include "io/slice_source.hpp"
 
 namespace rockperm::io {
 

@@ -173,16 +173,3 @@ TEST(MpiComm, AFailureOnOneRankIsThrownOnEveryRankWithItsMessageAndKind) {
 
 }  // namespace rockperm
 
-int main(int argc, char** argv) {
-  rockperm::MpiSession mpi(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  // only rank 0 prints results
-  if (rockperm::Comm::world().rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int failed = RUN_ALL_TESTS();
-  // a failure on any rank fails every rank's exit code
-  const auto total = rockperm::Comm::world().sum(static_cast<std::uint64_t>(failed));
-  return total == 0 ? 0 : 1;
-}

@@ -74,14 +74,3 @@ TEST(PipelineRanks, MirroredPackGivesOneK) {
 
 }  // namespace rockperm
 
-int main(int argc, char** argv) {
-  rockperm::MpiSession mpi(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (rockperm::Comm::world().rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int failed = RUN_ALL_TESTS();
-  const auto total = rockperm::Comm::world().sum(static_cast<std::uint64_t>(failed));
-  return total == 0 ? 0 : 1;
-}
