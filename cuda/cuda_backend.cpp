@@ -82,8 +82,8 @@ void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& 
   device_halo_ = device_buffers;
   halo_.clear();
   for (const auto& list : lists) {
-    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<float>(list.size()),
-           PinnedBuffer<float>(device_buffers ? 0 : list.size())};
+    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<Population>(list.size()),
+           PinnedBuffer<Population>(device_buffers ? 0 : list.size())};
     if (!list.empty()) h.offsets.upload(list);
     halo_.push_back(std::move(h));
   }
@@ -127,32 +127,6 @@ void CudaBackend::synchronize() {
   copy_stream_.synchronize();
 }
 
-double CudaBackend::timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps) {
-  Event start, stop;
-  start.record(stream_);
-  for (std::int64_t s = 0; s < steps; ++s) advance(*this, propagation, first + s);
-  stop.record(stream_);
-  stop.synchronize();
-  return stop.elapsed_ms_since(start) * 1e-3;
-}
-
-double CudaBackend::measure_copy_bandwidth_gbs() const {
-  const std::size_t bytes = std::size_t{1} << 30;
-  DeviceBuffer<char> a(bytes), b(bytes);
-  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(a.data(), 1, bytes, stream_.get()));
-  std::vector<float> ms;
-  for (int rep = 0; rep < 12; ++rep) {
-    Event start, stop;
-    start.record(stream_);
-    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream_.get()));
-    stop.record(stream_);
-    stop.synchronize();
-    if (rep >= 2) ms.push_back(stop.elapsed_ms_since(start));
-  }
-  std::sort(ms.begin(), ms.end());
-  return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3) * 1e-9;
-}
-
 void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
   out.resize(c.size());
   // in chunks, so that the scratch stays small next to the populations
@@ -172,14 +146,33 @@ void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
   }
 }
 
-void CudaBackend::download(std::vector<float>& f) {
+void CudaBackend::download(std::vector<Population>& f) {
   stream_.synchronize();
   f_.download(f);
 }
 
-void CudaBackend::upload(const std::vector<float>& f) {
+void CudaBackend::upload(const std::vector<Population>& f) {
   stream_.synchronize();
   f_.upload(f);
+}
+
+double copy_bandwidth_gbs(int device) {
+  ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
+  Stream stream;
+  const std::size_t bytes = std::size_t{1} << 30;
+  DeviceBuffer<char> a(bytes), b(bytes);
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(a.data(), 1, bytes, stream.get()));
+  std::vector<float> ms;
+  for (int rep = 0; rep < 12; ++rep) {
+    Event start, stop;
+    start.record(stream);
+    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
+    stop.record(stream);
+    stop.synchronize();
+    if (rep >= 2) ms.push_back(stop.elapsed_ms_since(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3) * 1e-9;
 }
 
 }  // namespace rockperm::cuda

@@ -13,6 +13,10 @@
 
 namespace rockperm::cuda {
 
+// The device-to-device copy bandwidth of `device` (bytes read plus written per second / 1e9,
+// median of 10 copies of 1 GiB timed with events): the roofline `rockperm bench` compares with.
+double copy_bandwidth_gbs(int device);
+
 class CudaBackend final : public Backend {
  public:
   // Uploads the lattice's neighbour tables to `device`; populations start at rest.
@@ -32,23 +36,21 @@ class CudaBackend final : public Backend {
   FlowSums sums(CellRange cells) override;
   void macroscopic(CellRange cells, Macroscopic& out) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
-  float* halo_buffer(int list) override {
+  Population* halo_buffer(int list) override {
     return device_halo_ ? halo_[list].device.data() : halo_[list].host.data();
   }
   void pack_halo(int list) override;
   void unpack_halo(int list) override;
   void wait_halo() override;
   void synchronize() override;
-  double timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps) override;
-  double measure_copy_bandwidth_gbs() const override;
-  void download(std::vector<float>& f) override;
-  void upload(const std::vector<float>& f) override;
+  void download(std::vector<Population>& f) override;
+  void upload(const std::vector<Population>& f) override;
 
  private:
   struct Halo {
     DeviceBuffer<std::uint64_t> offsets;
-    DeviceBuffer<float> device;
-    PinnedBuffer<float> host;
+    DeviceBuffer<Population> device;
+    PinnedBuffer<Population> host;
   };
   DeviceInfo info_;
   CellRange owned_;
@@ -57,7 +59,7 @@ class CudaBackend final : public Backend {
   std::uint64_t stride_;
   physics::CollisionParams params_;
   Stream stream_;
-  DeviceBuffer<float> f_;
+  DeviceBuffer<Population> f_;
   DeviceBuffer<std::uint32_t> neighbours_;
   DeviceBuffer<std::uint32_t> negative_;
   DeviceBuffer<FlowSums> partial_;

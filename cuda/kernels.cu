@@ -11,41 +11,43 @@ namespace {
 constexpr int block_threads = 256;
 
 template <class Index>
-__global__ void collide_kernel(float* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+__global__ void collide_kernel(Population* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                                physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::collide_cell<Index>(f, stride, cell, p);
+  if (cell < end) propagation::collide_cell<Population, Index>(f, stride, cell, p);
 }
 
 template <class Index>
-__global__ void swap_kernel(float* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+__global__ void swap_kernel(Population* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                             const std::uint32_t* __restrict__ neighbours) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::swap_cell<Index>(f, stride, neighbours, cell);
+  if (cell < end) propagation::swap_cell<Population, Index>(f, stride, neighbours, cell);
 }
 
 template <class Index>
-__global__ void fused_odd_kernel(float* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+__global__ void fused_odd_kernel(Population* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                                  const std::uint32_t* __restrict__ pos, const std::uint32_t* __restrict__ neg,
                                  physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::fused_odd_cell<Index>(f, stride, pos, neg, cell, p);
+  if (cell < end) propagation::fused_odd_cell<Population, Index>(f, stride, pos, neg, cell, p);
 }
 
-__global__ void rest_kernel(float* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+__global__ void rest_kernel(Population* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
                             physics::CollisionParams p) {
   const std::uint64_t slot = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   if (slot >= stride) return;
-  for (int i = 0; i < lattice::q; ++i) f[i * stride + slot] = slot < cells ? physics::rest_population(i, p) : 0.0f;
+  for (int i = 0; i < lattice::q; ++i) {
+    f[i * stride + slot] = StorageTraits<Population>::store(slot < cells ? physics::rest_population(i, p) : 0.0f);
+  }
 }
 
-__global__ void macroscopic_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+__global__ void macroscopic_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                                    std::uint32_t end, physics::CollisionParams p, float* __restrict__ out) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t n = end - begin;
   if (k >= n) return;
   float v[lattice::q];
-  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * stride + begin + k];
+  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<Population>::load(f[i * stride + begin + k]);
   const physics::Moments m = physics::moments(v, p);
   out[k] = m.drho;
   out[n + k] = m.u[0];
@@ -54,7 +56,7 @@ __global__ void macroscopic_kernel(const float* __restrict__ f, std::uint64_t st
 }
 
 // Each block reduces reduction_block consecutive cells in double.
-__global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+__global__ void sums_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                             std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
   // raw storage: __shared__ variables cannot have constructors
   __shared__ alignas(FlowSums) unsigned char storage[sizeof(FlowSums) * block_threads];
@@ -74,14 +76,14 @@ __global__ void sums_kernel(const float* __restrict__ f, std::uint64_t stride, s
   if (threadIdx.x == 0) partial[blockIdx.x] = shared[0];
 }
 
-__global__ void pack_kernel(const float* __restrict__ f, const std::uint64_t* __restrict__ offsets,
-                            std::uint32_t count, float* __restrict__ buffer) {
+__global__ void pack_kernel(const Population* __restrict__ f, const std::uint64_t* __restrict__ offsets,
+                            std::uint32_t count, Population* __restrict__ buffer) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < count) buffer[k] = f[offsets[k]];
 }
 
-__global__ void unpack_kernel(float* __restrict__ f, const std::uint64_t* __restrict__ offsets, std::uint32_t count,
-                              const float* __restrict__ buffer) {
+__global__ void unpack_kernel(Population* __restrict__ f, const std::uint64_t* __restrict__ offsets, std::uint32_t count,
+                              const Population* __restrict__ buffer) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < count) f[offsets[k]] = buffer[k];
 }
@@ -93,7 +95,7 @@ bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull;
 
 }  // namespace
 
-void launch_rest_state(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+void launch_rest_state(Population* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
                        cudaStream_t stream) {
   if (stride == 0) return;
   rest_kernel<<<static_cast<unsigned>((stride + block_threads - 1) / block_threads), block_threads, 0, stream>>>(
@@ -101,7 +103,7 @@ void launch_rest_state(float* f, std::uint64_t stride, std::uint32_t cells, cons
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+void launch_collide(Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
@@ -113,7 +115,7 @@ void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::ui
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_swap(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+void launch_swap(Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const std::uint32_t* neighbours, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
@@ -125,7 +127,7 @@ void launch_swap(float* f, std::uint64_t stride, std::uint32_t begin, std::uint3
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+void launch_fused_odd(Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                       const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
                       cudaStream_t stream) {
   if (end <= begin) return;
@@ -138,14 +140,14 @@ void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t begin, std::
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+void launch_sums(const Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream) {
   if (end <= begin) return;
   sums_kernel<<<sum_blocks(end - begin), block_threads, 0, stream>>>(f, stride, begin, end, p, partial);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_macroscopic(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+void launch_macroscopic(const Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                         const physics::CollisionParams& p, float* out, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t n = end - begin;
@@ -154,14 +156,14 @@ void launch_macroscopic(const float* f, std::uint64_t stride, std::uint32_t begi
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
+void launch_pack(const Population* f, const std::uint64_t* offsets, std::uint32_t count, Population* buffer,
                  cudaStream_t stream) {
   if (count == 0) return;
   pack_kernel<<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_unpack(float* f, const std::uint64_t* offsets, std::uint32_t count, const float* buffer,
+void launch_unpack(Population* f, const std::uint64_t* offsets, std::uint32_t count, const Population* buffer,
                    cudaStream_t stream) {
   if (count == 0) return;
   unpack_kernel<<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);

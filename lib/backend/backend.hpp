@@ -64,7 +64,7 @@ class Backend {
   // when `device_buffers` is asked for and the backend has device memory (CUDA-aware MPI).
   // Pack and unpack may run asynchronously; the buffers are ready once wait_halo() returns.
   virtual void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) = 0;
-  virtual float* halo_buffer(int list) = 0;
+  virtual Population* halo_buffer(int list) = 0;
   virtual void pack_halo(int list) = 0;
   virtual void unpack_halo(int list) = 0;
   virtual void wait_halo() {}
@@ -75,15 +75,9 @@ class Backend {
   void fused_odd() { fused_odd(owned()); }
   FlowSums sums() { return sums(owned()); }
 
-  // Seconds for `steps` steps starting at step `first` (host clock around a synchronized
-  // loop; the CUDA backend times with events).
-  virtual double timed_steps(Propagation propagation, std::int64_t first, std::int64_t steps);
-  // The memory system's copy bandwidth (bytes read plus written per second / 1e9) where this
-  // backend runs: the roofline the benchmark compares with.
-  virtual double measure_copy_bandwidth_gbs() const;
 
-  virtual void download(std::vector<float>& f) = 0;  // stride * 19 floats
-  virtual void upload(const std::vector<float>& f) = 0;
+  virtual void download(std::vector<Population>& f) = 0;  // stride * 19 slots
+  virtual void upload(const std::vector<Population>& f) = 0;
 };
 
 // One time step. Returns true when the populations are in natural order afterwards (always

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "lib/physics/d3q19.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm {
 
@@ -23,15 +24,12 @@ enum class Propagation {
   fused,     // A-A form of the same swap: one pass over memory per step
 };
 
-// How populations are stored (float now; a half-precision type is planned).
-enum class Storage { float32 };
-
 struct ByteModel {
   Propagation propagation = Propagation::two_pass;
-  Storage storage = Storage::float32;
+  Storage storage = StorageTraits<Population>::kind;
 
   static constexpr double index_bytes = sizeof(std::uint32_t);
-  constexpr double population_bytes() const { return 4.0; }
+  constexpr double population_bytes() const { return static_cast<double>(storage_bytes(storage)); }
   constexpr int neighbour_tables() const { return propagation == Propagation::fused ? 2 : 1; }
   // Device bytes per fluid cell: populations and neighbour tables (without stride padding).
   constexpr double memory_per_cell() const {

@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 
 #include "lib/base/error.hpp"
 #include "lib/lattice/propagation.hpp"
@@ -15,7 +17,8 @@ CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionPar
       f_(lattice::q * lattice.stride(), 0.0f) {
   const std::uint32_t n = lattice.fluid_count();
   for (int i = 0; i < lattice::q; ++i) {
-    std::fill(f_.begin() + i * lattice.stride(), f_.begin() + i * lattice.stride() + n, physics::rest_population(i, params));
+    const Population rest = StorageTraits<Population>::store(physics::rest_population(i, params));
+    std::fill(f_.begin() + i * lattice.stride(), f_.begin() + i * lattice.stride() + n, rest);
   }
 }
 
@@ -31,19 +34,19 @@ double CpuBackend::bytes_per_cell() const {
 void CpuBackend::collide(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  float* f = f_.data();
+  Population* f = f_.data();
   const physics::CollisionParams p = params_;
 #pragma omp parallel for simd schedule(simd : static)
-  for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<propagation::WideIndex>(f, stride, c, p);
+  for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<Population, propagation::WideIndex>(f, stride, c, p);
 }
 
 void CpuBackend::swap(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  float* f = f_.data();
+  Population* f = f_.data();
   const std::uint32_t* nbr = lattice_.neighbours().data();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = first; c < n; ++c) propagation::swap_cell<propagation::WideIndex>(f, stride, nbr, c);
+  for (std::int64_t c = first; c < n; ++c) propagation::swap_cell<Population, propagation::WideIndex>(f, stride, nbr, c);
 }
 
 void CpuBackend::fused_odd(CellRange cells) {
@@ -52,13 +55,13 @@ void CpuBackend::fused_odd(CellRange cells) {
   }
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  float* f = f_.data();
+  Population* f = f_.data();
   const std::uint32_t* pos = lattice_.neighbours().data();
   const std::uint32_t* neg = lattice_.negative_neighbours().data();
   const physics::CollisionParams p = params_;
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = first; c < n; ++c) {
-    propagation::fused_odd_cell<propagation::WideIndex>(f, stride, pos, neg, c, p);
+    propagation::fused_odd_cell<Population, propagation::WideIndex>(f, stride, pos, neg, c, p);
   }
 }
 
@@ -67,7 +70,7 @@ FlowSums CpuBackend::sums(CellRange cells) {
   const std::int64_t blocks = (cells.size() + reduction_block - 1) / reduction_block;
   std::vector<FlowSums> partial(blocks);
   const auto stride = lattice_.stride();
-  const float* f = f_.data();
+  const Population* f = f_.data();
 #pragma omp parallel for schedule(static)
   for (std::int64_t b = 0; b < blocks; ++b) {
     const std::uint32_t begin = first + b * reduction_block;
@@ -88,7 +91,7 @@ void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
     float v[lattice::q];
-    for (int i = 0; i < lattice::q; ++i) v[i] = f_[i * stride + first + k];
+    for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<Population>::load(f_[i * stride + first + k]);
     const physics::Moments m = physics::moments(v, params_);
     out.drho[k] = m.drho;
     out.ux[k] = m.u[0];
@@ -105,7 +108,7 @@ void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& l
 
 void CpuBackend::pack_halo(int list) {
   const auto& idx = lists_[list];
-  float* out = buffers_[list].data();
+  Population* out = buffers_[list].data();
   const auto n = static_cast<std::int64_t>(idx.size());
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (std::int64_t k = 0; k < n; ++k) out[k] = f_[idx[k]];
@@ -113,17 +116,34 @@ void CpuBackend::pack_halo(int list) {
 
 void CpuBackend::unpack_halo(int list) {
   const auto& idx = lists_[list];
-  const float* in = buffers_[list].data();
+  const Population* in = buffers_[list].data();
   const auto n = static_cast<std::int64_t>(idx.size());
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (std::int64_t k = 0; k < n; ++k) f_[idx[k]] = in[k];
 }
 
-void CpuBackend::download(std::vector<float>& f) { f = f_; }
+void CpuBackend::download(std::vector<Population>& f) { f = f_; }
 
-void CpuBackend::upload(const std::vector<float>& f) {
+void CpuBackend::upload(const std::vector<Population>& f) {
   if (f.size() != f_.size()) throw Error("internal: upload of " + std::to_string(f.size()) + " populations, expected " + std::to_string(f_.size()));
   f_ = f;
+}
+
+double cpu_copy_bandwidth_gbs() {
+  const std::size_t n = std::size_t{1} << 26;  // 256 MiB of floats, far beyond the caches
+  std::vector<float> a(n, 1.0f), b(n, 0.0f);
+  std::vector<double> times;
+  for (int rep = 0; rep < 7; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t chunk = 0; chunk < 64; ++chunk) {
+      const std::size_t len = n / 64;
+      std::memcpy(b.data() + chunk * len, a.data() + chunk * len, len * sizeof(float));
+    }
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return 2.0 * n * sizeof(float) / times[times.size() / 2] * 1e-9;
 }
 
 }  // namespace rockperm

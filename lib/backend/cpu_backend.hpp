@@ -8,6 +8,10 @@
 
 namespace rockperm {
 
+// The copy bandwidth of host memory (bytes read plus written per second / 1e9, median of 7
+// copies of 256 MiB over all OpenMP threads): the roofline `rockperm bench` compares with.
+double cpu_copy_bandwidth_gbs();
+
 class CpuBackend final : public Backend {
  public:
   // Populations start at rest (physics::rest_population); the padding slots stay zero.
@@ -27,20 +31,20 @@ class CpuBackend final : public Backend {
   FlowSums sums(CellRange cells) override;
   void macroscopic(CellRange cells, Macroscopic& out) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
-  float* halo_buffer(int list) override { return buffers_[list].data(); }
+  Population* halo_buffer(int list) override { return buffers_[list].data(); }
   void pack_halo(int list) override;
   void unpack_halo(int list) override;
-  void download(std::vector<float>& f) override;
-  void upload(const std::vector<float>& f) override;
+  void download(std::vector<Population>& f) override;
+  void upload(const std::vector<Population>& f) override;
 
  private:
   const SparseLattice& lattice_;
   physics::CollisionParams params_;
   CellRange owned_;
   CellRange all_;
-  std::vector<float> f_;
+  std::vector<Population> f_;
   std::vector<std::vector<std::uint64_t>> lists_;
-  std::vector<std::vector<float>> buffers_;
+  std::vector<std::vector<Population>> buffers_;
 };
 
 }  // namespace rockperm

@@ -17,6 +17,7 @@
 #include "lib/physics/collision.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/hd.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm::propagation {
 
@@ -27,37 +28,42 @@ inline constexpr std::uint32_t none_index = 0xFFFFFFFFu;
 // and 64-bit multiplies; the CPU and larger lattices use 64 bits.
 using WideIndex = std::uint64_t;
 
-template <class Index>
-ROCKPERM_HD inline void collide_at(float* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
+// Every function is written over the storage type S of the slots (lib/physics/storage.hpp):
+// populations are loaded into float, collided in float and stored back; the swap moves slots
+// as they are.
+template <class S, class Index>
+ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
+  using T = StorageTraits<S>;
   float v[lattice::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = f[addr[i]];
+  for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[addr[i]]);
   physics::collide(v, p);
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) f[addr[lattice::opposite(i)]] = v[i];
+  for (int i = 0; i < lattice::q; ++i) f[addr[lattice::opposite(i)]] = T::store(v[i]);
 }
 
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
 // (Written with direct addresses rather than through collide_at, so that the compiler sees
 // unit-stride loads and vectorizes the CPU loop over cells.)
-template <class Index>
-ROCKPERM_HD inline void collide_cell(float* f, Index stride, Index cell, const physics::CollisionParams& p) {
+template <class S, class Index>
+ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
+  using T = StorageTraits<S>;
   float v[lattice::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * stride + cell];
+  for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
   physics::collide(v, p);
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) f[lattice::opposite(i) * stride + cell] = v[i];
+  for (int i = 0; i < lattice::q; ++i) f[lattice::opposite(i) * stride + cell] = T::store(v[i]);
 }
 
 // Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads
 // are issued before any store: every slot takes part in exactly one exchange, so nothing
 // aliases, but the compiler cannot know that; exchanging pair by pair serializes 9 memory
 // round trips per thread (the GPU swap ran at 65 % of copy bandwidth that way).
-template <class Index>
-ROCKPERM_HD inline void swap_cell(float* f, Index stride, const std::uint32_t* neighbours, Index cell) {
+template <class S, class Index>
+ROCKPERM_HD inline void swap_cell(S* f, Index stride, const std::uint32_t* neighbours, Index cell) {
   std::uint32_t t[lattice::half];
-  float mine[lattice::half], theirs[lattice::half];
+  S mine[lattice::half], theirs[lattice::half];
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::half; ++i) t[i] = neighbours[i * stride + cell];
 ROCKPERM_UNROLL
@@ -75,8 +81,8 @@ ROCKPERM_UNROLL
 }
 
 // Fused A-A odd step: gather from the neighbours' swapped slots, collide, scatter back.
-template <class Index>
-ROCKPERM_HD inline void fused_odd_cell(float* f, Index stride, const std::uint32_t* pos, const std::uint32_t* neg,
+template <class S, class Index>
+ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const std::uint32_t* pos, const std::uint32_t* neg,
                                        Index cell, const physics::CollisionParams& p) {
   Index addr[lattice::q];
   addr[0] = cell;

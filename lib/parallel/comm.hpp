@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/physics/flow_sums.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm {
 
@@ -41,11 +42,11 @@ class Comm {
   // Ranks with the same `color` form a new communicator, ordered by `key` then rank.
   Comm split(int color, int key) const;
 
-  // Non-blocking exchange of float buffers with the neighbours; returns when all are done.
+  // Non-blocking exchange of population buffers (lib/physics/storage.hpp) with the neighbours; returns when all are done.
   struct Transfer {
     int peer;
     int tag;
-    float* data;
+    Population* data;
     std::size_t count;
   };
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const;

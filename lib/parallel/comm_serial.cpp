@@ -20,7 +20,7 @@ class SerialComm final : public CommImpl {
       for (const auto& s : sends) {
         if (s.tag == r.tag) {
           if (s.count != r.count) throw Error("internal: self-exchange of mismatched sizes");
-          std::memcpy(r.data, s.data, s.count * sizeof(float));
+          std::memcpy(r.data, s.data, s.count * sizeof(Population));
         }
       }
     }

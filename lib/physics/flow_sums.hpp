@@ -6,6 +6,7 @@
 #include "lib/physics/collision.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/hd.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm {
 
@@ -26,11 +27,12 @@ struct FlowSums {
 };
 
 // Sums of one cell in natural (streamed) order.
-ROCKPERM_HD inline FlowSums cell_sums(const float* f, std::uint64_t stride, std::uint32_t cell,
+template <class S>
+ROCKPERM_HD inline FlowSums cell_sums(const S* f, std::uint64_t stride, std::uint32_t cell,
                                       const physics::CollisionParams& p) {
   float v[lattice::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = f[i * stride + cell];
+  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
   const physics::Moments m = physics::moments(v, p);
   FlowSums s;
   s.mass = 1.0 + static_cast<double>(m.drho);

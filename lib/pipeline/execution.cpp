@@ -85,6 +85,14 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   return plan;
 }
 
+double copy_bandwidth_gbs(const ExecutionPlan& plan) {
+#if ROCKPERM_HAVE_CUDA
+  if (plan.cuda) return cuda::copy_bandwidth_gbs(plan.device);
+#endif
+  (void)plan;
+  return cpu_copy_bandwidth_gbs();
+}
+
 std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
                                       const physics::CollisionParams& params) {
 #if ROCKPERM_HAVE_CUDA

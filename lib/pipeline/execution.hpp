@@ -31,6 +31,9 @@ struct ExecutionPlan {
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
                              const std::vector<std::uint64_t>& plane_fluid = {});
 
+// The copy bandwidth where this plan runs (host memory, or the chosen GPU's memory).
+double copy_bandwidth_gbs(const ExecutionPlan& plan);
+
 std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
                                       const physics::CollisionParams& params);
 

@@ -76,7 +76,7 @@ FlowSums Stepper::sums() {
 
 std::uint64_t Stepper::halo_bytes_per_step() const {
   if (!domain_) return 0;
-  return (counts_[send_down] + counts_[send_up]) * sizeof(float);
+  return (counts_[send_down] + counts_[send_up]) * sizeof(Population);
 }
 
 }  // namespace rockperm
