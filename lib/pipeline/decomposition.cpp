@@ -33,7 +33,8 @@ RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& perio
   } else {
     r.domain = slab_domain(r.slabs, comm.rank(), sample.dims.nz, periodic[2]);
     const PoreMask local = distribute_planes(comm, sample.mask, sample.dims, r.slabs, *r.domain, periodic[2]);
-    r.lattice = build_slab_lattice(local, *r.domain, periodic, negative, edges);
+    // a rank that cannot build its slab (memory, an internal limit) fails the sample on every rank
+    collectively(comm, [&] { r.lattice = build_slab_lattice(local, *r.domain, periodic, negative, edges); });
     r.first_local_z = r.domain->slab.z_begin - (r.domain->ghost_low ? 1 : 0);
     r.z_begin = r.domain->slab.z_begin;
     r.z_end = r.domain->slab.z_end;

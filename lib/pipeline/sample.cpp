@@ -124,7 +124,9 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
     s.input.name = spec.volume.path.filename().string();
     s.input.format = loaded.info.format;
     std::error_code ec;
-    if (std::filesystem::is_regular_file(spec.volume.path, ec)) s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+    if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
+      s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+    }
     finish_on_root(s, std::move(loaded.mask), flow, spec.percolation_filter);
   });
 }

@@ -1,0 +1,105 @@
+// The pipeline's stages as a library caller uses them (CPU backend, one process).
+#include <gtest/gtest.h>
+
+#include "lib/base/error.hpp"
+#include "lib/pipeline/fields.hpp"
+#include "tests/pipeline_support.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+PoreMask duct(std::int64_t length) {
+  return testing::mask_from(Dims{length, 8, 8}, [](auto, auto y, auto z) { return y >= 2 && y < 6 && z >= 2 && z < 6; });
+}
+
+std::string field_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.field();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST(Simulation, AdvancesCheckByCheckAndReportsTheKThatConverged) {
+  FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
+  flow.inlet_outlet = InletOutlet::buffer;
+  flow.buffer_layers = 4;
+  ExecutionSpec execution;
+  execution.backend = BackendChoice::cpu;
+  execution.check_interval = 25;
+  execution.monitor.tolerance = 1e-7;
+  const Comm comm;
+  Sample sample = sample_from_mask(comm, duct(24), 2.0, flow, true, "duct");
+  EXPECT_EQ(sample.dims, (Dims{32, 8, 8}));  // with the buffers
+  EXPECT_EQ(sample.sample_begin, 4);
+  EXPECT_EQ(sample.sample_end, 28);
+  EXPECT_EQ(sample.fluid, 24u * 16u + 8u * 64u);  // the duct and 8 open buffer planes
+  const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
+  EXPECT_FALSE(plan.cuda);
+  EXPECT_EQ(plan.propagation, Propagation::two_pass);
+  RankLattice part = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+  EXPECT_TRUE(sample.mask.pore.empty());  // taken by the decomposition
+  Simulation simulation(comm, sample, std::move(part), flow, execution, plan);
+  std::int64_t last = 0;
+  while (!simulation.finished()) {
+    simulation.advance();
+    EXPECT_EQ(simulation.progress().step, last + 25);
+    last = simulation.progress().step;
+  }
+  ASSERT_TRUE(simulation.converged());
+  const SampleResult r = simulation.result();
+  EXPECT_EQ(r.status, RunStatus::converged);
+  EXPECT_EQ(r.steps, last);
+  EXPECT_EQ(r.input.name, "duct");
+  // the k reported is the k of the last check, divided by the interior drive
+  EXPECT_DOUBLE_EQ(r.k.k_lattice, simulation.progress().k.k_lattice);
+  EXPECT_GT(r.drive.acceleration, flow.force);  // the buffers resist less than the duct
+  EXPECT_DOUBLE_EQ(r.voxel_size_um, 2.0);
+  EXPECT_NEAR(r.k.k_m2, r.k.k_lattice * 4e-12, 1e-12 * r.k.k_m2);
+  const Macroscopic m = simulation.owned_macroscopic();
+  EXPECT_EQ(m.size(), static_cast<std::size_t>(sample.fluid));
+}
+
+TEST(Simulation, TheSameRunTwiceGivesTheSameKToTheLastBit) {
+  const auto a = testing::run_pipeline(duct(16), testing::periodic_flow(1.0, 1e-5, {false, false, false}));
+  const auto b = testing::run_pipeline(duct(16), testing::periodic_flow(1.0, 1e-5, {false, false, false}));
+  EXPECT_EQ(a.result.k.k_lattice, b.result.k.k_lattice);
+  EXPECT_EQ(a.result.steps, b.result.steps);
+}
+
+TEST(Specs, RejectedValuesNameTheirField) {
+  FlowSpec flow;
+  flow.tau = 0.5;
+  EXPECT_EQ(field_of([&] { flow.validate(); }), "flow.tau");
+  flow = FlowSpec{};
+  flow.buffer_layers = 0;
+  EXPECT_EQ(field_of([&] { flow.validate(); }), "flow.buffer_layers");
+  ExecutionSpec execution;
+  execution.max_steps = 0;
+  EXPECT_EQ(field_of([&] { execution.validate(); }), "execution.max_steps");
+  OutputSpec output;
+  output.dir = std::filesystem::temp_directory_path() / "rockperm_spec_test";
+  output.fields.stride = 0;
+  EXPECT_EQ(field_of([&] { output.validate(); }), "output.fields.stride");
+  const PoreMask solid{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 0)};
+  EXPECT_EQ(field_of([&] { (void)sample_from_mask(Comm(), solid, 1.0, testing::periodic_flow(1.0, 1e-5), false); }),
+            "sample.pore_labels");
+  EXPECT_EQ(field_of([&] { (void)sample_from_mask(Comm(), duct(4), 0.0, testing::periodic_flow(1.0, 1e-5)); }),
+            "sample.volume.voxel_size_um");
+}
+
+TEST(Specs, AFieldCropOutsideTheSimulatedVolumeFailsBeforeTheRun) {
+  if (!fields_supported()) GTEST_SKIP() << "built without VTK";
+  const FlowSpec flow = testing::periodic_flow(1.0, 1e-5);
+  const Sample sample = sample_from_mask(Comm(), duct(8), 1.0, flow, false);
+  FieldSpec spec;
+  spec.crop.offset = {8, 0, 0};
+  EXPECT_EQ(field_of([&] { const FieldsOutput out(spec, std::filesystem::temp_directory_path(), sample, flow); }),
+            "output.fields.crop");
+}
+
+}  // namespace rockperm::pipeline
