@@ -1,31 +1,73 @@
 #include "io/atomic_file.hpp"
 
-#include <fstream>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 
 #include "lib/base/error.hpp"
 
 namespace rockperm::io {
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+namespace {
+std::string reason() { return std::strerror(errno); }
+}  // namespace
+
+std::filesystem::path temporary_name(const std::filesystem::path& path) {
+  static std::atomic<unsigned> counter{0};
   std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path.string() + ": cannot be written; check that the folder exists and is writable");
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp);
-      throw InputError(path.string() + ": writing failed (disk full?)");
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  return tmp;
+}
+
+void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& path) {
+  std::error_code ec;
+  const int fd = ::open(tmp.c_str(), O_RDONLY);
+  const bool synced = fd >= 0 && ::fsync(fd) == 0;
+  const std::string why = synced ? std::string() : reason();
+  if (fd >= 0) ::close(fd);
+  if (!synced) {
+    std::filesystem::remove(tmp, ec);
+    throw OutputError(path.string() + ": flushing to disk failed (" + why + ")");
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw OutputError(path.string() + ": cannot replace the file (" + ec.message() + ")");
+  }
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path tmp = temporary_name(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) throw OutputError(path.string() + ": cannot be written (" + reason() + ")");
+  const char* p = content.data();
+  std::size_t left = content.size();
+  std::string failure;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      failure = n < 0 ? reason() : std::string("no space written");
+      break;
     }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (failure.empty() && ::fsync(fd) != 0) failure = reason();
+  if (::close(fd) != 0 && failure.empty()) failure = reason();
+  if (!failure.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);  // never renamed: no partial file under the final name
+    throw OutputError(path.string() + ": writing failed (" + failure + ")");
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
-    std::filesystem::remove(tmp);
-    throw InputError(path.string() + ": cannot replace the file (" + ec.message() + ")");
+    std::filesystem::remove(tmp, ec);
+    throw OutputError(path.string() + ": cannot replace the file (" + ec.message() + ")");
   }
 }
 

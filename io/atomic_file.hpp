@@ -1,12 +1,19 @@
 #pragma once
+// Output files that are either whole or absent: written to a temporary name in the same folder
+// (unique per process and call), every write and close checked, flushed to disk, then renamed.
+// A failed temporary is deleted, never renamed; the error names the final file.
 #include <filesystem>
 #include <string_view>
 
 namespace rockperm::io {
 
-// Writes `content` to `path` through a temporary file in the same folder and a rename, so a
-// crash never leaves a half-written file. Throws InputError when the folder is not writable.
+// Throws OutputError naming `path` on any failure.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+// A unique temporary name next to `path`, for writers that produce the file themselves.
+std::filesystem::path temporary_name(const std::filesystem::path& path);
+// fsync `tmp` and rename it to `path`; on failure removes `tmp` and throws OutputError.
+void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& path);
 
 // Creates the run directory (and parents); throws InputError when that is impossible.
 void ensure_directory(const std::filesystem::path& dir);

@@ -104,19 +104,20 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   ensure_directory(o.dir);
   const std::string name = piece_name(g, rank);
   const std::filesystem::path final_path = o.dir / name;
-  std::filesystem::path tmp = final_path;
-  tmp += ".tmp";
+  const std::filesystem::path tmp = temporary_name(final_path);
   vtkNew<vtkXMLImageDataWriter> writer;
   writer->SetFileName(tmp.string().c_str());
   writer->SetInputData(image);
   writer->SetCompressorTypeToZLib();
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
-  if (writer->Write() != 1) {
-    std::filesystem::remove(tmp);
-    throw InputError(final_path.string() + ": VTK could not write the field piece (disk full or not writable?)");
+  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);  // never renamed: no partial piece under the final name
+    throw OutputError(final_path.string() + ": VTK could not write the field piece (VTK error " +
+                      std::to_string(writer->GetErrorCode()) + ": disk full, file size limit or no permission)");
   }
-  std::filesystem::rename(tmp, final_path);
+  commit_file(tmp, final_path);
   return name;
 }
 

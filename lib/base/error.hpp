@@ -53,4 +53,35 @@ class RuntimeFailure : public Error {
   int exit_code() const override { return 4; }
 };
 
+// A result could not be written (disk full, file size limit, permissions); names the file.
+class OutputError : public Error {
+ public:
+  using Error::Error;
+  int exit_code() const override { return 7; }
+};
+
+// The problem as posed has no valid Darcy permeability: the pore space does not join inlet and
+// outlet, nothing resists the flow, or the model or drive is outside its validity limits.
+class PhysicsError : public Error {
+ public:
+  using Error::Error;
+  int exit_code() const override { return 8; }
+};
+
+// The exit codes of a run that ends without an exception.
+inline constexpr int exit_not_converged = 5;
+inline constexpr int exit_interrupted = 6;
+
+// Rebuilds an error of the kind `exit_code` identifies (errors cross ranks as code and text).
+[[noreturn]] inline void throw_error(int exit_code, const std::string& field, const std::string& detail) {
+  switch (exit_code) {
+    case 2: throw InputError(field, detail);
+    case 3: throw SimulationError(detail);
+    case 4: throw RuntimeFailure(detail);
+    case 7: throw OutputError(detail);
+    case 8: throw PhysicsError(detail);
+    default: throw Error(detail);
+  }
+}
+
 }  // namespace rockperm

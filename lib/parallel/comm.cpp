@@ -120,11 +120,11 @@ void collectively(const Comm& comm, const std::function<void()>& work) {
   const std::size_t a = text.find(us), b = text.find(us, a + 1);
   const int failed_code = std::stoi(text.substr(0, a));
   const std::string failed_field = text.substr(a + 1, b - a - 1), what = text.substr(b + 1);
-  switch (failed_code) {
-    case 2: throw on_all_ranks(InputError(failed_field, what));
-    case 3: throw on_all_ranks(SimulationError(what));
-    case 4: throw on_all_ranks(RuntimeFailure(what));
-    default: throw on_all_ranks(Error(what));
+  try {
+    throw_error(failed_code, failed_field, what);
+  } catch (Error& e) {
+    e.all_ranks = true;
+    throw;
   }
 }
 
