@@ -74,14 +74,22 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                 "included)\n",
                 100.0 * (r.drive.end_planes / flow.force - 1.0));
   }
-  std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", r.converged() ? "converged" : "NOT converged",
-              static_cast<long long>(r.steps), r.timings.solve, r.performance.mflups);
+  const char* ended = r.converged() ? "converged"
+                      : r.status == pipeline::RunStatus::interrupted ? "INTERRUPTED"
+                      : r.status == pipeline::RunStatus::not_converged ? "NOT converged"
+                                                                       : "converged, but INVALID";
+  std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", ended, static_cast<long long>(r.steps), r.timings.solve,
+              r.performance.mflups);
+  if (!r.checkpoint.empty()) std::printf("checkpoint    %s\n", r.checkpoint.string().c_str());
   if (r.performance.ranks > 1) {
     std::printf("exchange      %.2f s inside MPI (slowest rank), overlapping the interior\n", r.performance.mpi_seconds);
   }
   std::printf("report        %s\n", report.string().c_str());
   std::fflush(stdout);
   for (const pipeline::Warning& w : r.warnings) std::fprintf(stderr, "warning: %s\n", describe(w).c_str());
+  if (!r.converged() && r.status != pipeline::RunStatus::not_converged) {
+    std::fprintf(stderr, "status: %s: %s\n", to_string(r.status), r.message.c_str());
+  }
 }
 
 void ProgressPrinter::operator()(const Progress& p) {

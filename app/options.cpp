@@ -260,9 +260,27 @@ const std::vector<Option>& table() {
                  [](RunSpec& s, const std::string& v) { s.execution.check_interval = parse_integer(v); },
                  [](const RunSpec& s) { return std::to_string(s.execution.check_interval); }});
     t.push_back({"run.tolerance", "execution.monitor.tolerance", "1e-6",
-                 "steady when k changes by less than this (relative) on two consecutive checks",
+                 "steady when k changes by less than this (relative, per 100 steps) on two consecutive checks; "
+                 "at least 1e-9, what float populations resolve",
                  [](RunSpec& s, const std::string& v) { s.execution.monitor.tolerance = parse_double(v); },
                  [](const RunSpec& s) { return number(s.execution.monitor.tolerance); }});
+    t.push_back({"run.checkpoint_interval", "execution.checkpoint_interval", "0",
+                 "write a checkpoint (checkpoint.rpk in the run directory) every this many steps; 0: not by steps",
+                 [](RunSpec& s, const std::string& v) { s.execution.checkpoint_interval = parse_integer(v); },
+                 [](const RunSpec& s) { return std::to_string(s.execution.checkpoint_interval); }});
+    t.push_back({"run.checkpoint_minutes", "execution.checkpoint_minutes", "30",
+                 "write a checkpoint every this many minutes of wall time; 0: not by time",
+                 [](RunSpec& s, const std::string& v) { s.execution.checkpoint_minutes = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.execution.checkpoint_minutes); }});
+    t.push_back({"run.checkpoint_at_end", "execution.checkpoint_at_end", "off",
+                 "on: also write a checkpoint when the run ends (to continue it later with a tighter tolerance)",
+                 [](RunSpec& s, const std::string& v) { s.execution.checkpoint_at_end = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.execution.checkpoint_at_end ? "on" : "off"); }});
+    t.push_back({"run.walltime_minutes", "execution.walltime_minutes", "0",
+                 "stop cleanly (checkpoint, report with status interrupted) before this many minutes of wall time, "
+                 "e.g. a batch job's limit; 0: no limit",
+                 [](RunSpec& s, const std::string& v) { s.execution.walltime_minutes = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.execution.walltime_minutes); }});
     // [output]
     t.push_back({"output.dir", "output.dir", "",
                  "run directory for report.json, report.csv, config.ini and the fields (default: <config name>.out "
@@ -359,27 +377,47 @@ std::string run_options_help() {
 
 RunOptions parse_run_options(const std::vector<std::string>& args, bool& help) {
   po::options_description generic;
-  generic.add_options()("config", po::value<std::string>())("help,h", "");
+  generic.add_options()("config", po::value<std::string>())("help,h", "")("overwrite", "")(
+      "resume", po::value<std::string>());
   po::options_description cmdline;
   cmdline.add(generic).add(described(false));
   po::variables_map cli;
   try {
-    po::store(po::command_line_parser(args).options(cmdline).run(), cli);
+    // no positional arguments: "run --config a.ini b.ini" is an error, not a silently ignored b.ini
+    po::store(po::command_line_parser(args).options(cmdline).positional({}).run(), cli);
   } catch (const po::error& e) {
     throw InputError(std::string("command line: ") + e.what() + "; see rockperm run --help");
   }
   help = cli.count("help") > 0;
   RunOptions out;
   if (help) return out;
+  out.overwrite = cli.count("overwrite") > 0;
+  if (cli.count("resume")) {
+    // the run directory's own resolved configuration, with the command line's overrides
+    if (cli.count("config")) throw InputError("--resume DIR takes its configuration from DIR/config.ini; drop --config");
+    if (out.overwrite) throw InputError("--resume and --overwrite contradict each other; choose one");
+    out.resume = true;
+    out.config_file = std::filesystem::path(cli["resume"].as<std::string>()) / "config.ini";
+  } else if (cli.count("config")) {
+    out.config_file = cli["config"].as<std::string>();
+  }
 
   po::variables_map vm = cli;
   std::filesystem::path base = std::filesystem::current_path();
-  if (cli.count("config")) {
-    out.config_file = cli["config"].as<std::string>();
-    std::ifstream in(out.config_file);
-    if (!in) throw InputError("config file " + out.config_file.string() + ": cannot be opened; check the path");
+  if (!out.config_file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(out.config_file, ec)) {
+      throw InputError("config file " + out.config_file.string() +
+                       (std::filesystem::is_directory(out.config_file, ec) ? ": is a directory; give the INI file"
+                                                                           : ": no such file; check the path"));
+    }
+    std::ifstream in(out.config_file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in && !in.eof()) throw InputError("config file " + out.config_file.string() + ": cannot be read");
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark (Windows editors)
+    std::istringstream stream(text);
     try {
-      po::store(po::parse_config_file(in, described(false), false), vm);
+      po::store(po::parse_config_file(stream, described(false), false), vm);
     } catch (const po::error& e) {
       throw InputError("config file " + out.config_file.string() + ": " + e.what());
     }
@@ -403,6 +441,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help) {
   const bool from_command_line = cli.count("input.file") && !cli["input.file"].defaulted();
   if (file.is_relative() && !from_command_line) file = base / file;
   file = file.lexically_normal();
+  if (out.resume) {
+    const std::filesystem::path dir = out.config_file.parent_path();
+    if (cli.count("output.dir") && !cli["output.dir"].defaulted() &&
+        std::filesystem::weakly_canonical(out.spec.output.dir) != std::filesystem::weakly_canonical(dir)) {
+      throw InputError("--resume " + dir.string() + " continues in that directory; drop --output.dir");
+    }
+    out.spec.output.dir = dir;
+  }
   if (out.spec.output.dir.empty()) {
     const std::string stem = out.config_file.empty() ? std::string("rockperm") : out.config_file.stem().string();
     out.spec.output.dir = std::filesystem::current_path() / (stem + ".out");

@@ -15,6 +15,8 @@ namespace rockperm::app {
 struct RunOptions {
   std::filesystem::path config_file;
   pipeline::RunSpec spec;
+  bool overwrite = false;  // --overwrite: replace the results of an earlier run in output.dir
+  bool resume = false;     // --resume DIR: continue DIR's checkpoint with DIR/config.ini
 };
 
 // Parses the arguments (without the command name). Throws InputError naming the option or

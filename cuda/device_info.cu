@@ -25,6 +25,14 @@ DeviceList list_devices() {
     info.multiprocessors = prop.multiProcessorCount;
     info.memory_bytes = prop.totalGlobalMem;
     info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    static const char* hex = "0123456789abcdef";
+    info.uuid = "GPU-";
+    for (int b = 0; b < 16; ++b) {
+      if (b == 4 || b == 6 || b == 8 || b == 10) info.uuid += '-';
+      const auto byte = static_cast<unsigned char>(prop.uuid.bytes[b]);
+      info.uuid += hex[byte >> 4];
+      info.uuid += hex[byte & 15];
+    }
     int clock_khz = 0, bus_bits = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, d);
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, d);

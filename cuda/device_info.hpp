@@ -14,6 +14,7 @@ struct DeviceInfo {
   std::size_t memory_bytes = 0;
   std::size_t l2_bytes = 0;
   double peak_bandwidth_gbs = 0;  // from the memory clock and bus width, read + write
+  std::string uuid;               // "GPU-" and 32 hex digits, as nvidia-smi prints it
 };
 
 struct DeviceList {

@@ -13,7 +13,7 @@
 namespace rockperm::testing {
 
 struct PipelineSettings {
-  double tolerance = 1e-8;        // relative change of k per check
+  double tolerance = 1e-8;        // relative change of k per check (not per 100 steps)
   std::int64_t max_steps = 400000;
   std::int64_t check_interval = 50;
   int required_checks = 3;
@@ -43,7 +43,7 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
   e.propagation = s.propagation;
   e.max_steps = s.max_steps;
   e.check_interval = s.check_interval;
-  e.monitor.tolerance = s.tolerance;
+  e.monitor.tolerance = s.tolerance * 100.0 / static_cast<double>(s.check_interval);  // the monitor's is per 100 steps
   e.monitor.required_checks = s.required_checks;
   return e;
 }

@@ -134,7 +134,7 @@ inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel 
   RunControls controls;
   controls.max_steps = max_steps;
   controls.check_interval = 50;
-  controls.monitor.tolerance = tolerance;
+  controls.monitor.tolerance = tolerance * 2.0;  // per check of 50 steps; the monitor's is per 100 steps
   controls.monitor.required_checks = 3;
   controls.propagation = propagation;
   SteadyFlow out;

@@ -159,7 +159,7 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
   report.connected = kept;
   if (kept == 0) {
     const char axis = "xyz"[flow_axis];
-    throw InputError("sample.pore_labels", std::string("the pore space does not percolate: no cluster of ") +
+    throw PhysicsError(std::string("the pore space does not percolate: no cluster of ") +
                      (edges == EdgeContacts::open ? "18" : "face") + "-connected pore voxels joins the inlet face (" + axis + " = 0) to the outlet face (" + axis + " = " +
                      std::to_string(d[flow_axis] - 1) + "), so k = 0 along " + axis +
                      "; check the segmentation, the pore labels and the flow axis" +

@@ -22,8 +22,8 @@ struct PercolationReport {
 };
 
 // Filters `mask` in place. `periodic` tells which lateral axes wrap (the flow axis never does
-// here: its faces are the inlet and the outlet). Throws InputError when no cluster connects
-// them.
+// here: its faces are the inlet and the outlet). Throws PhysicsError when no cluster connects
+// them (k = 0: no valid Darcy permeability to compute).
 // `edges`: with open edge contacts (the default) clusters join through the D3Q19 edge links
 // too (18-connectivity), with sealed ones through faces only (6-connectivity).
 PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,

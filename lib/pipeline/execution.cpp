@@ -34,7 +34,10 @@ ExecutionPlan choose_backend(BackendChoice choice) {
   }
 #if ROCKPERM_HAVE_CUDA
   const cuda::DeviceList list = cuda::list_devices();
-  for (const auto& d : list.devices) plan.device_memory.push_back(static_cast<double>(d.memory_bytes));
+  for (const auto& d : list.devices) {
+    plan.device_memory.push_back(static_cast<double>(d.memory_bytes));
+    plan.device_names.push_back(d.name + " (" + d.uuid + ")");
+  }
   if (!list.devices.empty()) {
     plan.cuda = true;
     plan.note = "chose CUDA device 0 of " + std::to_string(list.devices.size()) + " (" + list.devices[0].name + ")";

@@ -19,6 +19,9 @@ struct ExecutionPlan {
   std::string note;                   // which backend was chosen and why
   std::string device_log;             // rank 0, several ranks on GPUs: one line per rank
   std::vector<double> device_memory;  // bytes of each CUDA device of this host (empty: none)
+  std::vector<std::string> device_names;  // "<name> (<uuid>)" of each
+  // this rank's device as reports name it: "cpu" or "<name> (<uuid>)"
+  std::string identity() const { return cuda && device < static_cast<int>(device_names.size()) ? device_names[device] : "cpu"; }
   Propagation propagation = Propagation::two_pass;
   bool device_halo = false;           // MPI gets device buffers (CUDA-aware library, several ranks)
   int gpus() const { return static_cast<int>(device_memory.size()); }

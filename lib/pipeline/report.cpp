@@ -20,73 +20,99 @@ std::string to_json(const SampleResult& r) {
   using nlohmann::ordered_json;
   const Permeability& k = r.k;
   const FlowSpec& f = r.flow;
+  const Provenance& p = r.provenance;
+  const bool solved = r.steps > 0;  // k and the flow figures exist once a check was made
   ordered_json warnings = ordered_json::array();
   for (const Warning& w : r.warnings) {
     warnings.push_back({{"code", w.code}, {"message", w.message}, {"value", w.value}, {"field", w.field}});
   }
-  const ordered_json j = {
-      {"sample", r.input.name},
-      {"input", {{"path", r.input.path.string()}, {"format", r.input.format}, {"bytes", r.input.bytes}}},
-      {"status", to_string(r.status)},
-      {"permeability", {{"mD", k.k_md}, {"darcy", k.k_darcy}, {"m2", k.k_m2}, {"lattice_voxel2", k.k_lattice}}},
-      {"porosity", r.percolation.total_porosity()},
-      {"connected_porosity", r.percolation.connected_porosity()},
-      {"removed_pore_fraction", r.percolation.removed_fraction()},
-      {"tortuosity", k.tortuosity},
-      {"converged", r.converged()},
-      {"steps", r.steps},
-      {"relative_change", r.relative_change},
-      {"tolerance", r.tolerance},
-      {"mass_drift", r.mass_drift},
-      {"reynolds", k.reynolds},
-      {"mach", k.mach},
-      {"darcy_velocity_lattice", k.darcy_velocity},
-      {"geometry",
-       {{"dims", {r.dims.nx, r.dims.ny, r.dims.nz}},
-        {"sample_dims", {r.sample_dims.nx, r.sample_dims.ny, r.sample_dims.nz}},
-        {"voxel_size_um", r.voxel_size_um},
-        {"voxels", r.dims.voxels()},
-        {"fluid_cells", r.fluid_cells},
-        {"flow_axis", std::string(1, "xyz"[f.flow_axis])},
-        {"lateral", f.any_lateral_periodic() ? "periodic" : "sealed"},
-        {"inlet_outlet", to_string(f.inlet_outlet)},
-        {"buffer_layers", f.buffer_layers},
-        {"edge_contacts", to_string(f.edge_contacts)},
-        {"drive_ratio", r.drive.acceleration / f.force},
-        {"drive_ratio_end_planes", r.drive.end_planes / f.force},
-        {"pressure_margin_planes", r.drive.drop.margin}}},
-      {"model",
-       {{"collision", f.collision == physics::CollisionModel::trt ? "trt" : "bgk"},
-        {"tau", f.tau},
-        {"magic", f.magic},
-        {"force_lattice", f.force}}},
-      {"performance",
-       {{"backend", r.performance.backend},
-        {"propagation", to_string(r.performance.propagation)},
-        {"ranks", r.performance.ranks},
-        {"mflups", r.performance.mflups},
-        {"bytes_per_fluid_cell", r.performance.bytes_per_cell},
-        {"read_seconds", r.timings.read},
-        {"percolation_seconds", r.timings.percolation},
-        {"setup_seconds", r.timings.setup},
-        {"solve_seconds", r.timings.solve},
-        {"mpi_seconds", r.performance.mpi_seconds}}},
-      {"warnings", warnings}};
-  return j.dump(2) + "\n";
+  ordered_json j;
+  j["sample"] = r.input.name;
+  j["status"] = to_string(r.status);
+  j["message"] = r.message;
+  j["converged"] = r.converged();
+  j["permeability"] = solved ? ordered_json{{"mD", k.k_md}, {"darcy", k.k_darcy}, {"m2", k.k_m2},
+                                             {"lattice_voxel2", k.k_lattice}}
+                             : ordered_json(nullptr);
+  j["porosity"] = r.percolation.total_porosity();
+  j["connected_porosity"] = r.percolation.connected_porosity();
+  j["removed_pore_fraction"] = r.percolation.removed_fraction();
+  j["tortuosity"] = k.tortuosity;
+  j["steps"] = r.steps;
+  j["relative_change"] = r.relative_change;
+  j["tolerance"] = r.tolerance;
+  j["mass_drift"] = r.mass_drift;
+  j["reynolds"] = k.reynolds;
+  j["mach"] = k.mach;
+  j["darcy_velocity_lattice"] = k.darcy_velocity;
+  j["input"] = {{"path", r.input.path.string()},     {"format", r.input.format},
+                {"bytes", r.input.bytes},            {"sha256", p.input_sha256},
+                {"pore_labels", p.pore_labels},      {"crop", p.crop},
+                {"percolation_filter", p.percolation_filter}};
+  j["geometry"] = {{"dims", {r.dims.nx, r.dims.ny, r.dims.nz}},
+                   {"sample_dims", {r.sample_dims.nx, r.sample_dims.ny, r.sample_dims.nz}},
+                   {"voxel_size_um", r.voxel_size_um},
+                   {"voxels", r.dims.voxels()},
+                   {"fluid_cells", r.fluid_cells},
+                   {"flow_axis", std::string(1, "xyz"[f.flow_axis])},
+                   {"lateral", f.any_lateral_periodic() ? "periodic" : "sealed"},
+                   {"inlet_outlet", to_string(f.inlet_outlet)},
+                   {"buffer_layers", f.buffer_layers},
+                   {"edge_contacts", to_string(f.edge_contacts)},
+                   {"drive_ratio", r.drive.acceleration / f.force},
+                   {"drive_ratio_end_planes", r.drive.end_planes / f.force},
+                   {"pressure_margin_planes", r.drive.drop.margin}};
+  j["model"] = {{"collision", f.collision == physics::CollisionModel::trt ? "trt" : "bgk"},
+                {"tau", f.tau},
+                {"magic", f.magic},
+                {"force_lattice", f.force}};
+  j["performance"] = {{"backend", r.performance.backend},
+                      {"propagation", to_string(r.performance.propagation)},
+                      {"ranks", r.performance.ranks},
+                      {"mflups", r.performance.mflups},
+                      {"bytes_per_fluid_cell", r.performance.bytes_per_cell},
+                      {"read_seconds", r.timings.read},
+                      {"percolation_seconds", r.timings.percolation},
+                      {"setup_seconds", r.timings.setup},
+                      {"solve_seconds", r.timings.solve},
+                      {"mpi_seconds", r.performance.mpi_seconds}};
+  j["provenance"] = {{"version", p.version},   {"commit", p.commit}, {"build_type", p.build_type},
+                     {"date_utc", p.date_utc}, {"host", p.host},     {"command_line", p.command_line},
+                     {"ranks", p.ranks},       {"devices", p.devices}, {"resumed", p.resumed},
+                     {"checkpoint", r.checkpoint.string()}};
+  j["warnings"] = warnings;
+  // file names and messages may hold bytes that are not UTF-8 (a Latin-1 name): replace them
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+std::string joined_warnings(const SampleResult& r) {
+  std::string codes;
+  for (const Warning& w : r.warnings) codes += (codes.empty() ? "" : ";") + w.code;
+  return codes;
+}
+}  // namespace
+
 std::string csv_header() {
-  return "sample,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,converged,steps,relative_change,reynolds,"
-         "mach,mflups,backend\n";
+  return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,relative_change,reynolds,mach,"
+         "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message\r\n";
 }
 
 std::string to_csv_row(const SampleResult& r) {
   const Permeability& k = r.k;
+  const bool solved = r.steps > 0;
   std::ostringstream o;
-  o << std::setprecision(10) << quoted_csv(r.input.name) << ',' << to_string(r.status) << ',' << k.k_md << ','
-    << k.k_m2 << ',' << r.percolation.total_porosity() << ',' << r.percolation.connected_porosity() << ','
-    << k.tortuosity << ',' << (r.converged() ? 1 : 0) << ',' << r.steps << ',' << r.relative_change << ','
-    << k.reynolds << ',' << k.mach << ',' << r.performance.mflups << ',' << quoted_csv(r.performance.backend) << "\n";
+  o << std::setprecision(10) << quoted_csv(r.input.name) << ',' << quoted_csv(r.input.path.string()) << ','
+    << to_string(r.status) << ',';
+  if (solved) o << k.k_md << ',' << k.k_m2;
+  else o << ',';
+  o << ',' << r.percolation.total_porosity() << ',' << r.percolation.connected_porosity() << ',' << k.tortuosity
+    << ',' << r.steps << ',' << r.relative_change << ',' << k.reynolds << ',' << k.mach << ','
+    << "xyz"[r.flow.flow_axis] << ',' << r.voxel_size_um << ','
+    << (r.flow.collision == physics::CollisionModel::trt ? "trt" : "bgk") << ',' << r.flow.tau << ','
+    << r.flow.force << ',' << to_string(r.flow.inlet_outlet) << ',' << quoted_csv(joined_warnings(r)) << ','
+    << r.performance.mflups << ',' << quoted_csv(r.performance.backend) << ',' << quoted_csv(r.provenance.version)
+    << ',' << r.provenance.input_sha256 << ',' << quoted_csv(r.message) << "\r\n";
   return o.str();
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/base/error.hpp"
 #include "lib/geometry/percolation.hpp"
 #include "lib/physics/permeability.hpp"
 #include "lib/pipeline/sample.hpp"
@@ -13,8 +14,27 @@
 
 namespace rockperm::pipeline {
 
-enum class RunStatus { converged, not_converged };
+// How a run ended. Only `converged` is a k to file; every other status comes with a message
+// and a non-zero exit code (README, "Statuses and exit codes").
+enum class RunStatus {
+  converged,        // steady, inside the validity limits (exit 0)
+  not_converged,    // the step limit came first (5)
+  diverged,         // NaN/Inf or mass drift (3)
+  interrupted,      // a signal or the wall-time limit; a checkpoint was written (6)
+  input_error,      // a file, option or geometry is wrong (2)
+  output_error,     // a result could not be written (7)
+  invalid_physics,  // no valid Darcy k for this problem as posed (8)
+  runtime_error,    // a CUDA or MPI call failed (4)
+};
 const char* to_string(RunStatus s);
+int exit_code(RunStatus s);
+// The status of a run that ended with this error.
+RunStatus status_of(const Error& e);
+
+// The validity limits of a Darcy k from this model: above them inertia (Re) or compressibility
+// (Ma) bias k by more than about a percent, and a converged run ends as invalid_physics.
+inline constexpr double reynolds_limit = 0.1;
+inline constexpr double mach_limit = 0.1;
 
 // A condition the user should know about; `field` names the spec member that would change it.
 struct Warning {
@@ -40,9 +60,26 @@ struct Performance {
   double halo_bytes_per_step = 0;  // rank 0
 };
 
+// Where a result comes from: enough to reproduce it and to tell runs apart.
+struct Provenance {
+  std::string version, commit, build_type;  // rockperm's
+  std::string date_utc;                     // ISO 8601, when the run started
+  std::string host;                         // rank 0's
+  std::string command_line;
+  int ranks = 1;
+  std::vector<std::string> devices;         // one per rank: "cpu" or "<name> (<uuid>)"
+  std::string input_sha256;                 // of the volume's bytes (io::hash_volume)
+  std::string pore_labels, crop;
+  bool percolation_filter = true;
+  bool resumed = false;                     // continued from a checkpoint
+};
+
 struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
+  std::string message;           // for a status other than converged: what happened, one line
+  Provenance provenance;
+  std::filesystem::path checkpoint;  // the last checkpoint written, if any
   bool converged() const { return status == RunStatus::converged; }
   Permeability k;                // k_lattice (voxel^2), m^2, darcy, mD; tortuosity, Re, Ma
   PercolationReport percolation; // porosity and connected porosity of the sample

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 
+#include "io/sha256.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/partition.hpp"
 
@@ -33,6 +34,10 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   if (percolation_filter) {
     s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
   } else {
+    // kept as it is, but a pore space with no path from inlet to outlet still has k = 0:
+    // found on a copy (PhysicsError), before any step
+    PoreMask copy = mask;
+    (void)keep_percolating_pores(copy, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
     s.percolation.voxels = mask.dims.voxels();
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
@@ -43,28 +48,22 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   s.sample_begin = extended.sample_begin;
   s.sample_end = extended.sample_end;
   s.plane_fluid = plane_fluid_counts(s.mask);
+  const Periodicity p = flow.periodicity();
+  if (p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
+    throw PhysicsError("nothing resists the flow: the simulated volume has no solid voxel and every face is "
+                       "periodic, so the fluid accelerates without bound and k is infinite; seal the lateral faces "
+                       "(a duct) or use a sample with solid in it");
+  }
 }
 
 // Rank 0 runs `root_work`; its input error, or its numbers, reach every rank.
 Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
   Sample s;
-  std::vector<std::uint8_t> failure;  // rank 0's error: field, 0, detail
   std::vector<std::uint8_t> bytes;
-  std::vector<std::uint8_t> text;     // name, 0, format, 0, path
-  if (comm.root()) {
-    try {
-      root_work(s);
-    } catch (const InputError& e) {
-      failure.assign(e.field().begin(), e.field().end());
-      failure.push_back(0);
-      failure.insert(failure.end(), e.detail().begin(), e.detail().end());
-    }
-  }
-  comm.broadcast(failure);
-  if (!failure.empty()) {
-    const auto zero = std::find(failure.begin(), failure.end(), std::uint8_t{0});
-    throw on_all_ranks(InputError(std::string(failure.begin(), zero), std::string(zero + 1, failure.end())));
-  }
+  std::vector<std::uint8_t> text;  // name, 0, format, 0, sha256, 0, path
+  collectively(comm, [&] {         // rank 0's error (input, physics, ...) on every rank
+    if (comm.root()) root_work(s);
+  });
   if (comm.root()) {
     const Header h{{s.dims.nx, s.dims.ny, s.dims.nz},
                    {s.sample_dims.nx, s.sample_dims.ny, s.sample_dims.nz},
@@ -80,7 +79,8 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
     bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
     std::memcpy(bytes.data(), &h, sizeof h);
     std::memcpy(bytes.data() + sizeof h, s.plane_fluid.data(), bytes.size() - sizeof h);
-    const std::string t = s.input.name + '\0' + s.input.format + '\0' + s.input.path.string();
+    const std::string t =
+        s.input.name + '\0' + s.input.format + '\0' + s.input.sha256 + '\0' + s.input.path.string();
     text.assign(t.begin(), t.end());
   }
   comm.broadcast(bytes);
@@ -100,10 +100,11 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
     s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
     std::memcpy(s.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);
     const std::string t(text.begin(), text.end());
-    const std::size_t a = t.find('\0'), b = t.find('\0', a + 1);
+    const std::size_t a = t.find('\0'), b = t.find('\0', a + 1), c = t.find('\0', b + 1);
     s.input.name = t.substr(0, a);
     s.input.format = t.substr(a + 1, b - a - 1);
-    s.input.path = t.substr(b + 1);
+    s.input.sha256 = t.substr(b + 1, c - b - 1);
+    s.input.path = t.substr(c + 1);
   }
   for (const auto c : s.plane_fluid) s.fluid += c;
   if (s.fluid == 0) {
@@ -120,8 +121,10 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
     io::LoadedMask loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
     s.read_seconds = seconds_since(start);
     s.voxel_size_um = loaded.voxel_size_um;
-    s.input.path = spec.volume.path;
+    s.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
     s.input.name = spec.volume.path.filename().string();
+    if (s.input.name.empty()) s.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
+    if (spec.hash_input) s.input.sha256 = io::hash_volume(spec.volume.path);
     s.input.format = loaded.info.format;
     std::error_code ec;
     if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
@@ -138,6 +141,7 @@ Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, c
     s.voxel_size_um = voxel_size_um;
     s.input.name = name;
     s.input.format = "memory";
+    s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
     finish_on_root(s, std::move(mask), flow, percolation_filter);
   });
 }

@@ -19,6 +19,7 @@ struct InputIdentity {
   std::filesystem::path path;    // empty for an in-memory mask
   std::string format;            // what the file turned out to be ("raw", "nrrd", ..., "memory")
   std::uint64_t bytes = 0;       // size of the file (0: a directory or memory)
+  std::string sha256;            // of the volume's bytes (io::hash_volume); of the mask in memory
 };
 
 struct Sample {

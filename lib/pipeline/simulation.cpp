@@ -23,12 +23,16 @@ std::vector<Warning> warnings_for(const SampleResult& r) {
                       ") after ", r.steps, " steps; raise the step limit"),
                  r.relative_change, "execution.max_steps"});
   }
-  if (r.k.reynolds > 0.1) {
-    w.push_back({"reynolds", text("Reynolds number ", r.k.reynolds, " > 0.1: inertia may bias k; lower the body force"),
+  if (r.k.reynolds > reynolds_limit) {
+    w.push_back({"reynolds",
+                 text("Reynolds number ", r.k.reynolds, " > ", reynolds_limit,
+                      ": inertia biases k, which is no Darcy permeability; lower the body force"),
                  r.k.reynolds, "flow.force"});
   }
-  if (r.k.mach > 0.1) {
-    w.push_back({"mach", text("Mach number ", r.k.mach, " > 0.1: compressibility error; lower the body force"),
+  if (r.k.mach > mach_limit) {
+    w.push_back({"mach",
+                 text("Mach number ", r.k.mach, " > ", mach_limit,
+                      ": compressibility biases k; lower the body force"),
                  r.k.mach, "flow.force"});
   }
   // k from the interior against k from the end planes: far apart when the pressure falls
@@ -120,6 +124,38 @@ void Simulation::run(const ProgressFn& progress) {
   }
 }
 
+Simulation::State Simulation::save() const {
+  State s;
+  std::vector<Population> f;
+  backend_->download(f);
+  const SparseLattice& lat = lattice_.lattice;
+  const std::uint64_t stride = lat.stride();
+  s.owned.resize(static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q);
+  std::size_t k = 0;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c)
+    for (int i = 0; i < lattice::q; ++i) s.owned[k++] = f[i * stride + c];
+  s.loop = loop_->state();
+  s.drive = drive_;
+  return s;
+}
+
+void Simulation::restore(const State& s) {
+  const SparseLattice& lat = lattice_.lattice;
+  const std::uint64_t stride = lat.stride();
+  if (s.owned.size() != static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q) {
+    throw Error("internal: a restored state of the wrong size");
+  }
+  // ghost cells and padding start at zero: at a check the populations are in natural order,
+  // and the next step's exchange fills every ghost slot that is read before it is written
+  std::vector<Population> f(lattice::q * stride, Population{});
+  std::size_t k = 0;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c)
+    for (int i = 0; i < lattice::q; ++i) f[i * stride + c] = s.owned[k++];
+  backend_->upload(f);
+  loop_->restore(s.loop);
+  drive_ = s.drive;
+}
+
 std::string Simulation::backend_description() const { return backend_->description(); }
 
 double Simulation::halo_bytes_per_step() const { return static_cast<double>(stepper_->halo_bytes_per_step()); }
@@ -157,6 +193,13 @@ SampleResult Simulation::result() const {
   r.performance.mpi_seconds = comm_.max(stepper_->mpi_seconds());
   r.performance.halo_bytes_per_step = static_cast<double>(stepper_->halo_bytes_per_step());
   r.warnings = warnings_for(r);
+  if (r.status == RunStatus::converged && (r.k.reynolds > reynolds_limit || r.k.mach > mach_limit)) {
+    r.status = RunStatus::invalid_physics;
+    r.message = "k converged outside the validity limits (Re " + std::to_string(r.k.reynolds) + ", Ma " +
+                std::to_string(r.k.mach) + "; both must stay below 0.1): lower the body force";
+  } else if (r.status == RunStatus::not_converged) {
+    r.message = r.warnings.front().message;
+  }
   return r;
 }
 

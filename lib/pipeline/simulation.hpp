@@ -42,6 +42,18 @@ class Simulation {
   double setup_seconds() const { return setup_seconds_; }
   double halo_bytes_per_step() const;       // this rank
 
+  // The state between checks (lib/pipeline/checkpoint.hpp writes it): this rank's owned
+  // populations, cell by cell in cell order (19 slots each, natural order), the loop's state and
+  // the drive of the last check. restore() takes the same from a run of the same sample and
+  // physics on any number of ranks and either backend.
+  struct State {
+    std::vector<Population> owned;  // owned cells x 19
+    SteadyStateLoop::State loop;
+    SampleDrive drive;
+  };
+  State save() const;
+  void restore(const State& state);
+
   // Density deviation and velocity of this rank's owned cells, computed on the backend.
   Macroscopic owned_macroscopic() const;
   const RankLattice& rank_lattice() const { return lattice_; }

@@ -26,6 +26,7 @@ struct SampleSpec {
   io::VolumeSpec volume;
   LabelSelection pore_labels = LabelSelection::parse("0");
   bool percolation_filter = true;
+  bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
 };
 
 // The flow problem in lattice units and its boundaries.
@@ -57,6 +58,12 @@ struct ExecutionSpec {
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
   MonitorSettings monitor;
+  // checkpoints (lib/pipeline/driver.hpp): every so many steps and/or wall minutes (0: not by
+  // that), and at the end; a stop by signal or wall-time limit always writes one
+  std::int64_t checkpoint_interval = 0;
+  double checkpoint_minutes = 30;
+  bool checkpoint_at_end = false;
+  double walltime_minutes = 0;  // stop cleanly (checkpoint, report) before this much wall time
   void validate() const;
 };
 

@@ -58,6 +58,17 @@ class SteadyStateLoop {
   const SolverResult& result() const { return result_; }
   Progress progress() const;
 
+  // The loop between checks, for checkpoints: the step reached, the monitor and the result of
+  // the last check. restore() needs the populations of that step already in the stepper's
+  // backend.
+  struct State {
+    std::int64_t step = 0;
+    ConvergenceMonitor::State monitor;
+    SolverResult result;
+  };
+  State state() const { return State{step_, monitor_.state(), result_}; }
+  void restore(const State& s);
+
  private:
   Stepper& stepper_;
   std::uint64_t fluid_cells_;

@@ -40,7 +40,7 @@ TEST(Percolation, CornerOnlyContactDoesNotConnect) {
   // D3Q19 has no corner links: two cells meeting at a corner are not connected
   const Dims d{2, 2, 2};
   PoreMask m = testing::mask_from(d, [](auto x, auto y, auto z) { return (x == 0 && y == 0 && z == 0) || (x == 1 && y == 1 && z == 1); });
-  EXPECT_THROW(keep_percolating_pores(m, 0, {false, false, false}), InputError);
+  EXPECT_THROW(keep_percolating_pores(m, 0, {false, false, false}), PhysicsError);
 }
 
 TEST(Percolation, LateralPeriodicityConnectsAcrossTheSides) {
@@ -49,7 +49,7 @@ TEST(Percolation, LateralPeriodicityConnectsAcrossTheSides) {
   PoreMask m = testing::mask_from(d, [](auto x, auto y, auto) { return (y == 0 && x < 2) || (y == 4 && x >= 1); });
   PoreMask sealed = m;
   EXPECT_EQ(keep_percolating_pores(m, 0, {false, true, false}).connected, 5u);
-  EXPECT_THROW(keep_percolating_pores(sealed, 0, {false, false, false}), InputError);
+  EXPECT_THROW(keep_percolating_pores(sealed, 0, {false, false, false}), PhysicsError);
 }
 
 TEST(Percolation, NonPercolatingSampleIsAClearError) {
@@ -58,7 +58,7 @@ TEST(Percolation, NonPercolatingSampleIsAClearError) {
   try {
     (void)keep_percolating_pores(m, 0, {false, true, true});
     FAIL() << "a sample cut by a solid wall percolated";
-  } catch (const InputError& e) {
+  } catch (const PhysicsError& e) {
     EXPECT_NE(std::string(e.what()).find("does not percolate"), std::string::npos);
   }
 }
@@ -119,7 +119,7 @@ TEST(Percolation, RunsMatchAVoxelFloodOnRandomSamples) {
       (void)keep_percolating_pores(m, axis, periodic, edges);
       EXPECT_EQ(m.pore, expected) << "seed " << seed << ", edge contacts " << to_string(edges);
       ++compared;
-    } catch (const InputError&) {
+    } catch (const PhysicsError&) {
       EXPECT_EQ(std::count(expected.begin(), expected.end(), 1), 0) << "seed " << seed;
     }
   }

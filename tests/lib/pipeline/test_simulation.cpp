@@ -30,7 +30,7 @@ TEST(Simulation, AdvancesCheckByCheckAndReportsTheKThatConverged) {
   flow.buffer_layers = 4;
   ExecutionSpec execution;
   execution.backend = BackendChoice::cpu;
-  execution.check_interval = 25;
+  execution.check_interval = 25;  // checks fall on even steps: every 26
   execution.monitor.tolerance = 1e-7;
   const Comm comm;
   Sample sample = sample_from_mask(comm, duct(24), 2.0, flow, true, "duct");
@@ -47,7 +47,8 @@ TEST(Simulation, AdvancesCheckByCheckAndReportsTheKThatConverged) {
   std::int64_t last = 0;
   while (!simulation.finished()) {
     simulation.advance();
-    EXPECT_EQ(simulation.progress().step, last + 25);
+    EXPECT_EQ(simulation.progress().step, last + 26);
+    EXPECT_EQ(simulation.progress().step % 2, 0);
     last = simulation.progress().step;
   }
   ASSERT_TRUE(simulation.converged());
@@ -86,8 +87,19 @@ TEST(Specs, RejectedValuesNameTheirField) {
   output.fields.stride = 0;
   EXPECT_EQ(field_of([&] { output.validate(); }), "output.fields.stride");
   const PoreMask solid{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 0)};
-  EXPECT_EQ(field_of([&] { (void)sample_from_mask(Comm(), solid, 1.0, testing::periodic_flow(1.0, 1e-5), false); }),
-            "sample.pore_labels");
+  // no path from inlet to outlet: k = 0, invalid physics also with the filter off
+  EXPECT_THROW((void)sample_from_mask(Comm(), solid, 1.0, testing::periodic_flow(1.0, 1e-5), false), PhysicsError);
+  const PoreMask open{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 1)};  // nothing resists
+  EXPECT_THROW((void)sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false), PhysicsError);
+  EXPECT_NO_THROW((void)sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5, {false, false, false})));
+  FlowSpec bgk = testing::periodic_flow(1.5, 1e-5);
+  bgk.collision = physics::CollisionModel::bgk;
+  EXPECT_THROW(bgk.validate(), PhysicsError);
+  bgk.tau = 1.0;
+  EXPECT_NO_THROW(bgk.validate());
+  execution = ExecutionSpec{};
+  execution.monitor.tolerance = 1e-10;  // below what float populations resolve
+  EXPECT_EQ(field_of([&] { execution.validate(); }), "execution.monitor.tolerance");
   EXPECT_EQ(field_of([&] { (void)sample_from_mask(Comm(), duct(4), 0.0, testing::periodic_flow(1.0, 1e-5)); }),
             "sample.volume.voxel_size_um");
 }

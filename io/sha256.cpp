@@ -1,0 +1,84 @@
+#include "io/sha256.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <fstream>
+#include <vector>
+
+#include "io/slice_source.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm::io {
+
+struct Sha256::Context {
+  EVP_MD_CTX* ctx = nullptr;
+};
+
+Sha256::Sha256() : context_(std::make_unique<Context>()) {
+  context_->ctx = EVP_MD_CTX_new();
+  if (!context_->ctx || EVP_DigestInit_ex(context_->ctx, EVP_sha256(), nullptr) != 1) {
+    throw RuntimeFailure("libcrypto could not start a SHA-256 digest");
+  }
+}
+
+Sha256::~Sha256() {
+  if (context_ && context_->ctx) EVP_MD_CTX_free(context_->ctx);
+}
+
+void Sha256::update(const void* data, std::size_t bytes) {
+  if (EVP_DigestUpdate(context_->ctx, data, bytes) != 1) throw RuntimeFailure("libcrypto: SHA-256 update failed");
+}
+
+std::string Sha256::hex() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(context_->ctx, digest, &length) != 1) throw RuntimeFailure("libcrypto: SHA-256 failed");
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += digits[digest[i] >> 4];
+    out += digits[digest[i] & 15];
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view text) {
+  Sha256 h;
+  h.update(text);
+  return h.hex();
+}
+
+namespace {
+void hash_file(Sha256& h, const std::filesystem::path& file, std::vector<char>& buffer) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError("sample.volume.path", file.string() + ": cannot be opened to hash it");
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (in.gcount() > 0) h.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw InputError("sample.volume.path", file.string() + ": read error while hashing it");
+}
+}  // namespace
+
+std::string hash_volume(const std::filesystem::path& path) {
+  Sha256 h;
+  std::vector<char> buffer(std::size_t{4} << 20);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      std::string ext = entry.path().extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (entry.is_regular_file() && (ext == ".tif" || ext == ".tiff")) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end(),
+              [](const auto& a, const auto& b) { return natural_less(a.filename().string(), b.filename().string()); });
+    for (const auto& f : files) hash_file(h, f, buffer);
+  } else {
+    hash_file(h, path, buffer);
+  }
+  return h.hex();
+}
+
+}  // namespace rockperm::io

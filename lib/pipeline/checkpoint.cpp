@@ -1,0 +1,184 @@
+#include "lib/pipeline/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "io/sha256.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '1'};
+
+// Plain bytes at the start of the file; the populations follow at `data_offset`.
+struct Header {
+  char magic[8];
+  std::uint32_t q;
+  std::uint32_t population_bytes;
+  std::uint32_t loop_bytes;   // sizeof(SteadyStateLoop::State) of the writing build
+  std::uint32_t drive_bytes;  // sizeof(SampleDrive)
+  std::uint64_t fluid_cells;
+  std::int64_t dims[3];
+  char identity[64];
+  SteadyStateLoop::State loop;
+  SampleDrive drive;
+  std::uint64_t data_offset;
+};
+
+// This rank's owned cells start at this global cell index (slabs are consecutive in z and
+// cells are numbered in raster order, so ranks own consecutive ranges).
+std::uint64_t first_global_cell(const Comm& comm, const RankLattice& r) {
+  std::uint64_t first = 0;
+  for (int k = 0; k < comm.rank() && k < static_cast<int>(r.slabs.size()); ++k) first += r.slabs[k].fluid;
+  return first;
+}
+
+std::string system_error(const std::filesystem::path& file, const std::string& what) {
+  return file.string() + ": " + what + " (" + std::strerror(errno) + ")";
+}
+
+void write_all(int fd, const void* data, std::size_t bytes, std::uint64_t offset, const std::filesystem::path& file) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pwrite(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw RuntimeFailure(system_error(file, "writing the checkpoint failed"));
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+void read_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, const std::filesystem::path& file) {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pread(fd, p, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError("checkpoint", file.string() + ": the checkpoint is shorter than its header says");
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string run_identity(const std::string& input_sha256, const SampleSpec& sample, const FlowSpec& flow) {
+  std::ostringstream o;
+  o.precision(17);
+  const auto& c = sample.volume.crop;
+  o << "input " << input_sha256 << "\nlabels " << sample.pore_labels.str() << "\ncrop " << c.offset[0] << ' '
+    << c.offset[1] << ' ' << c.offset[2] << ' ' << c.size[0] << ' ' << c.size[1] << ' ' << c.size[2] << "\nfilter "
+    << sample.percolation_filter << "\ncollision " << static_cast<int>(flow.collision) << "\ntau " << flow.tau
+    << "\nmagic " << flow.magic << "\nforce " << flow.force << "\naxis " << flow.flow_axis << "\nlateral "
+    << flow.lateral_periodic[0] << flow.lateral_periodic[1] << flow.lateral_periodic[2] << "\ninlet_outlet "
+    << to_string(flow.inlet_outlet) << "\nbuffer_layers " << flow.buffer_layers << "\nedges "
+    << to_string(flow.edge_contacts) << "\n";
+  return io::sha256_hex(o.str());
+}
+
+void write_checkpoint(const Comm& comm, const Simulation& simulation, const std::filesystem::path& file,
+                      const std::string& identity) {
+  const Simulation::State state = simulation.save();
+  const Sample& sample = simulation.sample();
+  std::filesystem::path tmp = file;
+  tmp += ".tmp";
+  Header h{};
+  std::memcpy(h.magic, magic, sizeof magic);
+  h.q = lattice::q;
+  h.population_bytes = sizeof(Population);
+  h.loop_bytes = sizeof(SteadyStateLoop::State);
+  h.drive_bytes = sizeof(SampleDrive);
+  h.fluid_cells = sample.fluid;
+  h.dims[0] = sample.dims.nx;
+  h.dims[1] = sample.dims.ny;
+  h.dims[2] = sample.dims.nz;
+  std::memcpy(h.identity, identity.data(), std::min<std::size_t>(identity.size(), sizeof h.identity));
+  h.loop = state.loop;
+  h.drive = state.drive;
+  h.data_offset = 4096;
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be created"));
+    try {
+      write_all(fd, &h, sizeof h, 0, tmp);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
+  });
+  const std::uint64_t slot = lattice::q * sizeof(Population);
+  collectively(comm, [&] {
+    const int fd = ::open(tmp.c_str(), O_WRONLY);
+    if (fd < 0) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be opened"));
+    try {
+      const std::uint64_t offset = h.data_offset + first_global_cell(comm, simulation.rank_lattice()) * slot;
+      write_all(fd, state.owned.data(), state.owned.size() * sizeof(Population), offset, tmp);
+      if (::fsync(fd) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
+  });
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    std::error_code ec;
+    std::filesystem::rename(tmp, file, ec);
+    if (ec) {
+      std::filesystem::remove(tmp, ec);
+      throw RuntimeFailure(file.string() + ": the checkpoint cannot be put in place (" + ec.message() + ")");
+    }
+  });
+}
+
+void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesystem::path& file,
+                     const std::string& identity) {
+  Simulation::State state;
+  collectively(comm, [&] {
+    const int fd = ::open(file.c_str(), O_RDONLY);
+    if (fd < 0) throw InputError("checkpoint", system_error(file, "the checkpoint cannot be opened"));
+    try {
+      Header h{};
+      read_all(fd, &h, sizeof h, 0, file);
+      const Sample& sample = simulation.sample();
+      if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
+        throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
+      }
+      if (h.q != lattice::q || h.population_bytes != sizeof(Population) ||
+          h.loop_bytes != sizeof(SteadyStateLoop::State) || h.drive_bytes != sizeof(SampleDrive)) {
+        throw InputError("checkpoint", file.string() + ": written by a rockperm build of another layout");
+      }
+      if (std::string(h.identity, sizeof h.identity) != identity.substr(0, sizeof h.identity)) {
+        throw InputError("checkpoint", file.string() + ": belongs to another input, crop, labels or physics; "
+                                                       "resume it with the configuration it was written with");
+      }
+      if (h.fluid_cells != sample.fluid || h.dims[0] != sample.dims.nx || h.dims[1] != sample.dims.ny ||
+          h.dims[2] != sample.dims.nz) {
+        throw InputError("checkpoint", file.string() + ": written for another lattice (" +
+                                           std::to_string(h.fluid_cells) + " fluid cells)");
+      }
+      const RankLattice& r = simulation.rank_lattice();
+      state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q);
+      const std::uint64_t offset = h.data_offset + first_global_cell(comm, r) * lattice::q * sizeof(Population);
+      read_all(fd, state.owned.data(), state.owned.size() * sizeof(Population), offset, file);
+      state.loop = h.loop;
+      state.drive = h.drive;
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+  });
+  simulation.restore(state);
+}
+
+}  // namespace rockperm::pipeline

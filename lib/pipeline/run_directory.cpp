@@ -1,0 +1,80 @@
+#include "lib/pipeline/run_directory.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "lib/base/error.hpp"
+#include "lib/pipeline/checkpoint.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+// What a run writes into its directory (and leftovers of interrupted writes).
+bool is_output(const std::string& name) {
+  const auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  return starts("report.json") || starts("report.csv") || starts("config.ini") || starts("fields.pvti") ||
+         (starts("fields_") && name.find(".vti") != std::string::npos) || starts(checkpoint_name);
+}
+
+void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_config) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!is_output(name)) continue;
+    if (keep_checkpoint_and_config && (name == checkpoint_name || name == "config.ini")) continue;
+    std::error_code ec;
+    std::filesystem::remove(entry.path(), ec);
+    if (ec) throw InputError("output.dir", entry.path().string() + ": cannot be removed (" + ec.message() + ")");
+  }
+}
+
+}  // namespace
+
+RunDirectory::RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) {
+      throw InputError("output.dir", dir.string() + ": the run directory cannot be created (" +
+                                         (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+    }
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+      throw InputError("output.dir", dir.string() + ": the run directory is not writable");
+    }
+    const std::filesystem::path lock = dir / ".rockperm.lock";
+    lock_ = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+    if (lock_ < 0 || ::flock(lock_, LOCK_EX | LOCK_NB) != 0) {
+      throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
+    }
+    const bool has_report = std::filesystem::exists(dir / "report.json");
+    const bool has_checkpoint = std::filesystem::exists(dir / checkpoint_name);
+    switch (use) {
+      case DirectoryUse::fresh:
+        if (has_report || has_checkpoint) {
+          throw InputError("output.dir", dir.string() + " holds the " +
+                                             (has_report ? "report" : "checkpoint") +
+                                             " of an earlier run; choose another directory, replace it with "
+                                             "--overwrite, or continue it with --resume " + dir.string());
+        }
+        remove_outputs(dir, false);  // fields of an earlier run that left no report
+        break;
+      case DirectoryUse::overwrite: remove_outputs(dir, false); break;
+      case DirectoryUse::resume:
+        if (!has_checkpoint) {
+          throw InputError("output.dir", dir.string() + " holds no checkpoint to resume (" + checkpoint_name + ")");
+        }
+        remove_outputs(dir, true);
+        break;
+    }
+  });
+}
+
+RunDirectory::~RunDirectory() {
+  if (lock_ >= 0) ::close(lock_);  // releases the lock
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,32 @@
+#pragma once
+// The run directory is owned by one run at a time: rank 0 holds a lock on it for the life of
+// the run, refuses a directory that holds an earlier result unless asked to overwrite it (then
+// removes the old outputs first, fields of other rank counts included) or to resume it, and
+// removes report.json before any work, so that report.json, written last, marks a finished run.
+#include <filesystem>
+
+#include "lib/parallel/comm.hpp"
+
+namespace rockperm::pipeline {
+
+enum class DirectoryUse {
+  fresh,      // refuse a directory with an earlier report or checkpoint
+  overwrite,  // remove the earlier outputs
+  resume,     // continue from its checkpoint
+};
+
+class RunDirectory {
+ public:
+  // Collective; throws InputError (field "output.dir") on every rank.
+  RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use);
+  ~RunDirectory();
+  RunDirectory(const RunDirectory&) = delete;
+  RunDirectory& operator=(const RunDirectory&) = delete;
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+  int lock_ = -1;  // rank 0
+};
+
+}  // namespace rockperm::pipeline
