@@ -375,7 +375,23 @@ std::string run_options_help() {
   return out.str();
 }
 
-RunOptions parse_run_options(const std::vector<std::string>& args, bool& help) {
+void validate_run_options(const RunOptions& options) {
+  const pipeline::RunSpec& spec = options.spec;
+  // a scan is not periodic across its lateral faces, and buffers around a laterally periodic
+  // sample would wrap the scan's sides into each other: the command line keeps them apart
+  if (spec.flow.inlet_outlet == InletOutlet::buffer && spec.flow.any_lateral_periodic()) {
+    throw InputError("lbm.lateral = periodic contradicts lbm.inlet_outlet = buffer (the buffers need sealed lateral "
+                     "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
+  }
+  try {
+    spec.flow.validate();
+    spec.execution.validate();
+  } catch (const InputError& e) {
+    throw InputError(option_message(e));
+  }
+}
+
+RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, bool validate) {
   po::options_description generic;
   generic.add_options()("config", po::value<std::string>())("help,h", "")("overwrite", "")(
       "resume", po::value<std::string>());
@@ -453,18 +469,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help) {
     const std::string stem = out.config_file.empty() ? std::string("rockperm") : out.config_file.stem().string();
     out.spec.output.dir = std::filesystem::current_path() / (stem + ".out");
   }
-  // a scan is not periodic across its lateral faces, and buffers around a laterally periodic
-  // sample would wrap the scan's sides into each other: the command line keeps them apart
-  if (out.spec.flow.inlet_outlet == InletOutlet::buffer && out.spec.flow.any_lateral_periodic()) {
-    throw InputError("lbm.lateral = periodic contradicts lbm.inlet_outlet = buffer (the buffers need sealed lateral "
-                     "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
-  }
-  try {
-    out.spec.flow.validate();
-    out.spec.execution.validate();
-  } catch (const InputError& e) {
-    throw InputError(option_message(e));
-  }
+  if (validate) validate_run_options(out);
   return out;
 }
 

@@ -22,7 +22,13 @@ struct RunOptions {
 // Parses the arguments (without the command name). Throws InputError naming the option or
 // file. Sets `help` instead when --help is among them. Flow and execution are validated; the
 // output (directory created and writable) is left to the commands that write.
-RunOptions parse_run_options(const std::vector<std::string>& args, bool& help);
+// `validate` false leaves the checks of validate_run_options to the caller (rockperm run makes
+// them once it owns the run directory, so that their failure leaves a report).
+RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, bool validate = true);
+
+// The checks of values that parse but do not go together or are out of range (flow and
+// execution specs); throws InputError or PhysicsError naming the option.
+void validate_run_options(const RunOptions& options);
 
 // The option reference printed by `rockperm run --help`.
 std::string run_options_help();

@@ -48,10 +48,11 @@ int plan_command(const std::vector<std::string>& args) {
   if (ranks < 1) throw InputError("plan: --ranks must be at least 1");
   // the run's first stages, on this process alone
   pipeline::Sample layout = pipeline::read_sample(Comm{}, spec.sample, spec.flow);
-  const std::uint64_t voxels = layout.dims.voxels();
   std::printf("sample       %s, %s voxels\n", spec.sample.volume.path.string().c_str(), layout.dims.str().c_str());
-  std::printf("porosity     %.4f, connected %.4f (%llu fluid cells)\n", layout.percolation.total_porosity(),
-              static_cast<double>(layout.fluid) / voxels, static_cast<unsigned long long>(layout.fluid));
+  // porosities of the sample itself; the fluid cells include buffer layers or the mirror image
+  std::printf("porosity     %.4f, connected %.4f (of the sample); %llu fluid cells to simulate\n",
+              layout.percolation.total_porosity(), layout.percolation.connected_porosity(),
+              static_cast<unsigned long long>(layout.fluid));
   std::printf("stages       read %.2f s, percolation %.2f s", layout.read_seconds, layout.percolation_seconds);
   if (build_lattice) {
     const auto start = std::chrono::steady_clock::now();

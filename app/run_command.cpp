@@ -96,6 +96,8 @@ void run_stages(const Comm& comm, const RunOptions& options, pipeline::SampleRes
   result = simulation.result();
   result.provenance = provenance;
   if (outcome.checkpoints > 0) result.checkpoint = drive.checkpoint;
+  result.performance.checkpoints = outcome.checkpoints;
+  result.performance.checkpoint_seconds = outcome.checkpoint_seconds;
   if (outcome.interrupted) {
     std::erase_if(result.warnings, [](const pipeline::Warning& w) { return w.code == "not_converged"; });
     result.status = pipeline::RunStatus::interrupted;
@@ -119,7 +121,7 @@ int run_command(const std::vector<std::string>& args) {
   const Comm comm = Comm::world();
   bool help = false;
   RunOptions options;
-  collectively(comm, [&] { options = parse_run_options(args, help); });
+  collectively(comm, [&] { options = parse_run_options(args, help, false); });
   if (help) {
     if (comm.root()) std::cout << run_options_help();
     return 0;
@@ -139,6 +141,7 @@ int run_command(const std::vector<std::string>& args) {
   result.provenance = start_provenance(comm, options, args);
   result.performance.ranks = comm.size();
   try {
+    collectively(comm, [&] { validate_run_options(options); });
     run_stages(comm, options, result);
   } catch (const Error& e) {
     // every outcome leaves a report (the error itself is printed by main)

@@ -3,6 +3,7 @@
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdarg>
 #include <cstring>
 
@@ -137,6 +138,34 @@ void read_page(TIFF* t, const PageFormat& f, const std::string& where, std::int6
   }
 }
 
+// Slices named <prefix><number><suffix> with one prefix and suffix must number consecutively:
+// a missing slice would otherwise shorten the volume by a plane without a word.
+void check_consecutive_slices(const std::vector<std::filesystem::path>& files) {
+  std::string prefix, suffix;
+  long long previous = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string name = files[i].filename().string();
+    const std::size_t end = name.find_last_of("0123456789");
+    if (end == std::string::npos) return;  // not numbered: natural name order is all there is
+    std::size_t begin = end;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1]))) --begin;
+    if (end - begin >= 18) return;
+    const long long number = std::stoll(name.substr(begin, end - begin + 1));
+    if (i == 0) {
+      prefix = name.substr(0, begin);
+      suffix = name.substr(end + 1);
+    } else if (name.substr(0, begin) != prefix || name.substr(end + 1) != suffix) {
+      return;  // differently named files: no numbering to check
+    } else if (number != previous + 1) {
+      throw InputError("sample.volume.path", files[i].parent_path().string() + ": slice number " +
+                                                 std::to_string(previous + 1) + " is missing (" +
+                                                 files[i - 1].filename().string() + " is followed by " + name +
+                                                 "); the volume would lose a plane");
+    }
+    previous = number;
+  }
+}
+
 class TiffDirectorySource final : public SliceSource {
  public:
   explicit TiffDirectorySource(const std::filesystem::path& dir) {
@@ -150,6 +179,7 @@ class TiffDirectorySource final : public SliceSource {
     if (files_.empty()) throw InputError(dir.string() + ": holds no .tif or .tiff slices");
     std::sort(files_.begin(), files_.end(),
               [](const auto& a, const auto& b) { return natural_less(a.filename().string(), b.filename().string()); });
+    check_consecutive_slices(files_);
     // every slice must match the first: check the headers now, before any data is read
     for (std::size_t z = 0; z < files_.size(); ++z) {
       TiffPtr t = open_tiff(files_[z]);

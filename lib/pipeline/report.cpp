@@ -75,7 +75,9 @@ std::string to_json(const SampleResult& r) {
                       {"percolation_seconds", r.timings.percolation},
                       {"setup_seconds", r.timings.setup},
                       {"solve_seconds", r.timings.solve},
-                      {"mpi_seconds", r.performance.mpi_seconds}};
+                      {"mpi_seconds", r.performance.mpi_seconds},
+                      {"checkpoints", r.performance.checkpoints},
+                      {"checkpoint_seconds", r.performance.checkpoint_seconds}};
   j["provenance"] = {{"version", p.version},   {"commit", p.commit}, {"build_type", p.build_type},
                      {"date_utc", p.date_utc}, {"host", p.host},     {"command_line", p.command_line},
                      {"ranks", p.ranks},       {"devices", p.devices}, {"resumed", p.resumed},

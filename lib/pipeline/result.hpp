@@ -58,6 +58,8 @@ struct Performance {
   double bytes_per_cell = 0;    // device bytes per fluid cell actually held (rank 0)
   double mpi_seconds = 0;       // slowest rank's time inside the exchange
   double halo_bytes_per_step = 0;  // rank 0
+  int checkpoints = 0;             // written by this run
+  double checkpoint_seconds = 0;   // wall time they took
 };
 
 // Where a result comes from: enough to reproduce it and to tell runs apart.

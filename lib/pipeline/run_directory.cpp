@@ -23,7 +23,7 @@ bool is_output(const std::string& name) {
 void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_config) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (!is_output(name)) continue;
+    if (!entry.is_regular_file() || !is_output(name)) continue;  // only files a run wrote
     if (keep_checkpoint_and_config && (name == checkpoint_name || name == "config.ini")) continue;
     std::error_code ec;
     std::filesystem::remove(entry.path(), ec);

@@ -231,6 +231,11 @@ TEST(BadInput, EachGetsOneClearMessage) {
   write_tiff(dir / "mixed" / "s2.tif", 11, 10, 1, 1, {});
   spec.path = dir / "mixed";
   EXPECT_NE(error_of(spec).find("s2.tif"), std::string::npos);
+  // a numbered series with a slice missing
+  fs::create_directories(dir / "gap");
+  for (const int z : {1, 2, 4}) write_tiff(dir / "gap" / ("s" + std::to_string(z) + ".tif"), 8, 8, 1, z, {});
+  spec.path = dir / "gap";
+  EXPECT_NE(error_of(spec).find("slice number 3 is missing"), std::string::npos) << error_of(spec);
   // RGB, float, 32-bit
   write_tiff(dir / "rgb.tif", 8, 8, 1, 0, TiffOptions{8, false, COMPRESSION_NONE, 3});
   spec.path = dir / "rgb.tif";
