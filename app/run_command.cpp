@@ -58,7 +58,8 @@ pipeline::Provenance start_provenance(const Comm& comm, const RunOptions& option
 }
 
 // The stages; `result` holds what is known so far when one of them throws.
-void run_stages(const Comm& comm, const RunOptions& options, pipeline::SampleResult& result) {
+void run_stages(const Comm& comm, const RunOptions& options, const pipeline::RunDirectory& directory,
+                pipeline::SampleResult& result) {
   const pipeline::RunSpec& spec = options.spec;
   result.flow = spec.flow;
   result.input.path = spec.sample.volume.path;
@@ -73,6 +74,9 @@ void run_stages(const Comm& comm, const RunOptions& options, pipeline::SampleRes
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, spec.execution, sample.plane_fluid);
   result.provenance.devices = comm.gather(plan.identity());
   const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, spec.flow);  // checked before the work
+  // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
+  const double checkpoint_bytes = static_cast<double>(sample.fluid) * lattice::q * sizeof(Population) + 4096.0;
+  directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
   if (comm.root()) print_sample(options, sample, plan, comm.size());
 
   pipeline::RankLattice lattice =
@@ -142,7 +146,7 @@ int run_command(const std::vector<std::string>& args) {
   result.performance.ranks = comm.size();
   try {
     collectively(comm, [&] { validate_run_options(options); });
-    run_stages(comm, options, result);
+    run_stages(comm, options, directory, result);
   } catch (const Error& e) {
     // every outcome leaves a report (the error itself is printed by main)
     result.status = pipeline::status_of(e);

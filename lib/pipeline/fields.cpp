@@ -53,6 +53,16 @@ FieldsOutput::FieldsOutput(const FieldSpec& spec, const std::filesystem::path& d
 #endif
 }
 
+double FieldsOutput::bytes_bound() const {
+#if ROCKPERM_HAVE_VTK
+  if (plan_) {
+    const auto& c = plan_->grid.cells;
+    return static_cast<double>(c[0]) * static_cast<double>(c[1]) * static_cast<double>(c[2]) * (8 * 4 + 1);
+  }
+#endif
+  return 0.0;
+}
+
 FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation) const {
   FieldsWritten written;
   if (!plan_) return written;

@@ -32,6 +32,8 @@ class FieldsOutput {
   ~FieldsOutput();
   FieldsOutput(FieldsOutput&&) noexcept;
   bool enabled() const { return plan_ != nullptr; }
+  // An upper bound of the bytes written (uncompressed: 8 float components and a byte per cell).
+  double bytes_bound() const;
   // Collective: every rank writes its piece, rank 0 the index.
   FieldsWritten write(const Comm& comm, const Simulation& simulation) const;
 

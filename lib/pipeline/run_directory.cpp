@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 
 #include "lib/base/error.hpp"
@@ -34,41 +36,69 @@ void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_c
 }  // namespace
 
 RunDirectory::RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
+  const auto release = [this] {  // a constructor that throws runs no destructor
+    if (lock_ >= 0) ::close(lock_);
+    lock_ = -1;
+  };
   collectively(comm, [&] {
     if (!comm.root()) return;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir)) {
-      throw InputError("output.dir", dir.string() + ": the run directory cannot be created (" +
-                                         (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+    try {
+      take(dir, use);
+    } catch (...) {
+      release();
+      throw;
     }
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      throw InputError("output.dir", dir.string() + ": the run directory is not writable");
-    }
-    const std::filesystem::path lock = dir / ".rockperm.lock";
-    lock_ = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
-    if (lock_ < 0 || ::flock(lock_, LOCK_EX | LOCK_NB) != 0) {
-      throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
-    }
-    const bool has_report = std::filesystem::exists(dir / "report.json");
-    const bool has_checkpoint = std::filesystem::exists(dir / checkpoint_name);
-    switch (use) {
-      case DirectoryUse::fresh:
-        if (has_report || has_checkpoint) {
-          throw InputError("output.dir", dir.string() + " holds the " +
-                                             (has_report ? "report" : "checkpoint") +
-                                             " of an earlier run; choose another directory, replace it with "
-                                             "--overwrite, or continue it with --resume " + dir.string());
-        }
-        remove_outputs(dir, false);  // fields of an earlier run that left no report
-        break;
-      case DirectoryUse::overwrite: remove_outputs(dir, false); break;
-      case DirectoryUse::resume:
-        if (!has_checkpoint) {
-          throw InputError("output.dir", dir.string() + " holds no checkpoint to resume (" + checkpoint_name + ")");
-        }
-        remove_outputs(dir, true);
-        break;
+  });
+}
+
+void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw InputError("output.dir", dir.string() + ": the run directory cannot be created (" +
+                                       (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw InputError("output.dir", dir.string() + ": the run directory is not writable");
+  }
+  const std::filesystem::path lock = dir / ".rockperm.lock";
+  lock_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_ < 0 || ::flock(lock_, LOCK_EX | LOCK_NB) != 0) {
+    throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
+  }
+  const bool has_report = std::filesystem::exists(dir / "report.json");
+  const bool has_checkpoint = std::filesystem::exists(dir / checkpoint_name);
+  switch (use) {
+    case DirectoryUse::fresh:
+      if (has_report || has_checkpoint) {
+        throw InputError("output.dir", dir.string() + " holds the " +
+                                           (has_report ? "report" : "checkpoint") +
+                                           " of an earlier run; choose another directory, replace it with "
+                                           "--overwrite, or continue it with --resume " + dir.string());
+      }
+      remove_outputs(dir, false);  // fields of an earlier run that left no report
+      break;
+    case DirectoryUse::overwrite: remove_outputs(dir, false); break;
+    case DirectoryUse::resume:
+      if (!has_checkpoint) {
+        throw InputError("output.dir", dir.string() + " holds no checkpoint to resume (" + checkpoint_name + ")");
+      }
+      remove_outputs(dir, true);
+      break;
+  }
+}
+
+void RunDirectory::require_free_space(const Comm& comm, double bytes, const std::string& what) const {
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    struct statvfs fs {};
+    if (::statvfs(dir_.c_str(), &fs) != 0) return;  // cannot tell: the writes will say
+    const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    if (free < bytes) {
+      char text[256];
+      std::snprintf(text, sizeof text, ": %.2f GB free, but the run may write %.2f GB (%s)", free * 1e-9, bytes * 1e-9,
+                    what.c_str());
+      throw OutputError(dir_.string() + text + "; free some space or choose another run directory");
     }
   });
 }

@@ -24,7 +24,13 @@ class RunDirectory {
   RunDirectory& operator=(const RunDirectory&) = delete;
   const std::filesystem::path& path() const { return dir_; }
 
+  // Collective. Throws OutputError (on every rank) when the file system of the directory has
+  // less than `bytes` free: what a run may still write (a checkpoint, the fields), found before
+  // the first step instead of after the last.
+  void require_free_space(const Comm& comm, double bytes, const std::string& what) const;
+
  private:
+  void take(const std::filesystem::path& dir, DirectoryUse use);  // rank 0: lock, check, clean
   std::filesystem::path dir_;
   int lock_ = -1;  // rank 0
 };
