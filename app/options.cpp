@@ -386,6 +386,7 @@ void validate_run_options(const RunOptions& options) {
   try {
     spec.flow.validate();
     spec.execution.validate();
+    spec.output.validate();
   } catch (const InputError& e) {
     throw InputError(option_message(e));
   }

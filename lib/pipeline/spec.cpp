@@ -3,7 +3,6 @@
 #include <cmath>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "lib/base/error.hpp"
 #include "lib/pipeline/result.hpp"
@@ -113,15 +112,6 @@ void OutputSpec::validate() const {
     }
   }
   if (dir.empty()) throw InputError("output.dir", "no run directory given");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw InputError("output.dir", dir.string() + ": the run directory cannot be created (" +
-                                       (ec ? ec.message() : std::string("a file of that name exists")) + ")");
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw InputError("output.dir", dir.string() + ": the run directory is not writable");
-  }
 }
 
 void RunSpec::validate() const {

@@ -79,8 +79,9 @@ struct FieldSpec {
 struct OutputSpec {
   std::filesystem::path dir;  // the run directory
   FieldSpec fields;
-  // Checks what can be checked before the sample is read: the directory exists or can be
-  // created, and is writable; stride and physical case are positive.
+  // Checks what can be checked before the sample is read: a directory is named, stride and
+  // physical case are positive (the directory itself is taken by pipeline::RunDirectory, which
+  // creates it, checks it is writable and locks it).
   void validate() const;
 };
 

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "app/options.hpp"
+#include "lib/pipeline/run_directory.hpp"
 #include "lib/base/error.hpp"
 
 namespace rockperm::app {
@@ -127,11 +128,14 @@ TEST(Options, AnOutputDirectoryThatCannotBeCreatedIsRejectedBeforeAnyWork) {
   RunOptions o = parse_run_options({"--config", write_ini("g.ini", minimal).string()}, help);
   o.spec.output.dir = blocker / "run";
   try {
-    o.spec.output.validate();
+    const pipeline::RunDirectory directory(Comm(), o.spec.output.dir, pipeline::DirectoryUse::fresh);
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "output.dir");
+    EXPECT_EQ(option_message(e).find("(option output.dir)") != std::string::npos, true) << option_message(e);
   }
+  o.spec.output.fields.viscosity_pa_s = 0;
+  EXPECT_THROW(validate_run_options(o), InputError);
 }
 
 }  // namespace rockperm::app
