@@ -28,16 +28,19 @@ struct Header {
 };
 
 // Rank 0: filter, extend and count planes.
-void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter) {
+void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, bool physics_checks) {
   const auto start = Clock::now();
   s.sample_dims = mask.dims;
   if (percolation_filter) {
     s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
-  } else {
+  } else if (physics_checks) {
     // kept as it is, but a pore space with no path from inlet to outlet still has k = 0:
     // found on a copy (PhysicsError), before any step
     PoreMask copy = mask;
     (void)keep_percolating_pores(copy, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
+    s.percolation.voxels = mask.dims.voxels();
+    s.percolation.pore = s.percolation.connected = mask.pore_count();
+  } else {
     s.percolation.voxels = mask.dims.voxels();
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
@@ -49,7 +52,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   s.sample_end = extended.sample_end;
   s.plane_fluid = plane_fluid_counts(s.mask);
   const Periodicity p = flow.periodicity();
-  if (p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
+  if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
     throw PhysicsError("nothing resists the flow: the simulated volume has no solid voxel and every face is "
                        "periodic, so the fluid accelerates without bound and k is infinite; seal the lateral faces "
                        "(a duct) or use a sample with solid in it");
@@ -130,19 +133,19 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
     if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
       s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
     }
-    finish_on_root(s, std::move(loaded.mask), flow, spec.percolation_filter);
+    finish_on_root(s, std::move(loaded.mask), flow, spec.percolation_filter, true);
   });
 }
 
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
-                        bool percolation_filter, const std::string& name) {
+                        bool percolation_filter, const std::string& name, bool physics_checks) {
   return share(comm, [&](Sample& s) {
     if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
     s.voxel_size_um = voxel_size_um;
     s.input.name = name;
     s.input.format = "memory";
     s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
-    finish_on_root(s, std::move(mask), flow, percolation_filter);
+    finish_on_root(s, std::move(mask), flow, percolation_filter, physics_checks);
   });
 }
 

@@ -39,8 +39,11 @@ struct Sample {
 Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
 
 // The same stage for a mask already in memory (on rank 0; other ranks pass an empty one):
-// synthetic media, tests, benchmarks.
+// synthetic media, tests, benchmarks. `physics_checks` false skips the PhysicsErrors of a
+// problem with no valid k (no path from inlet to outlet, nothing resisting the flow): a
+// benchmark times the kernels on any geometry, a fully open periodic box included.
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
-                        bool percolation_filter = true, const std::string& name = "memory");
+                        bool percolation_filter = true, const std::string& name = "memory",
+                        bool physics_checks = true);
 
 }  // namespace rockperm::pipeline
