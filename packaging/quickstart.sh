@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 bash packaging/build.sh
-./build/app/rockperm run --config samples/sphere_pack_64.ini --output.dir sphere_pack_64.out
+./build/app/rockperm run --config samples/sphere_pack_64.ini --output.dir sphere_pack_64.out --overwrite
