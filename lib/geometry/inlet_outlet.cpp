@@ -24,7 +24,9 @@ ExtendedSample extend_along_flow(PoreMask mask, int axis, InletOutlet mode, int 
     out.sample_end = n;
     return out;
   }
-  if (mode == InletOutlet::buffer && layers < 1) throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
+  if (mode == InletOutlet::buffer && layers < 1) {
+    throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
+  }
   const std::int64_t before = mode == InletOutlet::buffer ? layers : 0;
   const std::int64_t extended = mode == InletOutlet::buffer ? n + 2 * layers : 2 * n;
   Dims e = d;

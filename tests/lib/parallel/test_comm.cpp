@@ -1,0 +1,47 @@
+// The single-process communicator (the MPI one is tested under mpirun in tests/mpi).
+#include <gtest/gtest.h>
+
+#include "lib/base/error.hpp"
+#include "lib/parallel/comm.hpp"
+
+namespace rockperm {
+
+TEST(SerialComm, IsOneRankAndItsReductionsAreIdentities) {
+  const Comm comm;
+  EXPECT_EQ(comm.size(), 1);
+  EXPECT_TRUE(comm.root());
+  const Comm part = comm.split(7, 0);
+  EXPECT_EQ(part.size(), 1);
+  EXPECT_DOUBLE_EQ(comm.sum(2.5), 2.5);
+  EXPECT_DOUBLE_EQ(comm.max(-1.0), -1.0);
+  EXPECT_EQ(comm.sum(std::uint64_t{9}), 9u);
+  EXPECT_EQ(comm.sum(std::vector<double>{1, 2, 3}), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(comm.gather(std::string("me")), (std::vector<std::string>{"me"}));
+  EXPECT_EQ(comm.scatter({4}), 4);
+}
+
+TEST(SerialComm, ExchangeWithItselfMatchesByTag) {
+  const Comm comm;
+  std::vector<Population> send_a{1, 2}, send_b{3}, recv_a(2), recv_b(1);
+  comm.exchange({{0, 5, send_a.data(), 2}, {0, 6, send_b.data(), 1}},
+                {{0, 6, recv_b.data(), 1}, {0, 5, recv_a.data(), 2}});
+  EXPECT_EQ(recv_a, send_a);
+  EXPECT_EQ(recv_b, send_b);
+}
+
+TEST(SerialComm, CollectivelyRethrowsTheKindFieldAndMessageForEveryRank) {
+  const Comm comm;
+  try {
+    collectively(comm, [] { throw InputError("flow.tau", "tau is too small"); });
+    ADD_FAILURE() << "nothing thrown";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(e.all_ranks);
+    EXPECT_EQ(e.field(), "flow.tau");
+    EXPECT_EQ(e.detail(), "tau is too small");
+  }
+  EXPECT_THROW(collectively(comm, [] { throw PhysicsError("no path"); }), PhysicsError);
+  EXPECT_THROW(collectively(comm, [] { throw OutputError("disk full"); }), OutputError);
+  EXPECT_NO_THROW(collectively(comm, [] {}));
+}
+
+}  // namespace rockperm
