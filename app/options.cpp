@@ -367,9 +367,12 @@ std::string option_names_for(const std::string& field) {
 
 std::string run_options_help() {
   std::ostringstream out;
-  out << "usage: rockperm run --config FILE.ini [--section.key=value ...]\n\n"
+  out << "usage: rockperm run --config FILE.ini [--overwrite] [--section.key=value ...]\n"
+         "       rockperm run --resume DIR [--section.key=value ...]\n\n"
          "Every INI key can be given on the command line as --section.key=value and then overrides the file.\n\n"
          "  --config FILE.ini    the run configuration (INI)\n"
+         "  --overwrite          replace the results of an earlier run in output.dir (removed first)\n"
+         "  --resume DIR         continue the run in DIR from its checkpoint.rpk, with DIR/config.ini\n"
          "  --help               this text\n"
       << described(true);
   return out.str();
