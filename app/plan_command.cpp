@@ -35,7 +35,8 @@ int plan_command(const std::vector<std::string>& args) {
     }
   }
   bool help = false;
-  const RunOptions options = parse_run_options(run_args, help);
+  RunOptions options = parse_run_options(run_args, help);
+  options.spec.sample.hash_input = false;  // plan reports no provenance: no second read of the volume
   const pipeline::RunSpec& spec = options.spec;
   if (help) {
     std::cout << "usage: rockperm plan --config FILE.ini [--ranks N] [--gpu-memory-gib G] [--build-lattice]\n"

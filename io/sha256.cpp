@@ -2,11 +2,10 @@
 
 #include <openssl/evp.h>
 
-#include <algorithm>
 #include <fstream>
 #include <vector>
 
-#include "io/slice_source.hpp"
+#include "io/tiff_source.hpp"
 #include "lib/base/error.hpp"
 
 namespace rockperm::io {
@@ -66,15 +65,7 @@ std::string hash_volume(const std::filesystem::path& path) {
   std::vector<char> buffer(std::size_t{4} << 20);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(path)) {
-      std::string ext = entry.path().extension().string();
-      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (entry.is_regular_file() && (ext == ".tif" || ext == ".tiff")) files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end(),
-              [](const auto& a, const auto& b) { return natural_less(a.filename().string(), b.filename().string()); });
-    for (const auto& f : files) hash_file(h, f, buffer);
+    for (const auto& f : list_tiff_slices(path)) hash_file(h, f, buffer);  // the reader's slices, in its order
   } else {
     hash_file(h, path, buffer);
   }

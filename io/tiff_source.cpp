@@ -166,20 +166,29 @@ void check_consecutive_slices(const std::vector<std::filesystem::path>& files) {
   }
 }
 
+}  // namespace
+
+std::vector<std::filesystem::path> list_tiff_slices(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::string ext = entry.path().extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (entry.is_regular_file() && (ext == ".tif" || ext == ".tiff")) files.push_back(entry.path());
+  }
+  if (ec) throw InputError(dir.string() + ": cannot list the directory (" + ec.message() + ")");
+  if (files.empty()) throw InputError(dir.string() + ": holds no .tif or .tiff slices");
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return natural_less(a.filename().string(), b.filename().string()); });
+  check_consecutive_slices(files);
+  return files;
+}
+
+namespace {
+
 class TiffDirectorySource final : public SliceSource {
  public:
-  explicit TiffDirectorySource(const std::filesystem::path& dir) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      std::string ext = entry.path().extension().string();
-      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (entry.is_regular_file() && (ext == ".tif" || ext == ".tiff")) files_.push_back(entry.path());
-    }
-    if (ec) throw InputError(dir.string() + ": cannot list the directory (" + ec.message() + ")");
-    if (files_.empty()) throw InputError(dir.string() + ": holds no .tif or .tiff slices");
-    std::sort(files_.begin(), files_.end(),
-              [](const auto& a, const auto& b) { return natural_less(a.filename().string(), b.filename().string()); });
-    check_consecutive_slices(files_);
+  explicit TiffDirectorySource(const std::filesystem::path& dir) : files_(list_tiff_slices(dir)) {
     // every slice must match the first: check the headers now, before any data is read
     for (std::size_t z = 0; z < files_.size(); ++z) {
       TiffPtr t = open_tiff(files_[z]);

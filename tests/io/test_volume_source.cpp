@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "io/sha256.hpp"
 #include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
 
@@ -137,6 +138,17 @@ TEST(TiffSlices, DirectoryInNaturalOrderStrippedAndTiledAndCompressed) {
     expect_mask(load_pore_mask(spec, LabelSelection::parse(std::to_string(pore))), Dims{37, 21, nz}, spec.crop,
                 o.bits, pore);
   }
+}
+
+TEST(TiffSlices, TheHashOfADirectoryIsThatOfItsSlicesInReadingOrder) {
+  const fs::path dir = fresh_dir("hashed");
+  std::string all;
+  for (const int z : {8, 9, 10}) {  // natural order: 10 after 9 (by name it would come first)
+    std::ofstream(dir / ("s" + std::to_string(z) + ".tif"), std::ios::binary) << "slice " << z << ';';
+  }
+  for (const int z : {8, 9, 10}) all += "slice " + std::to_string(z) + ";";
+  EXPECT_EQ(hash_volume(dir), sha256_hex(all));
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");  // FIPS 180-2
 }
 
 TEST(TiffStack, MultiPageFile) {
