@@ -1,16 +1,19 @@
 #include "app/console.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "lib/backend/byte_model.hpp"
 #include "lib/parallel/plan.hpp"
+#include "lib/pipeline/report.hpp"
+#include "lib/solve/time_scales.hpp"
 
 namespace rockperm::app {
 
 void print_sample(const RunOptions& options, const pipeline::Sample& s, const pipeline::ExecutionPlan& plan,
                   int ranks) {
-  const pipeline::FlowSpec& flow = options.spec.flow;
+  const pipeline::FlowSpec flow = pipeline::resolve_flow(options.spec.flow, s);
   std::printf("sample      %s (%s)\n", options.spec.sample.volume.path.string().c_str(), s.input.format.c_str());
   std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", s.dims.str().c_str(),
               s.voxel_size_um, "xyz"[flow.flow_axis], flow.any_lateral_periodic() ? "periodic" : "sealed");
@@ -19,6 +22,13 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
               options.spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
   std::printf("stages      read %.2f s, percolation %.2f s\n", s.read_seconds, s.percolation_seconds);
+  const double length = static_cast<double>(s.dims[flow.flow_axis]);
+  const TimeScales t = time_scales(s.pores, length, physics::viscosity(flow.tau));
+  std::printf("flow        %s tau %g%s, force %.3g%s; pores %.1f voxels across, Kozeny-Carman k %.3g voxel^2: "
+              "settling in pores ~%.0f steps, pressure along the sample ~%.0f steps\n",
+              flow.collision == physics::CollisionModel::trt ? "TRT" : "BGK", flow.tau, flow.auto_tau ? " (auto)" : "",
+              flow.force, flow.auto_force ? " (auto)" : "", s.pores.hydraulic_diameter, s.pores.kozeny_carman_k,
+              t.momentum, t.pressure);
   const ByteModel model{plan.propagation};
   const std::vector<RankMemory> memory = plan_memory(s.plane_fluid, ranks, plan.propagation);
   const double largest =
@@ -80,6 +90,21 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                                                                        : "converged, but INVALID";
   std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", ended, static_cast<long long>(r.steps), r.timings.solve,
               r.performance.mflups);
+  if (r.steps > 0) {
+    char error[32] = "? (unknown)";
+    if (std::isfinite(r.error_estimate)) std::snprintf(error, sizeof error, "%.1e", r.error_estimate);
+    std::printf("steady        k may still change by %s (relative; tolerance %.0e); the flux through the planes "
+                "across the flow agrees to %.1e\n",
+                error, r.tolerance, r.flux_nonuniformity);
+    std::printf("pores         %.1f %% of the pore volume narrower than 3 voxels, %.1f %% 3-5, %.1f %% 5-10, %.1f %% wider\n",
+                100.0 * r.width_fraction[0], 100.0 * r.width_fraction[1], 100.0 * r.width_fraction[2],
+                100.0 * r.width_fraction[3]);
+    if (r.k_halves_md[0] > 0) {
+      std::printf("halves        k of the first and second half of the sample along the flow: %.6g and %.6g mD\n",
+                  r.k_halves_md[0], r.k_halves_md[1]);
+    }
+    std::printf("verdict       %s\n", pipeline::verdict(r).c_str());
+  }
   if (!r.checkpoint.empty()) std::printf("checkpoint    %s\n", r.checkpoint.string().c_str());
   if (r.performance.ranks > 1) {
     std::printf("exchange      %.2f s inside MPI (slowest rank), overlapping the interior\n", r.performance.mpi_seconds);
@@ -93,12 +118,17 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
 }
 
 void ProgressPrinter::operator()(const Progress& p) {
-  const bool final_check = p.step >= p.max_steps || p.relative_change < p.tolerance;
+  const bool final_check = p.step >= p.max_steps || p.error_estimate < p.tolerance;
   if (p.seconds - last_ < 1.0 && !final_check && printed_) return;
   last_ = p.seconds;
   printed_ = true;
-  std::fprintf(stderr, "  step %8lld  k = %12.6g mD  change %8.2e (tol %.0e)  %7.1f MFLUPS  %7.2f s\n",
-               static_cast<long long>(p.step), p.k.k_md, p.relative_change, p.tolerance, p.mflups, p.seconds);
+  char error[32];
+  if (std::isfinite(p.error_estimate)) std::snprintf(error, sizeof error, "%8.2e", p.error_estimate);
+  else std::snprintf(error, sizeof error, "%8s", "?");
+  std::fprintf(stderr,
+               "  step %8lld  k = %12.6g mD  error %s (tol %.0e)  flux spread %8.2e  %7.1f MFLUPS  %7.2f s\n",
+               static_cast<long long>(p.step), p.k.k_md, error, p.tolerance, p.flux_nonuniformity, p.mflups,
+               p.seconds);
 }
 
 std::string describe(const pipeline::Warning& w) {

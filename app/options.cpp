@@ -191,16 +191,25 @@ const std::vector<Option>& table() {
     t.push_back({"lbm.collision", "flow.collision", "trt", "trt or bgk",
                  [](RunSpec& s, const std::string& v) { s.flow.collision = parse_choice(v, collisions); },
                  [](const RunSpec& s) { return choice_name(s.flow.collision, collisions); }});
-    t.push_back({"lbm.tau", "flow.tau", "1", "relaxation time, > 0.5; viscosity nu = (tau - 1/2)/3",
-                 [](RunSpec& s, const std::string& v) { s.flow.tau = parse_double(v); },
-                 [](const RunSpec& s) { return number(s.flow.tau); }});
+    t.push_back({"lbm.tau", "flow.tau", "auto",
+                 "relaxation time, > 0.5 (viscosity nu = (tau - 1/2)/3), or auto: the fastest to steady flow for "
+                 "this sample, from its pore size, porosity and length (TRT: k does not depend on tau)",
+                 [](RunSpec& s, const std::string& v) {
+                   s.flow.auto_tau = v == "auto";
+                   if (!s.flow.auto_tau) s.flow.tau = parse_double(v);
+                 },
+                 [](const RunSpec& s) { return s.flow.auto_tau ? std::string("auto") : number(s.flow.tau); }});
     t.push_back({"lbm.magic", "flow.magic", "0.1875", "TRT magic parameter Lambda; 3/16 makes k independent of tau",
                  [](RunSpec& s, const std::string& v) { s.flow.magic = parse_double(v); },
                  [](const RunSpec& s) { return number(s.flow.magic); }});
-    t.push_back({"lbm.force", "flow.force", "1e-5",
-                 "body acceleration along the flow axis, lattice units (voxel/step^2)",
-                 [](RunSpec& s, const std::string& v) { s.flow.force = parse_double(v); },
-                 [](const RunSpec& s) { return number(s.flow.force); }});
+    t.push_back({"lbm.force", "flow.force", "auto",
+                 "body acceleration along the flow axis, lattice units (voxel/step^2), or auto: 1e-5 scaled with "
+                 "the viscosity (the velocities of tau = 1 and force 1e-5, whatever tau is)",
+                 [](RunSpec& s, const std::string& v) {
+                   s.flow.auto_force = v == "auto";
+                   if (!s.flow.auto_force) s.flow.force = parse_double(v);
+                 },
+                 [](const RunSpec& s) { return s.flow.auto_force ? std::string("auto") : number(s.flow.force); }});
     t.push_back({"lbm.flow_axis", "flow.flow_axis", "x", "x, y or z",
                  [](RunSpec& s, const std::string& v) { s.flow.flow_axis = parse_choice(v, axes); },
                  [](const RunSpec& s) { return choice_name(s.flow.flow_axis, axes); }});
@@ -259,11 +268,17 @@ const std::vector<Option>& table() {
     t.push_back({"run.check_interval", "execution.check_interval", "100", "steps between convergence checks",
                  [](RunSpec& s, const std::string& v) { s.execution.check_interval = parse_integer(v); },
                  [](const RunSpec& s) { return std::to_string(s.execution.check_interval); }});
-    t.push_back({"run.tolerance", "execution.monitor.tolerance", "1e-6",
-                 "steady when k changes by less than this (relative, per 100 steps) on two consecutive checks; "
-                 "at least 1e-9, what float populations resolve",
+    t.push_back({"run.tolerance", "execution.monitor.tolerance", "1e-4",
+                 "steady when the remaining change of k, estimated from the decay of its history, is below this "
+                 "(relative) and the flux through every plane agrees to run.flux_tolerance, on two consecutive "
+                 "checks; at least 1e-9, what float populations resolve",
                  [](RunSpec& s, const std::string& v) { s.execution.monitor.tolerance = parse_double(v); },
                  [](const RunSpec& s) { return number(s.execution.monitor.tolerance); }});
+    t.push_back({"run.flux_tolerance", "execution.monitor.flux_tolerance", "1e-4",
+                 "steady only when the volume flux through every plane across the flow agrees to this "
+                 "((largest - smallest) / mean): the mass balance of a steady flow",
+                 [](RunSpec& s, const std::string& v) { s.execution.monitor.flux_tolerance = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.execution.monitor.flux_tolerance); }});
     t.push_back({"run.checkpoint_interval", "execution.checkpoint_interval", "0",
                  "write a checkpoint (checkpoint.rpk in the run directory) every this many steps; 0: not by steps",
                  [](RunSpec& s, const std::string& v) { s.execution.checkpoint_interval = parse_integer(v); },

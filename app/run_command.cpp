@@ -71,20 +71,22 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   result.dims = sample.dims;
   result.sample_dims = sample.sample_dims;
   result.voxel_size_um = sample.voxel_size_um;
+  const pipeline::FlowSpec flow = pipeline::resolve_flow(spec.flow, sample);  // tau and force, where auto
+  result.flow = flow;
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, spec.execution, sample.plane_fluid);
   result.provenance.devices = comm.gather(plan.identity());
-  const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, spec.flow);  // checked before the work
+  const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
   // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
   const double checkpoint_bytes = static_cast<double>(sample.fluid) * lattice::q * sizeof(Population) + 4096.0;
   directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
   if (comm.root()) print_sample(options, sample, plan, comm.size());
 
   pipeline::RankLattice lattice =
-      pipeline::decompose(comm, sample, spec.flow.periodicity(), plan.propagation, spec.flow.edge_contacts);
-  pipeline::Simulation simulation(comm, sample, std::move(lattice), spec.flow, spec.execution, plan);
+      pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+  pipeline::Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
   pipeline::DriveSettings drive;
   drive.checkpoint = spec.output.dir / pipeline::checkpoint_name;
-  drive.identity = pipeline::run_identity(sample.input.sha256, spec.sample, spec.flow);
+  drive.identity = pipeline::run_identity(sample.input.sha256, spec.sample, flow);
   drive.checkpoint_interval = spec.execution.checkpoint_interval;
   drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
   drive.checkpoint_at_end = spec.execution.checkpoint_at_end;

@@ -49,7 +49,7 @@ std::string CudaBackend::description() const {
 }
 
 double CudaBackend::bytes_per_cell() const {
-  return static_cast<double>(f_.bytes() + neighbours_.bytes() + negative_.bytes()) / cells_;
+  return static_cast<double>(f_.bytes() + neighbours_.bytes() + negative_.bytes() + plane_of_.bytes()) / cells_;
 }
 
 void CudaBackend::collide(CellRange c) { launch_collide(f_.data(), stride_, c.begin, c.end, params_, stream_.get()); }
@@ -143,6 +143,31 @@ void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
     std::copy(host.begin() + n, host.begin() + 2 * n, out.ux.begin() + at);
     std::copy(host.begin() + 2 * n, host.begin() + 3 * n, out.uy.begin() + at);
     std::copy(host.begin() + 3 * n, host.begin() + 4 * n, out.uz.begin() + at);
+  }
+}
+
+void CudaBackend::set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) {
+  if (plane_of_owned.size() != owned_.size()) throw Error("internal: set_planes with the wrong number of cells");
+  plane_axis_ = axis;
+  planes_ = planes;
+  plane_of_ = DeviceBuffer<std::uint16_t>(plane_of_owned.size());
+  if (!plane_of_owned.empty()) plane_of_.upload(plane_of_owned);
+  plane_out_ = DeviceBuffer<unsigned long long>(2 * static_cast<std::size_t>(planes));
+}
+
+void CudaBackend::plane_sums(PlaneSums& out) {
+  out.drho.assign(planes_, 0);
+  out.flux.assign(planes_, 0);
+  if (planes_ == 0) return;
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), stream_.get()));
+  launch_plane_sums(f_.data(), stride_, owned_.begin, owned_.end, plane_of_.data(), plane_axis_, planes_, params_,
+                    plane_out_.data(), 8 * info_.multiprocessors, stream_.get());
+  stream_.synchronize();
+  std::vector<unsigned long long> host;
+  plane_out_.download(host);
+  for (std::uint32_t p = 0; p < planes_; ++p) {
+    out.drho[p] = static_cast<std::int64_t>(host[p]);
+    out.flux[p] = static_cast<std::int64_t>(host[planes_ + p]);
   }
 }
 

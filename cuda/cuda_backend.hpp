@@ -35,6 +35,8 @@ class CudaBackend final : public Backend {
   void fused_odd(CellRange cells) override;
   FlowSums sums(CellRange cells) override;
   void macroscopic(CellRange cells, Macroscopic& out) override;
+  void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
+  void plane_sums(PlaneSums& out) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   Population* halo_buffer(int list) override {
     return device_halo_ ? halo_[list].device.data() : halo_[list].host.data();
@@ -64,6 +66,10 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::uint32_t> negative_;
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;
+  int plane_axis_ = 0;
+  std::uint32_t planes_ = 0;
+  DeviceBuffer<std::uint16_t> plane_of_;
+  DeviceBuffer<unsigned long long> plane_out_;
   std::vector<Halo> halo_;
   bool device_halo_ = false;
   // Staged halos copy on their own stream, so the copies overlap the interior kernels

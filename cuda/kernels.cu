@@ -1,5 +1,7 @@
 // The CUDA kernels: one thread per fluid cell, each calling the per-cell functions of
 // lib/propagation.hpp that the CPU backend calls too.
+#include <algorithm>
+
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernels.hpp"
 #include "lib/lattice/propagation.hpp"
@@ -53,6 +55,33 @@ __global__ void macroscopic_kernel(const Population* __restrict__ f, std::uint64
   out[n + k] = m.u[0];
   out[2 * static_cast<std::uint64_t>(n) + k] = m.u[1];
   out[3 * static_cast<std::uint64_t>(n) + k] = m.u[2];
+}
+
+// Integer sums are order-free: per-block bins in shared memory when they fit, then one atomic
+// per non-zero bin into the global sums (or global atomics throughout for very long samples).
+__global__ void plane_sums_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+                                  std::uint32_t end, const std::uint16_t* __restrict__ plane_of, int axis,
+                                  std::uint32_t planes, physics::CollisionParams p, unsigned long long* out,
+                                  bool shared_bins) {
+  extern __shared__ unsigned long long bins[];
+  unsigned long long* target = shared_bins ? bins : out;
+  if (shared_bins) {
+    for (std::uint32_t b = threadIdx.x; b < 2 * planes; b += blockDim.x) bins[b] = 0;
+    __syncthreads();
+  }
+  const std::uint32_t n = end - begin;
+  for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    const PlaneValues v = cell_plane_values(f, stride, begin + k, axis, p);
+    const std::uint32_t plane = plane_of[k];
+    atomicAdd(&target[plane], static_cast<unsigned long long>(v.drho));  // two's complement: signed sums
+    atomicAdd(&target[planes + plane], static_cast<unsigned long long>(v.flux));
+  }
+  if (shared_bins) {
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < 2 * planes; b += blockDim.x) {
+      if (bins[b] != 0) atomicAdd(&out[b], bins[b]);
+    }
+  }
 }
 
 // Each block reduces reduction_block consecutive cells in double.
@@ -153,6 +182,19 @@ void launch_macroscopic(const Population* f, std::uint64_t stride, std::uint32_t
   const std::uint32_t n = end - begin;
   macroscopic_kernel<<<(n + block_threads - 1) / block_threads, block_threads, 0, stream>>>(f, stride, begin, end, p,
                                                                                              out);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_plane_sums(const Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                       const std::uint16_t* plane_of, int axis, std::uint32_t planes,
+                       const physics::CollisionParams& p, unsigned long long* out, int blocks,
+                       cudaStream_t stream) {
+  if (end <= begin) return;
+  const std::size_t shared = 2 * static_cast<std::size_t>(planes) * sizeof(unsigned long long);
+  const bool shared_bins = shared <= 48 * 1024;
+  const int grid = static_cast<int>(std::min<std::uint32_t>(grid_for(end - begin), static_cast<std::uint32_t>(blocks)));
+  plane_sums_kernel<<<grid, block_threads, shared_bins ? shared : 0, stream>>>(f, stride, begin, end, plane_of, axis,
+                                                                               planes, p, out, shared_bins);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

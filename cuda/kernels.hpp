@@ -27,6 +27,13 @@ void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std:
 // drho, ux, uy, uz of the cells [begin, end) into out[0..n), out[n..2n), out[2n..3n), out[3n..4n).
 void launch_macroscopic(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                         const physics::CollisionParams& p, float* out, cudaStream_t stream);
+// Fixed-point plane sums (cell_plane_values) of the cells [begin, end) added into out[plane]
+// (drho) and out[planes + plane] (flux); plane_of[k] is the plane of cell begin + k. out must be
+// zeroed first.
+void launch_plane_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                       const std::uint16_t* plane_of, int axis, std::uint32_t planes,
+                       const physics::CollisionParams& p, unsigned long long* out, int blocks,
+                       cudaStream_t stream);
 // buffer[k] = f[offsets[k]] and back.
 void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
                  cudaStream_t stream);

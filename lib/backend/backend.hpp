@@ -28,6 +28,12 @@ struct Macroscopic {
   }
 };
 
+// Sums over the planes across one axis of a backend's owned cells, fixed point
+// (physics plane_fixed_scale, lib/physics/flow_sums.hpp): drho[p] and flux[p] for plane p.
+struct PlaneSums {
+  std::vector<std::int64_t> drho, flux;
+};
+
 // A contiguous range of local cell indices [begin, end).
 struct CellRange {
   std::uint32_t begin = 0, end = 0;
@@ -58,6 +64,10 @@ class Backend {
   // Computed where the populations live; valid in natural order only.
   virtual void macroscopic(CellRange cells, Macroscopic& out) = 0;
   virtual void synchronize() {}
+  // The plane of every owned cell (owned-cell order) across `axis`, `planes` planes in all; set
+  // once before plane_sums. Valid in natural order only, like sums().
+  virtual void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) = 0;
+  virtual void plane_sums(PlaneSums& out) = 0;
 
   // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that
   // pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory

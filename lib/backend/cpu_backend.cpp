@@ -100,6 +100,36 @@ void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
   }
 }
 
+void CpuBackend::set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) {
+  if (plane_of_owned.size() != owned_.size()) throw Error("internal: set_planes with the wrong number of cells");
+  plane_axis_ = axis;
+  planes_ = planes;
+  plane_of_ = plane_of_owned;
+}
+
+void CpuBackend::plane_sums(PlaneSums& out) {
+  out.drho.assign(planes_, 0);
+  out.flux.assign(planes_, 0);
+  const auto stride = lattice_.stride();
+  const std::int64_t first = owned_.begin, n = owned_.size();
+#pragma omp parallel
+  {
+    std::vector<std::int64_t> drho(planes_, 0), flux(planes_, 0);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t k = 0; k < n; ++k) {
+      const PlaneValues v = cell_plane_values(f_.data(), stride, static_cast<std::uint32_t>(first + k), plane_axis_,
+                                              params_);
+      drho[plane_of_[k]] += v.drho;
+      flux[plane_of_[k]] += v.flux;
+    }
+#pragma omp critical
+    for (std::uint32_t p = 0; p < planes_; ++p) {  // integer sums: the order does not matter
+      out.drho[p] += drho[p];
+      out.flux[p] += flux[p];
+    }
+  }
+}
+
 void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {
   lists_ = lists;
   buffers_.assign(lists.size(), {});

@@ -30,6 +30,8 @@ class CpuBackend final : public Backend {
   void fused_odd(CellRange cells) override;
   FlowSums sums(CellRange cells) override;
   void macroscopic(CellRange cells, Macroscopic& out) override;
+  void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
+  void plane_sums(PlaneSums& out) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   Population* halo_buffer(int list) override { return buffers_[list].data(); }
   void pack_halo(int list) override;
@@ -43,6 +45,9 @@ class CpuBackend final : public Backend {
   CellRange owned_;
   CellRange all_;
   std::vector<Population> f_;
+  int plane_axis_ = 0;
+  std::uint32_t planes_ = 0;
+  std::vector<std::uint16_t> plane_of_;
   std::vector<std::vector<std::uint64_t>> lists_;
   std::vector<std::vector<Population>> buffers_;
 };

@@ -55,6 +55,12 @@ std::vector<double> Comm::sum(const std::vector<double>& local) const {
   return total;
 }
 
+std::vector<std::int64_t> Comm::sum(const std::vector<std::int64_t>& local) const {
+  std::vector<std::int64_t> total = local;
+  if (size_ > 1) impl_->allreduce(total);
+  return total;
+}
+
 double Comm::max(double local) const { return impl_->allreduce(local, true); }
 double Comm::sum(double local) const { return impl_->allreduce(local, false); }
 std::uint64_t Comm::sum(std::uint64_t local) const { return impl_->allreduce(local); }

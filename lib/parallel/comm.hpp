@@ -58,6 +58,8 @@ class Comm {
   std::uint64_t sum(std::uint64_t local) const;
   // Element-wise, in rank order like FlowSums; every rank passes the same length.
   std::vector<double> sum(const std::vector<double>& local) const;
+  // Element-wise integer sums (exact, so the same for any number of ranks).
+  std::vector<std::int64_t> sum(const std::vector<std::int64_t>& local) const;
 
   // Rank 0 gets every rank's string, in rank order; other ranks get an empty list.
   std::vector<std::string> gather(const std::string& local) const;

@@ -22,6 +22,7 @@ class CommImpl {
   virtual void broadcast(std::vector<double>& values) const = 0;  // same length on every rank
   virtual double allreduce(double local, bool maximum) const = 0;
   virtual std::uint64_t allreduce(std::uint64_t local) const = 0;
+  virtual void allreduce(std::vector<std::int64_t>& values) const = 0;  // element-wise sum, in place
   virtual std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const = 0;
   virtual int scatter(const std::vector<int>& values) const = 0;
   virtual void broadcast(std::vector<std::uint8_t>& bytes) const = 0;

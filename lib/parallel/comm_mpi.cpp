@@ -98,6 +98,11 @@ class MpiComm final : public detail::CommImpl {
     return out;
   }
 
+  void allreduce(std::vector<std::int64_t>& values) const override {
+    ROCKPERM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
+                                     MPI_SUM, comm_));
+  }
+
   std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const override {
     const int mine = static_cast<int>(local.size());
     std::vector<int> counts(size_), displs(size_);

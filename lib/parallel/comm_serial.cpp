@@ -29,6 +29,7 @@ class SerialComm final : public CommImpl {
   void broadcast(std::vector<double>&) const override {}
   double allreduce(double local, bool) const override { return local; }
   std::uint64_t allreduce(std::uint64_t local) const override { return local; }
+  void allreduce(std::vector<std::int64_t>&) const override {}
   std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const override { return local; }
   int scatter(const std::vector<int>& values) const override { return values.at(0); }
   void broadcast(std::vector<std::uint8_t>&) const override {}

@@ -7,11 +7,15 @@
 namespace rockperm {
 
 Permeability permeability(const FlowSums& sums, const FlowProblem& problem) {
+  return permeability(sums, problem, sums.velocity[problem.flow_axis] / static_cast<double>(problem.region_voxels));
+}
+
+Permeability permeability(const FlowSums& sums, const FlowProblem& problem, double darcy_velocity) {
   Permeability k;
   const double nu = physics::viscosity(problem.tau);
   const double flux = sums.velocity[problem.flow_axis];
   k.porosity = static_cast<double>(problem.region_fluid) / static_cast<double>(problem.region_voxels);
-  k.darcy_velocity = flux / static_cast<double>(problem.region_voxels);
+  k.darcy_velocity = darcy_velocity;
   k.k_lattice = nu * k.darcy_velocity / problem.acceleration;
   const double dx_m = problem.voxel_size_um * 1e-6;
   k.k_m2 = k.k_lattice * dx_m * dx_m;

@@ -33,5 +33,7 @@ struct Permeability {
 };
 
 Permeability permeability(const FlowSums& sums, const FlowProblem& problem);
+// The same with the Darcy velocity given (read over part of the region, lib/solve/pressure_planes.hpp).
+Permeability permeability(const FlowSums& sums, const FlowProblem& problem, double darcy_velocity);
 
 }  // namespace rockperm

@@ -14,7 +14,7 @@ namespace rockperm::pipeline {
 
 namespace {
 
-constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '1'};
+constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '2'};
 
 // Plain bytes at the start of the file; the populations follow at `data_offset`.
 struct Header {
@@ -30,6 +30,7 @@ struct Header {
   SampleDrive drive;
   std::uint64_t data_offset;
 };
+static_assert(sizeof(Header) <= 4096, "the populations start at byte 4096");
 
 // This rank's owned cells start at this global cell index (slabs are consecutive in z and
 // cells are numbered in raster order, so ranks own consecutive ranges).

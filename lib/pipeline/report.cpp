@@ -1,5 +1,6 @@
 #include "lib/pipeline/report.hpp"
 
+#include <cmath>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,7 +15,32 @@ std::string quoted_csv(const std::string& s) {
   for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+// JSON has no infinity: an unknown estimate is null
+nlohmann::ordered_json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
 }  // namespace
+
+std::string verdict(const SampleResult& r) {
+  std::ostringstream o;
+  if (r.steps == 0) return std::string(to_string(r.status)) + ": " + r.message;
+  o << "k = " << std::setprecision(5) << r.k.k_md;
+  if (std::isfinite(r.error_estimate)) o << " ± " << std::setprecision(2) << r.error_estimate * std::abs(r.k.k_md);
+  o << " mD (" << to_string(r.status) << ")";
+  if (r.status == RunStatus::not_converged) {
+    o << ", the flux through the planes still differs by " << std::setprecision(2) << 100.0 * r.flux_nonuniformity
+      << " %";
+  }
+  o << "; " << std::setprecision(2) << std::fixed << 100.0 * r.narrow_flow_fraction << std::defaultfloat
+    << " % of the flow passes pores narrower than 3 voxels";
+  if (r.narrow_flow_fraction > 0.1) o << ", where k is under-resolved: a finer scan would change it";
+  const double h0 = r.k_halves_md[0], h1 = r.k_halves_md[1];
+  if (h0 > 0 && h1 > 0 && std::abs(h0 - h1) > 0.2 * 0.5 * (h0 + h1)) {
+    o << "; its two halves give " << std::setprecision(3) << h0 << " and " << h1
+      << " mD: smaller than a representative volume";
+  }
+  return o.str();
+}
 
 std::string to_json(const SampleResult& r) {
   using nlohmann::ordered_json;
@@ -39,8 +65,26 @@ std::string to_json(const SampleResult& r) {
   j["removed_pore_fraction"] = r.percolation.removed_fraction();
   j["tortuosity"] = k.tortuosity;
   j["steps"] = r.steps;
+  j["k_error_estimate"] = finite_or_null(r.error_estimate);
+  j["k_error_estimate_mD"] = solved ? finite_or_null(r.error_estimate * k.k_md) : ordered_json(nullptr);
+  j["flux_nonuniformity"] = r.flux_nonuniformity;
   j["relative_change"] = r.relative_change;
   j["tolerance"] = r.tolerance;
+  j["flux_tolerance"] = r.flux_tolerance;
+  ordered_json halves = nullptr;
+  if (r.k_halves_md[0] > 0 && r.k_halves_md[1] > 0) halves = {r.k_halves_md[0], r.k_halves_md[1]};
+  j["trust"] = {{"verdict", verdict(r)},
+                {"k_error_estimate", finite_or_null(r.error_estimate)},
+                {"flux_nonuniformity", r.flux_nonuniformity},
+                {"mach", k.mach},
+                {"reynolds", k.reynolds},
+                {"pore_width_fraction",
+                 {{"under_3_voxels", r.width_fraction[0]},
+                  {"3_to_5_voxels", r.width_fraction[1]},
+                  {"5_to_10_voxels", r.width_fraction[2]},
+                  {"10_voxels_and_over", r.width_fraction[3]}}},
+                {"flow_fraction_under_3_voxels", r.narrow_flow_fraction},
+                {"k_halves_mD", halves}};
   j["mass_drift"] = r.mass_drift;
   j["reynolds"] = k.reynolds;
   j["mach"] = k.mach;
@@ -64,8 +108,13 @@ std::string to_json(const SampleResult& r) {
                    {"pressure_margin_planes", r.drive.drop.margin}};
   j["model"] = {{"collision", f.collision == physics::CollisionModel::trt ? "trt" : "bgk"},
                 {"tau", f.tau},
+                {"tau_choice", f.auto_tau ? "auto" : "given"},
                 {"magic", f.magic},
-                {"force_lattice", f.force}};
+                {"force_lattice", f.force},
+                {"force_choice", f.auto_force ? "auto" : "given"}};
+  j["pore_space"] = {{"specific_surface_per_voxel", r.pores.specific_surface},
+                     {"hydraulic_diameter_voxels", r.pores.hydraulic_diameter},
+                     {"kozeny_carman_k_voxel2", r.pores.kozeny_carman_k}};
   j["performance"] = {{"backend", r.performance.backend},
                       {"propagation", to_string(r.performance.propagation)},
                       {"ranks", r.performance.ranks},
@@ -96,7 +145,7 @@ std::string joined_warnings(const SampleResult& r) {
 }  // namespace
 
 std::string csv_header() {
-  return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,relative_change,reynolds,mach,"
+  return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,k_error_estimate,flux_nonuniformity,reynolds,mach,"
          "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message\r\n";
 }
 
@@ -109,7 +158,9 @@ std::string to_csv_row(const SampleResult& r) {
   if (solved) o << k.k_md << ',' << k.k_m2;
   else o << ',';
   o << ',' << r.percolation.total_porosity() << ',' << r.percolation.connected_porosity() << ',' << k.tortuosity
-    << ',' << r.steps << ',' << r.relative_change << ',' << k.reynolds << ',' << k.mach << ','
+    << ',' << r.steps << ',';
+  if (std::isfinite(r.error_estimate)) o << r.error_estimate;
+  o << ',' << r.flux_nonuniformity << ',' << k.reynolds << ',' << k.mach << ','
     << "xyz"[r.flow.flow_axis] << ',' << r.voxel_size_um << ','
     << (r.flow.collision == physics::CollisionModel::trt ? "trt" : "bgk") << ',' << r.flow.tau << ','
     << r.flow.force << ',' << to_string(r.flow.inlet_outlet) << ',' << quoted_csv(joined_warnings(r)) << ','

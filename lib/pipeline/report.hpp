@@ -7,6 +7,10 @@
 
 namespace rockperm::pipeline {
 
+// One line on how far k can be trusted, e.g. "k = 1466 ± 0.2 mD (converged); 7 % of the flow
+// passes pores narrower than 3 voxels, where k is under-resolved".
+std::string verdict(const SampleResult& result);
+
 std::string to_json(const SampleResult& result);
 std::string csv_header();
 std::string to_csv_row(const SampleResult& result);

@@ -1,11 +1,13 @@
 #pragma once
 // What a run of one sample gives back: k in every unit and everything needed to judge it,
 // as typed values (reports, campaign tables and the service are written from this).
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "lib/base/error.hpp"
+#include "lib/geometry/distance_transform.hpp"
 #include "lib/geometry/percolation.hpp"
 #include "lib/physics/permeability.hpp"
 #include "lib/pipeline/sample.hpp"
@@ -85,8 +87,18 @@ struct SampleResult {
   bool converged() const { return status == RunStatus::converged; }
   Permeability k;                // k_lattice (voxel^2), m^2, darcy, mD; tortuosity, Re, Ma
   PercolationReport percolation; // porosity and connected porosity of the sample
+  PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k
   std::int64_t steps = 0;
-  double relative_change = 0;    // of k between the last two checks
+  double relative_change = 0;    // of k between the last two checks, per 100 steps
+  double error_estimate = 0;     // relative remaining change of k, from its history (+inf: unknown)
+  double flux_nonuniformity = 0; // (largest - smallest flux through a plane) / mean
+  // Trust: how wide the pores are (share of the sample's pore volume in each width class of
+  // lib/geometry/distance_transform.hpp), the share of the flux carried where they are narrower
+  // than 3 voxels (there k is under-resolved), and k of the two halves of the sample's interior
+  // along the flow (apart when the sample is smaller than a representative volume).
+  std::array<double, width_classes> width_fraction{};
+  double narrow_flow_fraction = 0;
+  std::array<double, 2> k_halves_md{};
   double mass_drift = 0;
   SampleDrive drive;             // the drive k is divided by (g without buffers or mirror)
   Dims dims;                     // simulated volume
@@ -95,6 +107,7 @@ struct SampleResult {
   std::uint64_t fluid_cells = 0;
   FlowSpec flow;                 // as run
   double tolerance = 0;
+  double flux_tolerance = 0;
   std::vector<Warning> warnings;
   Timings timings;
   Performance performance;

@@ -1,13 +1,16 @@
 #include "lib/pipeline/sample.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <algorithm>
 #include <cstring>
 #include <functional>
 
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
+#include "lib/geometry/distance_transform.hpp"
 #include "lib/parallel/partition.hpp"
+#include "lib/solve/time_scales.hpp"
 
 namespace rockperm::pipeline {
 
@@ -25,6 +28,7 @@ struct Header {
   std::uint64_t voxels, pore, connected;
   double read_seconds, percolation_seconds;
   std::uint64_t input_bytes;
+  PoreStatistics pores;
 };
 
 // Rank 0: filter, extend and count planes.
@@ -44,6 +48,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
     s.percolation.voxels = mask.dims.voxels();
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
+  s.pores = pore_statistics(mask);
   s.percolation_seconds = seconds_since(start);
   ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
   s.mask = std::move(extended.mask);
@@ -51,6 +56,21 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   s.sample_begin = extended.sample_begin;
   s.sample_end = extended.sample_end;
   s.plane_fluid = plane_fluid_counts(s.mask);
+  {
+    const std::vector<std::uint8_t> classes = pore_width_classes(s.mask);
+    const Dims& d = s.mask.dims;
+    s.width_class.reserve(s.mask.pore_count());
+    for (std::int64_t z = 0; z < d.nz; ++z)
+      for (std::int64_t y = 0; y < d.ny; ++y)
+        for (std::int64_t x = 0; x < d.nx; ++x) {
+          const std::uint64_t v = d.linear(x, y, z);
+          if (!s.mask.pore[v]) continue;
+          const std::int64_t pos[3] = {x, y, z};
+          const std::int64_t p = pos[flow.flow_axis];
+          s.width_class.push_back(p >= s.sample_begin && p < s.sample_end ? classes[v] : no_width_class);
+        }
+  }
+  s.percolation_seconds = seconds_since(start);  // with the pore analysis
   const Periodicity p = flow.periodicity();
   if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
     throw PhysicsError("nothing resists the flow: the simulated volume has no solid voxel and every face is "
@@ -78,7 +98,8 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
                    s.percolation.connected,
                    s.read_seconds,
                    s.percolation_seconds,
-                   s.input.bytes};
+                   s.input.bytes,
+                   s.pores};
     bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
     std::memcpy(bytes.data(), &h, sizeof h);
     std::memcpy(bytes.data() + sizeof h, s.plane_fluid.data(), bytes.size() - sizeof h);
@@ -100,6 +121,7 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
     s.read_seconds = h.read_seconds;
     s.percolation_seconds = h.percolation_seconds;
     s.input.bytes = h.input_bytes;
+    s.pores = h.pores;
     s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
     std::memcpy(s.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);
     const std::string t(text.begin(), text.end());
@@ -147,6 +169,23 @@ Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, c
     s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
     finish_on_root(s, std::move(mask), flow, percolation_filter, physics_checks);
   });
+}
+
+}  // namespace rockperm::pipeline
+
+namespace rockperm::pipeline {
+
+FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
+  FlowSpec f = flow;
+  if (f.auto_tau) {
+    // BGK's k moves with tau (FlowSpec::validate): it keeps tau = 1
+    const double tau = f.collision == physics::CollisionModel::trt
+                           ? fastest_tau(sample.pores, static_cast<double>(sample.dims[f.flow_axis]))
+                           : 1.0;
+    f.tau = std::round(tau * 1000.0) / 1000.0;  // a number that reads well in reports
+  }
+  if (f.auto_force) f.force = FlowSpec::reference_force * physics::viscosity(f.tau) / physics::viscosity(1.0);
+  return f;
 }
 
 }  // namespace rockperm::pipeline

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/geometry/percolation.hpp"
+#include "lib/geometry/pore_statistics.hpp"
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/pipeline/spec.hpp"
@@ -31,6 +32,11 @@ struct Sample {
   std::vector<std::uint64_t> plane_fluid;         // fluid cells of every z plane of `dims`
   std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
   PercolationReport percolation;                  // pore before and after the filter (sample only)
+  PoreStatistics pores;                           // of the connected pore space of the sample
+  // rank 0: the pore width class (lib/geometry/distance_transform.hpp) of every fluid cell of
+  // the simulated volume in raster order (the lattice's cell order); no_width_class outside the
+  // sample (buffers, mirror image)
+  std::vector<std::uint8_t> width_class;
   double read_seconds = 0, percolation_seconds = 0;  // rank 0's stage times
   PoreMask mask;                                  // rank 0 only; taken by decompose()
 };
@@ -45,5 +51,9 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
                         bool percolation_filter = true, const std::string& name = "memory",
                         bool physics_checks = true);
+
+// The flow as run on `sample`: tau and force chosen where the spec asks for them (auto_tau,
+// auto_force), the rest as given.
+FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample);
 
 }  // namespace rockperm::pipeline

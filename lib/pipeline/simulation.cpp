@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "lib/base/error.hpp"
@@ -18,10 +19,15 @@ std::vector<Warning> warnings_for(const SampleResult& r) {
     return o.str();
   };
   if (!r.converged()) {
+    const std::string distance =
+        std::isfinite(r.error_estimate) ? text("k may still change by ", r.error_estimate, " (relative")
+                                        : text("k is still changing at a rate that does not fall (", r.relative_change,
+                                               " per 100 steps");
     w.push_back({"not_converged",
-                 text("not converged: k still changed by ", r.relative_change, " (tolerance ", r.tolerance,
-                      ") after ", r.steps, " steps; raise the step limit"),
-                 r.relative_change, "execution.max_steps"});
+                 text("not converged after ", r.steps, " steps: ", distance, ", tolerance ", r.tolerance,
+                      "), and the flux through the planes across the flow differs by ", r.flux_nonuniformity,
+                      " (tolerance ", r.flux_tolerance, "); raise the step limit"),
+                 r.error_estimate, "execution.max_steps"});
   }
   if (r.k.reynolds > reynolds_limit) {
     w.push_back({"reynolds",
@@ -52,7 +58,7 @@ std::vector<Warning> warnings_for(const SampleResult& r) {
 
 Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
                        const ExecutionSpec& execution, const ExecutionPlan& plan)
-    : comm_(comm), lattice_(std::move(lattice)), flow_(flow), execution_(execution), plan_(plan) {
+    : comm_(comm), lattice_(std::move(lattice)), flow_(resolve_flow(flow, sample)), execution_(execution), plan_(plan) {
   const auto start = std::chrono::steady_clock::now();
   sample_.input = sample.input;
   sample_.dims = sample.dims;
@@ -63,17 +69,19 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   sample_.plane_fluid = sample.plane_fluid;
   sample_.fluid = sample.fluid;
   sample_.percolation = sample.percolation;
+  sample_.pores = sample.pores;
+  sample_.width_class = sample.width_class;
   sample_.read_seconds = sample.read_seconds;
   sample_.percolation_seconds = sample.percolation_seconds;
 
-  params_ = physics::make_collision_params(flow.collision, flow.tau, flow.magic, flow.flow_axis, flow.force);
-  problem_.flow_axis = flow.flow_axis;
-  problem_.tau = flow.tau;
-  problem_.acceleration = flow.force;
+  params_ = physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+  problem_.flow_axis = flow_.flow_axis;
+  problem_.tau = flow_.tau;
+  problem_.acceleration = flow_.force;
   problem_.region_voxels = sample.dims.voxels();
   problem_.region_fluid = sample.fluid;
   problem_.voxel_size_um = sample.voxel_size_um;
-  drive_ = SampleDrive{PressureDrop{}, flow.force, flow.force};
+  drive_ = SampleDrive{PressureDrop{}, flow_.force, flow_.force};
 
   collectively(comm_, [&] {
     backend_ = make_backend(plan_, lattice_.lattice, params_);
@@ -83,28 +91,36 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
       stepper_.emplace(*backend_, plan_.propagation);
     }
   });
+  const int axis = flow_.flow_axis;
+  const double planes = static_cast<double>(sample.dims[axis]);
+  planes_.emplace(*backend_, lattice_.lattice, comm_, axis, sample.dims[axis], lattice_.first_local_z,
+                  static_cast<double>(sample.dims.voxels()) / planes);
+
   RunControls controls;
   controls.max_steps = execution.max_steps;
   controls.check_interval = execution.check_interval;
   controls.propagation = plan_.propagation;
   controls.monitor = execution.monitor;
-  loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls);
+  loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls,
+                [this] { before_ = planes_->read(); });
   setup_seconds_ = sample.read_seconds + sample.percolation_seconds + lattice_.seconds +
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 Simulation::~Simulation() = default;
 
-Permeability Simulation::measure(const FlowSums& sums) {
-  if (flow_.inlet_outlet == InletOutlet::periodic) return permeability(sums, problem_);
+Measurement Simulation::measure(const FlowSums& sums) {
+  const PressureProfile profile = planes_->read();
+  Measurement m;
+  m.flux_nonuniformity = flux_spread(before_, profile, measure_lag);
+  if (flow_.inlet_outlet == InletOutlet::periodic) {
+    m.k = permeability(sums, problem_);
+    return m;
+  }
   // the buffers resist less than the sample (and the mirror junctions conduct unlike the
   // bulk), so a pressure gradient builds up inside the sample and adds to the body force:
-  // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient of the sample's interior
-  const int axis = flow_.flow_axis;
-  PressureProfile profile =
-      pressure_profile(lattice_.lattice, owned_macroscopic(), axis, sample_.dims[axis], lattice_.first_local_z);
-  profile.rho_sum = comm_.sum(profile.rho_sum);
-  profile.cells = comm_.sum(profile.cells);
+  // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient and the mean flux of the
+  // same interior planes
   try {
     drive_ = sample_drive(profile, flow_.force, sample_.sample_begin, sample_.sample_end);
   } catch (const InputError& e) {  // the reduced profile is the same on every rank
@@ -112,7 +128,9 @@ Permeability Simulation::measure(const FlowSums& sums) {
   }
   FlowProblem corrected = problem_;
   corrected.acceleration = drive_.acceleration;
-  return permeability(sums, corrected);
+  m.k = drive_.drop.margin > 0 ? permeability(sums, corrected, drive_.interior_velocity)
+                               : permeability(sums, corrected);
+  return m;
 }
 
 void Simulation::advance() { loop_->next_check(); }
@@ -173,8 +191,11 @@ SampleResult Simulation::result() const {
   r.status = s.converged ? RunStatus::converged : RunStatus::not_converged;
   r.k = s.k;
   r.percolation = sample_.percolation;
+  r.pores = sample_.pores;
   r.steps = s.steps;
   r.relative_change = s.relative_change;
+  r.error_estimate = s.error_estimate;
+  r.flux_nonuniformity = s.flux_nonuniformity;
   r.mass_drift = s.mass_drift;
   r.drive = drive_;
   r.dims = sample_.dims;
@@ -183,6 +204,7 @@ SampleResult Simulation::result() const {
   r.fluid_cells = sample_.fluid;
   r.flow = flow_;
   r.tolerance = execution_.monitor.tolerance;
+  r.flux_tolerance = execution_.monitor.flux_tolerance;
   r.timings = Timings{sample_.read_seconds, sample_.percolation_seconds, setup_seconds_, s.seconds};
   r.performance.backend =
       backend_->description() + (comm_.size() > 1 ? " x " + std::to_string(comm_.size()) + " ranks" : "");
@@ -192,6 +214,7 @@ SampleResult Simulation::result() const {
   r.performance.bytes_per_cell = backend_->bytes_per_cell();
   r.performance.mpi_seconds = comm_.max(stepper_->mpi_seconds());
   r.performance.halo_bytes_per_step = static_cast<double>(stepper_->halo_bytes_per_step());
+  if (s.steps > 0) add_trust(r);
   r.warnings = warnings_for(r);
   if (r.status == RunStatus::converged && (r.k.reynolds > reynolds_limit || r.k.mach > mach_limit)) {
     r.status = RunStatus::invalid_physics;
@@ -203,12 +226,57 @@ SampleResult Simulation::result() const {
   return r;
 }
 
+void Simulation::add_trust(SampleResult& r) const {
+  // k of the two halves of the interior, from the same plane profile as k
+  const PressureProfile profile = planes_->read();
+  const std::int64_t length = sample_.sample_end - sample_.sample_begin;
+  const std::int64_t margin = flow_.inlet_outlet == InletOutlet::periodic ? 0 : std::max<std::int64_t>(1, length / 8);
+  const std::int64_t first = sample_.sample_begin + margin, last = sample_.sample_end - margin;
+  if (last - first >= 16) {
+    const std::int64_t mid = (first + last) / 2, window = std::max<std::int64_t>(1, length / 16);
+    const double md_per_lattice = r.k.k_lattice != 0 ? r.k.k_md / r.k.k_lattice : 0.0;
+    const std::int64_t parts[2][2] = {{first, mid}, {mid, last}};
+    for (int h = 0; h < 2; ++h) {
+      const SampleDrive d = part_drive(profile, flow_.force, parts[h][0], parts[h][1], window);
+      r.k_halves_md[h] = physics::viscosity(flow_.tau) * d.interior_velocity / d.acceleration * md_per_lattice;
+    }
+  }
+  // the width of the pores where the flux goes: every rank's velocities along the flow meet the
+  // width classes on rank 0, in cell order (ranks own consecutive cells)
+  const Macroscopic m = owned_macroscopic();
+  const std::vector<float>& u = flow_.flow_axis == 0 ? m.ux : (flow_.flow_axis == 1 ? m.uy : m.uz);
+  std::vector<std::uint8_t> bytes(u.size() * sizeof(float));
+  std::memcpy(bytes.data(), u.data(), bytes.size());
+  const std::vector<std::uint8_t> all = comm_.gather_bytes(bytes);
+  std::vector<double> numbers(width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
+  if (comm_.root() && all.size() == sample_.width_class.size() * sizeof(float)) {
+    std::vector<float> velocity(sample_.width_class.size());
+    std::memcpy(velocity.data(), all.data(), all.size());
+    double flux = 0, narrow = 0, cells = 0;
+    std::array<double, width_classes> count{};
+    for (std::size_t c = 0; c < velocity.size(); ++c) {
+      const std::uint8_t w = sample_.width_class[c];
+      if (w == no_width_class) continue;
+      count[w] += 1;
+      cells += 1;
+      flux += velocity[c];
+      if (w == 0) narrow += velocity[c];
+    }
+    for (int w = 0; w < width_classes; ++w) numbers[w] = cells > 0 ? count[w] / cells : 0.0;
+    numbers[width_classes] = flux != 0 ? narrow / flux : 0.0;
+  }
+  numbers = comm_.sum(numbers);  // rank 0's numbers on every rank
+  for (int w = 0; w < width_classes; ++w) r.width_fraction[w] = numbers[w];
+  r.narrow_flow_fraction = numbers[width_classes];
+}
+
 SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress) {
   spec.validate();
   Sample sample = read_sample(comm, spec.sample, spec.flow);
   const ExecutionPlan plan = plan_execution(comm, spec.execution, sample.plane_fluid);
-  RankLattice lattice = decompose(comm, sample, spec.flow.periodicity(), plan.propagation, spec.flow.edge_contacts);
-  Simulation simulation(comm, sample, std::move(lattice), spec.flow, spec.execution, plan);
+  const FlowSpec flow = resolve_flow(spec.flow, sample);
+  RankLattice lattice = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+  Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
   simulation.run(progress);
   return simulation.result();
 }

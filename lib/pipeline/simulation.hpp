@@ -14,6 +14,7 @@
 #include "lib/pipeline/result.hpp"
 #include "lib/pipeline/sample.hpp"
 #include "lib/pipeline/spec.hpp"
+#include "lib/solve/pressure_planes.hpp"
 #include "lib/solve/solver.hpp"
 #include "lib/solve/stepper.hpp"
 
@@ -54,6 +55,8 @@ class Simulation {
   State save() const;
   void restore(const State& state);
 
+  // Density deviation and flux of every plane across the flow (collective).
+  PressureProfile plane_profile() const { return planes_->read(); }
   // Density deviation and velocity of this rank's owned cells, computed on the backend.
   Macroscopic owned_macroscopic() const;
   const RankLattice& rank_lattice() const { return lattice_; }
@@ -61,10 +64,11 @@ class Simulation {
   const physics::CollisionParams& params() const { return params_; }
 
  private:
-  Permeability measure(const FlowSums& sums);
+  Measurement measure(const FlowSums& sums);
+  void add_trust(SampleResult& r) const;  // collective
 
   Comm comm_;
-  Sample sample_;  // without the mask
+  Sample sample_;  // without the mask (width_class on rank 0)
   RankLattice lattice_;
   FlowSpec flow_;
   ExecutionSpec execution_;
@@ -73,6 +77,8 @@ class Simulation {
   FlowProblem problem_;
   std::unique_ptr<Backend> backend_;
   std::optional<Stepper> stepper_;
+  std::optional<PlaneReader> planes_;
+  PressureProfile before_;  // measure_lag steps before the check
   std::optional<SteadyStateLoop> loop_;
   SampleDrive drive_;
   double setup_seconds_ = 0;

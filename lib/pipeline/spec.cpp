@@ -69,15 +69,15 @@ bool FlowSpec::any_lateral_periodic() const {
 }
 
 void FlowSpec::validate() const {
-  if (collision == physics::CollisionModel::bgk && std::abs(tau - 1.0) > 1e-12) {
+  if (collision == physics::CollisionModel::bgk && !auto_tau && std::abs(tau - 1.0) > 1e-12) {
     throw PhysicsError("BGK puts the bounce-back wall at a place that moves with tau, so its k depends on tau "
                        "(+83 % at tau = 2 on a sphere pack): use TRT, or BGK with tau = 1");
   }
-  if (!(tau > 0.5 && tau < 100.0)) {
+  if (!auto_tau && !(tau > 0.5 && tau < 100.0)) {
     throw InputError("flow.tau", "tau = " + std::to_string(tau) + " must be in (0.5, 100); 1.0 is a good choice");
   }
   if (!(magic > 0)) throw InputError("flow.magic", "the TRT magic parameter must be positive (3/16 is the default)");
-  if (!(force > 0)) throw InputError("flow.force", "the body force must be positive");
+  if (!auto_force && !(force > 0)) throw InputError("flow.force", "the body force must be positive");
   if (flow_axis < 0 || flow_axis > 2) throw InputError("flow.flow_axis", "the flow axis must be x, y or z");
   if (inlet_outlet == InletOutlet::buffer && buffer_layers < 1) {
     throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
@@ -89,8 +89,13 @@ void ExecutionSpec::validate() const {
   if (check_interval < 1) throw InputError("execution.check_interval", "the check interval must be at least 1 step");
   if (!(monitor.tolerance >= 1e-9)) {
     throw InputError("execution.monitor.tolerance",
-                     "float populations resolve a change of k of about 1e-9 per 100 steps at best, so a tolerance "
-                     "below 1e-9 is never met; use 1e-9 or more");
+                     "float populations resolve k to about 1e-9 (relative) at best, so a tolerance below 1e-9 is "
+                     "never met; use 1e-9 or more");
+  }
+  if (!(monitor.flux_tolerance >= 1e-9)) {
+    throw InputError("execution.monitor.flux_tolerance",
+                     "float populations resolve the flux through a plane to about 1e-9 (relative) at best; use "
+                     "1e-9 or more");
   }
   if (checkpoint_interval < 0) throw InputError("execution.checkpoint_interval", "must not be negative");
   if (checkpoint_minutes < 0) throw InputError("execution.checkpoint_minutes", "must not be negative");

@@ -33,8 +33,15 @@ struct SampleSpec {
 struct FlowSpec {
   physics::CollisionModel collision = physics::CollisionModel::trt;
   double tau = 1.0;
+  // tau chosen for the sample by resolve_flow (lib/pipeline/sample.hpp): the fastest to steady
+  // flow by the time scales of lib/solve/time_scales.hpp (TRT only; k does not depend on tau)
+  bool auto_tau = false;
   double magic = 3.0 / 16.0;
   double force = 1e-5;  // body acceleration along the flow axis, voxel/step^2
+  // force chosen by resolve_flow: reference_force scaled with the viscosity, so that the flow
+  // is as fast as with tau = 1 and the reference force whatever tau is
+  bool auto_force = false;
+  static constexpr double reference_force = 1e-5;
   int flow_axis = 0;
   // Per axis; the flow axis's entry is ignored (always periodic). false: sealed walls.
   Periodicity lateral_periodic{false, false, false};

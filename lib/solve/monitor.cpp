@@ -7,8 +7,84 @@
 
 namespace rockperm {
 
-ConvergenceMonitor::ConvergenceMonitor(MonitorSettings settings, double initial_mass)
-    : settings_(settings), initial_mass_(initial_mass) {}
+KHistory::KHistory(std::int64_t spacing) : spacing_(std::max<std::int64_t>(1, spacing)) {
+  k_.fill(std::numeric_limits<double>::quiet_NaN());
+}
+
+void KHistory::record(std::int64_t step, double k) {
+  while (step / spacing_ >= capacity) {  // full: keep every other value, twice the spacing
+    for (int j = 0; j < capacity / 2; ++j) k_[j] = k_[2 * j];
+    for (int j = capacity / 2; j < capacity; ++j) k_[j] = std::numeric_limits<double>::quiet_NaN();
+    count_ = (count_ + 1) / 2;
+    spacing_ *= 2;
+  }
+  if (step % spacing_ != 0) return;
+  const auto j = static_cast<std::int32_t>(step / spacing_);
+  k_[j] = k;
+  count_ = std::max(count_, j + 1);
+}
+
+std::optional<double> KHistory::at(double step) const {
+  const double x = step / static_cast<double>(spacing_);
+  const auto j = static_cast<std::int32_t>(std::floor(x));
+  if (j < 0 || j >= count_) return std::nullopt;
+  const double w = x - j;
+  if (w == 0.0) return std::isnan(k_[j]) ? std::nullopt : std::optional<double>(k_[j]);
+  if (j + 1 >= count_ || std::isnan(k_[j]) || std::isnan(k_[j + 1])) return std::nullopt;
+  return (1.0 - w) * k_[j] + w * k_[j + 1];
+}
+
+namespace {
+
+struct Fit {
+  double limit = 0;      // the extrapolated k
+  double remainder = 0;  // |limit - k|, or the last change where the sign turned
+  bool known = false;    // false: the change does not shrink, or no history
+};
+
+// The geometric fit through k at step/2, 3 step/4 and step (see monitor.hpp).
+Fit fit(const KHistory& history, double step, double k) {
+  Fit f;
+  const auto half = history.at(0.5 * step);
+  const auto three_quarters = history.at(0.75 * step);
+  if (!half || !three_quarters) return f;
+  const double d1 = *three_quarters - *half, d2 = k - *three_quarters;
+  f.known = true;
+  f.limit = k;
+  if (d2 == 0.0) return f;
+  const double r = d1 != 0.0 ? d2 / d1 : 1.0;
+  if (r >= 1.0) {
+    f.known = false;
+  } else if (r <= 0.0) {
+    f.remainder = std::abs(d2);
+  } else {
+    f.limit = k + d2 * r / (1.0 - r);
+    f.remainder = std::abs(f.limit - k);
+  }
+  return f;
+}
+
+}  // namespace
+
+double remaining_change(const KHistory& history, std::int64_t step, double k) {
+  constexpr double unknown = std::numeric_limits<double>::infinity();
+  if (step < 8 * history.spacing()) return unknown;  // too short a history to fit
+  const double n = static_cast<double>(step);
+  const Fit now = fit(history, n, k);
+  if (!now.known) return unknown;
+  double remaining = remaining_safety * now.remainder;
+  // the same fit a quarter of the run ago: where its limit has moved since, modes slower than
+  // the fit sees are still at work, and the move is a measure of them
+  const auto earlier_k = history.at(0.75 * n);
+  if (earlier_k && step >= 16 * history.spacing()) {
+    const Fit earlier = fit(history, 0.75 * n, *earlier_k);
+    if (earlier.known) remaining = std::max(remaining, std::abs(now.limit - earlier.limit));
+  }
+  return remaining;
+}
+
+ConvergenceMonitor::ConvergenceMonitor(MonitorSettings settings, double initial_mass, std::int64_t check_interval)
+    : settings_(settings), initial_mass_(initial_mass), history_(check_interval) {}
 
 ConvergenceMonitor::State ConvergenceMonitor::state() const {
   State s;
@@ -19,6 +95,9 @@ ConvergenceMonitor::State ConvergenceMonitor::state() const {
   s.checks = checks_;
   s.relative_change = relative_change_;
   s.mass_drift = mass_drift_;
+  s.error_estimate = error_estimate_;
+  s.flux_nonuniformity = flux_nonuniformity_;
+  s.history = history_;
   return s;
 }
 
@@ -29,9 +108,13 @@ void ConvergenceMonitor::restore(const State& s) {
   checks_ = s.checks;
   relative_change_ = s.relative_change;
   mass_drift_ = s.mass_drift;
+  error_estimate_ = s.error_estimate;
+  flux_nonuniformity_ = s.flux_nonuniformity;
+  history_ = s.history;
 }
 
-bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k, std::int64_t steps_since_last) {
+bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k, double flux_nonuniformity,
+                               std::int64_t steps_since_last) {
   ++checks_;
   if (!sums.finite || !std::isfinite(k)) {
     std::ostringstream msg;
@@ -50,9 +133,14 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
     const double scale = std::max(std::abs(k), std::abs(*last_k_));
     relative_change_ = scale > 0 ? std::abs(k - *last_k_) / scale : 0.0;
     if (steps_since_last != 100) relative_change_ *= 100.0 / static_cast<double>(steps_since_last);
-    below_ = relative_change_ < settings_.tolerance ? below_ + 1 : 0;
   }
   last_k_ = k;
+  const double remaining = remaining_change(history_, step, k);
+  error_estimate_ = k != 0.0 ? remaining / std::abs(k) : (remaining == 0.0 ? 0.0 : remaining);
+  flux_nonuniformity_ = flux_nonuniformity;
+  history_.record(step, k);
+  const bool steady = error_estimate_ < settings_.tolerance && flux_nonuniformity_ < settings_.flux_tolerance;
+  below_ = steady ? below_ + 1 : 0;
   return below_ >= settings_.required_checks;
 }
 

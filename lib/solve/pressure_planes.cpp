@@ -1,5 +1,6 @@
 #include "lib/solve/pressure_planes.hpp"
 
+#include <cmath>
 #include <algorithm>
 #include <string>
 
@@ -12,7 +13,7 @@ double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
   int planes = 0;
   for (std::int64_t p = first; p < end; ++p) {
     if (cells[p] == 0) continue;
-    sum += rho_sum[p] / cells[p];
+    sum += 1.0 + drho_sum[p] / cells[p];
     ++planes;
   }
   if (planes == 0) {  // a plane with no pore voxel: only possible with the percolation filter off
@@ -23,18 +24,66 @@ double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
   return sum / planes;
 }
 
-PressureProfile pressure_profile(const SparseLattice& lattice, const Macroscopic& owned, int flow_axis,
-                                 std::int64_t planes, std::int64_t first_local_z) {
+double PressureProfile::darcy_velocity(std::int64_t first, std::int64_t end) const {
+  double sum = 0;
+  for (std::int64_t p = first; p < end; ++p) sum += flux_sum[p];
+  return end > first ? sum / (area * static_cast<double>(end - first)) : 0.0;
+}
+
+double flux_spread(const PressureProfile& before, const PressureProfile& now, std::int64_t steps) {
+  std::int64_t running = 0, lo = 0, hi = 0;  // exact: integer sums
+  for (std::size_t p = 0; p < now.drho_fixed.size(); ++p) {
+    running += now.drho_fixed[p] - before.drho_fixed[p];
+    lo = std::min(lo, running);
+    hi = std::max(hi, running);
+  }
+  double flux = 0;
+  for (const double f : now.flux_sum) flux += f;
+  flux /= static_cast<double>(std::max<std::size_t>(1, now.flux_sum.size()));
+  const double spread = static_cast<double>(hi - lo) / plane_fixed_scale / static_cast<double>(steps);
+  return flux != 0.0 ? spread / std::abs(flux) : (spread == 0.0 ? 0.0 : 1.0);
+}
+
+PressureProfile pressure_profile(const PlaneSums& sums, const std::vector<double>& cells, double area) {
   PressureProfile out;
-  out.rho_sum.assign(planes, 0.0);
-  out.cells.assign(planes, 0.0);
+  out.drho_fixed = sums.drho;
+  out.drho_sum.resize(sums.drho.size());
+  out.flux_sum.resize(sums.flux.size());
+  for (std::size_t p = 0; p < sums.drho.size(); ++p) {
+    out.drho_sum[p] = static_cast<double>(sums.drho[p]) / plane_fixed_scale;
+    out.flux_sum[p] = static_cast<double>(sums.flux[p]) / plane_fixed_scale;
+  }
+  out.cells = cells;
+  out.area = area;
+  return out;
+}
+
+PlaneReader::PlaneReader(Backend& backend, const SparseLattice& lattice, const Comm& comm, int axis,
+                         std::int64_t planes, std::int64_t first_local_z, double area)
+    : backend_(backend), comm_(comm), area_(area) {
+  if (planes > 65536) {
+    throw InputError("sample.volume", "the lattice is " + std::to_string(planes) +
+                                          " voxels long along the flow axis; at most 65536 are supported");
+  }
+  std::vector<std::uint16_t> plane_of;
+  plane_of.reserve(lattice.owned_end() - lattice.owned_begin());
+  std::vector<double> cells(static_cast<std::size_t>(planes), 0.0);
   for (std::uint32_t c = lattice.owned_begin(); c < lattice.owned_end(); ++c) {
     const Coord& xyz = lattice.coords()[c];
     const std::int64_t pos[3] = {xyz.x, xyz.y, first_local_z + xyz.z};
-    out.rho_sum[pos[flow_axis]] += 1.0 + static_cast<double>(owned.drho[c - lattice.owned_begin()]);
-    out.cells[pos[flow_axis]] += 1.0;
+    plane_of.push_back(static_cast<std::uint16_t>(pos[axis]));
+    cells[pos[axis]] += 1.0;
   }
-  return out;
+  backend_.set_planes(axis, plane_of, static_cast<std::uint32_t>(planes));
+  cells_ = comm_.sum(cells);
+}
+
+PressureProfile PlaneReader::read() const {
+  PlaneSums sums;
+  backend_.plane_sums(sums);
+  sums.drho = comm_.sum(sums.drho);
+  sums.flux = comm_.sum(sums.flux);
+  return pressure_profile(sums, cells_, area_);
 }
 
 PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
@@ -70,6 +119,24 @@ SampleDrive sample_drive(const PressureProfile& profile, double g, std::int64_t 
   d.drop = interior_drop(profile, begin, end);
   d.acceleration = effective_acceleration(g, d.drop);
   d.end_planes = begin > 0 ? effective_acceleration(g, end_plane_drop(profile, begin, end)) : g;
+  if (d.drop.margin > 0) {
+    const std::int64_t from = begin + d.drop.margin + d.drop.window / 2;
+    d.interior_velocity = profile.darcy_velocity(from, from + static_cast<std::int64_t>(d.drop.length));
+  }
+  return d;
+}
+
+SampleDrive part_drive(const PressureProfile& profile, double g, std::int64_t first, std::int64_t end,
+                       std::int64_t window) {
+  SampleDrive d;
+  d.drop.window = window;
+  const std::int64_t out = end - window;
+  d.drop.rho_in = profile.mean_rho(first, first + window);
+  d.drop.rho_out = profile.mean_rho(out, out + window);
+  d.drop.length = static_cast<double>(out - first);
+  d.acceleration = effective_acceleration(g, d.drop);
+  d.end_planes = d.acceleration;
+  d.interior_velocity = profile.darcy_velocity(first + window / 2, first + window / 2 + (out - first));
   return d;
 }
 

@@ -27,22 +27,53 @@
 
 #include "lib/backend/backend.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
+#include "lib/parallel/comm.hpp"
 
 namespace rockperm {
 
-// Sums of rho and counts of fluid cells for every plane across the flow axis (indexed by the
-// global coordinate along it), over this rank's owned cells.
+// The planes across the flow axis (indexed by the global coordinate along it), summed over
+// every rank's owned cells: density deviation, velocity along the axis and fluid cells of each.
 struct PressureProfile {
-  std::vector<double> rho_sum;
-  std::vector<double> cells;  // counts, as doubles so that ranks reduce them with the sums
+  std::vector<std::int64_t> drho_fixed;  // the exact fixed-point sums (PlaneSums)
+  std::vector<double> drho_sum;
+  std::vector<double> flux_sum;  // sum of u along the axis
+  std::vector<double> cells;     // counts, as doubles
+  double area = 1;               // voxels of one plane, fluid and solid
   double mean_rho(std::int64_t first, std::int64_t end) const;  // mean of the plane means of [first, end)
+  // The Darcy velocity (flux / area) averaged over the planes [first, end).
+  double darcy_velocity(std::int64_t first, std::int64_t end) const;
 };
 
-// `owned`: the macroscopic values of the lattice's owned cells, in cell order;
-// `first_local_z`: the global z of local plane 0 (slab lattices start at a ghost plane);
-// `planes`: the extent of the whole lattice along the flow axis.
-PressureProfile pressure_profile(const SparseLattice& lattice, const Macroscopic& owned, int flow_axis,
-                                 std::int64_t planes, std::int64_t first_local_z);
+// The mass balance of the steady-state criterion: at steady state the same volume flows through
+// every plane. The flux through the gap between two planes is that of the lattice links across
+// it, which a sum of node velocities does not give exactly (a population bounced back at a wall
+// counts in a node's momentum without crossing anything: on a sphere pack the node fluxes of
+// the planes of a steady flow differ by ~1e-4). The mass of each plane does: over `steps` steps
+// it changes by what flows in through one gap minus what flows out through the other, so the
+// running sum of the changes from plane 0 is the link flux of every gap less that of the first.
+// Returns (largest - smallest link flux) / mean flux, from the profiles `steps` steps apart.
+double flux_spread(const PressureProfile& before, const PressureProfile& now, std::int64_t steps);
+
+// From the fixed-point sums of the backends (already summed over ranks) and the fluid cells
+// of every plane.
+PressureProfile pressure_profile(const PlaneSums& sums, const std::vector<double>& cells, double area);
+
+// Reads the profile from a backend at every check; the plane of every owned cell is given to
+// the backend once. `first_local_z` is the global z of local plane 0 (slab lattices start at
+// a ghost plane), `planes` the extent of the whole lattice along the axis, `area` its voxels
+// per plane. Collective over `comm` (the backends' sums are added over its ranks).
+class PlaneReader {
+ public:
+  PlaneReader(Backend& backend, const SparseLattice& lattice, const Comm& comm, int axis, std::int64_t planes,
+              std::int64_t first_local_z, double area);
+  PressureProfile read() const;
+
+ private:
+  Backend& backend_;
+  Comm comm_;
+  std::vector<double> cells_;  // fluid cells of every plane, all ranks
+  double area_;
+};
 
 struct PressureDrop {
   double rho_in = 1, rho_out = 1;  // mean densities where the drop is read
@@ -69,7 +100,19 @@ struct SampleDrive {
   PressureDrop drop;         // the interior reading
   double acceleration = 0;   // effective_acceleration(g, drop): k = nu q / acceleration
   double end_planes = 0;     // the same across the whole sample
+  // The Darcy velocity of the same interior planes (between the centres of the two slabs),
+  // 0 where there is no interior reading. At steady state every plane carries the same flux;
+  // before it, the flux and the gradient of the same planes are what Darcy's law relates, so
+  // k read from them settles as soon as the flow in the pores has (while the pressure across
+  // the whole sample may still be building up).
+  double interior_velocity = 0;
 };
 SampleDrive sample_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end);
+
+// The same reading for a part of the sample, the planes [first, end): slabs of `window` planes
+// at its two ends (no margin), the Darcy velocity between their centres. For the trust report's
+// k of the two halves of a sample.
+SampleDrive part_drive(const PressureProfile& profile, double g, std::int64_t first, std::int64_t end,
+                       std::int64_t window);
 
 }  // namespace rockperm

@@ -2,19 +2,28 @@
 
 #include <chrono>
 
+#include "lib/solve/pressure_planes.hpp"
+
 namespace rockperm {
 
-SteadyStateLoop::SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, PermeabilityFn k,
-                                 const RunControls& controls)
+namespace {
+// checks on even steps only: the populations of odd and even steps differ by the float
+// rounding of the staggered mode (and the fused form is in natural order on even steps only)
+std::int64_t even_interval(std::int64_t interval) {
+  interval = std::max<std::int64_t>(1, interval);
+  return interval + interval % 2;
+}
+}  // namespace
+
+SteadyStateLoop::SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, MeasureFn measure,
+                                 const RunControls& controls, PrepareFn prepare)
     : stepper_(stepper),
       fluid_cells_(fluid_cells),
-      k_(std::move(k)),
+      measure_(std::move(measure)),
+      prepare_(std::move(prepare)),
       controls_(controls),
-      interval_(std::max<std::int64_t>(1, controls.check_interval)),
-      monitor_(controls.monitor, stepper.sums().mass) {
-  // checks on even steps only: the populations of odd and even steps differ by the float
-  // rounding of the staggered mode (and the fused form is in natural order on even steps only)
-  if (interval_ % 2 != 0) ++interval_;
+      interval_(even_interval(controls.check_interval)),
+      monitor_(controls.monitor, stepper.sums().mass, interval_) {
   controls_.max_steps += controls_.max_steps % 2;
 }
 
@@ -23,19 +32,26 @@ const SolverResult& SteadyStateLoop::next_check() {
   const std::int64_t before = step_;
   const std::int64_t chunk = std::min(interval_, controls_.max_steps - step_);
   bool natural = true;
-  for (std::int64_t s = 0; s < chunk; ++s) natural = stepper_.advance(step_ + s);
+  // the chunk is even (so is the lag): the populations are in natural order before the lag
+  const std::int64_t lag = std::min(measure_lag, chunk);
+  for (std::int64_t s = 0; s < chunk - lag; ++s) natural = stepper_.advance(step_ + s);
+  if (prepare_) prepare_();
+  for (std::int64_t s = chunk - lag; s < chunk; ++s) natural = stepper_.advance(step_ + s);
   step_ += chunk;
   if (!natural) {  // a fused run stopped at the step limit on an even step: finish the pair
     stepper_.advance(step_);
     ++step_;
   }
   result_.sums = stepper_.sums();
-  result_.k = k_(result_.sums);
-  result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, step_ - before);
+  const Measurement m = measure_(result_.sums);
+  result_.k = m.k;
+  result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, m.flux_nonuniformity, step_ - before);
   result_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result_.mflups = result_.seconds > 0 ? static_cast<double>(fluid_cells_) * step_ / result_.seconds * 1e-6 : 0.0;
   result_.steps = step_;
   result_.relative_change = monitor_.relative_change();
+  result_.error_estimate = monitor_.error_estimate();
+  result_.flux_nonuniformity = monitor_.flux_nonuniformity();
   result_.mass_drift = monitor_.mass_drift();
   return result_;
 }
@@ -47,24 +63,36 @@ void SteadyStateLoop::restore(const State& s) {
 }
 
 Progress SteadyStateLoop::progress() const {
-  return Progress{step_,  controls_.max_steps,        result_.k,     monitor_.relative_change(),
-                  controls_.monitor.tolerance, result_.mflups, result_.seconds};
+  return Progress{step_,
+                  controls_.max_steps,
+                  result_.k,
+                  monitor_.relative_change(),
+                  monitor_.error_estimate(),
+                  monitor_.flux_nonuniformity(),
+                  controls_.monitor.tolerance,
+                  result_.mflups,
+                  result_.seconds};
 }
 
-SolverResult run_to_steady_state(Stepper& stepper, std::uint64_t fluid_cells, const FlowProblem& problem,
+SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice, const FlowProblem& problem,
                                  const RunControls& controls, const ProgressFn& progress) {
-  SteadyStateLoop loop(stepper, fluid_cells, [&](const FlowSums& s) { return permeability(s, problem); }, controls);
+  Stepper stepper(backend, controls.propagation);
+  const Dims& d = lattice.dims();
+  const std::int64_t extent[3] = {d.nx, d.ny, d.nz};
+  const PlaneReader planes(backend, lattice, Comm(), problem.flow_axis, extent[problem.flow_axis], 0,
+                           static_cast<double>(d.voxels()) / static_cast<double>(extent[problem.flow_axis]));
+  PressureProfile before;
+  SteadyStateLoop loop(
+      stepper, lattice.fluid_count(),
+      [&](const FlowSums& s) {
+        return Measurement{permeability(s, problem), flux_spread(before, planes.read(), measure_lag)};
+      },
+      controls, [&] { before = planes.read(); });
   while (!loop.finished()) {
     loop.next_check();
     if (progress) progress(loop.progress());
   }
   return loop.result();
-}
-
-SolverResult run_to_steady_state(Backend& backend, std::uint64_t fluid_cells, const FlowProblem& problem,
-                                 const RunControls& controls, const ProgressFn& progress) {
-  Stepper stepper(backend, controls.propagation);
-  return run_to_steady_state(stepper, fluid_cells, problem, controls, progress);
 }
 
 }  // namespace rockperm

@@ -8,6 +8,7 @@
 
 #include "lib/backend/backend.hpp"
 #include "lib/physics/permeability.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
 #include "lib/solve/monitor.hpp"
 #include "lib/solve/stepper.hpp"
 
@@ -24,7 +25,9 @@ struct Progress {
   std::int64_t step;
   std::int64_t max_steps;
   Permeability k;
-  double relative_change;
+  double relative_change;     // per 100 steps
+  double error_estimate;      // relative, +inf while unknown
+  double flux_nonuniformity;
   double tolerance;
   double mflups;
   double seconds;
@@ -37,19 +40,31 @@ struct SolverResult {
   double mflups = 0;
   FlowSums sums;
   Permeability k;
-  double relative_change = 0;
+  double relative_change = 0;  // per 100 steps, last check
+  double error_estimate = 0;   // relative, estimated from the history of k (+inf while unknown)
+  double flux_nonuniformity = 0;
   double mass_drift = 0;
 };
 
 using ProgressFn = std::function<void(const Progress&)>;
-// k at a check from the global sums (the plain k = nu q / g, or one with a corrected drive).
-using PermeabilityFn = std::function<Permeability(const FlowSums&)>;
+// What a check measures: k (the plain k = nu q / g, or one with a corrected drive) and how far
+// the flux through the planes across the flow is from uniform.
+struct Measurement {
+  Permeability k;
+  double flux_nonuniformity = 0;
+};
+using MeasureFn = std::function<Measurement(const FlowSums&)>;
+// Called `measure_lag` steps before each check (in natural order), for what a check compares
+// over the last steps (the mass of every plane, lib/solve/pressure_planes.hpp flux_spread).
+using PrepareFn = std::function<void()>;
+inline constexpr std::int64_t measure_lag = 2;
 
 class SteadyStateLoop {
  public:
   // `fluid_cells` counts every rank's cells (for MFLUPS); the stepper's propagation must be
   // controls.propagation.
-  SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, PermeabilityFn k, const RunControls& controls);
+  SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, MeasureFn measure, const RunControls& controls,
+                  PrepareFn prepare = {});
 
   // Advances to the next check and makes it; the monitor throws SimulationError on NaN/Inf or
   // mass drift. Returns the state after the check.
@@ -72,7 +87,8 @@ class SteadyStateLoop {
  private:
   Stepper& stepper_;
   std::uint64_t fluid_cells_;
-  PermeabilityFn k_;
+  MeasureFn measure_;
+  PrepareFn prepare_;
   RunControls controls_;
   std::int64_t interval_;
   ConvergenceMonitor monitor_;
@@ -80,12 +96,8 @@ class SteadyStateLoop {
   std::int64_t step_ = 0;
 };
 
-// Runs a loop to its end, k = nu q / g.
-SolverResult run_to_steady_state(Stepper& stepper, std::uint64_t fluid_cells, const FlowProblem& problem,
-                                 const RunControls& controls, const ProgressFn& progress = {});
-
-// One process, whole lattice.
-SolverResult run_to_steady_state(Backend& backend, std::uint64_t fluid_cells, const FlowProblem& problem,
+// One process, the whole lattice (periodic along the flow): runs a loop to its end, k = nu q / g.
+SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice, const FlowProblem& problem,
                                  const RunControls& controls, const ProgressFn& progress = {});
 
 }  // namespace rockperm

@@ -21,8 +21,8 @@ expect() {  # expect NAME CODE STATUS DIR -- COMMAND...
 run() { "$rockperm" run --config "$ini" --run.backend=cpu --output.fields=off "$@"; }
 
 # --- interrupted by SIGTERM, resumed on one and on two ranks: k to the last bit ---------------
-run --run.tolerance=1e-9 --output.dir "$work/whole" >"$work/whole.log" 2>&1 || fail "uninterrupted run"
-"$rockperm" run --config "$ini" --run.backend=cpu --output.fields=off --run.tolerance=1e-9 \
+run --run.tolerance=1e-7 --output.dir "$work/whole" >"$work/whole.log" 2>&1 || fail "uninterrupted run"
+"$rockperm" run --config "$ini" --run.backend=cpu --output.fields=off --run.tolerance=1e-7 \
   --output.dir "$work/cut" >"$work/cut.log" 2>&1 &
 pid=$!  # rockperm itself, not a subshell: the signal must reach it
 for _ in $(seq 100); do grep -q "  step" "$work/cut.log" 2>/dev/null && break; sleep 0.1; done
@@ -85,9 +85,9 @@ expect fast_duct 8 invalid_physics "$work/fast" -- \
 expect tiny_tolerance 2 input_error "$work/tol" -- run --run.tolerance=1e-12 --output.dir "$work/tol"
 
 # --- any check interval converges to the same k ------------------------------------------------
-expect odd_interval 0 converged "$work/odd" -- run --run.check_interval=1 --output.dir "$work/odd"
+expect odd_interval 0 converged "$work/odd" -- run --run.check_interval=1 --run.tolerance=1e-6 --output.dir "$work/odd"
 even=$(k_of "$work/whole" | cut -d' ' -f2) odd=$(k_of "$work/odd" | cut -d' ' -f2)
-awk -v a="$odd" -v b="$even" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 2e-5) }' ||
+awk -v a="$odd" -v b="$even" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-5) }' ||
   fail "check_interval 1: k $odd vs $even"
 
 [ "$failures" -eq 0 ] && echo "outcomes: all cases behave" || exit 1

@@ -35,7 +35,7 @@ SlitRun slit(bool obstacle) {
       testing::mask_from(d, [&](auto x, auto y, auto z) { return !(obstacle && x == 1 && y == 3 && z == 2); }),
       {true, false, true});
   r.params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
-  r.owned = testing::steady_flow(r.lattice, physics::CollisionModel::trt, tau, g, 0, 1e-9).owned;
+  r.owned = testing::steady_flow(r.lattice, physics::CollisionModel::trt, tau, g, 0, 1e-7).owned;
   return r;
 }
 

@@ -112,7 +112,7 @@ TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
   const auto periodic = testing::run_pipeline(pack, testing::periodic_flow(tau, g));
   // the same interior planes read in the periodic run: the k of that part of the pack with no
   // face anywhere near (the pack is not homogeneous at the scale of its length)
-  const PressureProfile profile = pressure_profile(periodic.lattice(), periodic.owned, 0, 48, 0);
+  const PressureProfile profile = periodic.simulation->plane_profile();
   const double k_bulk = periodic.result.k.k_lattice * g / sample_drive(profile, g, 0, 48).acceleration;
   testing::record("periodic_whole_over_interior", periodic.result.k.k_lattice / k_bulk);
   PoreMask cut = pack;

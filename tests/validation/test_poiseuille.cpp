@@ -18,8 +18,8 @@ TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
   const int H = 16;
   const double tau = 0.8, g = 1e-5, nu = physics::viscosity(tau);
   const Dims d{1, H, 1};
-  // 1e-8 per 50 steps: above the float noise floor of either backend, and with an e-folding
-  // time of H^2 / (pi^2 nu) = 260 steps it leaves an error near 5e-8, far below the tolerance
+  // the test tolerance (an estimated relative error of k of 1e-6) is far below the 2e-5 asserted
+  // here; one mode decays with an e-folding time of H^2 / (pi^2 nu) = 260 steps
   const auto run = testing::run_pipeline(testing::mask_from(d, [](auto, auto, auto) { return true; }),
                                          testing::periodic_flow(tau, g, {true, false, true}));
   ASSERT_TRUE(run.result.converged());
@@ -54,7 +54,7 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
   const double pi = std::numbers::pi;
   const Dims d{1, a, a};
   testing::PipelineSettings settings;
-  settings.tolerance = 1e-9;
+  settings.tolerance = 1e-8;
   const auto run = testing::run_pipeline(testing::mask_from(d, [](auto, auto, auto) { return true; }),
                                          testing::periodic_flow(tau, g, {true, false, false}), settings);
   ASSERT_TRUE(run.result.converged());

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "lib/base/error.hpp"
@@ -8,15 +9,68 @@
 
 namespace rockperm {
 
-TEST(Monitor, ConvergesAfterConsecutiveSmallChanges) {
-  ConvergenceMonitor m(MonitorSettings{1e-3, 1e-4, 2}, 100.0);
+namespace {
+FlowSums mass(double m) {
   FlowSums s;
-  s.mass = 100.0;
-  EXPECT_FALSE(m.check(1, s, 1.0));
-  EXPECT_FALSE(m.check(2, s, 1.5));
-  EXPECT_FALSE(m.check(3, s, 1.5001));
-  EXPECT_TRUE(m.check(4, s, 1.5002));
-  EXPECT_NEAR(m.relative_change(), 0.0001 / 1.5002, 1e-9);
+  s.mass = m;
+  return s;
+}
+}  // namespace
+
+TEST(Monitor, EstimatesTheDistanceOfAGeometricDecayAndStopsWithinTolerance) {
+  // k(t) = 2 - 0.5 exp(-t / 3000): the fit to k at n/2, 3n/4 and n is exact for one mode (the
+  // estimate is twice the fit)
+  const auto k = [](double t) { return 2.0 - 0.5 * std::exp(-t / 3000.0); };
+  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  std::int64_t stopped = 0;
+  for (std::int64_t step = 100; step <= 200000 && stopped == 0; step += 100) {
+    const bool steady = m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0);
+    const double truth = std::abs(2.0 - k(static_cast<double>(step))) / k(static_cast<double>(step));
+    if (step >= 1600 && step % 400 == 0) {
+      EXPECT_NEAR(m.error_estimate() / truth, remaining_safety, 1e-6) << step;
+    }
+    if (steady) stopped = step;
+  }
+  ASSERT_GT(stopped, 0);
+  // the true distance at the stop is within the tolerance, and the run did not go on much longer
+  EXPECT_LT(std::abs(2.0 - k(static_cast<double>(stopped))) / 2.0, 1e-4);
+  EXPECT_GT(std::abs(2.0 - k(static_cast<double>(stopped - 400))) / 2.0, 1e-4 / remaining_safety * 0.8);
+}
+
+TEST(Monitor, ASlowModeBehindAFastOneIsNotMissed) {
+  // a fast mode of large amplitude and a slow one of 2 % of it: the per-100-step change falls
+  // below 1e-6 long before k is within 1e-4 of its limit
+  const auto k = [](double t) { return 1.0 - 0.5 * std::exp(-t / 500.0) - 0.01 * std::exp(-t / 20000.0); };
+  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  std::int64_t stopped = 0;
+  for (std::int64_t step = 100; step <= 1000000 && stopped == 0; step += 100) {
+    if (m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0)) stopped = step;
+  }
+  ASSERT_GT(stopped, 0);
+  EXPECT_LT(std::abs(1.0 - k(static_cast<double>(stopped))), 1e-4);
+}
+
+TEST(Monitor, UnevenFluxOrAChangeThatDoesNotShrinkIsNotSteady) {
+  ConvergenceMonitor flux(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  for (std::int64_t step = 100; step <= 5000; step += 100) {
+    EXPECT_FALSE(flux.check(step, mass(100.0), 1.0, 2e-3)) << step;  // k constant, flux uneven
+  }
+  EXPECT_EQ(flux.error_estimate(), 0.0);
+  ConvergenceMonitor drift(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  for (std::int64_t step = 100; step <= 5000; step += 100) {
+    EXPECT_FALSE(drift.check(step, mass(100.0), 1.0 + 1e-9 * step, 0.0)) << step;  // slow, steady drift
+  }
+  EXPECT_TRUE(std::isinf(drift.error_estimate()));
+  EXPECT_NEAR(drift.relative_change(), 1e-7, 1e-9);
+}
+
+TEST(Monitor, HistoryKeepsAFixedSizeOverLongRuns) {
+  KHistory h(100);
+  for (std::int64_t step = 100; step <= 1000000; step += 100) h.record(step, 0.001 * static_cast<double>(step));
+  EXPECT_GE(h.spacing(), 1000000 / KHistory::capacity);
+  EXPECT_NEAR(*h.at(500000.0), 500.0, 1e-9);  // linear: interpolation is exact
+  EXPECT_NEAR(*h.at(750000.0), 750.0, 1e-9);
+  EXPECT_FALSE(h.at(2000000.0).has_value());
 }
 
 TEST(Monitor, NanStopsTheRun) {
@@ -24,16 +78,16 @@ TEST(Monitor, NanStopsTheRun) {
   FlowSums s;
   s.mass = 10.0;
   s.finite = false;
-  EXPECT_THROW(m.check(7, s, 1.0), SimulationError);
+  EXPECT_THROW(m.check(7, s, 1.0, 0.0), SimulationError);
   s.finite = true;
-  EXPECT_THROW(m.check(8, s, std::numeric_limits<double>::quiet_NaN()), SimulationError);
+  EXPECT_THROW(m.check(8, s, std::numeric_limits<double>::quiet_NaN(), 0.0), SimulationError);
 }
 
 TEST(Monitor, MassDriftStopsTheRun) {
-  ConvergenceMonitor m(MonitorSettings{1e-6, 1e-4, 2}, 1000.0);
+  ConvergenceMonitor m(MonitorSettings{1e-6, 1e-3, 1e-4, 2}, 1000.0);
   FlowSums s;
   s.mass = 1000.5;
-  EXPECT_THROW(m.check(1, s, 1.0), SimulationError);
+  EXPECT_THROW(m.check(1, s, 1.0, 0.0), SimulationError);
 }
 
 TEST(Permeability, UnitsAndDarcyVelocity) {

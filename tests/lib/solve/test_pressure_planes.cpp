@@ -12,7 +12,8 @@ namespace {
 PressureProfile profile_of(std::int64_t planes, double (*rho)(std::int64_t), double cells = 10) {
   PressureProfile p;
   for (std::int64_t x = 0; x < planes; ++x) {
-    p.rho_sum.push_back(rho(x) * cells);
+    p.drho_sum.push_back((rho(x) - 1.0) * cells);
+    p.flux_sum.push_back(cells);
     p.cells.push_back(cells);
   }
   return p;
@@ -51,7 +52,7 @@ TEST(PressurePlanes, ShortSamplesUseTheEndPlanesOrNoDrop) {
 TEST(PressurePlanes, APlaneWithoutPoreIsAClearError) {
   PressureProfile p = profile_of(40, [](std::int64_t) { return 1.0; });
   // a 32-plane sample at plane 4: the inlet window is [8, 10) (margin 4, 2 planes); empty it
-  p.cells[8] = p.cells[9] = p.rho_sum[8] = p.rho_sum[9] = 0;
+  p.cells[8] = p.cells[9] = p.drho_sum[8] = p.drho_sum[9] = 0;
   try {
     (void)interior_drop(p, 4, 36);
     FAIL() << "no error";

@@ -1,0 +1,28 @@
+#pragma once
+// Exact Euclidean distance transform (Felzenszwalb & Huttenlocher 2012: the lower envelope of
+// parabolas, one pass per axis) and what the trust report reads from it: how wide the pores
+// are where the fluid flows.
+#include <cstdint>
+#include <vector>
+
+#include "lib/geometry/pore_mask.hpp"
+
+namespace rockperm {
+
+// Distance from every voxel centre to the nearest voxel with seed[v] != 0 (voxel units; a large
+// number where there is no seed). Outside the volume there are no seeds.
+std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>& seed);
+
+// The local width of the pore space at every pore voxel, in classes: the diameter of the
+// largest ball inside the pores that covers the voxel (the "local thickness" of Hildebrand &
+// Ruegsegger 1997) is below 3, 5 or 10 voxels, or at least 10. A ball of diameter 2h - 1 fits
+// around a pore voxel y when its distance to the solid is at least h, and covers the voxels
+// within h - 1/2 of y; a voxel x is covered by such a ball iff its distance to the set of those
+// centres is at most h - 1/2 (a ball of a larger radius that covers x contains a smaller one
+// that does, centred nearer x). Solid voxels get no_width_class.
+inline constexpr std::uint8_t width_classes = 4;
+inline constexpr double width_class_limits[width_classes - 1] = {3, 5, 10};  // voxels
+inline constexpr std::uint8_t no_width_class = 255;
+std::vector<std::uint8_t> pore_width_classes(const PoreMask& mask);
+
+}  // namespace rockperm

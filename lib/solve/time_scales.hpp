@@ -1,0 +1,35 @@
+#pragma once
+// How long a run takes to reach steady flow, and the relaxation time that makes it shortest.
+//
+// Two processes set the pace (issue "A converged, trustworthy k"; docs/ACCURACY.md):
+//  - momentum diffuses across a pore of diameter d: T_m = d^2 / (pi^2 nu) steps;
+//  - the pressure field along the sample (length L along the flow) is set by the flow it
+//    drives, a diffusion with coefficient k c_s^2 / (nu phi): T_p = L^2 nu phi / (pi^2 k c_s^2).
+// T_m falls as the viscosity nu grows and T_p rises; they are equal at
+// nu* = (d / L) sqrt(k c_s^2 / phi). On tight rock T_p dominates by orders of magnitude at
+// tau = 1 (a 128^3 pack of 10 % porosity: 374,000 steps at tau = 1, 7,600 at tau = 0.51, the
+// same k to 1e-4), on open periodic media T_m does. TRT with the magic parameter 3/16 makes k
+// independent of tau, so tau is free to choose for speed.
+#include "lib/geometry/pore_statistics.hpp"
+
+namespace rockperm {
+
+struct TimeScales {
+  double momentum = 0;  // steps, T_m
+  double pressure = 0;  // steps, T_p
+};
+
+// With k and d from the Kozeny-Carman estimate of `stats`; `length` in voxels along the flow.
+TimeScales time_scales(const PoreStatistics& stats, double length, double nu);
+
+// The tau the solver takes when none is given: 1/2 + 3 alpha nu*, within [min_auto_tau,
+// max_auto_tau]. alpha = 1 with the estimates of pore_statistics: the 35 % pack of the bundled
+// sample is fastest at tau 0.8 to 1 (900 steps; 1100 at the 0.61 chosen), a 10 % pack at the
+// smallest tau tried, 0.51 (docs/ACCURACY.md): the choice leans to tight samples, where runs
+// are long, at a small cost on open ones, which are fast anyway.
+inline constexpr double min_auto_tau = 0.51;  // measured down to here: k the same to 1e-4
+inline constexpr double max_auto_tau = 2.0;
+inline constexpr double auto_tau_alpha = 1.0;
+double fastest_tau(const PoreStatistics& stats, double length);
+
+}  // namespace rockperm
