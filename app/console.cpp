@@ -103,6 +103,10 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
       std::printf("halves        k of the first and second half of the sample along the flow: %.6g and %.6g mD\n",
                   r.k_halves_md[0], r.k_halves_md[1]);
     }
+    if (r.drive_adjustments > 0) {
+      std::printf("drive         force lowered %d time(s) during the run, to %.3g, to keep Re and Ma near %g\n",
+                  r.drive_adjustments, r.flow.force, pipeline::FlowSpec::target_mach);
+    }
     std::printf("verdict       %s\n", pipeline::verdict(r).c_str());
   }
   if (!r.checkpoint.empty()) std::printf("checkpoint    %s\n", r.checkpoint.string().c_str());

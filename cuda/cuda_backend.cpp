@@ -171,6 +171,12 @@ void CudaBackend::plane_sums(PlaneSums& out) {
   }
 }
 
+void CudaBackend::rescale(float factor, const physics::CollisionParams& params) {
+  launch_scale(f_.data(), f_.size(), factor, stream_.get());
+  stream_.synchronize();
+  params_ = params;
+}
+
 void CudaBackend::download(std::vector<Population>& f) {
   stream_.synchronize();
   f_.download(f);

@@ -37,6 +37,7 @@ class CudaBackend final : public Backend {
   void macroscopic(CellRange cells, Macroscopic& out) override;
   void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
   void plane_sums(PlaneSums& out) override;
+  void rescale(float factor, const physics::CollisionParams& params) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   Population* halo_buffer(int list) override {
     return device_halo_ ? halo_[list].device.data() : halo_[list].host.data();

@@ -84,6 +84,11 @@ __global__ void plane_sums_kernel(const Population* __restrict__ f, std::uint64_
   }
 }
 
+__global__ void scale_kernel(Population* __restrict__ f, std::uint64_t count, float factor) {
+  const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (k < count) f[k] = StorageTraits<Population>::store(factor * StorageTraits<Population>::load(f[k]));
+}
+
 // Each block reduces reduction_block consecutive cells in double.
 __global__ void sums_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                             std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
@@ -195,6 +200,13 @@ void launch_plane_sums(const Population* f, std::uint64_t stride, std::uint32_t 
   const int grid = static_cast<int>(std::min<std::uint32_t>(grid_for(end - begin), static_cast<std::uint32_t>(blocks)));
   plane_sums_kernel<<<grid, block_threads, shared_bins ? shared : 0, stream>>>(f, stride, begin, end, plane_of, axis,
                                                                                planes, p, out, shared_bins);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_scale(Population* f, std::uint64_t count, float factor, cudaStream_t stream) {
+  if (count == 0) return;
+  const auto grid = static_cast<unsigned>((count + block_threads - 1) / block_threads);
+  scale_kernel<<<grid, block_threads, 0, stream>>>(f, count, factor);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

@@ -34,6 +34,8 @@ void launch_plane_sums(const float* f, std::uint64_t stride, std::uint32_t begin
                        const std::uint16_t* plane_of, int axis, std::uint32_t planes,
                        const physics::CollisionParams& p, unsigned long long* out, int blocks,
                        cudaStream_t stream);
+// f[k] *= factor for k in [0, count).
+void launch_scale(float* f, std::uint64_t count, float factor, cudaStream_t stream);
 // buffer[k] = f[offsets[k]] and back.
 void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
                  cudaStream_t stream);

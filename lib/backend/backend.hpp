@@ -68,6 +68,10 @@ class Backend {
   // once before plane_sums. Valid in natural order only, like sums().
   virtual void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) = 0;
   virtual void plane_sums(PlaneSums& out) = 0;
+  // A new drive: the populations (deviations f_i - w_i, every slot) times `factor` and the
+  // collision parameters replaced. In creeping flow the state is linear in the force, so this is
+  // the state the run would have reached with the force times `factor` (to O(Ma^2)).
+  virtual void rescale(float factor, const physics::CollisionParams& params) = 0;
 
   // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that
   // pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory

@@ -28,6 +28,9 @@ struct Header {
   char identity[64];
   SteadyStateLoop::State loop;
   SampleDrive drive;
+  double force;
+  std::int32_t drive_adjustments;
+  std::int32_t padding;
   std::uint64_t data_offset;
 };
 static_assert(sizeof(Header) <= 4096, "the populations start at byte 4096");
@@ -103,6 +106,8 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   std::memcpy(h.identity, identity.data(), std::min<std::size_t>(identity.size(), sizeof h.identity));
   h.loop = state.loop;
   h.drive = state.drive;
+  h.force = state.force;
+  h.drive_adjustments = state.drive_adjustments;
   h.data_offset = 4096;
   collectively(comm, [&] {
     if (!comm.root()) return;
@@ -173,6 +178,8 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
       read_all(fd, state.owned.data(), state.owned.size() * sizeof(Population), offset, file);
       state.loop = h.loop;
       state.drive = h.drive;
+      state.force = h.force;
+      state.drive_adjustments = h.drive_adjustments;
     } catch (...) {
       ::close(fd);
       throw;

@@ -111,7 +111,8 @@ std::string to_json(const SampleResult& r) {
                 {"tau_choice", f.auto_tau ? "auto" : "given"},
                 {"magic", f.magic},
                 {"force_lattice", f.force},
-                {"force_choice", f.auto_force ? "auto" : "given"}};
+                {"force_choice", f.auto_force ? "auto" : "given"},
+                {"force_adjustments", r.drive_adjustments}};
   j["pore_space"] = {{"specific_surface_per_voxel", r.pores.specific_surface},
                      {"hydraulic_diameter_voxels", r.pores.hydraulic_diameter},
                      {"kozeny_carman_k_voxel2", r.pores.kozeny_carman_k}};

@@ -99,6 +99,7 @@ struct SampleResult {
   std::array<double, width_classes> width_fraction{};
   double narrow_flow_fraction = 0;
   std::array<double, 2> k_halves_md{};
+  int drive_adjustments = 0;     // times the auto force was lowered during the run (flow.force: the last)
   double mass_drift = 0;
   SampleDrive drive;             // the drive k is divided by (g without buffers or mirror)
   Dims dims;                     // simulated volume

@@ -184,7 +184,16 @@ FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
                            : 1.0;
     f.tau = std::round(tau * 1000.0) / 1000.0;  // a number that reads well in reports
   }
-  if (f.auto_force) f.force = FlowSpec::reference_force * physics::viscosity(f.tau) / physics::viscosity(1.0);
+  if (f.auto_force) {
+    const double nu = physics::viscosity(f.tau);
+    double g = FlowSpec::reference_force * nu / physics::viscosity(1.0);
+    const double k = sample.pores.kozeny_carman_k, phi = sample.pores.porosity;
+    if (k > 0 && phi > 0) {  // the estimated flow: q = k g / nu, Re = q sqrt(k) / nu, Ma = peak q / (phi c_s)
+      g = std::min(g, FlowSpec::target_reynolds * nu * nu / std::pow(k, 1.5));
+      g = std::min(g, FlowSpec::target_mach * std::sqrt(lattice::cs2) * nu * phi / (FlowSpec::peak_to_mean_speed * k));
+    }
+    f.force = g;
+  }
   return f;
 }
 

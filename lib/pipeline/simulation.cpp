@@ -133,13 +133,33 @@ Measurement Simulation::measure(const FlowSums& sums) {
   return m;
 }
 
-void Simulation::advance() { loop_->next_check(); }
+void Simulation::advance() {
+  loop_->next_check();
+  adjust_drive();
+}
 
 void Simulation::run(const ProgressFn& progress) {
   while (!loop_->finished()) {
-    loop_->next_check();
+    advance();
     if (progress) progress(loop_->progress());
   }
+}
+
+void Simulation::adjust_drive() {
+  constexpr int max_adjustments = 3;
+  if (!flow_.auto_force || drive_adjustments_ >= max_adjustments || loop_->finished()) return;
+  const Permeability& k = loop_->result().k;
+  const double over = std::max(k.mach / FlowSpec::target_mach, k.reynolds / FlowSpec::target_reynolds);
+  if (!(over > 2.0)) return;
+  // the same on every rank: Re and Ma come from the reduced sums
+  const double factor = 1.0 / over;
+  flow_.force *= factor;
+  problem_.acceleration = flow_.force;
+  params_ = physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+  drive_.acceleration *= factor;
+  drive_.end_planes *= factor;
+  backend_->rescale(static_cast<float>(factor), params_);
+  ++drive_adjustments_;
 }
 
 Simulation::State Simulation::save() const {
@@ -154,6 +174,8 @@ Simulation::State Simulation::save() const {
     for (int i = 0; i < lattice::q; ++i) s.owned[k++] = f[i * stride + c];
   s.loop = loop_->state();
   s.drive = drive_;
+  s.force = flow_.force;
+  s.drive_adjustments = drive_adjustments_;
   return s;
 }
 
@@ -172,6 +194,13 @@ void Simulation::restore(const State& s) {
   backend_->upload(f);
   loop_->restore(s.loop);
   drive_ = s.drive;
+  drive_adjustments_ = s.drive_adjustments;
+  if (s.force > 0 && s.force != flow_.force) {  // an adjusted drive: the populations are already its
+    flow_.force = s.force;
+    problem_.acceleration = flow_.force;
+    params_ = physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+    backend_->rescale(1.0f, params_);
+  }
 }
 
 std::string Simulation::backend_description() const { return backend_->description(); }
@@ -196,6 +225,7 @@ SampleResult Simulation::result() const {
   r.relative_change = s.relative_change;
   r.error_estimate = s.error_estimate;
   r.flux_nonuniformity = s.flux_nonuniformity;
+  r.drive_adjustments = drive_adjustments_;
   r.mass_drift = s.mass_drift;
   r.drive = drive_;
   r.dims = sample_.dims;

@@ -51,6 +51,8 @@ class Simulation {
     std::vector<Population> owned;  // owned cells x 19
     SteadyStateLoop::State loop;
     SampleDrive drive;
+    double force = 0;                  // the body force at that step (auto force: adjusted)
+    std::int32_t drive_adjustments = 0;
   };
   State save() const;
   void restore(const State& state);
@@ -66,6 +68,7 @@ class Simulation {
  private:
   Measurement measure(const FlowSums& sums);
   void add_trust(SampleResult& r) const;  // collective
+  void adjust_drive();                    // auto force: lower it where Re or Ma is above target
 
   Comm comm_;
   Sample sample_;  // without the mask (width_class on rank 0)
@@ -81,6 +84,7 @@ class Simulation {
   PressureProfile before_;  // measure_lag steps before the check
   std::optional<SteadyStateLoop> loop_;
   SampleDrive drive_;
+  int drive_adjustments_ = 0;
   double setup_seconds_ = 0;
 };
 

@@ -39,9 +39,15 @@ struct FlowSpec {
   double magic = 3.0 / 16.0;
   double force = 1e-5;  // body acceleration along the flow axis, voxel/step^2
   // force chosen by resolve_flow: reference_force scaled with the viscosity, so that the flow
-  // is as fast as with tau = 1 and the reference force whatever tau is
+  // is as fast as with tau = 1 and the reference force whatever tau is, and lowered where the
+  // Kozeny-Carman estimate of the flow puts Re or Ma above their targets; during the run the
+  // Simulation lowers it again (scaling the state, exact in creeping flow) where the measured Re
+  // or Ma is more than twice its target
   bool auto_force = false;
   static constexpr double reference_force = 1e-5;
+  static constexpr double target_reynolds = 0.01;  // a tenth of the validity limit
+  static constexpr double target_mach = 0.01;
+  static constexpr double peak_to_mean_speed = 10;  // fastest pore velocity / mean, for the estimate
   int flow_axis = 0;
   // Per axis; the flow axis's entry is ignored (always periodic). false: sealed walls.
   Periodicity lateral_periodic{false, false, false};

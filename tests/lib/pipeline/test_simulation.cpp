@@ -1,6 +1,8 @@
 // The pipeline's stages as a library caller uses them (CPU backend, one process).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lib/base/error.hpp"
 #include "lib/pipeline/fields.hpp"
 #include "tests/pipeline_support.hpp"
@@ -112,6 +114,40 @@ TEST(Specs, AFieldCropOutsideTheSimulatedVolumeFailsBeforeTheRun) {
   spec.crop.offset = {8, 0, 0};
   EXPECT_EQ(field_of([&] { const FieldsOutput out(spec, std::filesystem::temp_directory_path(), sample, flow); }),
             "output.fields.crop");
+}
+
+}  // namespace rockperm::pipeline
+
+namespace rockperm::pipeline {
+
+TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
+  Sample sample;
+  sample.dims = Dims{148, 128, 128};
+  sample.pores.porosity = 0.1;  // a tight pack: tau at the floor, the force scaled with nu
+  sample.pores.hydraulic_diameter = 3.5;
+  sample.pores.kozeny_carman_k = 4.3e-3;
+  FlowSpec given = testing::periodic_flow(0.8, 3e-6);
+  EXPECT_EQ(resolve_flow(given, sample).tau, 0.8);  // nothing auto: as given
+  EXPECT_EQ(resolve_flow(given, sample).force, 3e-6);
+  FlowSpec f = given;
+  f.auto_tau = f.auto_force = true;
+  const FlowSpec tight = resolve_flow(f, sample);
+  EXPECT_DOUBLE_EQ(tight.tau, 0.51);
+  EXPECT_NEAR(tight.force, FlowSpec::reference_force * physics::viscosity(0.51) / physics::viscosity(1.0), 1e-18);
+  EXPECT_EQ(resolve_flow(tight, sample).tau, tight.tau);  // resolving again changes nothing
+
+  sample.dims = Dims{64, 64, 64};  // one big pore: tau at the ceiling, the force held down by Re
+  sample.pores.porosity = 0.875;
+  sample.pores.hydraulic_diameter = 120;
+  sample.pores.kozeny_carman_k = 300;
+  const FlowSpec open = resolve_flow(f, sample);
+  EXPECT_DOUBLE_EQ(open.tau, 2.0);
+  const double nu = physics::viscosity(2.0), q = 300 * open.force / nu;
+  EXPECT_NEAR(q * std::sqrt(300.0) / nu, FlowSpec::target_reynolds, 1e-12);  // the estimated Re
+  EXPECT_LT(open.force, FlowSpec::reference_force * nu / physics::viscosity(1.0));
+
+  f.collision = physics::CollisionModel::bgk;  // BGK's k moves with tau: it keeps 1
+  EXPECT_DOUBLE_EQ(resolve_flow(f, sample).tau, 1.0);
 }
 
 }  // namespace rockperm::pipeline
