@@ -53,10 +53,8 @@ Fit fit(const KHistory& history, double step, double k) {
   f.limit = k;
   if (d2 == 0.0) return f;
   const double r = d1 != 0.0 ? d2 / d1 : 1.0;
-  if (r >= 1.0) {
+  if (r >= 1.0 || r <= 0.0) {  // not shrinking, or turning: no distance can be read
     f.known = false;
-  } else if (r <= 0.0) {
-    f.remainder = std::abs(d2);
   } else {
     f.limit = k + d2 * r / (1.0 - r);
     f.remainder = std::abs(f.limit - k);

@@ -8,8 +8,11 @@
 // last half of the run (k at n/2, 3n/4 and n steps: Aitken's extrapolation over quarter-runs, so
 // that the slowest mode, the one that matters, dominates the differences once fast ones are gone):
 // with d1 = k(3n/4) - k(n/2), d2 = k(n) - k(3n/4) and r = d2 / d1, a decay that continues leaves
-// |d2| r / (1 - r); a change that does not shrink (r >= 1) leaves an unknown distance; a change
-// of sign (noise, or an oscillation about the limit) leaves at most the last change |d2|.
+// |d2| r / (1 - r); a change that does not shrink (r >= 1) leaves an unknown distance, and so
+// does a change of sign (r <= 0): k at a turning point, where a fast mode rising has met a slow
+// one falling, changes little while it is still far from its limit (a 20 % pack between sealed
+// faces: flat at 1159.92 mD after 3000 steps, 1159.59 at steady state). Noise about a converged
+// k turns often too, so a noisy run stops on the checks where it does not.
 // The geometric remainder is doubled (remaining_safety): where several modes decay at once the
 // slowest gains weight as the run goes on, so a fit over the last half sees a faster decay than
 // what remains; on tight packs the true remaining change was 0.6 to 1.3 times the plain fit
