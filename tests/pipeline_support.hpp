@@ -4,7 +4,6 @@
 // the CUDA one in gpu_validation_tests (ROCKPERM_TEST_ON_CUDA).
 #include <memory>
 
-#include "lib/geometry/sphere_pack.hpp"
 #include "lib/pipeline/decomposition.hpp"
 #include "lib/pipeline/execution.hpp"
 #include "lib/pipeline/sample.hpp"
@@ -73,16 +72,6 @@ inline PipelineRun run_pipeline(PoreMask mask, const pipeline::FlowSpec& flow, c
 
 // A flow along x with TRT at `tau` and body force `g`; lateral faces as given, the flow axis
 // periodic, no buffers.
-// The pore space of a synthetic pack of overlapping spheres (label 0 pore), edge n voxels.
-inline PoreMask sphere_pack_mask(std::int64_t n, double porosity, double radius, std::uint64_t seed) {
-  SpherePackSpec spec;
-  spec.dims = {n, n, n};
-  spec.porosity = porosity;
-  spec.radius = radius;
-  spec.seed = seed;
-  return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
-}
-
 inline pipeline::FlowSpec periodic_flow(double tau, double g, Periodicity lateral = {true, true, true}) {
   pipeline::FlowSpec f;
   f.tau = tau;

@@ -13,6 +13,7 @@
 #include "lib/backend/cpu_backend.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/geometry/pore_mask.hpp"
+#include "lib/geometry/sphere_pack.hpp"
 #include "lib/solve/solver.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
@@ -110,6 +111,16 @@ inline std::uint32_t expected_link(const SparseLattice& lat, std::uint32_t cell,
     side_open = side_open || voxel_at(lat, c, step[0], step[1], step[2]) != none;
   }
   return side_open ? target : none;
+}
+
+// The pore space of a synthetic pack of overlapping spheres (label 0 pore), edge n voxels.
+inline PoreMask sphere_pack_mask(std::int64_t n, double porosity, double radius, std::uint64_t seed) {
+  SpherePackSpec spec;
+  spec.dims = {n, n, n};
+  spec.porosity = porosity;
+  spec.radius = radius;
+  spec.seed = seed;
+  return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
 }
 
 struct SteadyFlow {

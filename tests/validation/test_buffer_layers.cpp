@@ -102,12 +102,7 @@ TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
   // its x faces and put between buffers or mirrored (lateral faces periodic, so that only the
   // x faces differ), the faces conduct unlike the bulk (pores cut open to the buffer, or
   // joined to their own mirror image), and only the interior reading recovers it
-  SpherePackSpec spec;
-  spec.dims = {48, 48, 48};
-  spec.porosity = 0.35;
-  spec.radius = 4.5;
-  spec.seed = 7;
-  const PoreMask pack = make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+  const PoreMask pack = testing::sphere_pack_mask(48, 0.35, 4.5, 7);
   const double tau = 1.0, g = 1e-5;
   const auto periodic = testing::run_pipeline(pack, testing::periodic_flow(tau, g));
   // the same interior planes read in the periodic run: the k of that part of the pack with no

@@ -11,12 +11,7 @@ namespace rockperm {
 
 TEST(Validation, TrtPermeabilityIndependentOfTau) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  SpherePackSpec spec;
-  spec.dims = {32, 32, 32};
-  spec.porosity = 0.4;
-  spec.radius = 4.5;
-  spec.seed = 11;
-  const PoreMask pack = make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+  const PoreMask pack = testing::sphere_pack_mask(32, 0.4, 4.5, 11);
   std::vector<double> k;
   for (const double tau : {0.6, 0.8, 1.2}) {
     const auto run = testing::run_pipeline(pack, testing::periodic_flow(tau, 1e-6));

@@ -6,19 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lib/geometry/sphere_pack.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {
 
 TEST(Backend, RescaledStateIsTheStateOfTheScaledForce) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  SpherePackSpec spec;
-  spec.dims = {16, 16, 16};
-  spec.porosity = 0.4;
-  spec.radius = 3.0;
-  const SparseLattice lat = SparseLattice::build(make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0")),
-                                                 {true, true, true});
+  const SparseLattice lat = SparseLattice::build(testing::sphere_pack_mask(16, 0.4, 3.0, 2026), {true, true, true});
   const auto strong = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 2e-5);
   const auto weak = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-5);
   const auto rescaled = testing::make_test_backend(lat, strong);
