@@ -74,7 +74,8 @@ void FlowSpec::validate() const {
                        "(+83 % at tau = 2 on a sphere pack): use TRT, or BGK with tau = 1");
   }
   if (!auto_tau && !(tau > 0.5 && tau < 100.0)) {
-    throw InputError("flow.tau", "tau = " + std::to_string(tau) + " must be in (0.5, 100); 1.0 is a good choice");
+    throw InputError("flow.tau", "tau = " + std::to_string(tau) +
+                                     " must be in (0.5, 100), or leave it to rockperm (auto: the fastest for the sample)");
   }
   if (!(magic > 0)) throw InputError("flow.magic", "the TRT magic parameter must be positive (3/16 is the default)");
   if (!auto_force && !(force > 0)) throw InputError("flow.force", "the body force must be positive");
