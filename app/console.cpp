@@ -11,9 +11,8 @@
 
 namespace rockperm::app {
 
-void print_sample(const RunOptions& options, const pipeline::Sample& s, const pipeline::ExecutionPlan& plan,
-                  int ranks) {
-  const pipeline::FlowSpec flow = pipeline::resolve_flow(options.spec.flow, s);
+void print_sample(const RunOptions& options, const pipeline::Sample& s, const pipeline::FlowSpec& flow,
+                  const pipeline::ExecutionPlan& plan, int ranks) {
   std::printf("sample      %s (%s)\n", options.spec.sample.volume.path.string().c_str(), s.input.format.c_str());
   std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", s.dims.str().c_str(),
               s.voxel_size_um, "xyz"[flow.flow_axis], flow.any_lateral_periodic() ? "periodic" : "sealed");

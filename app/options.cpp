@@ -114,6 +114,17 @@ const std::vector<std::pair<std::string, pipeline::PropagationChoice>> propagati
     {"two-pass", pipeline::PropagationChoice::two_pass},
     {"fused", pipeline::PropagationChoice::fused}};
 
+// A flow parameter that is a number or "auto" (chosen for the sample by pipeline::resolve_flow).
+Option number_or_auto(const char* key, const char* field, const char* help, bool pipeline::FlowSpec::*automatic,
+                      double pipeline::FlowSpec::*value) {
+  return {key, field, "auto", help,
+          [=](RunSpec& s, const std::string& v) {
+            s.flow.*automatic = v == "auto";
+            if (!(s.flow.*automatic)) s.flow.*value = parse_double(v);
+          },
+          [=](const RunSpec& s) { return s.flow.*automatic ? std::string("auto") : number(s.flow.*value); }};
+}
+
 const std::vector<Option>& table() {
   static const std::vector<Option> options = [] {
     std::vector<Option> t;
@@ -191,25 +202,19 @@ const std::vector<Option>& table() {
     t.push_back({"lbm.collision", "flow.collision", "trt", "trt or bgk",
                  [](RunSpec& s, const std::string& v) { s.flow.collision = parse_choice(v, collisions); },
                  [](const RunSpec& s) { return choice_name(s.flow.collision, collisions); }});
-    t.push_back({"lbm.tau", "flow.tau", "auto",
-                 "relaxation time, > 0.5 (viscosity nu = (tau - 1/2)/3), or auto: the fastest to steady flow for "
-                 "this sample, from its pore size, porosity and length (TRT: k does not depend on tau)",
-                 [](RunSpec& s, const std::string& v) {
-                   s.flow.auto_tau = v == "auto";
-                   if (!s.flow.auto_tau) s.flow.tau = parse_double(v);
-                 },
-                 [](const RunSpec& s) { return s.flow.auto_tau ? std::string("auto") : number(s.flow.tau); }});
+    t.push_back(number_or_auto("lbm.tau", "flow.tau",
+                               "relaxation time, > 0.5 (viscosity nu = (tau - 1/2)/3), or auto: the fastest to steady "
+                               "flow for this sample, from its pore size, porosity and length (TRT: k does not depend "
+                               "on tau)",
+                               &pipeline::FlowSpec::auto_tau, &pipeline::FlowSpec::tau));
     t.push_back({"lbm.magic", "flow.magic", "0.1875", "TRT magic parameter Lambda; 3/16 makes k independent of tau",
                  [](RunSpec& s, const std::string& v) { s.flow.magic = parse_double(v); },
                  [](const RunSpec& s) { return number(s.flow.magic); }});
-    t.push_back({"lbm.force", "flow.force", "auto",
-                 "body acceleration along the flow axis, lattice units (voxel/step^2), or auto: 1e-5 scaled with "
-                 "the viscosity (the velocities of tau = 1 and force 1e-5, whatever tau is)",
-                 [](RunSpec& s, const std::string& v) {
-                   s.flow.auto_force = v == "auto";
-                   if (!s.flow.auto_force) s.flow.force = parse_double(v);
-                 },
-                 [](const RunSpec& s) { return s.flow.auto_force ? std::string("auto") : number(s.flow.force); }});
+    t.push_back(number_or_auto("lbm.force", "flow.force",
+                               "body acceleration along the flow axis, lattice units (voxel/step^2), or auto: 1e-5 "
+                               "scaled with the viscosity, lowered where Re or Ma (estimated, then measured) would "
+                               "exceed 0.01",
+                               &pipeline::FlowSpec::auto_force, &pipeline::FlowSpec::force));
     t.push_back({"lbm.flow_axis", "flow.flow_axis", "x", "x, y or z",
                  [](RunSpec& s, const std::string& v) { s.flow.flow_axis = parse_choice(v, axes); },
                  [](const RunSpec& s) { return choice_name(s.flow.flow_axis, axes); }});

@@ -79,7 +79,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
   const double checkpoint_bytes = static_cast<double>(sample.fluid) * lattice::q * sizeof(Population) + 4096.0;
   directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
-  if (comm.root()) print_sample(options, sample, plan, comm.size());
+  if (comm.root()) print_sample(options, sample, flow, plan, comm.size());
 
   pipeline::RankLattice lattice =
       pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);

@@ -172,9 +172,10 @@ void CudaBackend::plane_sums(PlaneSums& out) {
 }
 
 void CudaBackend::rescale(float factor, const physics::CollisionParams& params) {
+  params_ = params;
+  if (factor == 1.0f) return;
   launch_scale(f_.data(), f_.size(), factor, stream_.get());
   stream_.synchronize();
-  params_ = params;
 }
 
 void CudaBackend::download(std::vector<Population>& f) {

@@ -70,7 +70,8 @@ class Backend {
   virtual void plane_sums(PlaneSums& out) = 0;
   // A new drive: the populations (deviations f_i - w_i, every slot) times `factor` and the
   // collision parameters replaced. In creeping flow the state is linear in the force, so this is
-  // the state the run would have reached with the force times `factor` (to O(Ma^2)).
+  // the state the run would have reached with the force times `factor` (to O(Ma^2)). Factor 1
+  // only replaces the parameters (a restored run's adjusted drive).
   virtual void rescale(float factor, const physics::CollisionParams& params) = 0;
 
   // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that

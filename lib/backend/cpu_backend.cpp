@@ -131,12 +131,13 @@ void CpuBackend::plane_sums(PlaneSums& out) {
 }
 
 void CpuBackend::rescale(float factor, const physics::CollisionParams& params) {
+  params_ = params;
+  if (factor == 1.0f) return;
   const std::int64_t n = static_cast<std::int64_t>(f_.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
     f_[k] = StorageTraits<Population>::store(factor * StorageTraits<Population>::load(f_[k]));
   }
-  params_ = params;
 }
 
 void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {

@@ -1,7 +1,7 @@
 #include "lib/solve/pressure_planes.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "lib/base/error.hpp"
@@ -61,10 +61,7 @@ PressureProfile pressure_profile(const PlaneSums& sums, const std::vector<double
 PlaneReader::PlaneReader(Backend& backend, const SparseLattice& lattice, const Comm& comm, int axis,
                          std::int64_t planes, std::int64_t first_local_z, double area)
     : backend_(backend), comm_(comm), area_(area) {
-  if (planes > 65536) {
-    throw InputError("sample.volume", "the lattice is " + std::to_string(planes) +
-                                          " voxels long along the flow axis; at most 65536 are supported");
-  }
+  static_assert(max_extent <= 65535, "plane indices are stored as uint16");
   std::vector<std::uint16_t> plane_of;
   plane_of.reserve(lattice.owned_end() - lattice.owned_begin());
   std::vector<double> cells(static_cast<std::size_t>(planes), 0.0);
