@@ -122,14 +122,14 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
 
 void ProgressPrinter::operator()(const Progress& p) {
   const bool final_check = p.step >= p.max_steps || p.error_estimate < p.tolerance;
-  if (p.seconds - last_ < 1.0 && !final_check && printed_) return;
+  if (p.seconds - last_ < seconds_ && !final_check && printed_) return;
   last_ = p.seconds;
   printed_ = true;
   char error[32];
   if (std::isfinite(p.error_estimate)) std::snprintf(error, sizeof error, "%8.2e", p.error_estimate);
   else std::snprintf(error, sizeof error, "%8s", "?");
   std::fprintf(stderr,
-               "  step %8lld  k = %12.6g mD  error %s (tol %.0e)  flux spread %8.2e  %7.1f MFLUPS  %7.2f s\n",
+               "  step %8lld  k = %13.8g mD  error %s (tol %.0e)  flux spread %8.2e  %7.1f MFLUPS  %7.2f s\n",
                static_cast<long long>(p.step), p.k.k_md, error, p.tolerance, p.flux_nonuniformity, p.mflups,
                p.seconds);
 }

@@ -20,12 +20,14 @@ void print_backend(const pipeline::Simulation& simulation, const pipeline::Execu
 void print_fields(const pipeline::FieldsWritten& fields, const pipeline::FieldSpec& spec);
 void print_result(const pipeline::SampleResult& result, const std::filesystem::path& report);
 
-// One progress line per second at most, and always the last one.
+// One progress line every `seconds` at most (0: every check), and always the last one.
 class ProgressPrinter {
  public:
+  explicit ProgressPrinter(double seconds) : seconds_(seconds) {}
   void operator()(const Progress& p);
 
  private:
+  double seconds_;
   double last_ = 0;
   bool printed_ = false;
 };

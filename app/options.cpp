@@ -279,11 +279,18 @@ const std::vector<Option>& table() {
                  "checks; at least 1e-9, what float populations resolve",
                  [](RunSpec& s, const std::string& v) { s.execution.monitor.tolerance = parse_double(v); },
                  [](const RunSpec& s) { return number(s.execution.monitor.tolerance); }});
-    t.push_back({"run.flux_tolerance", "execution.monitor.flux_tolerance", "1e-4",
+    t.push_back({"run.flux_tolerance", "execution.monitor.flux_tolerance", "auto",
                  "steady only when the volume flux through every plane across the flow agrees to this "
-                 "((largest - smallest) / mean): the mass balance of a steady flow",
-                 [](RunSpec& s, const std::string& v) { s.execution.monitor.flux_tolerance = parse_double(v); },
-                 [](const RunSpec& s) { return number(s.execution.monitor.flux_tolerance); }});
+                 "((largest - smallest) / mean): the mass balance of a steady flow; auto: half of run.tolerance, "
+                 "at least 1e-5",
+                 [](RunSpec& s, const std::string& v) {
+                   s.execution.monitor.auto_flux_tolerance = v == "auto";
+                   if (v != "auto") s.execution.monitor.flux_tolerance = parse_double(v);
+                 },
+                 [](const RunSpec& s) {
+                   return s.execution.monitor.auto_flux_tolerance ? std::string("auto")
+                                                                   : number(s.execution.monitor.flux_tolerance);
+                 }});
     t.push_back({"run.checkpoint_interval", "execution.checkpoint_interval", "0",
                  "write a checkpoint (checkpoint.rpk in the run directory) every this many steps; 0: not by steps",
                  [](RunSpec& s, const std::string& v) { s.execution.checkpoint_interval = parse_integer(v); },
@@ -322,6 +329,10 @@ const std::vector<Option>& table() {
     t.push_back({"output.fields_stride", "output.fields.stride", "1", "write every n-th voxel along each axis",
                  [](RunSpec& s, const std::string& v) { s.output.fields.stride = static_cast<int>(parse_integer(v)); },
                  [](const RunSpec& s) { return std::to_string(s.output.fields.stride); }});
+    t.push_back({"output.progress_seconds", "output.progress_seconds", "1",
+                 "seconds between progress lines on the console (0: one line at every convergence check)",
+                 [](RunSpec& s, const std::string& v) { s.output.progress_seconds = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.output.progress_seconds); }});
     t.push_back({"output.viscosity_pa_s", "output.fields.viscosity_pa_s", "0.001",
                  "fluid viscosity (Pa s) of the physical case the fields are scaled to (k does not depend on it)",
                  [](RunSpec& s, const std::string& v) { s.output.fields.viscosity_pa_s = parse_double(v); },

@@ -95,7 +95,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   if (options.resume) pipeline::read_checkpoint(comm, simulation, drive.checkpoint, drive.identity);
   if (comm.root()) print_backend(simulation, plan, comm.size());
 
-  ProgressPrinter printer;
+  ProgressPrinter printer(spec.output.progress_seconds);
   const pipeline::DriveOutcome outcome =
       pipeline::drive(comm, simulation, drive, comm.root() ? ProgressFn(std::ref(printer)) : ProgressFn());
   pipeline::Provenance provenance = result.provenance;

@@ -46,6 +46,7 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
   e.check_interval = s.check_interval;
   e.monitor.tolerance = s.tolerance;
   e.monitor.flux_tolerance = s.flux_tolerance;
+  e.monitor.auto_flux_tolerance = false;
   e.monitor.required_checks = s.required_checks;
   return e;
 }

@@ -234,7 +234,7 @@ SampleResult Simulation::result() const {
   r.fluid_cells = sample_.fluid;
   r.flow = flow_;
   r.tolerance = execution_.monitor.tolerance;
-  r.flux_tolerance = execution_.monitor.flux_tolerance;
+  r.flux_tolerance = execution_.monitor.flux_limit();
   r.timings = Timings{sample_.read_seconds, sample_.percolation_seconds, setup_seconds_, s.seconds};
   r.performance.backend =
       backend_->description() + (comm_.size() > 1 ? " x " + std::to_string(comm_.size()) + " ranks" : "");

@@ -93,7 +93,7 @@ void ExecutionSpec::validate() const {
                      "float populations resolve k to about 1e-9 (relative) at best, so a tolerance below 1e-9 is "
                      "never met; use 1e-9 or more");
   }
-  if (!(monitor.flux_tolerance >= 1e-9)) {
+  if (!monitor.auto_flux_tolerance && !(monitor.flux_tolerance >= 1e-9)) {
     throw InputError("execution.monitor.flux_tolerance",
                      "float populations resolve the flux through a plane to about 1e-9 (relative) at best; use "
                      "1e-9 or more");
@@ -116,6 +116,9 @@ void OutputSpec::validate() const {
     if (fields.crop.offset[a] < 0 || fields.crop.size[a] < 0) {
       throw InputError("output.fields.crop", "the field crop's offset and size must not be negative");
     }
+  }
+  if (!(progress_seconds >= 0)) {
+    throw InputError("output.progress_seconds", "the seconds between progress lines must be 0 (every check) or more");
   }
   if (dir.empty()) throw InputError("output.dir", "no run directory given");
 }

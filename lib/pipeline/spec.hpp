@@ -92,6 +92,7 @@ struct FieldSpec {
 struct OutputSpec {
   std::filesystem::path dir;  // the run directory
   FieldSpec fields;
+  double progress_seconds = 1.0;  // a progress line at most this often (0: at every check)
   // Checks what can be checked before the sample is read: a directory is named, stride and
   // physical case are positive (the directory itself is taken by pipeline::RunDirectory, which
   // creates it, checks it is writable and locks it).

@@ -137,7 +137,7 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
   error_estimate_ = k != 0.0 ? remaining / std::abs(k) : (remaining == 0.0 ? 0.0 : remaining);
   flux_nonuniformity_ = flux_nonuniformity;
   history_.record(step, k);
-  const bool steady = error_estimate_ < settings_.tolerance && flux_nonuniformity_ < settings_.flux_tolerance;
+  const bool steady = error_estimate_ < settings_.tolerance && flux_nonuniformity_ < settings_.flux_limit();
   below_ = steady ? below_ + 1 : 0;
   return below_ >= settings_.required_checks;
 }

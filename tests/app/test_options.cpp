@@ -58,6 +58,7 @@ TEST(Options, BadValuesAreInputErrorsNamingTheOption) {
       {"--run.propagation=push", "run.propagation"},  {"--lbm.inlet_outlet=open", "inlet_outlet"},
       {"--lbm.lateral=periodic", "contradict"},  {"--input.type=float32", "input.type"},
       {"--input.byte_order=middle", "input.byte_order"}, {"--input.percolation_filter=maybe", "percolation_filter"},
+      {"--output.progress_seconds=-1", "output.progress_seconds"}, {"--run.flux_tolerance=0", "run.flux_tolerance"},
       {"--no-such-option=1", "command line"}};
   for (const auto& [arg, name] : bad) {
     try {
@@ -96,8 +97,8 @@ TEST(Options, HelpDocumentsUnits) {
 TEST(Options, EveryKeyOfTheResolvedIniIsAnOptionAndTypedValuesRoundTrip) {
   const auto ini = write_ini("f.ini", std::string(minimal) +
                                           "crop_offset = 1 2 3\ncrop_size = 4 5 6\n[lbm]\ninlet_outlet = mirror\n"
-                                          "edge_contacts = sealed\n[run]\ndevices = 0,2\n[output]\n"
-                                          "fields_crop_offset = 7 8 9\n");
+                                          "edge_contacts = sealed\n[run]\ndevices = 0,2\nflux_tolerance = 0.001\n[output]\n"
+                                          "fields_crop_offset = 7 8 9\nprogress_seconds = 0\n");
   bool help = false;
   const RunOptions o = parse_run_options({"--config", ini.string()}, help);
   EXPECT_EQ(o.spec.sample.volume.crop.offset, (std::array<std::int64_t, 3>{1, 2, 3}));
@@ -106,9 +107,12 @@ TEST(Options, EveryKeyOfTheResolvedIniIsAnOptionAndTypedValuesRoundTrip) {
   EXPECT_EQ(o.spec.flow.edge_contacts, EdgeContacts::sealed);
   EXPECT_EQ(o.spec.execution.devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(o.spec.output.fields.crop.offset, (std::array<std::int64_t, 3>{7, 8, 9}));
+  EXPECT_FALSE(o.spec.execution.monitor.auto_flux_tolerance);
+  EXPECT_EQ(o.spec.execution.monitor.flux_limit(), 1e-3);
+  EXPECT_EQ(o.spec.output.progress_seconds, 0.0);
   const std::string text = to_ini(o);
   for (const char* line : {"crop_offset = 1 2 3", "inlet_outlet = mirror", "edge_contacts = sealed", "devices = 0,2",
-                           "fields_crop_offset = 7 8 9"}) {
+                           "fields_crop_offset = 7 8 9", "flux_tolerance = 0.001", "progress_seconds = 0"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << " missing from\n" << text;
   }
 }

@@ -125,6 +125,8 @@ TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
   problem.region_fluid = lat.fluid_count();
   RunControls controls;
   controls.monitor.tolerance = 1e-7;
+  controls.monitor.auto_flux_tolerance = false;
+  controls.monitor.flux_tolerance = 1e-4;
   controls.propagation = Propagation::two_pass;
   CpuBackend cpu(lat, p);
   const SolverResult a = run_to_steady_state(cpu, lat, problem, controls);

@@ -21,7 +21,7 @@ TEST(Monitor, EstimatesTheDistanceOfAGeometricDecayAndStopsWithinTolerance) {
   // k(t) = 2 - 0.5 exp(-t / 3000): the fit to k at n/2, 3n/4 and n is exact for one mode (the
   // estimate is twice the fit)
   const auto k = [](double t) { return 2.0 - 0.5 * std::exp(-t / 3000.0); };
-  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 200000 && stopped == 0; step += 100) {
     const bool steady = m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0);
@@ -41,7 +41,7 @@ TEST(Monitor, ASlowModeBehindAFastOneIsNotMissed) {
   // a fast mode of large amplitude and a slow one of 2 % of it: the per-100-step change falls
   // below 1e-6 long before k is within 1e-4 of its limit
   const auto k = [](double t) { return 1.0 - 0.5 * std::exp(-t / 500.0) - 0.01 * std::exp(-t / 20000.0); };
-  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 1000000 && stopped == 0; step += 100) {
     if (m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0)) stopped = step;
@@ -57,7 +57,7 @@ TEST(Monitor, ATurningPointIsNotTheLimit) {
   // about the distance, and the run goes on until the slow mode is fitted. (A slow mode hidden
   // behind a fast one until the fast one has gone below the tolerance cannot be seen at all.)
   const auto k = [](double t) { return 1.0 - 0.5 * std::exp(-t / 300.0) + 3e-3 * std::exp(-t / 8000.0); };
-  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 1000000 && stopped == 0; step += 100) {
     if (m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0)) stopped = step;
@@ -68,12 +68,12 @@ TEST(Monitor, ATurningPointIsNotTheLimit) {
 }
 
 TEST(Monitor, UnevenFluxOrAChangeThatDoesNotShrinkIsNotSteady) {
-  ConvergenceMonitor flux(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  ConvergenceMonitor flux(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   for (std::int64_t step = 100; step <= 5000; step += 100) {
     EXPECT_FALSE(flux.check(step, mass(100.0), 1.0, 2e-3)) << step;  // k constant, flux uneven
   }
   EXPECT_EQ(flux.error_estimate(), 0.0);
-  ConvergenceMonitor drift(MonitorSettings{1e-4, 1e-3, 1e-4, 2}, 100.0, 100);
+  ConvergenceMonitor drift(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   for (std::int64_t step = 100; step <= 5000; step += 100) {
     EXPECT_FALSE(drift.check(step, mass(100.0), 1.0 + 1e-9 * step, 0.0)) << step;  // slow, steady drift
   }
@@ -101,7 +101,7 @@ TEST(Monitor, NanStopsTheRun) {
 }
 
 TEST(Monitor, MassDriftStopsTheRun) {
-  ConvergenceMonitor m(MonitorSettings{1e-6, 1e-3, 1e-4, 2}, 1000.0);
+  ConvergenceMonitor m(MonitorSettings{1e-6, 1e-3, false, 1e-4, 2}, 1000.0);
   FlowSums s;
   s.mass = 1000.5;
   EXPECT_THROW(m.check(1, s, 1.0, 0.0), SimulationError);
@@ -125,6 +125,21 @@ TEST(Permeability, UnitsAndDarcyVelocity) {
   EXPECT_NEAR(k.k_m2, k.k_lattice * 4e-12, 1e-20);
   EXPECT_NEAR(k.k_md, k.k_m2 / 9.869233e-13 * 1e3, 1e-9);
   EXPECT_NEAR(k.tortuosity, 1.2, 1e-12);
+}
+
+// The mass balance follows the tolerance unless given: half of it, never below what float
+// populations hold at steady state.
+TEST(Monitor, AutomaticFluxToleranceIsHalfTheToleranceAndAtLeastOneInAHundredThousand) {
+  MonitorSettings s;
+  EXPECT_TRUE(s.auto_flux_tolerance);
+  EXPECT_DOUBLE_EQ(s.flux_limit(), 5e-5);
+  s.tolerance = 1e-3;
+  EXPECT_DOUBLE_EQ(s.flux_limit(), 5e-4);
+  s.tolerance = 1e-8;
+  EXPECT_DOUBLE_EQ(s.flux_limit(), 1e-5);
+  s.auto_flux_tolerance = false;
+  s.flux_tolerance = 2e-3;
+  EXPECT_DOUBLE_EQ(s.flux_limit(), 2e-3);
 }
 
 }  // namespace rockperm

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole convergence history of k on synthetic packs (issue "A converged, trustworthy k"):
+# one long run per case to a tight tolerance with a progress line at every check, so that the
+# distance to the final k, the error estimate and the flux spread can be compared check by check
+# (tools/trajectory_table.py reads the logs). rockperm and rockperm-make-pack on PATH.
+#   CASES="128:0.10:buffer 128:0.20:periodic" bash tools/trajectory_study.sh
+# A case is N:POROSITY:MODE[:SEED[:RADIUS]] (radius N/16 by default, seed 3); environment:
+# TOL (1e-6), INTERVAL (200), MAX_STEPS (400000), OUT (where the logs go), EXTRA (more options).
+set -uo pipefail
+out=${OUT:-/tmp/trajectories}
+mkdir -p "$out"
+for c in ${CASES:-128:0.10:buffer}; do
+  IFS=: read -r n phi mode seed radius <<<"$c"
+  seed=${seed:-3} radius=${radius:-$((n / 16))}
+  name="n${n}_p${phi}_${mode}_s${seed}_r${radius}" work=/tmp/trajectory_$name
+  mkdir -p "$work"
+  rockperm-make-pack --dims "$n $n $n" --porosity "$phi" --radius "$radius" --seed "$seed" --out "$work/pack.raw" >/dev/null
+  lateral=sealed; [ "$mode" = periodic ] && lateral=periodic
+  # shellcheck disable=SC2086
+  rockperm run --input.file "$work/pack.raw" --input.dims "$n $n $n" --input.voxel_size_um 5 --output.fields off \
+    --lbm.inlet_outlet="$mode" --lbm.lateral="$lateral" --run.tolerance="${TOL:-1e-6}" \
+    --run.flux_tolerance="${TOL:-1e-6}" --run.max_steps="${MAX_STEPS:-400000}" --run.check_interval="${INTERVAL:-200}" \
+    --output.progress_seconds=0 --overwrite --output.dir "$work/out" ${EXTRA:-} >"$out/$name.log" 2>&1
+  echo "$name: $(grep -E '^(flow|converged|NOT)' "$out/$name.log" | cut -c1-90 | tr '\n' ' ')"
+done
