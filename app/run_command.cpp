@@ -1,127 +1,17 @@
 // rockperm run: one sample from its volume file to a permeability in mD, on one process or on
 // Z-slabs over MPI ranks (one per GPU). A front end over the library pipeline
-// (lib/pipeline): it parses the options, owns the run directory, calls the stages, prints
-// between them, and leaves a report for every outcome (README, "Statuses and exit codes").
-#include <unistd.h>
-
-#include <chrono>
-#include <ctime>
-#include <functional>
+// (lib/pipeline): it parses the options and hands them to run_sample (app/sample_run.hpp),
+// which owns the run directory, calls the stages, prints between them, and leaves a report for
+// every outcome (README, "Statuses and exit codes").
 #include <iostream>
 
 #include "app/commands.hpp"
-#include "app/console.hpp"
 #include "app/options.hpp"
+#include "app/sample_run.hpp"
 #include "app/signals.hpp"
-#include "io/atomic_file.hpp"
-#include "lib/base/build_info.hpp"
 #include "lib/parallel/comm.hpp"
-#include "lib/pipeline/checkpoint.hpp"
-#include "lib/pipeline/decomposition.hpp"
-#include "lib/pipeline/driver.hpp"
-#include "lib/pipeline/execution.hpp"
-#include "lib/pipeline/fields.hpp"
-#include "lib/pipeline/report.hpp"
-#include "lib/pipeline/run_directory.hpp"
-#include "lib/pipeline/sample.hpp"
-#include "lib/pipeline/simulation.hpp"
-#include "rockperm/config.hpp"
 
 namespace rockperm::app {
-
-namespace {
-
-pipeline::Provenance start_provenance(const Comm& comm, const RunOptions& options,
-                                      const std::vector<std::string>& args) {
-  pipeline::Provenance p;
-  p.version = ROCKPERM_VERSION;
-  p.commit = build_commit();
-  p.build_type = build_type();
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  p.date_utc = date;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  p.host = host;
-  p.command_line = "rockperm run";
-  for (const std::string& a : args) p.command_line += " " + a;
-  p.ranks = comm.size();
-  const pipeline::SampleSpec& s = options.spec.sample;
-  p.pore_labels = s.pore_labels.str();
-  p.crop = std::to_string(s.volume.crop.offset[0]) + " " + std::to_string(s.volume.crop.offset[1]) + " " +
-           std::to_string(s.volume.crop.offset[2]) + " / " + std::to_string(s.volume.crop.size[0]) + " " +
-           std::to_string(s.volume.crop.size[1]) + " " + std::to_string(s.volume.crop.size[2]);
-  p.percolation_filter = s.percolation_filter;
-  p.resumed = options.resume;
-  return p;
-}
-
-// The stages; `result` holds what is known so far when one of them throws.
-void run_stages(const Comm& comm, const RunOptions& options, const pipeline::RunDirectory& directory,
-                pipeline::SampleResult& result) {
-  const pipeline::RunSpec& spec = options.spec;
-  result.flow = spec.flow;
-  result.input.path = spec.sample.volume.path;
-  result.input.name = spec.sample.volume.path.filename().string();
-  pipeline::Sample sample = pipeline::read_sample(comm, spec.sample, spec.flow);
-  result.input = sample.input;
-  result.provenance.input_sha256 = sample.input.sha256;
-  result.percolation = sample.percolation;
-  result.dims = sample.dims;
-  result.sample_dims = sample.sample_dims;
-  result.voxel_size_um = sample.voxel_size_um;
-  const pipeline::FlowSpec flow = pipeline::resolve_flow(spec.flow, sample);  // tau and force, where auto
-  result.flow = flow;
-  const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, spec.execution, sample.plane_fluid);
-  result.provenance.devices = comm.gather(plan.identity());
-  const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
-  // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
-  const double checkpoint_bytes = static_cast<double>(sample.fluid) * lattice::q * sizeof(Population) + 4096.0;
-  directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
-  if (comm.root()) print_sample(options, sample, flow, plan, comm.size());
-
-  pipeline::RankLattice lattice =
-      pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
-  pipeline::Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
-  pipeline::DriveSettings drive;
-  drive.checkpoint = spec.output.dir / pipeline::checkpoint_name;
-  drive.identity = pipeline::run_identity(sample.input.sha256, spec.sample, flow);
-  drive.checkpoint_interval = spec.execution.checkpoint_interval;
-  drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
-  drive.checkpoint_at_end = spec.execution.checkpoint_at_end;
-  drive.walltime_minutes = spec.execution.walltime_minutes;
-  drive.stop_requested = &StopSignals::requested;
-  if (options.resume) pipeline::read_checkpoint(comm, simulation, drive.checkpoint, drive.identity);
-  if (comm.root()) print_backend(simulation, plan, comm.size());
-
-  ProgressPrinter printer(spec.output.progress_seconds);
-  const pipeline::DriveOutcome outcome =
-      pipeline::drive(comm, simulation, drive, comm.root() ? ProgressFn(std::ref(printer)) : ProgressFn());
-  pipeline::Provenance provenance = result.provenance;
-  result = simulation.result();
-  result.provenance = provenance;
-  if (outcome.checkpoints > 0) result.checkpoint = drive.checkpoint;
-  result.performance.checkpoints = outcome.checkpoints;
-  result.performance.checkpoint_seconds = outcome.checkpoint_seconds;
-  if (outcome.interrupted) {
-    std::erase_if(result.warnings, [](const pipeline::Warning& w) { return w.code == "not_converged"; });
-    result.status = pipeline::RunStatus::interrupted;
-    result.message = "stopped at step " + std::to_string(result.steps) + " (" + outcome.reason +
-                     "); continue with: rockperm run --resume " + spec.output.dir.string();
-    return;  // no fields of a state that is not steady
-  }
-  if (!spec.execution.checkpoint_at_end && comm.root()) {
-    // the run ended by itself: an earlier checkpoint would only resume what is done
-    std::error_code ec;
-    std::filesystem::remove(drive.checkpoint, ec);
-    result.checkpoint.clear();
-  }
-  const pipeline::FieldsWritten written = fields.write(comm, simulation);
-  if (comm.root() && fields.enabled()) print_fields(written, spec.output.fields);
-}
-
-}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   const Comm comm = Comm::world();
@@ -133,39 +23,10 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   }
   const StopSignals signals;
-  const pipeline::DirectoryUse use = options.resume      ? pipeline::DirectoryUse::resume
-                                     : options.overwrite ? pipeline::DirectoryUse::overwrite
-                                                         : pipeline::DirectoryUse::fresh;
-  const pipeline::RunDirectory directory(comm, options.spec.output.dir, use);  // locked, checked, before any work
-  const std::filesystem::path dir = directory.path();
-  if (!options.resume) {  // first, so that a stopped run can be resumed from it
-    collectively(comm, [&] {
-      if (comm.root()) io::write_file_atomically(dir / "config.ini", to_ini(options));
-    });
-  }
-  pipeline::SampleResult result;
-  result.provenance = start_provenance(comm, options, args);
-  result.performance.ranks = comm.size();
-  try {
-    collectively(comm, [&] { validate_run_options(options); });
-    run_stages(comm, options, directory, result);
-  } catch (const Error& e) {
-    // every outcome leaves a report (the error itself is printed by main)
-    result.status = pipeline::status_of(e);
-    const auto* input = dynamic_cast<const InputError*>(&e);
-    result.message = input ? option_message(*input) : e.what();
-    if (comm.root() && e.all_ranks) {
-      try {
-        pipeline::write_reports(dir, result);
-      } catch (const Error&) {  // the directory itself fails: the message of `e` is what counts
-      }
-    }
-    throw;
-  }
-  if (comm.root()) {
-    pipeline::write_reports(dir, result);  // report.json last: the mark of a finished run
-    print_result(result, dir / "report.json");
-  }
+  SampleRunSettings settings;
+  settings.command_line = "rockperm run";
+  for (const std::string& a : args) settings.command_line += " " + a;
+  const pipeline::SampleResult result = run_sample(comm, options, settings);
   return pipeline::exit_code(result.status);
 }
 
