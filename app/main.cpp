@@ -19,6 +19,9 @@ void print_usage(std::ostream& out) {
          "commands:\n"
          "  run --config FILE.ini   simulate one sample to steady state; prints k in mD and writes\n"
          "                          report.json, report.csv and config.ini into the run directory\n"
+         "  campaign --manifest FILE.csv | --scans DIR\n"
+         "                          many samples, each in its own run directory, with one summary\n"
+         "                          (campaign.csv); the same command again continues where it stopped\n"
          "  plan --config FILE.ini  porosity, fluid cells, memory per rank and the number of GPUs the\n"
          "                          sample needs, before anything is allocated\n"
          "  bench [options]         measure speed (MFLUPS, GB/s against the measured copy bandwidth)\n"
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
     const std::string command = args[0];
     args.erase(args.begin());
     if (command == "run") return rockperm::app::run_command(args);
+    if (command == "campaign") return rockperm::app::campaign_command(args);
     if (command == "bench") return rockperm::app::bench_command(args);
     if (command == "plan") return rockperm::app::plan_command(args);
     if (command == "devices") return rockperm::app::devices_command();

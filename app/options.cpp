@@ -388,6 +388,13 @@ std::string option_message(const InputError& error) {
   return error.detail() + " (option " + names + ")";
 }
 
+bool is_run_option(const std::string& key) {
+  for (const Option& o : table()) {
+    if (o.key == key) return true;
+  }
+  return false;
+}
+
 std::string option_names_for(const std::string& field) {
   std::string names;
   for (const Option& o : table()) {

@@ -43,6 +43,9 @@ std::string option_message(const InputError& error);
 // "64 64 64" (or 64x64x64, 64,64,64) as dimensions; the message names `option`.
 Dims parse_dims(const std::string& text, const std::string& option);
 
+// Whether `key` (section.key, e.g. "lbm.flow_axis") is an option of rockperm run.
+bool is_run_option(const std::string& key);
+
 // "input.crop_offset, input.crop_size" for the spec field "sample.volume.crop"; "" when no
 // option sets it.
 std::string option_names_for(const std::string& field);

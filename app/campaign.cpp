@@ -1,0 +1,347 @@
+#include "app/campaign.hpp"
+
+#include <csv.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "io/sha256.hpp"
+#include "lib/base/error.hpp"
+#include "lib/pipeline/checkpoint.hpp"
+
+namespace rockperm::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+bool valid_id(const std::string& id) {
+  if (id.empty() || id == "." || id == ".." || id.size() > 200) return false;
+  return std::all_of(id.begin(), id.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// The rows of a CSV text, each a list of fields (libcsv, strict RFC 4180 quoting).
+struct CsvRows {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> current;
+  static void field(void* data, std::size_t size, void* self) {
+    static_cast<CsvRows*>(self)->current.emplace_back(static_cast<const char*>(data), size);
+  }
+  static void row(int, void* self) {
+    auto* r = static_cast<CsvRows*>(self);
+    r->rows.push_back(std::move(r->current));
+    r->current.clear();
+  }
+};
+
+std::vector<std::vector<std::string>> parse_csv(const fs::path& file, std::string text) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheets write one)
+  csv_parser parser{};
+  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI) != 0) throw Error("libcsv: cannot initialise the parser");
+  CsvRows out;
+  const std::size_t parsed = csv_parse(&parser, text.data(), text.size(), CsvRows::field, CsvRows::row, &out);
+  const bool ok = parsed == text.size() && csv_fini(&parser, CsvRows::field, CsvRows::row, &out) == 0;
+  const int error = csv_error(&parser);
+  csv_free(&parser);
+  if (!ok) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(parsed, text.size())), '\n');
+    throw InputError("manifest " + file.string() + ", line " + std::to_string(line) + ": " + csv_strerror(error) +
+                     " (a field with a comma, quote or line break must be quoted, with quotes doubled)");
+  }
+  return out.rows;
+}
+
+void add_sample(Manifest& m, std::set<std::string>& ids, CampaignSample s, const std::string& where) {
+  if (!valid_id(s.id)) {
+    throw InputError(where + ": the id '" + s.id +
+                     "' cannot name a run directory; use letters, digits, '.', '_' and '-' only");
+  }
+  if (!ids.insert(s.id).second) throw InputError(where + ": the id '" + s.id + "' is given twice; ids must be unique");
+  m.samples.push_back(std::move(s));
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out(2 * s.size() + 2, '\0');
+  out.resize(csv_write(out.data(), out.size(), s.data(), s.size()));
+  return out;
+}
+
+std::string number_text(const Json& v) {
+  if (!v.is_number()) return "";
+  std::ostringstream o;
+  o.precision(10);
+  o << v.get<double>();
+  return o.str();
+}
+
+// The final statuses that count as results; the others are failures (interrupted is neither).
+bool is_result(const std::string& status) { return status == "converged"; }
+
+}  // namespace
+
+Manifest read_manifest(const fs::path& csv) {
+  std::error_code ec;
+  if (!fs::is_regular_file(csv, ec)) throw InputError("manifest " + csv.string() + ": no such file; check the path");
+  const auto rows = parse_csv(csv, read_text(csv));
+  if (rows.empty()) throw InputError("manifest " + csv.string() + ": empty; it needs a header row (id,input,...)");
+  const std::vector<std::string>& header = rows[0];
+  int id_col = -1, input_col = -1;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    const std::string& name = header[c];
+    if (name == "id") {
+      id_col = static_cast<int>(c);
+    } else if (name == "input") {
+      input_col = static_cast<int>(c);
+    } else if (name == "input.file" || name == "output.dir") {
+      throw InputError("manifest " + csv.string() + ": column '" + name +
+                       "' is set by the campaign (use the column 'input'; run directories are <campaign>/<id>)");
+    } else if (!is_run_option(name)) {
+      throw InputError("manifest " + csv.string() + ": column '" + name +
+                       "' is neither id, input nor an option of rockperm run (see rockperm run --help)");
+    }
+  }
+  if (id_col < 0 || input_col < 0) {
+    throw InputError("manifest " + csv.string() + ": the header needs the columns 'id' and 'input'");
+  }
+  Manifest m;
+  m.source = fs::absolute(csv).lexically_normal();
+  const fs::path base = m.source.parent_path();
+  std::set<std::string> ids;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    const std::string where = "manifest " + csv.string() + ", row " + std::to_string(r + 1);
+    if (row.size() == 1 && row[0].empty()) continue;  // a blank line
+    if (row.size() != header.size()) {
+      throw InputError(where + ": " + std::to_string(row.size()) + " fields, but the header has " +
+                       std::to_string(header.size()));
+    }
+    CampaignSample s;
+    s.id = row[static_cast<std::size_t>(id_col)];
+    const fs::path input = row[static_cast<std::size_t>(input_col)];
+    if (input.empty()) throw InputError(where + ": no input");
+    s.input = (input.is_absolute() ? input : base / input).lexically_normal();
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      if (static_cast<int>(c) != id_col && static_cast<int>(c) != input_col && !row[c].empty()) {
+        s.overrides.emplace_back(header[c], row[c]);
+      }
+    }
+    add_sample(m, ids, std::move(s), where);
+  }
+  if (m.samples.empty()) throw InputError("manifest " + csv.string() + ": no samples below the header");
+  return m;
+}
+
+Manifest scan_directory(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("scans directory " + dir.string() + ": no such directory");
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  std::set<std::string> data_of_headers;  // a .nhdr/.mhd names its data file: not a sample of its own
+  for (const fs::path& p : entries) {
+    const std::string ext = lower(p.extension().string());
+    if (ext == ".nhdr" || ext == ".mhd") data_of_headers.insert(p.stem().string());
+  }
+  Manifest m;
+  m.source = fs::absolute(dir).lexically_normal();
+  std::set<std::string> ids;
+  for (const fs::path& p : entries) {
+    const std::string name = p.filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    const std::string ext = lower(p.extension().string());
+    const bool volume = fs::is_directory(p, ec) || ext == ".nrrd" || ext == ".nhdr" || ext == ".mhd" ||
+                        ext == ".tif" || ext == ".tiff" || (ext == ".raw" && !data_of_headers.count(p.stem().string()));
+    if (!volume) continue;
+    CampaignSample s;
+    s.id = fs::is_directory(p, ec) ? name : p.stem().string();
+    s.input = fs::absolute(p).lexically_normal();
+    add_sample(m, ids, std::move(s), "scans directory " + dir.string() + ", " + name);
+  }
+  if (m.samples.empty()) {
+    throw InputError("scans directory " + dir.string() +
+                     ": no volumes (.raw, .nrrd, .nhdr, .mhd, .tif, .tiff files or directories of slices)");
+  }
+  return m;
+}
+
+RunOptions sample_options(const fs::path& base_ini, const std::vector<std::pair<std::string, std::string>>& common,
+                          const fs::path& campaign_dir, const CampaignSample& sample) {
+  std::map<std::string, std::string> values;  // one value per key: the row's over the common ones
+  for (const auto& [k, v] : common) values[k] = v;
+  for (const auto& [k, v] : sample.overrides) values[k] = v;
+  values["input.file"] = sample.input.string();
+  values["output.dir"] = (campaign_dir / sample.id).string();
+  std::vector<std::string> args;
+  if (!base_ini.empty()) args = {"--config", base_ini.string()};
+  for (const auto& [k, v] : values) args.push_back("--" + k + "=" + v);
+  bool help = false;
+  return parse_run_options(args, help, false);
+}
+
+const char* to_string(SampleState s) {
+  switch (s) {
+    case SampleState::fresh: return "fresh";
+    case SampleState::resume: return "resume";
+    case SampleState::done: return "done";
+    case SampleState::failed: return "failed";
+  }
+  return "?";
+}
+
+SampleState inspect_sample(const RunOptions& options) {
+  const fs::path dir = options.spec.output.dir;
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "config.ini", ec) || read_text(dir / "config.ini") != to_ini(options)) {
+    return SampleState::fresh;  // another configuration (or none): its results do not count
+  }
+  const bool checkpoint = fs::is_regular_file(dir / pipeline::checkpoint_name, ec);
+  if (!fs::is_regular_file(dir / "report.json", ec)) return checkpoint ? SampleState::resume : SampleState::fresh;
+  Json report;
+  try {
+    report = Json::parse(read_text(dir / "report.json"));
+  } catch (const Json::exception&) {
+    return SampleState::fresh;
+  }
+  const std::string status = report.value("status", "");
+  if (status == "interrupted") return checkpoint ? SampleState::resume : SampleState::fresh;
+  // a report of this configuration: done where it was made from the same bytes
+  const Json& input = report["input"];
+  const std::string sha = input.is_object() ? input.value("sha256", "") : "";
+  if (!sha.empty()) {
+    try {
+      if (io::hash_volume(options.spec.sample.volume.path) != sha) return SampleState::fresh;
+    } catch (const InputError&) {
+      // the input cannot be read now: run it again, and let that run report why
+      return SampleState::fresh;
+    }
+  } else if (status == "converged") {
+    return SampleState::fresh;  // a result without the hash of its input cannot be matched
+  }
+  return is_result(status) ? SampleState::done : SampleState::failed;
+}
+
+CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manifest& manifest) {
+  CampaignCounts counts;
+  std::ostringstream csv;
+  csv << "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,"
+         "input_sha256,run_directory,message\r\n";
+  Json samples = Json::array();
+  for (const CampaignSample& s : manifest.samples) {
+    const fs::path dir = campaign_dir / s.id;
+    Json report;
+    std::error_code ec;
+    if (fs::is_regular_file(dir / "report.json", ec)) {
+      try {
+        report = Json::parse(read_text(dir / "report.json"));
+      } catch (const Json::exception&) {
+        report = Json();
+      }
+    }
+    const std::string status = report.is_object() ? report.value("status", "pending") : "pending";
+    ++counts.samples;
+    if (status == "converged") ++counts.converged;
+    else if (status == "pending") ++counts.pending;
+    else if (status == "interrupted") ++counts.interrupted;
+    else ++counts.failed;
+    const auto get = [&](const char* a, const char* b = nullptr) -> Json {
+      if (!report.is_object() || !report.contains(a)) return Json();
+      const Json& v = report[a];
+      if (!b) return v;
+      return v.is_object() && v.contains(b) ? v[b] : Json();
+    };
+    const bool ran = get("steps").is_number() && get("steps").get<double>() > 0;  // a failure before the first step has no numbers
+    const auto numbers = [&](Json v) { return ran ? v : Json(); };
+    Json row;
+    row["id"] = s.id;
+    row["status"] = status;
+    row["k_mD"] = numbers(get("permeability", "mD"));
+    row["k_error_estimate"] = numbers(get("k_error_estimate"));
+    row["porosity"] = get("porosity");
+    row["connected_porosity"] = get("connected_porosity");
+    row["flow_axis"] = get("geometry", "flow_axis");
+    row["tau"] = numbers(get("model", "tau"));
+    row["steps"] = numbers(get("steps"));
+    row["solve_seconds"] = numbers(get("performance", "solve_seconds"));
+    row["input"] = s.input.string();
+    row["input_sha256"] = get("input", "sha256");
+    row["run_directory"] = s.id;
+    row["message"] = get("message");
+    const auto text = [&](const char* key) {
+      const Json& v = row[key];
+      return v.is_string() ? v.get<std::string>() : v.is_number() ? number_text(v) : std::string();
+    };
+    csv << quoted(s.id) << ',' << status << ',' << text("k_mD") << ',' << text("k_error_estimate") << ','
+        << text("porosity") << ',' << text("connected_porosity") << ',' << text("flow_axis") << ',' << text("tau")
+        << ',' << text("steps") << ',' << text("solve_seconds") << ',' << quoted(s.input.string()) << ','
+        << text("input_sha256") << ',' << quoted(s.id) << ',' << quoted(text("message")) << "\r\n";
+    samples.push_back(std::move(row));
+  }
+  Json j;
+  j["source"] = manifest.source.string();
+  j["updated_utc"] = utc_now();
+  j["counts"] = {{"samples", counts.samples},
+                 {"converged", counts.converged},
+                 {"failed", counts.failed},
+                 {"interrupted", counts.interrupted},
+                 {"pending", counts.pending}};
+  j["samples"] = std::move(samples);
+  io::write_file_atomically(campaign_dir / "campaign.csv", csv.str());
+  io::write_file_atomically(campaign_dir / "campaign.json", j.dump(2) + "\n");
+  return counts;
+}
+
+std::optional<FileLock> FileLock::try_take(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(file.string() + ": cannot create the lock file");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  return FileLock(fd);
+}
+
+FileLock FileLock::wait(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(file.string() + ": cannot create the lock file");
+  if (::flock(fd, LOCK_EX) != 0) {
+    ::close(fd);
+    throw OutputError(file.string() + ": cannot lock");
+  }
+  return FileLock(fd);
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace rockperm::app

@@ -1,0 +1,82 @@
+#pragma once
+// A permeability campaign: many samples, each run the way `rockperm run` runs one (run_sample),
+// each in its own run directory <campaign>/<id>/, with one summary (campaign.csv, campaign.json)
+// rewritten after every sample. What is on disk is the state: a sample whose report matches its
+// input's hash and its configuration is done; one with a checkpoint of the same configuration is
+// resumed; anything else runs (again). So the same command, re-run, continues where it stopped,
+// and several processes (MPI ranks, Slurm array tasks) can share one campaign: each sample is
+// claimed with a lock file for as long as one of them works on it.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/options.hpp"
+
+namespace rockperm::app {
+
+struct CampaignSample {
+  std::string id;                   // the run directory's name: letters, digits, '.', '_', '-'
+  std::filesystem::path input;      // absolute
+  std::vector<std::pair<std::string, std::string>> overrides;  // option key, value (this sample only)
+};
+
+struct Manifest {
+  std::filesystem::path source;  // the CSV file or the directory of scans
+  std::vector<CampaignSample> samples;
+};
+
+// A CSV table (RFC 4180, through libcsv) with a header row: the columns `id` and `input` (a path
+// relative to the table's folder) and any option of `rockperm run` by its key (lbm.flow_axis,
+// input.dims, ...) whose non-empty cells override the base configuration for that row. Throws
+// InputError naming the file, the line and the column.
+Manifest read_manifest(const std::filesystem::path& csv);
+
+// Every volume in `dir`: files ending in .raw, .nrrd, .nhdr, .mhd, .tif or .tiff (the data file
+// of a .nhdr/.mhd header is not a sample of its own) and sub-directories (2-D TIFF slices), in
+// name order; the id is the name without its extension.
+Manifest scan_directory(const std::filesystem::path& dir);
+
+// The options of one sample: the base INI (if any), then `common` overrides, then the row's,
+// then its input and run directory <campaign_dir>/<id>. Throws InputError as parse_run_options.
+RunOptions sample_options(const std::filesystem::path& base_ini,
+                          const std::vector<std::pair<std::string, std::string>>& common,
+                          const std::filesystem::path& campaign_dir, const CampaignSample& sample);
+
+// What the run directory of a sample holds, against what its options ask.
+enum class SampleState {
+  fresh,   // nothing, or results of another input or configuration: run it (again)
+  resume,  // a checkpoint of this configuration: continue it
+  done,    // a final report of this input and configuration
+  failed,  // the same, with a failure (not converged, diverged, a bad input...)
+};
+const char* to_string(SampleState s);
+// Reads <dir>/report.json and config.ini; hashes the input where a report gives a hash to match.
+SampleState inspect_sample(const RunOptions& options);
+
+// campaign.csv and campaign.json in `campaign_dir`, from the reports of every sample of the
+// manifest (a sample without a report is "pending"); each written atomically. Callers hold the
+// campaign lock (CampaignLock).
+struct CampaignCounts {
+  int samples = 0, converged = 0, failed = 0, interrupted = 0, pending = 0;
+};
+CampaignCounts write_campaign_summary(const std::filesystem::path& campaign_dir, const Manifest& manifest);
+
+// An exclusive lock file (flock) held for the life of the object. try_take: nullopt when another
+// process holds it; wait: blocks until it is free.
+class FileLock {
+ public:
+  static std::optional<FileLock> try_take(const std::filesystem::path& file);
+  static FileLock wait(const std::filesystem::path& file);
+  FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  FileLock& operator=(FileLock&&) = delete;
+  FileLock(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace rockperm::app

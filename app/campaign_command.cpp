@@ -1,0 +1,280 @@
+// rockperm campaign: the samples of a manifest (or a directory of scans), each run as `rockperm
+// run` runs one, into <campaign>/<id>/, with campaign.csv and campaign.json rewritten after
+// every sample (app/campaign.hpp). Over MPI every rank is a worker with its own samples, one
+// per GPU (the ranks of a host take its GPUs by host name); Slurm array tasks take every n-th
+// sample. Re-running the same command continues: done samples are skipped, interrupted ones
+// resumed, failed ones re-run with --retry-failed.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "app/campaign.hpp"
+#include "app/commands.hpp"
+#include "app/options.hpp"
+#include "app/sample_run.hpp"
+#include "app/signals.hpp"
+#include "io/atomic_file.hpp"
+#include "lib/base/error.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/pipeline/report.hpp"
+
+namespace rockperm::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+// The exit code of a campaign that ran to its end with samples that failed (README).
+constexpr int partial_exit_code = 9;
+
+struct CampaignOptions {
+  fs::path manifest, scans, base_ini, dir;
+  bool retry_failed = false;
+  int array_index = 0, array_size = 1;
+  std::vector<std::pair<std::string, std::string>> common;  // --section.key=value for every sample
+};
+
+std::string campaign_help() {
+  return "usage: rockperm campaign (--manifest FILE.csv | --scans DIR) [--config BASE.ini] [--dir DIR]\n"
+         "                         [--retry-failed] [--array-index I --array-size N] [--section.key=value ...]\n\n"
+         "Runs every sample of the manifest as 'rockperm run' would, each in DIR/<id>/, and keeps DIR/campaign.csv\n"
+         "and DIR/campaign.json up to date after every sample. The same command again continues: samples whose\n"
+         "report matches their input (SHA-256) and configuration are skipped, interrupted ones resume from their\n"
+         "checkpoint, failed ones run again only with --retry-failed.\n\n"
+         "  --manifest FILE.csv   one row per sample: columns id, input (relative to the CSV's folder) and any\n"
+         "                        option of rockperm run by its key (e.g. lbm.flow_axis, input.dims) whose\n"
+         "                        non-empty cells override the base configuration for that sample\n"
+         "  --scans DIR           every volume in DIR (.raw .nrrd .nhdr .mhd .tif .tiff, sub-directories of\n"
+         "                        slices), id = file name without extension\n"
+         "  --config BASE.ini     the configuration every sample starts from (as for rockperm run)\n"
+         "  --dir DIR             the campaign directory (default: <manifest or scans name>.campaign)\n"
+         "  --retry-failed        run again the samples that failed (not converged, diverged, bad input, ...)\n"
+         "  --array-index I       with --array-size N: take samples I, I+N, I+2N, ... (0-based; Slurm job\n"
+         "  --array-size N        arrays: --array-index $SLURM_ARRAY_TASK_ID)\n"
+         "  --section.key=value   an option of rockperm run for every sample (rows override it)\n\n"
+         "Over MPI ranks (mpiexec -n G rockperm campaign ...) every rank runs its own samples, one per GPU.\n"
+         "Exit codes: 0 every sample converged; 9 partial (some failed; campaign.csv says which and why);\n"
+         "6 interrupted by a signal (run the same command again to continue); 2 a bad manifest or option.\n";
+}
+
+CampaignOptions parse_campaign_options(const std::vector<std::string>& args, bool& help) {
+  po::options_description known;
+  known.add_options()("manifest", po::value<std::string>())("scans", po::value<std::string>())(
+      "config", po::value<std::string>())("dir", po::value<std::string>())("retry-failed", "")(
+      "array-index", po::value<int>())("array-size", po::value<int>())("help,h", "");
+  po::variables_map vm;
+  po::parsed_options parsed({});
+  try {
+    parsed = po::command_line_parser(args).options(known).allow_unregistered().positional({}).run();
+    po::store(parsed, vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string("command line: ") + e.what() + "; see rockperm campaign --help");
+  }
+  CampaignOptions o;
+  help = vm.count("help") > 0;
+  if (help) return o;
+  for (const std::string& a : po::collect_unrecognized(parsed.options, po::include_positional)) {
+    const auto eq = a.find('=');
+    const std::string key = a.rfind("--", 0) == 0 ? a.substr(2, eq == std::string::npos ? eq : eq - 2) : "";
+    if (key.empty() || eq == std::string::npos || !is_run_option(key)) {
+      throw InputError("command line: '" + a + "' is not an option of rockperm campaign nor a --section.key=value "
+                       "option of rockperm run; see rockperm campaign --help");
+    }
+    if (key == "input.file" || key == "output.dir") {
+      throw InputError("command line: --" + key + " is set for each sample by the campaign; use --manifest or "
+                       "--scans, and --dir");
+    }
+    o.common.emplace_back(key, a.substr(eq + 1));
+  }
+  if (vm.count("manifest") == vm.count("scans")) {
+    throw InputError("command line: give either --manifest FILE.csv or --scans DIR; see rockperm campaign --help");
+  }
+  if (vm.count("manifest")) o.manifest = vm["manifest"].as<std::string>();
+  if (vm.count("scans")) o.scans = vm["scans"].as<std::string>();
+  if (vm.count("config")) o.base_ini = fs::absolute(vm["config"].as<std::string>());
+  o.retry_failed = vm.count("retry-failed") > 0;
+  if (vm.count("array-index") != vm.count("array-size")) {
+    throw InputError("command line: --array-index and --array-size go together");
+  }
+  if (vm.count("array-size")) {
+    o.array_index = vm["array-index"].as<int>();
+    o.array_size = vm["array-size"].as<int>();
+    if (o.array_size < 1 || o.array_index < 0 || o.array_index >= o.array_size) {
+      throw InputError("command line: --array-index must be in [0, --array-size) and --array-size at least 1 (got " +
+                       std::to_string(o.array_index) + " of " + std::to_string(o.array_size) + ")");
+    }
+  }
+  const fs::path source = o.manifest.empty() ? o.scans : o.manifest;
+  o.dir = vm.count("dir") ? fs::path(vm["dir"].as<std::string>())
+                          : fs::current_path() / (source.lexically_normal().filename().stem().string() + ".campaign");
+  o.dir = fs::absolute(o.dir).lexically_normal();
+  return o;
+}
+
+std::string clock_text(double seconds) {
+  const long s = static_cast<long>(seconds + 0.5);
+  char text[32];
+  std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return text;
+}
+
+// A sample whose options cannot even be formed (a bad cell of the manifest) gets a report too.
+void report_bad_options(const fs::path& dir, const CampaignSample& sample, const InputError& e) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  pipeline::SampleResult r;
+  r.status = pipeline::RunStatus::input_error;
+  r.message = option_message(e);
+  r.input.path = sample.input;
+  r.input.name = sample.input.filename().string();
+  pipeline::write_reports(dir, r);
+}
+
+}  // namespace
+
+int campaign_command(const std::vector<std::string>& args) {
+  const Comm world = Comm::world();
+  bool help = false;
+  CampaignOptions options;
+  Manifest manifest;
+  collectively(world, [&] {
+    options = parse_campaign_options(args, help);
+    if (help) return;
+    manifest = options.manifest.empty() ? scan_directory(options.scans) : read_manifest(options.manifest);
+    // the options every sample shares are checked once, before any work
+    CampaignSample plain = manifest.samples.front();  // without the row's overrides: those fail their sample only
+    plain.overrides.clear();
+    validate_run_options(sample_options(options.base_ini, options.common, options.dir, plain));
+    std::error_code ec;
+    fs::create_directories(options.dir / ".locks", ec);
+    if (ec) throw InputError("--dir " + options.dir.string() + ": cannot be created (" + ec.message() + ")");
+  });
+  if (help) {
+    if (world.root()) std::cout << campaign_help();
+    return 0;
+  }
+  const StopSignals signals;
+  const Comm worker = world.split(world.rank(), 0);  // one rank, one GPU, one sample at a time
+  // the workers of this command mark what they took with one token, so that a worker behind
+  // does not inspect (hash) again what another has just finished
+  std::vector<std::uint8_t> token_bytes;
+  if (world.root()) {
+    const std::string t = std::to_string(::getpid()) + "-" +
+                          std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+    token_bytes.assign(t.begin(), t.end());
+  }
+  world.broadcast(token_bytes);
+  const std::string token(token_bytes.begin(), token_bytes.end());
+  std::vector<std::size_t> share;
+  for (std::size_t i = static_cast<std::size_t>(options.array_index); i < manifest.samples.size();
+       i += static_cast<std::size_t>(options.array_size)) {
+    share.push_back(i);
+  }
+  if (world.root()) {
+    std::cout << "campaign    " << manifest.samples.size() << " samples from " << manifest.source.string();
+    if (options.array_size > 1) {
+      std::cout << "; array task " << options.array_index << " of " << options.array_size << ": " << share.size();
+    }
+    std::cout << "\ndirectory   " << options.dir.string() << " (campaign.csv, campaign.json, <id>/report.json)\n"
+              << "workers     " << world.size() << " rank(s), one sample each at a time\n"
+              << std::flush;
+  }
+  std::string command_line = "rockperm campaign";
+  for (const std::string& a : args) command_line += " " + a;
+
+  const auto started = std::chrono::steady_clock::now();
+  int ran = 0, skipped = 0, kept_failed = 0;
+  double run_seconds = 0;
+  const auto update_summary = [&] {
+    const FileLock lock = FileLock::wait(options.dir / ".locks" / "campaign.lock");
+    return write_campaign_summary(options.dir, manifest);
+  };
+  for (std::size_t n = 0; n < share.size() && !StopSignals::requested(); ++n) {
+    const CampaignSample& sample = manifest.samples[share[n]];
+    const auto claim = FileLock::try_take(options.dir / ".locks" / (sample.id + ".lock"));
+    if (!claim) continue;  // another worker has it
+    const fs::path taken = options.dir / ".locks" / (sample.id + ".taken-" + token);
+    std::error_code ec;
+    if (fs::exists(taken, ec)) continue;  // another worker of this command had it
+    io::write_file_atomically(taken, "");
+    RunOptions sample_opts;
+    try {
+      sample_opts = sample_options(options.base_ini, options.common, options.dir, sample);
+    } catch (const InputError& e) {
+      report_bad_options(options.dir / sample.id, sample, e);
+      std::cout << "  " << sample.id << ": input_error: " << option_message(e) << "\n" << std::flush;
+      update_summary();
+      continue;
+    }
+    const SampleState state = inspect_sample(sample_opts);
+    if (state == SampleState::done || (state == SampleState::failed && !options.retry_failed)) {
+      (state == SampleState::done ? skipped : kept_failed) += 1;
+      continue;
+    }
+    sample_opts.resume = state == SampleState::resume;
+    sample_opts.overwrite = !sample_opts.resume;
+    SampleRunSettings settings;
+    settings.console = false;
+    settings.command_line = command_line;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string line;
+    try {
+      const pipeline::SampleResult r = run_sample(worker, sample_opts, settings);
+      std::ostringstream o;
+      o.precision(6);
+      o << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
+      line = r.steps > 0 ? o.str() : std::string(to_string(r.status)) + ": " + r.message;
+    } catch (const InputError& e) {
+      line = std::string("input_error: ") + option_message(e);
+    } catch (const Error& e) {
+      line = std::string(to_string(pipeline::status_of(e))) + ": " + e.what();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++ran;
+    run_seconds += seconds;
+    const CampaignCounts counts = update_summary();
+    const double per_sample = run_seconds / ran;
+    const double eta = per_sample * counts.pending / std::max(1, world.size());
+    char head[160];
+    std::snprintf(head, sizeof head, "  [%d/%d done] %s%s (%.1f s): ", counts.samples - counts.pending,
+                  counts.samples, sample.id.c_str(), state == SampleState::resume ? " resumed" : "", seconds);
+    std::cout << head << line << (counts.pending > 0 ? "; about " + clock_text(eta) + " to go" : std::string())
+              << "\n"
+              << std::flush;
+  }
+  // every worker's part is finished (or stopped): the last summary and the campaign's outcome
+  const bool stopped = world.max(StopSignals::requested() ? 1.0 : 0.0) > 0;
+  const double total_ran = world.sum(static_cast<double>(ran));
+  const double total_skipped = world.sum(static_cast<double>(skipped));
+  const double total_kept = world.sum(static_cast<double>(kept_failed));
+  world.barrier();
+  double code = 0;
+  if (world.root()) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(options.dir / ".locks", ec)) {
+      if (e.path().filename().string().find(".taken-" + token) != std::string::npos) fs::remove(e.path(), ec);
+    }
+    const CampaignCounts c = update_summary();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cout << "campaign    " << c.converged << " converged, " << c.failed << " failed, " << c.interrupted
+              << " interrupted, " << c.pending << " pending of " << c.samples << "; this command ran "
+              << total_ran << ", found " << total_skipped << " done"
+              << (total_kept > 0 ? " and " + std::to_string(static_cast<int>(total_kept)) +
+                                       " failed before (--retry-failed runs them again)"
+                                 : std::string())
+              << ", in " << clock_text(wall) << "\n"
+              << "summary     " << (options.dir / "campaign.csv").string() << "\n";
+    code = stopped ? pipeline::exit_code(pipeline::RunStatus::interrupted)
+           : c.failed > 0 || c.interrupted > 0 || (c.pending > 0 && options.array_size == 1) ? partial_exit_code
+                                                                                              : 0;
+    if (stopped) std::cout << "stopped     by a signal; the same command continues the campaign\n";
+  }
+  return static_cast<int>(world.max(code));
+}
+
+}  // namespace rockperm::app

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# rockperm campaign through the command line (issue "Permeability campaigns"): a broken sample
+# among good ones, re-runs that run nothing new or only what is missing, a campaign killed in a
+# sample and continued, Slurm array tasks, MPI workers, and bad manifests.
+#   campaign.sh ROCKPERM MAKE_PACK WORKDIR [MPIEXEC]
+set -uo pipefail
+rockperm=$1 make_pack=$2 work=$3 mpiexec=${4:-}
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+rm -rf "$work" && mkdir -p "$work/scans" || exit 1
+cd "$work" || exit 1
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+results() { tail -n +2 "$1/campaign.csv" | cut -d, -f1-3 | sort; }  # id, status, k to 10 digits
+mtime() { stat -c %Y.%N "$1" 2>/dev/null || stat -c %Y "$1"; }
+
+for i in 1 2 3; do
+  "$make_pack" --dims "28 28 28" --porosity 0.3$i --radius 3 --seed "$i" --out "scans/s$i.raw" >/dev/null || exit 1
+done
+head -c 1000 scans/s1.raw >scans/broken.raw  # too short for its dimensions
+printf 'id,input,input.dims,lbm.flow_axis\ns1,scans/s1.raw,28 28 28,x\ns2,scans/s2.raw,28 28 28,y\n' >m.csv
+printf 'broken,scans/broken.raw,28 28 28,\n"s3","scans/s3.raw","28 28 28",z\n' >>m.csv
+printf '[input]\nvoxel_size_um = 5\n[run]\nbackend = cpu\ntolerance = 1e-6\n[output]\nfields = off\n' >base.ini
+campaign() { "$rockperm" campaign --manifest m.csv --config base.ini "$@"; }
+
+# --- four samples, one broken: three results, one failure, exit code 9 (partial) ---------------
+campaign --dir full >full.log 2>&1
+rc=$?
+[ "$rc" -eq 9 ] || fail "partial campaign: exit $rc, expected 9 ($(tail -2 full.log))"
+[ "$(grep -c ',converged,' full/campaign.csv)" -eq 3 ] || fail "expected 3 converged: $(cat full/campaign.csv)"
+grep -q '^"broken",input_error,.*holds 1000 bytes' full/campaign.csv || fail "the failure is not recorded"
+grep -q '"failed": 1' full/campaign.json || fail "campaign.json counts"
+[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message" ] ||
+  fail "header: $(head -1 full/campaign.csv)"
+for s in s1 s2 s3 broken; do [ -s "full/$s/report.json" ] || fail "no report for $s"; done
+grep -q '"flow_axis": "y"' full/s2/report.json || fail "the row's override of lbm.flow_axis was not used"
+
+# --- the same command again runs nothing; after deleting one result only that one runs --------
+before=$(mtime full/s1/report.json)
+campaign --dir full >again.log 2>&1
+[ $? -eq 9 ] || fail "re-run: exit code"
+grep -q "this command ran 0, found 3 done and 1 failed before" again.log || fail "re-run ran something: $(cat again.log)"
+[ "$(mtime full/s1/report.json)" = "$before" ] || fail "re-run rewrote s1"
+rm -rf full/s2
+campaign --dir full >missing.log 2>&1
+grep -q "this command ran 1," missing.log || fail "after deleting s2: $(cat missing.log)"
+grep -q "\] s2 " missing.log || fail "s2 was not the one run"
+[ "$(mtime full/s1/report.json)" = "$before" ] || fail "deleting s2 re-ran s1"
+cp full/campaign.csv full.csv
+
+# a changed configuration runs again; --retry-failed runs the failure again
+campaign --dir full --retry-failed >retry.log 2>&1
+grep -q "this command ran 1," retry.log && grep -q "\] broken " retry.log || fail "--retry-failed: $(cat retry.log)"
+
+# --- killed in the middle of a sample, then continued: the same results ------------------------
+"$rockperm" campaign --manifest m.csv --config base.ini --dir cut >cut.log 2>&1 &
+pid=$!
+for _ in $(seq 300); do [ -e cut/s2/config.ini ] && break; sleep 0.05; done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 6 ] || fail "SIGTERM: exit $rc, expected 6 ($(tail -3 cut.log))"
+grep -q '"status": "interrupted"' cut/s2/report.json 2>/dev/null || fail "s2 not interrupted: $(cat cut/s2/report.json 2>/dev/null | head -3)"
+campaign --dir cut >cut2.log 2>&1
+[ $? -eq 9 ] || fail "continued campaign: exit code"
+grep -q "s2 resumed" cut2.log || fail "s2 was not resumed: $(cat cut2.log)"
+[ "$(results cut)" = "$(results full)" ] || fail "interrupted campaign differs: $(results cut) vs $(results full)"
+
+# --- array tasks: the union of their results is the whole campaign ----------------------------
+campaign --dir array --array-index 0 --array-size 2 >a0.log 2>&1
+campaign --dir array --array-index 1 --array-size 2 >a1.log 2>&1
+grep -q "array task 0 of 2: 2" a0.log || fail "array task 0: $(head -2 a0.log)"
+[ "$(results array)" = "$(results full)" ] || fail "array union differs: $(results array) vs $(results full)"
+
+# --- a directory of scans with --scans (the broken one included) -------------------------------
+"$rockperm" campaign --scans scans --config base.ini "--input.dims=28 28 28" --dir scans_run >scans.log 2>&1
+[ $? -eq 9 ] || fail "--scans: exit code ($(tail -2 scans.log))"
+[ "$(grep -c ',converged,' scans_run/campaign.csv)" -eq 3 ] || fail "--scans results: $(cat scans_run/campaign.csv)"
+
+# --- MPI: two workers, the same results --------------------------------------------------------
+if [ -n "$mpiexec" ]; then
+  $mpiexec -n 2 --oversubscribe "$rockperm" campaign --manifest m.csv --config base.ini --dir mpi >mpi.log 2>&1
+  [ "$(results mpi)" = "$(results full)" ] || fail "2 workers differ: $(results mpi) vs $(results full)"
+  grep -q "workers     2 rank" mpi.log || fail "mpi: $(head -3 mpi.log)"
+fi
+
+# --- bad manifests and options: one message, exit 2, nothing run -------------------------------
+bad() {  # bad NAME PATTERN -- ARGS...
+  local name=$1 pattern=$2
+  shift 3
+  "$rockperm" campaign "$@" >"$name.log" 2>&1
+  local rc=$?
+  [ "$rc" -eq 2 ] || fail "$name: exit $rc, expected 2"
+  grep -qE -e "$pattern" "$name.log" || fail "$name: message $(cat "$name.log")"
+}
+printf 'id,input,lbm.colour\na,scans/s1.raw,red\n' >badcol.csv
+bad column "column 'lbm.colour' is neither id, input nor an option" -- --manifest badcol.csv
+printf 'id,input\na,scans/s1.raw\na,scans/s2.raw\n' >dup.csv
+bad duplicate "id 'a' is given twice" -- --manifest dup.csv
+printf 'id,input\n../x,scans/s1.raw\n' >badid.csv
+bad id "the id '../x' cannot name a run directory" -- --manifest badid.csv
+printf 'id,input\na,"scans/s1.raw\n' >quote.csv
+bad quote "line [0-9]+: .*quoted" -- --manifest quote.csv
+printf 'id,input\na,scans/s1.raw,extra\n' >fields.csv
+bad fields "row 2: 3 fields, but the header has 2" -- --manifest fields.csv
+bad both "either --manifest FILE.csv or --scans DIR" -- --manifest m.csv --scans scans
+bad nofile "no such file" -- --manifest none.csv
+bad override "not an option of rockperm campaign" -- --manifest m.csv --lbm.nothing=1
+bad array "--array-index must be in" -- --manifest m.csv --array-index 2 --array-size 2
+bad tau "lbm.tau" -- --manifest m.csv --config base.ini --lbm.tau=0.4
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s); logs in $work" >&2; exit 1; }
+echo "campaign: all checks passed"
