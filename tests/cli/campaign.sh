@@ -5,6 +5,7 @@
 #   campaign.sh ROCKPERM MAKE_PACK WORKDIR [MPIEXEC]
 set -uo pipefail
 rockperm=$1 make_pack=$2 work=$3 mpiexec=${4:-}
+slurm=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../packaging/slurm" && pwd)
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$work" && mkdir -p "$work/scans" || exit 1
 cd "$work" || exit 1
@@ -59,7 +60,7 @@ kill -TERM "$pid"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 6 ] || fail "SIGTERM: exit $rc, expected 6 ($(tail -3 cut.log))"
-grep -q '"status": "interrupted"' cut/s2/report.json 2>/dev/null || fail "s2 not interrupted: $(cat cut/s2/report.json 2>/dev/null | head -3)"
+grep -q '"status": "interrupted"' cut/s2/report.json 2>/dev/null || fail "s2 not interrupted: $(head -3 cut/s2/report.json 2>/dev/null)"
 campaign --dir cut >cut2.log 2>&1
 [ $? -eq 9 ] || fail "continued campaign: exit code"
 grep -q "s2 resumed" cut2.log || fail "s2 was not resumed: $(cat cut2.log)"
@@ -70,6 +71,19 @@ campaign --dir array --array-index 0 --array-size 2 >a0.log 2>&1
 campaign --dir array --array-index 1 --array-size 2 >a1.log 2>&1
 grep -q "array task 0 of 2: 2" a0.log || fail "array task 0: $(head -2 a0.log)"
 [ "$(results array)" = "$(results full)" ] || fail "array union differs: $(results array) vs $(results full)"
+
+# --- the Slurm array script, with srun and scontrol stood in for: the same union --------------
+mkdir -p fakebin
+printf '#!/usr/bin/env bash\nexec "$@"\n' >fakebin/srun
+printf '#!/usr/bin/env bash\necho "$@" >>"%s/scontrol.log"\n' "$work" >fakebin/scontrol
+ln -sf "$rockperm" fakebin/rockperm
+chmod +x fakebin/srun fakebin/scontrol
+for task in 0 1; do
+  PATH="$work/fakebin:$PATH" SLURM_ARRAY_JOB_ID=77 SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_COUNT=2 \
+    bash "$slurm/campaign-array.sbatch" m.csv base.ini slurm >"slurm$task.log" 2>&1
+done
+[ "$(results slurm)" = "$(results full)" ] || fail "Slurm array script: $(results slurm) vs $(results full)"
+[ ! -e scontrol.log ] || fail "a finished task requeued itself: $(cat scontrol.log)"
 
 # --- a directory of scans with --scans (the broken one included) -------------------------------
 "$rockperm" campaign --scans scans --config base.ini "--input.dims=28 28 28" --dir scans_run >scans.log 2>&1
