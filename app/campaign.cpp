@@ -340,6 +340,14 @@ FileLock FileLock::wait(const fs::path& file) {
   return FileLock(fd);
 }
 
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
 FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);
 }

@@ -70,7 +70,7 @@ class FileLock {
   static std::optional<FileLock> try_take(const std::filesystem::path& file);
   static FileLock wait(const std::filesystem::path& file);
   FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  FileLock& operator=(FileLock&&) = delete;
+  FileLock& operator=(FileLock&& other) noexcept;
   FileLock(const FileLock&) = delete;
   ~FileLock();
 

@@ -4,10 +4,15 @@
 // per GPU (the ranks of a host take its GPUs by host name); Slurm array tasks take every n-th
 // sample. Re-running the same command continues: done samples are skipped, interrupted ones
 // resumed, failed ones re-run with --retry-failed.
+#include <omp.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <future>
+#include <optional>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -20,7 +25,9 @@
 #include "io/atomic_file.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm.hpp"
+#include "lib/parallel/device_assignment.hpp"
 #include "lib/pipeline/report.hpp"
+#include "lib/pipeline/sample.hpp"
 
 namespace rockperm::app {
 
@@ -116,6 +123,12 @@ CampaignOptions parse_campaign_options(const std::vector<std::string>& args, boo
   return o;
 }
 
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
 std::string clock_text(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char text[32];
@@ -160,6 +173,14 @@ int campaign_command(const std::vector<std::string>& args) {
   }
   const StopSignals signals;
   const Comm worker = world.split(world.rank(), 0);  // one rank, one GPU, one sample at a time
+  // the host work of the workers of a host (reading, percolation, pore analysis) shares its
+  // cores: each takes its part unless OMP_NUM_THREADS says otherwise
+  const std::vector<std::string> hosts = world.gather(host_name());
+  std::vector<int> per_host;
+  for (const std::string& h : hosts) per_host.push_back(static_cast<int>(std::count(hosts.begin(), hosts.end(), h)));
+  const int workers_here = world.scatter(per_host);
+  const int device_slot = world.scatter(world.root() ? assign_devices(hosts) : std::vector<int>{});  // place on its host
+  if (!std::getenv("OMP_NUM_THREADS") && workers_here > 1) omp_set_num_threads(std::max(1, omp_get_num_procs() / workers_here));
   // the workers of this command mark what they took with one token, so that a worker behind
   // does not inspect (hash) again what another has just finished
   std::vector<std::uint8_t> token_bytes;
@@ -194,37 +215,64 @@ int campaign_command(const std::vector<std::string>& args) {
     const FileLock lock = FileLock::wait(options.dir / ".locks" / "campaign.lock");
     return write_campaign_summary(options.dir, manifest);
   };
-  for (std::size_t n = 0; n < share.size() && !StopSignals::requested(); ++n) {
-    const CampaignSample& sample = manifest.samples[share[n]];
-    const auto claim = FileLock::try_take(options.dir / ".locks" / (sample.id + ".lock"));
-    if (!claim) continue;  // another worker has it
-    const fs::path taken = options.dir / ".locks" / (sample.id + ".taken-" + token);
-    std::error_code ec;
-    if (fs::exists(taken, ec)) continue;  // another worker of this command had it
-    io::write_file_atomically(taken, "");
-    RunOptions sample_opts;
-    try {
-      sample_opts = sample_options(options.base_ini, options.common, options.dir, sample);
-    } catch (const InputError& e) {
-      report_bad_options(options.dir / sample.id, sample, e);
-      std::cout << "  " << sample.id << ": input_error: " << option_message(e) << "\n" << std::flush;
-      update_summary();
-      continue;
+  // The next sample this worker runs, from position `from` of its share: claimed (lock file),
+  // inspected, and, on a worker of one rank, already being read in the background while the
+  // current sample computes (the read, percolation and pore analysis are host work).
+  struct Claimed {
+    std::size_t position = 0;
+    const CampaignSample* sample = nullptr;
+    std::optional<FileLock> lock;
+    RunOptions options;
+    SampleState state = SampleState::fresh;
+    std::future<pipeline::Sample> read;
+  };
+  const auto claim_next = [&](std::size_t from) -> std::optional<Claimed> {
+    for (std::size_t n = from; n < share.size() && !StopSignals::requested(); ++n) {
+      Claimed c;
+      c.position = n;
+      c.sample = &manifest.samples[share[n]];
+      c.lock = FileLock::try_take(options.dir / ".locks" / (c.sample->id + ".lock"));
+      if (!c.lock) continue;  // another worker has it
+      const fs::path taken = options.dir / ".locks" / (c.sample->id + ".taken-" + token);
+      std::error_code ec;
+      if (fs::exists(taken, ec)) continue;  // another worker of this command had it
+      io::write_file_atomically(taken, "");
+      try {
+        c.options = sample_options(options.base_ini, options.common, options.dir, *c.sample);
+      } catch (const InputError& e) {
+        report_bad_options(options.dir / c.sample->id, *c.sample, e);
+        std::cout << "  " << c.sample->id << ": input_error: " << option_message(e) << "\n" << std::flush;
+        update_summary();
+        continue;
+      }
+      c.state = inspect_sample(c.options);
+      if (c.state == SampleState::done || (c.state == SampleState::failed && !options.retry_failed)) {
+        (c.state == SampleState::done ? skipped : kept_failed) += 1;
+        continue;
+      }
+      c.options.resume = c.state == SampleState::resume;
+      c.options.overwrite = !c.options.resume;
+      if (worker.size() == 1) {
+        const pipeline::RunSpec spec = c.options.spec;
+        c.read = std::async(std::launch::async, [spec] { return pipeline::read_sample(Comm(), spec.sample, spec.flow); });
+      }
+      return c;
     }
-    const SampleState state = inspect_sample(sample_opts);
-    if (state == SampleState::done || (state == SampleState::failed && !options.retry_failed)) {
-      (state == SampleState::done ? skipped : kept_failed) += 1;
-      continue;
-    }
-    sample_opts.resume = state == SampleState::resume;
-    sample_opts.overwrite = !sample_opts.resume;
+    return std::nullopt;
+  };
+  std::optional<Claimed> current = claim_next(0);
+  while (current && !StopSignals::requested()) {
+    std::optional<Claimed> next = claim_next(current->position + 1);  // read while this one runs
+    const CampaignSample& sample = *current->sample;
     SampleRunSettings settings;
     settings.console = false;
     settings.command_line = command_line;
+    settings.device_slot = device_slot;
+    if (current->read.valid()) settings.read = [&] { return current->read.get(); };
     const auto t0 = std::chrono::steady_clock::now();
     std::string line;
     try {
-      const pipeline::SampleResult r = run_sample(worker, sample_opts, settings);
+      const pipeline::SampleResult r = run_sample(worker, current->options, settings);
       std::ostringstream o;
       o.precision(6);
       o << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
@@ -242,11 +290,13 @@ int campaign_command(const std::vector<std::string>& args) {
     const double eta = per_sample * counts.pending / std::max(1, world.size());
     char head[160];
     std::snprintf(head, sizeof head, "  [%d/%d done] %s%s (%.1f s): ", counts.samples - counts.pending,
-                  counts.samples, sample.id.c_str(), state == SampleState::resume ? " resumed" : "", seconds);
+                  counts.samples, sample.id.c_str(), current->state == SampleState::resume ? " resumed" : "", seconds);
     std::cout << head << line << (counts.pending > 0 ? "; about " + clock_text(eta) + " to go" : std::string())
               << "\n"
               << std::flush;
+    current = std::move(next);
   }
+  current.reset();  // a sample claimed ahead but not run is released (its read finishes first)
   // every worker's part is finished (or stopped): the last summary and the campaign's outcome
   const bool stopped = world.max(StopSignals::requested() ? 1.0 : 0.0) > 0;
   const double total_ran = world.sum(static_cast<double>(ran));

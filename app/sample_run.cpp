@@ -50,12 +50,14 @@ pipeline::Provenance start_provenance(const Comm& comm, const RunOptions& option
 
 // The stages; `result` holds what is known so far when one of them throws.
 void run_stages(const Comm& comm, const RunOptions& options, const pipeline::RunDirectory& directory,
-                bool console, pipeline::SampleResult& result) {
+                const SampleRunSettings& settings, pipeline::SampleResult& result) {
+  const bool console = settings.console && comm.root();
+  const std::function<pipeline::Sample()>& read = settings.read;
   const pipeline::RunSpec& spec = options.spec;
   result.flow = spec.flow;
   result.input.path = spec.sample.volume.path;
   result.input.name = spec.sample.volume.path.filename().string();
-  pipeline::Sample sample = pipeline::read_sample(comm, spec.sample, spec.flow);
+  pipeline::Sample sample = read ? read() : pipeline::read_sample(comm, spec.sample, spec.flow);
   result.input = sample.input;
   result.provenance.input_sha256 = sample.input.sha256;
   result.percolation = sample.percolation;
@@ -64,7 +66,13 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   result.voxel_size_um = sample.voxel_size_um;
   const pipeline::FlowSpec flow = pipeline::resolve_flow(spec.flow, sample);  // tau and force, where auto
   result.flow = flow;
-  const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, spec.execution, sample.plane_fluid);
+  pipeline::ExecutionSpec execution = spec.execution;
+  if (settings.device_slot >= 0) {  // a campaign's worker: its GPU of the host, or its entry of run.devices
+    execution.devices = {execution.devices.empty()
+                             ? settings.device_slot
+                             : execution.devices[static_cast<std::size_t>(settings.device_slot) % execution.devices.size()]};
+  }
+  const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
   result.provenance.devices = comm.gather(plan.identity());
   const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
   // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
@@ -74,7 +82,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
 
   pipeline::RankLattice lattice =
       pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
-  pipeline::Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
+  pipeline::Simulation simulation(comm, sample, std::move(lattice), flow, execution, plan);
   pipeline::DriveSettings drive;
   drive.checkpoint = spec.output.dir / pipeline::checkpoint_name;
   drive.identity = pipeline::run_identity(sample.input.sha256, spec.sample, flow);
@@ -131,7 +139,7 @@ pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, c
   result.performance.ranks = comm.size();
   try {
     collectively(comm, [&] { validate_run_options(options); });
-    run_stages(comm, options, directory, console, result);
+    run_stages(comm, options, directory, settings, result);
   } catch (const Error& e) {
     // every outcome leaves a report (the error itself is printed by the caller)
     result.status = pipeline::status_of(e);

@@ -2,17 +2,26 @@
 // One sample's run in its run directory, as `rockperm run` and every sample of a campaign make
 // it: the directory taken (locked, checked), config.ini first, the pipeline's stages, and a
 // report for every outcome (README, "Statuses and exit codes").
+#include <functional>
 #include <string>
 
 #include "app/options.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/pipeline/result.hpp"
+#include "lib/pipeline/sample.hpp"
 
 namespace rockperm::app {
 
 struct SampleRunSettings {
   std::string command_line;  // for the report's provenance, e.g. "rockperm run --config a.ini"
   bool console = true;       // print the stages, progress and result (rank 0)
+  // Where set, gives the sample instead of pipeline::read_sample (a campaign reads the next
+  // sample while the current one runs); what it throws ends the run as a read error would.
+  std::function<pipeline::Sample()> read;
+  // A worker of one rank among several of its host (a campaign): the GPU it takes, by its
+  // place among them (or that entry of run.devices), instead of its rank in `comm`; -1: by rank.
+  // Not part of the configuration: any worker may resume any sample.
+  int device_slot = -1;
 };
 
 // Collective over `comm`. Returns the result (written to report.json); on an Error writes what

@@ -3,7 +3,8 @@
 # 15 to 35 %, seeds 1..COUNT) run (a) one `rockperm run` after another, (b) as one campaign on
 # one GPU, (c) as one campaign over GPUS ranks (one per GPU). Prints samples per minute and the
 # GPU busy fraction (time in the solver loop / (wall time x GPUs)). rockperm, rockperm-make-pack
-# (and mpiexec for GPUS > 1) on PATH.
+# (and mpiexec for GPUS > 1) on PATH. mpiexec --bind-to none: Open MPI binds 2 ranks to one core
+# each by default, which leaves the host work of a worker (read, percolation) one core.
 #   COUNT=32 N=128 GPUS=2 bash tools/campaign_bench.sh
 set -uo pipefail
 count=${COUNT:-32} n=${N:-128} gpus=${GPUS:-1} work=${WORK:-/tmp/campaign_bench}
@@ -36,7 +37,7 @@ w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 echo "campaign, 1 GPU: $(awk -v c="$count" -v w="$w" 'BEGIN { printf "%.1f s, %.1f samples/min", w, 60 * c / w }'), $(busy c1 "$w" 1)"
 if [ "$gpus" -gt 1 ]; then
   t0=$(now)
-  mpiexec -n "$gpus" rockperm campaign --manifest m.csv --config base.ini --dir cg >cg.log 2>&1
+  mpiexec --bind-to none -n "$gpus" rockperm campaign --manifest m.csv --config base.ini --dir cg >cg.log 2>&1
   t1=$(now)
   w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
   echo "campaign, $gpus GPUs: $(awk -v c="$count" -v w="$w" 'BEGIN { printf "%.1f s, %.1f samples/min", w, 60 * c / w }'), $(busy cg "$w" "$gpus")"
