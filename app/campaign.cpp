@@ -233,7 +233,9 @@ SampleState inspect_sample(const RunOptions& options) {
     return SampleState::fresh;
   }
   const std::string status = report.value("status", "");
-  if (status == "interrupted") return checkpoint ? SampleState::resume : SampleState::fresh;
+  if (status == "interrupted") {  // a tensor's checkpoints are those of its axes (<dir>/x, y, z)
+    return checkpoint || options.spec.all_axes ? SampleState::resume : SampleState::fresh;
+  }
   // a report of this configuration: done where it was made from the same bytes
   const Json& input = report["input"];
   const std::string sha = input.is_object() ? input.value("sha256", "") : "";
@@ -254,7 +256,7 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
   CampaignCounts counts;
   std::ostringstream csv;
   csv << "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,"
-         "input_sha256,run_directory,message\r\n";
+         "input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD\r\n";
   Json samples = Json::array();
   for (const CampaignSample& s : manifest.samples) {
     const fs::path dir = campaign_dir / s.id;
@@ -296,6 +298,11 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
     row["input_sha256"] = get("input", "sha256");
     row["run_directory"] = s.id;
     row["message"] = get("message");
+    const Json diagonal = report.is_object() && report.contains("tensor") ? report["tensor"]["diagonal_mD"] : Json();
+    for (int a = 0; a < 3; ++a) {  // lbm.flow_axis = all: the tensor's diagonal
+      row[std::string("k") + "xyz"[a] + "_mD"] = diagonal.is_array() && diagonal.size() == 3 ? diagonal[a] : Json();
+    }
+    if (diagonal.is_array()) row["flow_axis"] = "all";
     const auto text = [&](const char* key) {
       const Json& v = row[key];
       return v.is_string() ? v.get<std::string>() : v.is_number() ? number_text(v) : std::string();
@@ -303,7 +310,8 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
     csv << quoted(s.id) << ',' << status << ',' << text("k_mD") << ',' << text("k_error_estimate") << ','
         << text("porosity") << ',' << text("connected_porosity") << ',' << text("flow_axis") << ',' << text("tau")
         << ',' << text("steps") << ',' << text("solve_seconds") << ',' << quoted(s.input.string()) << ','
-        << text("input_sha256") << ',' << quoted(s.id) << ',' << quoted(text("message")) << "\r\n";
+        << text("input_sha256") << ',' << quoted(s.id) << ',' << quoted(text("message")) << ',' << text("kx_mD") << ','
+        << text("ky_mD") << ',' << text("kz_mD") << "\r\n";
     samples.push_back(std::move(row));
   }
   Json j;

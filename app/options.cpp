@@ -215,9 +215,13 @@ const std::vector<Option>& table() {
                                "scaled with the viscosity, lowered where Re or Ma (estimated, then measured) would "
                                "exceed 0.01",
                                &pipeline::FlowSpec::auto_force, &pipeline::FlowSpec::force));
-    t.push_back({"lbm.flow_axis", "flow.flow_axis", "x", "x, y or z",
-                 [](RunSpec& s, const std::string& v) { s.flow.flow_axis = parse_choice(v, axes); },
-                 [](const RunSpec& s) { return choice_name(s.flow.flow_axis, axes); }});
+    t.push_back({"lbm.flow_axis", "flow.flow_axis", "x",
+                 "x, y or z; all: the permeability tensor (a run along each axis, in <output.dir>/x, y, z)",
+                 [](RunSpec& s, const std::string& v) {
+                   s.all_axes = v == "all";
+                   s.flow.flow_axis = s.all_axes ? 0 : parse_choice(v, axes);
+                 },
+                 [](const RunSpec& s) { return s.all_axes ? std::string("all") : choice_name(s.flow.flow_axis, axes); }});
     t.push_back({"lbm.lateral", "flow.lateral_periodic", "sealed",
                  "faces parallel to the flow: sealed (walls) or periodic",
                  [](RunSpec& s, const std::string& v) { s.flow.set_lateral_periodic(parse_switch(v, "periodic", "sealed")); },

@@ -4,8 +4,11 @@
 
 #include <ctime>
 #include <functional>
+#include <iostream>
 
+#include "app/campaign.hpp"
 #include "app/console.hpp"
+#include "app/tensor.hpp"
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/build_info.hpp"
@@ -120,9 +123,86 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   if (console && fields.enabled()) print_fields(written, spec.output.fields);
 }
 
+// lbm.flow_axis = all: the volume read once, a run along each axis in <dir>/x, y, z (each a
+// run directory of its own: config, report, checkpoint), then the tensor (app/tensor.hpp).
+// Continuing (--resume, or a campaign) keeps the axes done with this configuration and input
+// and resumes an interrupted one.
+pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings) {
+  const bool console = settings.console && comm.root();
+  const pipeline::DirectoryUse use =
+      options.overwrite || options.resume ? pipeline::DirectoryUse::overwrite : pipeline::DirectoryUse::fresh;
+  const pipeline::RunDirectory directory(comm, options.spec.output.dir, use);
+  const std::filesystem::path dir = directory.path();
+  collectively(comm, [&] {
+    if (comm.root()) io::write_file_atomically(dir / "config.ini", to_ini(options));
+  });
+  pipeline::SampleResult result;
+  result.provenance = start_provenance(comm, options, settings.command_line);
+  pipeline::ReadVolume volume;  // rank 0
+  try {
+    collectively(comm, [&] {
+      validate_run_options(options);
+      if (comm.root()) volume = pipeline::read_volume(options.spec.sample);
+    });
+  } catch (const Error& e) {
+    result.status = pipeline::status_of(e);
+    const auto* input = dynamic_cast<const InputError*>(&e);
+    result.message = input ? option_message(*input) : e.what();
+    if (comm.root() && e.all_ranks) pipeline::write_reports(dir, result);
+    throw;
+  }
+  if (console) {
+    std::cout << "tensor      three runs (x, y, z) from one read of " << options.spec.sample.volume.path.string()
+              << ", in " << dir.string() << "/{x,y,z}\n";
+  }
+  static constexpr const char* names[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3 && !StopSignals::requested(); ++a) {
+    RunOptions axis = options;
+    axis.spec.all_axes = false;
+    axis.spec.flow.flow_axis = a;
+    axis.spec.output.dir = dir / names[a];
+    SampleState state = SampleState::fresh;
+    if (options.resume) collectively(comm, [&] { state = inspect_sample(axis); });
+    if (state == SampleState::done || state == SampleState::failed) {
+      if (console) std::cout << "== flow along " << names[a] << ": done before, kept\n";
+      continue;
+    }
+    axis.resume = state == SampleState::resume;
+    axis.overwrite = !axis.resume;
+    SampleRunSettings s = settings;
+    s.read = [&] { return pipeline::read_sample(comm, volume, axis.spec.sample, axis.spec.flow); };
+    if (console) std::cout << "== flow along " << names[a] << (axis.resume ? " (resumed)" : "") << "\n";
+    try {
+      run_sample(comm, axis, s);
+    } catch (const Error& e) {  // recorded in the axis's report; the tensor says which axis failed
+      if (console) std::cout << "rockperm: " << names[a] << ": " << e.what() << "\n";
+    }
+  }
+  TensorSummary t;
+  collectively(comm, [&] {
+    if (comm.root()) t = write_tensor_report(dir, options);
+  });
+  std::vector<std::uint8_t> status(t.status.begin(), t.status.end());
+  comm.broadcast(status);
+  const std::string status_text(status.begin(), status.end());
+  for (const pipeline::RunStatus candidate :
+       {pipeline::RunStatus::converged, pipeline::RunStatus::not_converged, pipeline::RunStatus::diverged,
+        pipeline::RunStatus::interrupted, pipeline::RunStatus::input_error, pipeline::RunStatus::output_error,
+        pipeline::RunStatus::invalid_physics, pipeline::RunStatus::runtime_error}) {
+    if (status_text == pipeline::to_string(candidate)) result.status = candidate;
+  }
+  result.message = t.message;
+  if (console) {
+    std::cout << "tensor      " << t.message << " (" << status_text << ")\n"
+              << "report      " << (dir / "report.json").string() << "\n";
+  }
+  return result;
+}
+
 }  // namespace
 
 pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings) {
+  if (options.spec.all_axes) return run_tensor(comm, options, settings);
   const bool console = settings.console && comm.root();
   const pipeline::DirectoryUse use = options.resume      ? pipeline::DirectoryUse::resume
                                      : options.overwrite ? pipeline::DirectoryUse::overwrite

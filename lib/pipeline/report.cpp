@@ -89,6 +89,7 @@ std::string to_json(const SampleResult& r) {
   j["reynolds"] = k.reynolds;
   j["mach"] = k.mach;
   j["darcy_velocity_lattice"] = k.darcy_velocity;
+  j["mean_velocity_lattice"] = r.mean_velocity;
   j["input"] = {{"path", r.input.path.string()},     {"format", r.input.format},
                 {"bytes", r.input.bytes},            {"sha256", p.input_sha256},
                 {"pore_labels", p.pore_labels},      {"crop", p.crop},

@@ -102,6 +102,9 @@ struct SampleResult {
   int drive_adjustments = 0;     // times the auto force was lowered during the run (flow.force: the last)
   double mass_drift = 0;
   SampleDrive drive;             // the drive k is divided by (g without buffers or mirror)
+  // sum of the velocity of all fluid cells / voxels of the simulated volume, per axis (lattice
+  // units): the off-axis components give the off-diagonal terms of the permeability tensor
+  std::array<double, 3> mean_velocity{};
   Dims dims;                     // simulated volume
   Dims sample_dims;
   double voxel_size_um = 0;

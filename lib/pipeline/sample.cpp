@@ -140,22 +140,39 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
 
 }  // namespace
 
+ReadVolume read_volume(const SampleSpec& spec) {
+  ReadVolume v;
+  const auto start = Clock::now();
+  v.loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
+  v.read_seconds = seconds_since(start);
+  v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
+  v.input.name = spec.volume.path.filename().string();
+  if (v.input.name.empty()) v.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
+  if (spec.hash_input) v.input.sha256 = io::hash_volume(spec.volume.path);
+  v.input.format = v.loaded.info.format;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
+    v.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+  }
+  return v;
+}
+
+Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow) {
+  return share(comm, [&](Sample& s) {
+    s.read_seconds = volume.read_seconds;
+    s.voxel_size_um = volume.loaded.voxel_size_um;
+    s.input = volume.input;
+    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, true);
+  });
+}
+
 Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
   return share(comm, [&](Sample& s) {
-    const auto start = Clock::now();
-    io::LoadedMask loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
-    s.read_seconds = seconds_since(start);
-    s.voxel_size_um = loaded.voxel_size_um;
-    s.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
-    s.input.name = spec.volume.path.filename().string();
-    if (s.input.name.empty()) s.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
-    if (spec.hash_input) s.input.sha256 = io::hash_volume(spec.volume.path);
-    s.input.format = loaded.info.format;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
-      s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
-    }
-    finish_on_root(s, std::move(loaded.mask), flow, spec.percolation_filter, true);
+    ReadVolume v = read_volume(spec);
+    s.read_seconds = v.read_seconds;
+    s.voxel_size_um = v.loaded.voxel_size_um;
+    s.input = std::move(v.input);
+    finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, true);
   });
 }
 

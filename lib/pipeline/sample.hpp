@@ -9,6 +9,7 @@
 #include "lib/geometry/percolation.hpp"
 #include "lib/geometry/pore_statistics.hpp"
 #include "lib/geometry/pore_mask.hpp"
+#include "io/volume_source.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/pipeline/spec.hpp"
 
@@ -43,6 +44,17 @@ struct Sample {
 
 // Reads spec.volume on rank 0. An input error on rank 0 is thrown on every rank.
 Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
+
+// A volume read once for several samples of it (the three flow axes of a tensor): the mask,
+// and the input's identity and hash. Rank 0 only; throws InputError.
+struct ReadVolume {
+  io::LoadedMask loaded;
+  InputIdentity input;
+  double read_seconds = 0;
+};
+ReadVolume read_volume(const SampleSpec& spec);
+// read_sample from a volume already read (`volume` on rank 0; ignored elsewhere).
+Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
 
 // The same stage for a mask already in memory (on rank 0; other ranks pass an empty one):
 // synthetic media, tests, benchmarks. `physics_checks` false skips the PhysicsErrors of a

@@ -228,6 +228,7 @@ SampleResult Simulation::result() const {
   r.drive_adjustments = drive_adjustments_;
   r.mass_drift = s.mass_drift;
   r.drive = drive_;
+  for (int a = 0; a < 3; ++a) r.mean_velocity[a] = s.sums.velocity[a] / static_cast<double>(sample_.dims.voxels());
   r.dims = sample_.dims;
   r.sample_dims = sample_.sample_dims;
   r.voxel_size_um = sample_.voxel_size_um;

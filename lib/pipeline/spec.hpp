@@ -102,6 +102,9 @@ struct OutputSpec {
 struct RunSpec {
   SampleSpec sample;
   FlowSpec flow;
+  // The permeability tensor: one run along each axis (flow.flow_axis ignored), from one read of
+  // the volume, in <output.dir>/x, y and z, and the tensor from their mean velocities.
+  bool all_axes = false;
   ExecutionSpec execution;
   OutputSpec output;
   void validate() const;  // everything above

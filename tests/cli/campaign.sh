@@ -30,7 +30,7 @@ rc=$?
 [ "$(grep -c ',converged,' full/campaign.csv)" -eq 3 ] || fail "expected 3 converged: $(cat full/campaign.csv)"
 grep -q '^"broken",input_error,.*holds 1000 bytes' full/campaign.csv || fail "the failure is not recorded"
 grep -q '"failed": 1' full/campaign.json || fail "campaign.json counts"
-[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message" ] ||
+[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD" ] ||
   fail "header: $(head -1 full/campaign.csv)"
 for s in s1 s2 s3 broken; do [ -s "full/$s/report.json" ] || fail "no report for $s"; done
 grep -q '"flow_axis": "y"' full/s2/report.json || fail "the row's override of lbm.flow_axis was not used"
@@ -96,6 +96,15 @@ if [ -n "$mpiexec" ]; then
   [ "$(results mpi)" = "$(results full)" ] || fail "2 workers differ: $(results mpi) vs $(results full)"
   grep -q "workers     2 rank" mpi.log || fail "mpi: $(head -3 mpi.log)"
 fi
+
+# --- a row asking for the tensor: kx, ky, kz in the summary ----------------------------------
+printf 'id,input,input.dims,lbm.flow_axis,lbm.inlet_outlet,lbm.lateral\nt1,scans/s3.raw,28 28 28,all,periodic,periodic\n' >t.csv
+"$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor.log 2>&1
+[ $? -eq 0 ] || fail "tensor campaign: $(tail -3 tensor.log)"
+grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
+for a in x y z; do [ -s "tensor/t1/$a/report.json" ] || fail "tensor: no $a/report.json"; done
+"$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor2.log 2>&1
+grep -q "this command ran 0, found 1 done" tensor2.log || fail "tensor re-run ran something: $(cat tensor2.log)"
 
 # --- bad manifests and options: one message, exit 2, nothing run -------------------------------
 bad() {  # bad NAME PATTERN -- ARGS...
