@@ -16,6 +16,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/sha256.hpp"
+#include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
 #include "lib/pipeline/checkpoint.hpp"
 
@@ -194,6 +195,67 @@ Manifest scan_directory(const fs::path& dir) {
   return m;
 }
 
+Manifest cut_subvolumes(const Manifest& manifest, const std::string& spec, const fs::path& base_ini,
+                        const std::vector<std::pair<std::string, std::string>>& common, const fs::path& campaign_dir) {
+  const bool centred = spec.rfind("centred:", 0) == 0 || spec.rfind("centered:", 0) == 0;
+  const std::string list = centred ? spec.substr(spec.find(':') + 1) : spec;
+  std::vector<std::int64_t> edges;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    try {
+      std::size_t used = 0;
+      const long long e = std::stoll(item, &used);
+      if (used != item.size() || e < 4) throw std::invalid_argument(item);
+      edges.push_back(e);
+    } catch (const std::exception&) {
+      throw InputError("--subvolumes " + spec + ": '" + item +
+                       "' is not an edge in voxels (at least 4); give E1,E2,... or centred:E1,E2,...");
+    }
+  }
+  if (edges.empty()) throw InputError("--subvolumes " + spec + ": no edge given");
+  Manifest out;
+  out.source = manifest.source;
+  std::set<std::string> ids;
+  for (const CampaignSample& s : manifest.samples) {
+    Dims d;
+    try {
+      const RunOptions o = sample_options(base_ini, common, campaign_dir, s);
+      d = io::open_volume(o.spec.sample.volume)->info().dims;
+    } catch (const InputError&) {  // kept whole: its own run reports what is wrong with it
+      add_sample(out, ids, s, "--subvolumes");
+      continue;
+    }
+    const std::array<std::int64_t, 3> size{d.nx, d.ny, d.nz};
+    for (const std::int64_t e : edges) {
+      if (e > *std::min_element(size.begin(), size.end())) {
+        throw InputError("--subvolumes: a cube of " + std::to_string(e) + " voxels does not fit in " + s.id + " (" +
+                         std::to_string(d.nx) + " x " + std::to_string(d.ny) + " x " + std::to_string(d.nz) + ")");
+      }
+      std::vector<std::array<std::int64_t, 3>> corners;
+      if (centred) {
+        corners.push_back({(size[0] - e) / 2, (size[1] - e) / 2, (size[2] - e) / 2});
+      } else {
+        for (std::int64_t z = 0; z + e <= size[2]; z += e)
+          for (std::int64_t y = 0; y + e <= size[1]; y += e)
+            for (std::int64_t x = 0; x + e <= size[0]; x += e) corners.push_back({x, y, z});
+      }
+      for (const auto& c : corners) {
+        CampaignSample cube = s;
+        cube.parent = s.id;
+        cube.edge = e;
+        cube.id = s.id + "_e" + std::to_string(e) + "_" + std::to_string(c[0]) + "_" + std::to_string(c[1]) + "_" +
+                  std::to_string(c[2]);
+        const std::string e3 = std::to_string(e) + " " + std::to_string(e) + " " + std::to_string(e);
+        cube.overrides.emplace_back("input.crop_offset", std::to_string(c[0]) + " " + std::to_string(c[1]) + " " +
+                                                             std::to_string(c[2]));
+        cube.overrides.emplace_back("input.crop_size", e3);
+        add_sample(out, ids, std::move(cube), "--subvolumes");
+      }
+    }
+  }
+  return out;
+}
+
 RunOptions sample_options(const fs::path& base_ini, const std::vector<std::pair<std::string, std::string>>& common,
                           const fs::path& campaign_dir, const CampaignSample& sample) {
   std::map<std::string, std::string> values;  // one value per key: the row's over the common ones
@@ -323,6 +385,41 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
                  {"interrupted", counts.interrupted},
                  {"pending", counts.pending}};
   j["samples"] = std::move(samples);
+  // sub-volumes: per sample and edge, the spread of k and porosity over its cubes
+  std::map<std::pair<std::string, std::int64_t>, std::vector<std::pair<double, double>>> cubes;  // k, porosity
+  std::map<std::pair<std::string, std::int64_t>, int> cube_count;
+  for (std::size_t i = 0; i < manifest.samples.size(); ++i) {
+    const CampaignSample& s = manifest.samples[i];
+    if (s.parent.empty()) continue;
+    ++cube_count[{s.parent, s.edge}];
+    const Json& row = j["samples"][i];
+    if (row["status"] == "converged" && row["k_mD"].is_number() && row["porosity"].is_number()) {
+      cubes[{s.parent, s.edge}].emplace_back(row["k_mD"].get<double>(), row["porosity"].get<double>());
+    }
+  }
+  if (!cube_count.empty()) {
+    std::ostringstream rev;
+    rev << "sample,edge_voxels,cubes,converged,k_mean_mD,k_std_mD,k_cv,porosity_mean,porosity_std\r\n";
+    for (const auto& [key, count] : cube_count) {
+      const auto& v = cubes[key];
+      double km = 0, pm = 0, ks = 0, ps = 0;
+      for (const auto& [k, p] : v) km += k, pm += p;
+      if (!v.empty()) km /= static_cast<double>(v.size()), pm /= static_cast<double>(v.size());
+      for (const auto& [k, p] : v) ks += (k - km) * (k - km), ps += (p - pm) * (p - pm);
+      if (v.size() > 1) ks = std::sqrt(ks / static_cast<double>(v.size() - 1)), ps = std::sqrt(ps / static_cast<double>(v.size() - 1));
+      std::ostringstream line;
+      line.precision(8);
+      line << quoted(key.first) << ',' << key.second << ',' << count << ',' << v.size() << ',';
+      if (v.empty()) {
+        line << ",,,,";
+      } else {
+        line << km << ',' << (v.size() > 1 ? std::to_string(ks) : "") << ',' << (v.size() > 1 && km > 0 ? std::to_string(ks / km) : "")
+             << ',' << pm << ',' << (v.size() > 1 ? std::to_string(ps) : "");
+      }
+      rev << line.str() << "\r\n";
+    }
+    io::write_file_atomically(campaign_dir / "subvolumes.csv", rev.str());
+  }
   io::write_file_atomically(campaign_dir / "campaign.csv", csv.str());
   io::write_file_atomically(campaign_dir / "campaign.json", j.dump(2) + "\n");
   return counts;

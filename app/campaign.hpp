@@ -6,6 +6,7 @@
 // resumed; anything else runs (again). So the same command, re-run, continues where it stopped,
 // and several processes (MPI ranks, Slurm array tasks) can share one campaign: each sample is
 // claimed with a lock file for as long as one of them works on it.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct CampaignSample {
   std::string id;                   // the run directory's name: letters, digits, '.', '_', '-'
   std::filesystem::path input;      // absolute
   std::vector<std::pair<std::string, std::string>> overrides;  // option key, value (this sample only)
+  std::string parent;               // a sub-volume: the id of the sample it is cut from
+  std::int64_t edge = 0;            // a sub-volume: its edge in voxels
 };
 
 struct Manifest {
@@ -44,6 +47,15 @@ RunOptions sample_options(const std::filesystem::path& base_ini,
                           const std::vector<std::pair<std::string, std::string>>& common,
                           const std::filesystem::path& campaign_dir, const CampaignSample& sample);
 
+// Sub-volumes for studies of the representative volume: `spec` is "E1,E2,..." (every sample
+// cut into the non-overlapping cubes of each edge that fit, from its origin) or
+// "centred:E1,E2,..." (one cube of each edge at its centre). Each cube is a sample of its own
+// (id <id>_e<E>_<x>_<y>_<z>, a crop of the same input); the volume's size comes from its header
+// (or input.dims), read with the sample's options. Throws InputError.
+Manifest cut_subvolumes(const Manifest& manifest, const std::string& spec, const std::filesystem::path& base_ini,
+                        const std::vector<std::pair<std::string, std::string>>& common,
+                        const std::filesystem::path& campaign_dir);
+
 // What the run directory of a sample holds, against what its options ask.
 enum class SampleState {
   fresh,   // nothing, or results of another input or configuration: run it (again)
@@ -56,8 +68,9 @@ const char* to_string(SampleState s);
 SampleState inspect_sample(const RunOptions& options);
 
 // campaign.csv and campaign.json in `campaign_dir`, from the reports of every sample of the
-// manifest (a sample without a report is "pending"); each written atomically. Callers hold the
-// campaign lock (CampaignLock).
+// manifest (a sample without a report is "pending"), and with sub-volumes subvolumes.csv: for
+// every sample and edge, the cubes converged, the mean and spread of their k and porosity. Each
+// file written atomically; callers hold the campaign lock.
 struct CampaignCounts {
   int samples = 0, converged = 0, failed = 0, interrupted = 0, pending = 0;
 };

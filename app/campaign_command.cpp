@@ -41,6 +41,7 @@ constexpr int partial_exit_code = 9;
 
 struct CampaignOptions {
   fs::path manifest, scans, base_ini, dir;
+  std::string subvolumes;  // --subvolumes: cubes cut from every sample
   bool retry_failed = false;
   int array_index = 0, array_size = 1;
   std::vector<std::pair<std::string, std::string>> common;  // --section.key=value for every sample
@@ -48,7 +49,8 @@ struct CampaignOptions {
 
 std::string campaign_help() {
   return "usage: rockperm campaign (--manifest FILE.csv | --scans DIR) [--config BASE.ini] [--dir DIR]\n"
-         "                         [--retry-failed] [--array-index I --array-size N] [--section.key=value ...]\n\n"
+         "                         [--retry-failed] [--subvolumes E1,E2,...] [--array-index I --array-size N]\n"
+         "                         [--section.key=value ...]\n\n"
          "Runs every sample of the manifest as 'rockperm run' would, each in DIR/<id>/, and keeps DIR/campaign.csv\n"
          "and DIR/campaign.json up to date after every sample. The same command again continues: samples whose\n"
          "report matches their input (SHA-256) and configuration are skipped, interrupted ones resume from their\n"
@@ -61,6 +63,9 @@ std::string campaign_help() {
          "  --config BASE.ini     the configuration every sample starts from (as for rockperm run)\n"
          "  --dir DIR             the campaign directory (default: <manifest or scans name>.campaign)\n"
          "  --retry-failed        run again the samples that failed (not converged, diverged, bad input, ...)\n"
+         "  --subvolumes E1,E2    cut every sample into the cubes of these edges (voxels) that fit, each a sample\n"
+         "                        of its own; centred:E1,E2,... one centred cube per edge (a growing sequence);\n"
+         "                        DIR/subvolumes.csv gives k and porosity per edge: mean, spread, cubes\n"
          "  --array-index I       with --array-size N: take samples I, I+N, I+2N, ... (0-based; Slurm job\n"
          "  --array-size N        arrays: --array-index $SLURM_ARRAY_TASK_ID)\n"
          "  --section.key=value   an option of rockperm run for every sample (rows override it)\n\n"
@@ -73,6 +78,7 @@ CampaignOptions parse_campaign_options(const std::vector<std::string>& args, boo
   po::options_description known;
   known.add_options()("manifest", po::value<std::string>())("scans", po::value<std::string>())(
       "config", po::value<std::string>())("dir", po::value<std::string>())("retry-failed", "")(
+      "subvolumes", po::value<std::string>())(
       "array-index", po::value<int>())("array-size", po::value<int>())("help,h", "");
   po::variables_map vm;
   po::parsed_options parsed({});
@@ -105,6 +111,7 @@ CampaignOptions parse_campaign_options(const std::vector<std::string>& args, boo
   if (vm.count("scans")) o.scans = vm["scans"].as<std::string>();
   if (vm.count("config")) o.base_ini = fs::absolute(vm["config"].as<std::string>());
   o.retry_failed = vm.count("retry-failed") > 0;
+  if (vm.count("subvolumes")) o.subvolumes = vm["subvolumes"].as<std::string>();
   if (vm.count("array-index") != vm.count("array-size")) {
     throw InputError("command line: --array-index and --array-size go together");
   }
@@ -159,6 +166,9 @@ int campaign_command(const std::vector<std::string>& args) {
     options = parse_campaign_options(args, help);
     if (help) return;
     manifest = options.manifest.empty() ? scan_directory(options.scans) : read_manifest(options.manifest);
+    if (!options.subvolumes.empty()) {
+      manifest = cut_subvolumes(manifest, options.subvolumes, options.base_ini, options.common, options.dir);
+    }
     // the options every sample shares are checked once, before any work
     CampaignSample plain = manifest.samples.front();  // without the row's overrides: those fail their sample only
     plain.overrides.clear();

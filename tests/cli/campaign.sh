@@ -106,6 +106,16 @@ for a in x y z; do [ -s "tensor/t1/$a/report.json" ] || fail "tensor: no $a/repo
 "$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor2.log 2>&1
 grep -q "this command ran 0, found 1 done" tensor2.log || fail "tensor re-run ran something: $(cat tensor2.log)"
 
+# --- sub-volumes: every cube of edge 14 of s1 (8 of them), and a growing centred sequence -------
+head -2 m.csv >one.csv
+"$rockperm" campaign --manifest one.csv --config base.ini --dir rev --subvolumes 14 >rev.log 2>&1
+[ $? -eq 0 ] || fail "sub-volumes: $(tail -3 rev.log)"
+[ "$(grep -c '^"s1_e14_' rev/campaign.csv)" -eq 8 ] || fail "sub-volumes: $(cut -d, -f1-3 rev/campaign.csv)"
+grep -qE '^"s1",14,8,8,[0-9.]+,[0-9.]+,' rev/subvolumes.csv || fail "subvolumes.csv: $(cat rev/subvolumes.csv)"
+"$rockperm" campaign --manifest one.csv --config base.ini --dir revc --subvolumes centred:12,20,28 >revc.log 2>&1
+grep -q '^"s1_e20_4_4_4",' revc/campaign.csv || fail "centred cubes: $(cut -d, -f1-3 revc/campaign.csv)"
+[ "$(tail -n +2 revc/subvolumes.csv | wc -l)" -eq 3 ] || fail "centred subvolumes.csv: $(cat revc/subvolumes.csv)"
+
 # --- bad manifests and options: one message, exit 2, nothing run -------------------------------
 bad() {  # bad NAME PATTERN -- ARGS...
   local name=$1 pattern=$2
@@ -130,6 +140,8 @@ bad nofile "no such file" -- --manifest none.csv
 bad override "not an option of rockperm campaign" -- --manifest m.csv --lbm.nothing=1
 bad array "--array-index must be in" -- --manifest m.csv --array-index 2 --array-size 2
 bad tau "lbm.tau" -- --manifest m.csv --config base.ini --lbm.tau=0.4
+bad subvolumes "is not an edge in voxels" -- --manifest one.csv --config base.ini --subvolumes 2,x
+bad bigcube "does not fit in s1" -- --manifest one.csv --config base.ini --subvolumes 40
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s); logs in $work" >&2; exit 1; }
 echo "campaign: all checks passed"
