@@ -270,6 +270,7 @@ int campaign_command(const std::vector<std::string>& args) {
     }
     return std::nullopt;
   };
+  std::vector<std::size_t> deferred;  // samples that need several GPUs
   std::optional<Claimed> current = claim_next(0);
   while (current && !StopSignals::requested()) {
     std::optional<Claimed> next = claim_next(current->position + 1);  // read while this one runs
@@ -287,6 +288,11 @@ int campaign_command(const std::vector<std::string>& args) {
       o.precision(6);
       o << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
       line = r.steps > 0 ? o.str() : std::string(to_string(r.status)) + ": " + r.message;
+    } catch (const CapacityError& e) {  // too large for one GPU: all ranks together, after the others
+      line = world.size() > 1 ? "too large for one GPU; runs on all " + std::to_string(world.size()) +
+                                    " ranks once the others are done"
+                              : std::string("input_error: ") + e.what();
+      if (world.size() > 1) deferred.push_back(share[current->position]);
     } catch (const InputError& e) {
       line = std::string("input_error: ") + option_message(e);
     } catch (const Error& e) {
@@ -307,6 +313,47 @@ int campaign_command(const std::vector<std::string>& args) {
     current = std::move(next);
   }
   current.reset();  // a sample claimed ahead but not run is released (its read finishes first)
+  // samples too large for one GPU, on every rank together, one after another
+  {
+    std::string mine;
+    for (const std::size_t i : deferred) mine += std::to_string(i) + " ";
+    std::string all;
+    for (const std::string& part : world.gather(mine)) all += part;
+    std::vector<std::uint8_t> bytes(all.begin(), all.end());
+    world.broadcast(bytes);
+    std::istringstream list(std::string(bytes.begin(), bytes.end()));
+    std::vector<std::size_t> together;
+    for (std::size_t i = 0; list >> i;) together.push_back(i);
+    std::sort(together.begin(), together.end());
+    for (const std::size_t i : together) {
+      if (world.max(StopSignals::requested() ? 1.0 : 0.0) > 0) break;
+      const CampaignSample& sample = manifest.samples[i];
+      std::optional<FileLock> lock;
+      if (world.root()) lock = FileLock::wait(options.dir / ".locks" / (sample.id + ".lock"));
+      RunOptions o = sample_options(options.base_ini, options.common, options.dir, sample);
+      o.overwrite = true;
+      SampleRunSettings settings;
+      settings.console = false;
+      settings.command_line = command_line;
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string line;
+      try {
+        const pipeline::SampleResult r = run_sample(world, o, settings);
+        std::ostringstream text;
+        text.precision(6);
+        text << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
+        line = text.str();
+      } catch (const Error& e) {
+        line = std::string(to_string(pipeline::status_of(e))) + ": " + e.what();
+      }
+      if (world.root()) {
+        update_summary();
+        std::printf("  %s on %d ranks (%.1f s): %s\n", sample.id.c_str(), world.size(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), line.c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
   // every worker's part is finished (or stopped): the last summary and the campaign's outcome
   const bool stopped = world.max(StopSignals::requested() ? 1.0 : 0.0) > 0;
   const double total_ran = world.sum(static_cast<double>(ran));

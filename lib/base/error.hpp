@@ -39,6 +39,13 @@ class InputError : public Error {
   std::string detail_;
 };
 
+// The sample needs more GPU memory than the ranks given hold: an input error of the run, which a
+// campaign answers by running the sample again on more ranks.
+class CapacityError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // The simulation itself failed (divergence, mass drift, no convergence when that was required).
 class SimulationError : public Error {
  public:

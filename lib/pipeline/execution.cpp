@@ -80,7 +80,7 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   const bool fits = memory[comm.rank()].bytes <= 0.95 * capacity;
   if (comm.sum(std::uint64_t{fits ? 0u : 1u}) > 0) {
     const int needed = ranks_needed(plane_fluid, capacity, plan.propagation);
-    throw on_all_ranks(InputError(
+    throw on_all_ranks(CapacityError(
         "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
         std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +
         (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it")));
