@@ -393,8 +393,12 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
     if (s.parent.empty()) continue;
     ++cube_count[{s.parent, s.edge}];
     const Json& row = j["samples"][i];
-    if (row["status"] == "converged" && row["k_mD"].is_number() && row["porosity"].is_number()) {
+    if (row["status"] != "converged" || !row["porosity"].is_number()) continue;
+    if (row["k_mD"].is_number()) {
       cubes[{s.parent, s.edge}].emplace_back(row["k_mD"].get<double>(), row["porosity"].get<double>());
+    } else if (row["kx_mD"].is_number()) {  // a tensor: the mean of its diagonal
+      const double k = (row["kx_mD"].get<double>() + row["ky_mD"].get<double>() + row["kz_mD"].get<double>()) / 3;
+      cubes[{s.parent, s.edge}].emplace_back(k, row["porosity"].get<double>());
     }
   }
   if (!cube_count.empty()) {
