@@ -108,6 +108,35 @@ std::string number_text(const Json& v) {
 // The final statuses that count as results; the others are failures (interrupted is neither).
 bool is_result(const std::string& status) { return status == "converged"; }
 
+// A report as last read by this process, read again only when its file changed: the summary is
+// rewritten after every sample, and a campaign of thousands would otherwise parse every report
+// thousands of times.
+const Json& cached_report(const fs::path& file) {
+  struct Entry {
+    fs::file_time_type time;
+    std::uintmax_t size = 0;
+    Json report;
+  };
+  static std::map<std::string, Entry> cache;
+  static const Json none;
+  std::error_code ec;
+  const auto time = fs::last_write_time(file, ec);
+  if (ec) {
+    cache.erase(file.string());
+    return none;
+  }
+  const std::uintmax_t size = fs::file_size(file, ec);
+  auto it = cache.find(file.string());
+  if (it != cache.end() && it->second.time == time && it->second.size == size) return it->second.report;
+  Entry e{time, size, Json()};
+  try {
+    e.report = Json::parse(read_text(file));
+  } catch (const Json::exception&) {
+    e.report = Json();
+  }
+  return cache.insert_or_assign(file.string(), std::move(e)).first->second.report;
+}
+
 }  // namespace
 
 Manifest read_manifest(const fs::path& csv) {
@@ -322,15 +351,7 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
   Json samples = Json::array();
   for (const CampaignSample& s : manifest.samples) {
     const fs::path dir = campaign_dir / s.id;
-    Json report;
-    std::error_code ec;
-    if (fs::is_regular_file(dir / "report.json", ec)) {
-      try {
-        report = Json::parse(read_text(dir / "report.json"));
-      } catch (const Json::exception&) {
-        report = Json();
-      }
-    }
+    const Json& report = cached_report(dir / "report.json");
     const std::string status = report.is_object() ? report.value("status", "pending") : "pending";
     ++counts.samples;
     if (status == "converged") ++counts.converged;

@@ -262,7 +262,7 @@ int campaign_command(const std::vector<std::string>& args) {
       }
       c.options.resume = c.state == SampleState::resume;
       c.options.overwrite = !c.options.resume;
-      if (worker.size() == 1) {
+      if (worker.size() == 1 && !c.options.spec.all_axes) {  // a tensor reads its volume once itself
         const pipeline::RunSpec spec = c.options.spec;
         c.read = std::async(std::launch::async, [spec] { return pipeline::read_sample(Comm(), spec.sample, spec.flow); });
       }
