@@ -90,6 +90,12 @@ std::string to_json(const SampleResult& r) {
   j["mach"] = k.mach;
   j["darcy_velocity_lattice"] = k.darcy_velocity;
   j["mean_velocity_lattice"] = r.mean_velocity;
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array(), ks = nlohmann::ordered_json::array();
+  for (const auto& [step, k] : r.history_md) {
+    steps.push_back(step);
+    ks.push_back(k);
+  }
+  j["history"] = {{"step", steps}, {"k_mD", ks}};
   j["input"] = {{"path", r.input.path.string()},     {"format", r.input.format},
                 {"bytes", r.input.bytes},            {"sha256", p.input_sha256},
                 {"pore_labels", p.pore_labels},      {"crop", p.crop},

@@ -105,6 +105,8 @@ struct SampleResult {
   // sum of the velocity of all fluid cells / voxels of the simulated volume, per axis (lattice
   // units): the off-axis components give the off-diagonal terms of the permeability tensor
   std::array<double, 3> mean_velocity{};
+  // k (mD) at the checks, thinned to at most 256 values over the run (lib/solve/monitor.hpp)
+  std::vector<std::pair<std::int64_t, double>> history_md;
   Dims dims;                     // simulated volume
   Dims sample_dims;
   double voxel_size_um = 0;

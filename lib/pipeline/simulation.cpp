@@ -229,6 +229,8 @@ SampleResult Simulation::result() const {
   r.mass_drift = s.mass_drift;
   r.drive = drive_;
   for (int a = 0; a < 3; ++a) r.mean_velocity[a] = s.sums.velocity[a] / static_cast<double>(sample_.dims.voxels());
+  const double md_per_lattice = s.k.k_lattice != 0 ? s.k.k_md / s.k.k_lattice : 0.0;
+  for (const auto& [step, k] : loop_->history().points()) r.history_md.emplace_back(step, k * md_per_lattice);
   r.dims = sample_.dims;
   r.sample_dims = sample_.sample_dims;
   r.voxel_size_um = sample_.voxel_size_um;

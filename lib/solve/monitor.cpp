@@ -34,6 +34,14 @@ std::optional<double> KHistory::at(double step) const {
   return (1.0 - w) * k_[j] + w * k_[j + 1];
 }
 
+std::vector<std::pair<std::int64_t, double>> KHistory::points() const {
+  std::vector<std::pair<std::int64_t, double>> out;
+  for (std::int32_t j = 0; j < count_; ++j) {
+    if (!std::isnan(k_[j])) out.emplace_back(static_cast<std::int64_t>(j) * spacing_, k_[j]);
+  }
+  return out;
+}
+
 namespace {
 
 struct Fit {

@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "lib/physics/flow_sums.hpp"
 
@@ -57,6 +59,8 @@ class KHistory {
   // k at `step` interpolated between recorded values; nullopt where there are none.
   std::optional<double> at(double step) const;
   std::int64_t spacing() const { return spacing_; }
+  // The recorded values in step order, as (step, k); the ones a missed check left out are skipped.
+  std::vector<std::pair<std::int64_t, double>> points() const;
 
  private:
   std::int64_t spacing_;
@@ -86,6 +90,7 @@ class ConvergenceMonitor {
   double flux_nonuniformity() const { return flux_nonuniformity_; }
   double mass_drift() const { return mass_drift_; }
   int checks() const { return checks_; }
+  const KHistory& history() const { return history_; }
 
   // Everything the next check depends on, for checkpoints (plain numbers, written as bytes).
   struct State {

@@ -71,6 +71,7 @@ class SteadyStateLoop {
   const SolverResult& next_check();
   bool finished() const { return result_.converged || step_ >= controls_.max_steps; }
   const SolverResult& result() const { return result_; }
+  const KHistory& history() const { return monitor_.history(); }
   Progress progress() const;
 
   // The loop between checks, for checkpoints: the step reached, the monitor and the result of

@@ -65,6 +65,14 @@ TEST(Simulation, AdvancesCheckByCheckAndReportsTheKThatConverged) {
   EXPECT_NEAR(r.k.k_m2, r.k.k_lattice * 4e-12, 1e-12 * r.k.k_m2);
   const Macroscopic m = simulation.owned_macroscopic();
   EXPECT_EQ(m.size(), static_cast<std::size_t>(sample.fluid));
+  // the history of k for the report: the checks, in step order, ending at the k reported
+  ASSERT_GE(r.history_md.size(), 2u);
+  EXPECT_EQ(r.history_md.back().first, r.steps);
+  EXPECT_DOUBLE_EQ(r.history_md.back().second, r.k.k_md);
+  for (std::size_t i = 1; i < r.history_md.size(); ++i) EXPECT_GT(r.history_md[i].first, r.history_md[i - 1].first);
+  // the duct along x: no mean flow across (to float rounding)
+  EXPECT_GT(r.mean_velocity[0], 0.0);
+  EXPECT_LT(std::abs(r.mean_velocity[1]) + std::abs(r.mean_velocity[2]), 1e-4 * r.mean_velocity[0]);  // float rounding
 }
 
 TEST(Simulation, TheSameRunTwiceGivesTheSameKToTheLastBit) {
