@@ -2,7 +2,7 @@
 # Installs what rockperm needs to build and test on Debian/Ubuntu. Skips packages already there.
 set -euo pipefail
 pkgs=(cmake g++ make libboost-program-options-dev libtiff-dev libvtk9-dev
-      libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libcsv-dev libssl-dev clang libclang-rt-dev)
+      libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libcsv-dev libxml2-dev libssl-dev clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "lib/pipeline/report_html.hpp"
 
 namespace rockperm::pipeline {
 
@@ -180,6 +181,7 @@ std::string to_csv_row(const SampleResult& r) {
 void write_reports(const std::filesystem::path& dir, const SampleResult& result) {
   io::ensure_directory(dir);
   io::write_file_atomically(dir / "report.csv", csv_header() + to_csv_row(result));
+  io::write_file_atomically(dir / "report.html", to_html(result));
   io::write_file_atomically(dir / "report.json", to_json(result));
 }
 

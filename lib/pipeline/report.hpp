@@ -15,7 +15,8 @@ std::string to_json(const SampleResult& result);
 std::string csv_header();
 std::string to_csv_row(const SampleResult& result);
 
-// Writes report.json and report.csv into `dir`, each atomically (temporary file + rename).
+// Writes report.csv, report.html (lib/pipeline/report_html.hpp) and report.json into `dir`, each
+// atomically (temporary file + rename), report.json last.
 void write_reports(const std::filesystem::path& dir, const SampleResult& result);
 
 }  // namespace rockperm::pipeline

@@ -18,7 +18,8 @@ namespace {
 // What a run writes into its directory (and leftovers of interrupted writes).
 bool is_output(const std::string& name) {
   const auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
-  return starts("report.json") || starts("report.csv") || starts("config.ini") || starts("fields.pvti") ||
+  return starts("report.json") || starts("report.csv") || starts("report.html") || starts("config.ini") ||
+         starts("fields.pvti") ||
          (starts("fields_") && name.find(".vti") != std::string::npos) || starts(checkpoint_name);
 }
 

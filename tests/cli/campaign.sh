@@ -30,6 +30,13 @@ rc=$?
 [ "$(grep -c ',converged,' full/campaign.csv)" -eq 3 ] || fail "expected 3 converged: $(cat full/campaign.csv)"
 grep -q '^"broken",input_error,.*holds 1000 bytes' full/campaign.csv || fail "the failure is not recorded"
 grep -q '"failed": 1' full/campaign.json || fail "campaign.json counts"
+grep -q 'id="counts">4 samples: 3 converged, 1 failed' full/report.html || fail "report.html counts"
+grep -q '<li class="failed">broken: input_error' full/report.html || fail "report.html does not list the failure"
+k_csv=$(grep '^"s1",' full/campaign.csv | cut -d, -f3)
+k_html=$(grep -o 'id="k-s1">[0-9.e+-]*' full/report.html | cut -d'>' -f2)
+awk -v a="$k_csv" -v b="$k_html" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < (1e-6 * a) ^ 2) }' ||
+  fail "report.html k of s1 ($k_html) is not campaign.csv's ($k_csv)"
+[ -s full/s1/report.html ] || fail "no report.html for s1"
 [ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD" ] ||
   fail "header: $(head -1 full/campaign.csv)"
 for s in s1 s2 s3 broken; do [ -s "full/$s/report.json" ] || fail "no report for $s"; done
