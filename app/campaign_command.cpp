@@ -130,6 +130,15 @@ CampaignOptions parse_campaign_options(const std::vector<std::string>& args, boo
   return o;
 }
 
+// One line on a sample's outcome: k and steps, or (a tensor, a failure) the status and message.
+std::string result_line(const pipeline::SampleResult& r) {
+  if (r.steps == 0) return std::string(to_string(r.status)) + ": " + r.message;
+  std::ostringstream o;
+  o.precision(6);
+  o << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
+  return o.str();
+}
+
 std::string host_name() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
@@ -283,11 +292,7 @@ int campaign_command(const std::vector<std::string>& args) {
     const auto t0 = std::chrono::steady_clock::now();
     std::string line;
     try {
-      const pipeline::SampleResult r = run_sample(worker, current->options, settings);
-      std::ostringstream o;
-      o.precision(6);
-      o << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
-      line = r.steps > 0 ? o.str() : std::string(to_string(r.status)) + ": " + r.message;
+      line = result_line(run_sample(worker, current->options, settings));
     } catch (const CapacityError& e) {  // too large for one GPU: all ranks together, after the others
       line = world.size() > 1 ? "too large for one GPU; runs on all " + std::to_string(world.size()) +
                                     " ranks once the others are done"
@@ -338,11 +343,7 @@ int campaign_command(const std::vector<std::string>& args) {
       const auto t0 = std::chrono::steady_clock::now();
       std::string line;
       try {
-        const pipeline::SampleResult r = run_sample(world, o, settings);
-        std::ostringstream text;
-        text.precision(6);
-        text << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
-        line = text.str();
+        line = result_line(run_sample(world, o, settings));
       } catch (const Error& e) {
         line = std::string(to_string(pipeline::status_of(e))) + ": " + e.what();
       }

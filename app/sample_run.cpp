@@ -27,6 +27,19 @@ namespace rockperm::app {
 
 namespace {
 
+// Every outcome leaves a report: the status and message of `e` (the error itself is printed by
+// the caller), written where every rank agreed on the error.
+void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e, pipeline::SampleResult& result) {
+  result.status = pipeline::status_of(e);
+  const auto* input = dynamic_cast<const InputError*>(&e);
+  result.message = input ? option_message(*input) : e.what();
+  if (!comm.root() || !e.all_ranks) return;
+  try {
+    pipeline::write_reports(dir, result);
+  } catch (const Error&) {  // the directory itself fails: the message of `e` is what counts
+  }
+}
+
 pipeline::Provenance start_provenance(const Comm& comm, const RunOptions& options, const std::string& command_line) {
   pipeline::Provenance p;
   p.version = ROCKPERM_VERSION;
@@ -145,10 +158,7 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
       if (comm.root()) volume = pipeline::read_volume(options.spec.sample);
     });
   } catch (const Error& e) {
-    result.status = pipeline::status_of(e);
-    const auto* input = dynamic_cast<const InputError*>(&e);
-    result.message = input ? option_message(*input) : e.what();
-    if (comm.root() && e.all_ranks) pipeline::write_reports(dir, result);
+    report_failure(comm, dir, e, result);
     throw;
   }
   if (console) {
@@ -185,12 +195,7 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
   std::vector<std::uint8_t> status(t.status.begin(), t.status.end());
   comm.broadcast(status);
   const std::string status_text(status.begin(), status.end());
-  for (const pipeline::RunStatus candidate :
-       {pipeline::RunStatus::converged, pipeline::RunStatus::not_converged, pipeline::RunStatus::diverged,
-        pipeline::RunStatus::interrupted, pipeline::RunStatus::input_error, pipeline::RunStatus::output_error,
-        pipeline::RunStatus::invalid_physics, pipeline::RunStatus::runtime_error}) {
-    if (status_text == pipeline::to_string(candidate)) result.status = candidate;
-  }
+  result.status = pipeline::parse_status(status_text).value_or(pipeline::RunStatus::runtime_error);
   result.message = t.message;
   if (console) {
     std::cout << "tensor      " << t.message << " (" << status_text << ")\n"
@@ -221,16 +226,7 @@ pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, c
     collectively(comm, [&] { validate_run_options(options); });
     run_stages(comm, options, directory, settings, result);
   } catch (const Error& e) {
-    // every outcome leaves a report (the error itself is printed by the caller)
-    result.status = pipeline::status_of(e);
-    const auto* input = dynamic_cast<const InputError*>(&e);
-    result.message = input ? option_message(*input) : e.what();
-    if (comm.root() && e.all_ranks) {
-      try {
-        pipeline::write_reports(dir, result);
-      } catch (const Error&) {  // the directory itself fails: the message of `e` is what counts
-      }
-    }
+    report_failure(comm, dir, e, result);
     throw;
   }
   if (comm.root()) pipeline::write_reports(dir, result);  // report.json last: the mark of a finished run

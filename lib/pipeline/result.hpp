@@ -3,6 +3,7 @@
 // as typed values (reports, campaign tables and the service are written from this).
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ enum class RunStatus {
   runtime_error,    // a CUDA or MPI call failed (4)
 };
 const char* to_string(RunStatus s);
+std::optional<RunStatus> parse_status(const std::string& text);  // to_string's inverse
 int exit_code(RunStatus s);
 // The status of a run that ended with this error.
 RunStatus status_of(const Error& e);

@@ -31,6 +31,15 @@ const char* to_string(RunStatus s) {
   return "?";
 }
 
+std::optional<RunStatus> parse_status(const std::string& text) {
+  for (const RunStatus s : {RunStatus::converged, RunStatus::not_converged, RunStatus::diverged, RunStatus::interrupted,
+                            RunStatus::input_error, RunStatus::output_error, RunStatus::invalid_physics,
+                            RunStatus::runtime_error}) {
+    if (text == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
 int exit_code(RunStatus s) {
   switch (s) {
     case RunStatus::converged: return 0;

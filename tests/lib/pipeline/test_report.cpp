@@ -123,3 +123,16 @@ TEST(Report, HtmlParsesAndHoldsTheNumbersOfTheJson) {
 }
 
 }  // namespace rockperm::pipeline
+
+namespace rockperm::pipeline {
+
+TEST(Report, StatusNamesParseBack) {
+  for (const RunStatus s : {RunStatus::converged, RunStatus::not_converged, RunStatus::diverged, RunStatus::interrupted,
+                            RunStatus::input_error, RunStatus::output_error, RunStatus::invalid_physics,
+                            RunStatus::runtime_error}) {
+    EXPECT_EQ(parse_status(to_string(s)), s);
+  }
+  EXPECT_FALSE(parse_status("pending").has_value());
+}
+
+}  // namespace rockperm::pipeline
