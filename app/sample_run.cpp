@@ -132,6 +132,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
     std::filesystem::remove(drive.checkpoint, ec);
     result.checkpoint.clear();
   }
+  result.slices = pipeline::mid_slices(comm, simulation, flow.flow_axis);
   const pipeline::FieldsWritten written = fields.write(comm, simulation);
   if (console && fields.enabled()) print_fields(written, spec.output.fields);
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "lib/pipeline/report_html.hpp"
 #include "lib/physics/collision.hpp"
 
 namespace rockperm::app {
@@ -68,6 +69,57 @@ std::array<double, 3> eigenvalues(std::array<std::array<double, 3>, 3> a) {
   std::array<double, 3> e{a[0][0], a[1][1], a[2][2]};
   std::sort(e.begin(), e.end());
   return e;
+}
+
+// The tensor's page: the matrix, how far it is symmetric, principal values, anisotropy and a
+// link to each axis's own report.
+std::string tensor_html(const Json& j) {
+  using pipeline::html_escape;
+  using pipeline::html_number;
+  const Json& tensor = j["tensor"];
+  const auto number = [](const Json& v, int digits = 7) { return v.is_number() ? html_number(v.get<double>(), digits) : "&#8212;"; };
+  std::ostringstream o;
+  o << "<h1>Permeability tensor: " << html_escape(j["sample"].get<std::string>()) << "</h1>\n"
+    << "<p class=\"verdict " << (j["status"] == "converged" ? "converged" : "failed") << "\" id=\"verdict\">"
+    << html_escape(j["message"].get<std::string>()) << " (" << html_escape(j["status"].get<std::string>()) << ")</p>\n"
+    << "<h2>k (mD)</h2>\n<p>Row i, column j: k<sub>ij</sub> = &#957; q<sub>i</sub> / g<sub>j</sub>, the mean flow along i "
+       "of the run driven along j.</p>\n<table id=\"tensor\"><tr><th></th><th>x</th><th>y</th><th>z</th></tr>\n";
+  for (int i = 0; i < 3; ++i) {
+    o << "<tr><th>" << axis_names[i] << "</th>";
+    for (int c = 0; c < 3; ++c) {
+      o << "<td id=\"k-" << axis_names[i] << axis_names[c] << "\">" << number(tensor["mD"][i][c]) << "</td>";
+    }
+    o << "</tr>\n";
+  }
+  o << "</table>\n<table>\n";
+  if (tensor.contains("cross_terms_note")) {
+    o << "<tr><th>off-diagonal terms</th><td>" << html_escape(tensor["cross_terms_note"].get<std::string>())
+      << "</td></tr>\n";
+  }
+  if (tensor.contains("symmetry_error")) {
+    o << "<tr><th>symmetry error |k<sub>ij</sub> &#8722; k<sub>ji</sub>| / &#8730;(k<sub>ii</sub> k<sub>jj</sub>)</th>"
+         "<td id=\"symmetry-error\">" << number(tensor["symmetry_error"], 3) << "</td></tr>\n";
+  }
+  if (tensor.contains("principal_mD")) {
+    const Json& p = tensor["principal_mD"];
+    o << "<tr><th>principal values (mD)</th><td id=\"principal\">" << number(p[0]) << ", " << number(p[1]) << ", "
+      << number(p[2]) << "</td></tr>\n";
+  }
+  o << "<tr><th>anisotropy max/min of the diagonal</th><td id=\"anisotropy\">"
+    << number(tensor["anisotropy"]["max_over_min_diagonal"], 4) << "</td></tr>\n"
+    << "<tr><th>k<sub>z</sub> / mean(k<sub>x</sub>, k<sub>y</sub>)</th><td>"
+    << number(tensor["anisotropy"]["kz_over_mean_kx_ky"], 4) << "</td></tr>\n";
+  if (j.contains("porosity")) o << "<tr><th>porosity</th><td>" << number(j["porosity"], 6) << "</td></tr>\n";
+  o << "</table>\n<h2>The three runs</h2>\n<table><tr><th>flow along</th><th>status</th><th>k (mD)</th><th>steps</th>"
+       "<th>report</th></tr>\n";
+  for (int a = 0; a < 3; ++a) {
+    const Json& axis = j["axes"][axis_names[a]];
+    o << "<tr><td>" << axis_names[a] << "</td><td>" << html_escape(axis["status"].get<std::string>()) << "</td><td>"
+      << number(axis["k_mD"]) << "</td><td>" << axis["steps"].get<std::int64_t>() << "</td><td><a href=\""
+      << axis_names[a] << "/report.html\">" << axis_names[a] << "/report.html</a></td></tr>\n";
+  }
+  o << "</table>\n";
+  return pipeline::html_document("rockperm tensor: " + j["sample"].get<std::string>(), o.str());
 }
 
 }  // namespace
@@ -187,7 +239,8 @@ TensorSummary write_tensor_report(const fs::path& dir, const RunOptions& options
                            {"report", std::string(axis_names[a]) + "/report.json"}};
   }
   j["axes"] = axes;
-  io::write_file_atomically(dir / "report.json", j.dump(2) + "\n");
+  io::write_file_atomically(dir / "report.html", tensor_html(j));
+  io::write_file_atomically(dir / "report.json", j.dump(2) + "\n");  // last: the mark of a finished tensor
   return t;
 }
 

@@ -3,7 +3,7 @@
 # without a device).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash packaging/install-deps.sh
+bash packaging/install-deps.sh --browser
 bash packaging/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 1200

@@ -1,11 +1,15 @@
 #include "lib/pipeline/fields.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <sstream>
 
 #include "lib/base/error.hpp"
 #include "rockperm/config.hpp"
 #if ROCKPERM_HAVE_VTK
 #include "io/field_writer.hpp"
+#include "io/slice_image.hpp"
 #endif
 
 namespace rockperm::pipeline {
@@ -85,6 +89,72 @@ FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation
   (void)simulation;
 #endif
   return written;
+}
+
+std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulation, int flow_axis) {
+  std::vector<SliceImage> images;
+#if ROCKPERM_HAVE_VTK
+  const RankLattice& r = simulation.rank_lattice();
+  const Dims& dims = simulation.sample().dims;
+  const std::int64_t n[3] = {dims.nx, dims.ny, dims.nz};
+  const int normal = flow_axis == 2 ? 1 : 2;  // the plane holds x and the flow axis
+  const int across = 0, up = normal == 2 ? 1 : 2;
+  const std::int64_t at = n[normal] / 2;
+  const std::int64_t stride = std::max<std::int64_t>(1, (std::max(n[across], n[up]) + 1023) / 1024);
+  const std::int64_t width = (n[across] + stride - 1) / stride, height = (n[up] + stride - 1) / stride;
+  const std::size_t pixels = static_cast<std::size_t>(width * height);
+  // [0, pixels): 1 where a fluid cell is; [pixels, 2 pixels): |u| there (lattice units)
+  std::vector<double> plane(2 * pixels, 0.0);
+  const Macroscopic owned = simulation.owned_macroscopic();
+  const SparseLattice& lat = r.lattice;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
+    const Coord& xyz = lat.coords()[c];
+    const std::int64_t g[3] = {xyz.x, xyz.y, r.first_local_z + xyz.z};
+    if (g[normal] != at || g[across] % stride || g[up] % stride) continue;
+    const std::size_t k = c - lat.owned_begin();
+    const std::size_t p = static_cast<std::size_t>((g[up] / stride) * width + g[across] / stride);
+    plane[p] = 1.0;
+    plane[pixels + p] = std::sqrt(static_cast<double>(owned.ux[k]) * owned.ux[k] +
+                                  static_cast<double>(owned.uy[k]) * owned.uy[k] +
+                                  static_cast<double>(owned.uz[k]) * owned.uz[k]);
+  }
+  plane = comm.sum(plane);  // each cell is owned by one rank: the sum puts the plane together
+  if (!comm.root()) return images;
+  io::SliceRaster mask{static_cast<int>(width), static_cast<int>(height), std::vector<float>(pixels)};
+  io::SliceRaster speed = mask;
+  double top = 0;
+  for (std::size_t p = 0; p < pixels; ++p) top = std::max(top, plane[pixels + p]);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    mask.value[p] = static_cast<float>(plane[p]);
+    speed.value[p] = plane[p] > 0 ? static_cast<float>(top > 0 ? plane[pixels + p] / top : 0.0) : -1.0f;
+  }
+  const char* names = "xyz";
+  std::ostringstream where;
+  where << "Plane " << names[normal] << " = " << at << " of the simulated volume (" << names[across] << " across, "
+        << names[up] << " up, " << n[across] << " x " << n[up] << " voxels";
+  if (stride > 1) where << ", every " << stride << "th voxel shown";
+  where << "), flow along " << names[flow_axis] << ". ";
+  std::ostringstream top_text;
+  top_text.precision(4);
+  top_text << top;
+  images.push_back({"slice-pores", "pore space",
+                    where.str() + "White: pore space that carries the flow; grey: solid and pores cut off from it.", ""});
+  images.push_back({"slice-velocity", "velocity magnitude",
+                    where.str() + "|u| from 0 (dark blue) to the largest on the plane (yellow), " + top_text.str() +
+                        " in lattice units; grey: no flow.",
+                    ""});
+  try {
+    images[0].data_uri = io::png_data_uri(mask, io::SlicePalette::pore_mask);
+    images[1].data_uri = io::png_data_uri(speed, io::SlicePalette::magnitude);
+  } catch (const OutputError& e) {  // a picture is not worth the run: the report says why it is missing
+    for (SliceImage& image : images) image.caption = e.what(), image.data_uri.clear();
+  }
+#else
+  (void)comm;
+  (void)simulation;
+  (void)flow_axis;
+#endif
+  return images;
 }
 
 }  // namespace rockperm::pipeline

@@ -41,4 +41,10 @@ class FieldsOutput {
   std::unique_ptr<FieldsPlan> plan_;
 };
 
+// Collective: pictures of the middle plane of the simulated volume that holds the flow axis (the
+// xy plane at mid z; for flow along z the xz plane at mid y) for report.html: the pore space that
+// carries the flow, and |u| on a colour scale. At most 1024 pixels a side (every n-th voxel
+// beyond). Root gets them; the other ranks, and a build without VTK, get none.
+std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulation, int flow_axis);
+
 }  // namespace rockperm::pipeline

@@ -11,17 +11,14 @@ namespace rockperm::pipeline {
 
 namespace {
 
-std::string num(double v, int digits = 6) {
-  if (!std::isfinite(v)) return "?";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*g", digits, v);
-  return text;
-}
+std::string num(double v, int digits = 6) { return html_number(v, digits); }
 
 const char* style =
-    "body{font-family:sans-serif;margin:2em;max-width:60em;color:#222}"
+    "body{font-family:sans-serif;margin:2em;max-width:72em;color:#222}"
     "table{border-collapse:collapse}td,th{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:left}"
-    ".verdict{font-size:1.2em;margin:1em 0}.converged{color:#146c2e}.failed{color:#a11}";
+    ".verdict{font-size:1.2em;margin:1em 0}.converged{color:#146c2e}.failed{color:#a11}"
+    "figure{display:inline-block;margin:0 2em 1em 0;vertical-align:top;max-width:26em}"
+    "figure img{image-rendering:pixelated;width:24em;border:1px solid #888}figcaption{font-size:.9em}";
 
 // A round number of ticks between lo and hi.
 std::vector<double> ticks(double lo, double hi, bool log) {
@@ -48,6 +45,18 @@ std::vector<double> ticks(double lo, double hi, bool log) {
 }
 
 }  // namespace
+
+std::string html_number(double v, int digits) {
+  if (!std::isfinite(v)) return "?";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*g", digits, v);
+  return text;
+}
+
+std::string html_document(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>" + html_escape(title) +
+         "</title><style>" + style + "</style></head><body>\n" + body + "</body></html>\n";
+}
 
 std::string html_escape(const std::string& text) {
   std::string out;
@@ -128,8 +137,6 @@ std::string svg_chart(const std::vector<SvgSeries>& series, const std::string& x
 std::string to_html(const SampleResult& r) {
   std::ostringstream o;
   const bool has_k = r.steps > 0;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rockperm: "
-    << html_escape(r.input.name) << "</title><style>" << style << "</style></head><body>\n";
   o << "<h1>" << html_escape(r.input.name) << "</h1>\n";
   o << "<p class=\"verdict " << (r.converged() ? "converged" : "failed") << "\" id=\"verdict\">"
     << html_escape(verdict(r)) << "</p>\n";
@@ -177,6 +184,17 @@ std::string to_html(const SampleResult& r) {
       << num(100 * r.narrow_flow_fraction, 4) << "</span> %. k of the two halves along the flow: <span id=\"halves\">"
       << num(r.k_halves_md[0], 6) << " and " << num(r.k_halves_md[1], 6) << "</span> mD.</p>\n";
   }
+  if (!r.slices.empty()) {
+    o << "<h2>Mid slice</h2>\n";
+    for (const SliceImage& image : r.slices) {
+      o << "<figure id=\"" << image.id << "\">";
+      if (!image.data_uri.empty()) {
+        o << "<img alt=\"" << html_escape(image.title) << "\" src=\"" << image.data_uri << "\"/>";
+      }
+      o << "<figcaption><b>" << html_escape(image.title) << "</b>. " << html_escape(image.caption)
+        << "</figcaption></figure>\n";
+    }
+  }
   o << "<h2>Provenance</h2>\n<table>\n";
   row("version", "rockperm", r.provenance.version + " (" + r.provenance.commit + ", " + r.provenance.build_type + ")");
   row("date", "date (UTC)", r.provenance.date_utc);
@@ -184,8 +202,8 @@ std::string to_html(const SampleResult& r) {
   row("command", "command", r.provenance.command_line);
   row("input", "input", r.input.path.string());
   row("sha256", "input SHA-256", r.input.sha256);
-  o << "</table>\n</body></html>\n";
-  return o.str();
+  o << "</table>\n";
+  return html_document("rockperm: " + r.input.name, o.str());
 }
 
 }  // namespace rockperm::pipeline

@@ -12,6 +12,11 @@ namespace rockperm::pipeline {
 
 std::string to_html(const SampleResult& result);
 
+// A whole page: the house style, the title (escaped here) and the body (HTML, as given).
+std::string html_document(const std::string& title, const std::string& body);
+// A number as text, %g with `digits` significant digits; "?" when not finite.
+std::string html_number(double value, int digits = 6);
+
 // Text for HTML: & < > " escaped.
 std::string html_escape(const std::string& text);
 

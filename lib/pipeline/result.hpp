@@ -80,6 +80,11 @@ struct Provenance {
   bool resumed = false;                     // continued from a checkpoint
 };
 
+// A picture for report.html (lib/pipeline/fields.hpp): a PNG as a data: URI and what it shows.
+struct SliceImage {
+  std::string id, title, caption, data_uri;
+};
+
 struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
@@ -117,6 +122,7 @@ struct SampleResult {
   double tolerance = 0;
   double flux_tolerance = 0;
   std::vector<Warning> warnings;
+  std::vector<SliceImage> slices;  // report.html only (not in report.json)
   Timings timings;
   Performance performance;
 };

@@ -110,6 +110,13 @@ printf 'id,input,input.dims,lbm.flow_axis,lbm.inlet_outlet,lbm.lateral\nt1,scans
 [ $? -eq 0 ] || fail "tensor campaign: $(tail -3 tensor.log)"
 grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
 for a in x y z; do [ -s "tensor/t1/$a/report.json" ] || fail "tensor: no $a/report.json"; done
+# the tensor's page: the 3 x 3 matrix (periodic: every term measured), the symmetry error, links to the axes
+for ij in xx xy xz yx yy yz zx zy zz; do
+  grep -qE "id=\"k-$ij\">-?[0-9]" tensor/t1/report.html || fail "tensor page: no k_$ij"
+done
+grep -q 'id="symmetry-error"' tensor/t1/report.html || fail "tensor page: no symmetry error"
+grep -q 'href="z/report.html"' tensor/t1/report.html || fail "tensor page: no link to the z run"
+grep -q 'id="x-t1"' tensor/report.html || fail "campaign page: no kx column for the tensor row"
 "$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor2.log 2>&1
 grep -q "this command ran 0, found 1 done" tensor2.log || fail "tensor re-run ran something: $(cat tensor2.log)"
 
