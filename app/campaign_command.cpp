@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <future>
 #include <optional>
 #include <cstdio>
@@ -44,12 +45,14 @@ struct CampaignOptions {
   std::string subvolumes;  // --subvolumes: cubes cut from every sample
   bool retry_failed = false;
   int array_index = 0, array_size = 1;
+  int read_ahead = 2;  // samples prepared on other threads while one runs (one-rank workers)
   std::vector<std::pair<std::string, std::string>> common;  // --section.key=value for every sample
 };
 
 std::string campaign_help() {
   return "usage: rockperm campaign (--manifest FILE.csv | --scans DIR) [--config BASE.ini] [--dir DIR]\n"
          "                         [--retry-failed] [--subvolumes E1,E2,...] [--array-index I --array-size N]\n"
+         "                         [--read-ahead K]\n"
          "                         [--section.key=value ...]\n\n"
          "Runs every sample of the manifest as 'rockperm run' would, each in DIR/<id>/, and keeps DIR/campaign.csv\n"
          "and DIR/campaign.json up to date after every sample. The same command again continues: samples whose\n"
@@ -68,6 +71,9 @@ std::string campaign_help() {
          "                        DIR/subvolumes.csv gives k and porosity per edge: mean, spread, cubes\n"
          "  --array-index I       with --array-size N: take samples I, I+N, I+2N, ... (0-based; Slurm job\n"
          "  --array-size N        arrays: --array-index $SLURM_ARRAY_TASK_ID)\n"
+         "  --read-ahead K        samples each worker reads and prepares (percolation, pore analysis, lattice) on\n"
+         "                        other threads while its current one runs (default 2; 0: none); each holds\n"
+         "                        its volume and lattice in host memory\n"
          "  --section.key=value   an option of rockperm run for every sample (rows override it)\n\n"
          "Over MPI ranks (mpiexec -n G rockperm campaign ...) every rank runs its own samples, one per GPU.\n"
          "Exit codes: 0 every sample converged; 9 partial (some failed; campaign.csv says which and why);\n"
@@ -79,7 +85,7 @@ CampaignOptions parse_campaign_options(const std::vector<std::string>& args, boo
   known.add_options()("manifest", po::value<std::string>())("scans", po::value<std::string>())(
       "config", po::value<std::string>())("dir", po::value<std::string>())("retry-failed", "")(
       "subvolumes", po::value<std::string>())(
-      "array-index", po::value<int>())("array-size", po::value<int>())("help,h", "");
+      "array-index", po::value<int>())("array-size", po::value<int>())("read-ahead", po::value<int>())("help,h", "");
   po::variables_map vm;
   po::parsed_options parsed({});
   try {
@@ -121,6 +127,12 @@ CampaignOptions parse_campaign_options(const std::vector<std::string>& args, boo
     if (o.array_size < 1 || o.array_index < 0 || o.array_index >= o.array_size) {
       throw InputError("command line: --array-index must be in [0, --array-size) and --array-size at least 1 (got " +
                        std::to_string(o.array_index) + " of " + std::to_string(o.array_size) + ")");
+    }
+  }
+  if (vm.count("read-ahead")) {
+    o.read_ahead = vm["read-ahead"].as<int>();
+    if (o.read_ahead < 0 || o.read_ahead > 64) {
+      throw InputError("command line: --read-ahead must be 0 to 64 samples (got " + std::to_string(o.read_ahead) + ")");
     }
   }
   const fs::path source = o.manifest.empty() ? o.scans : o.manifest;
@@ -229,21 +241,21 @@ int campaign_command(const std::vector<std::string>& args) {
 
   const auto started = std::chrono::steady_clock::now();
   int ran = 0, skipped = 0, kept_failed = 0;
-  double run_seconds = 0;
+  double run_seconds = 0, solver_seconds = 0, summary_seconds = 0;  // this worker's
   const auto update_summary = [&] {
     const FileLock lock = FileLock::wait(options.dir / ".locks" / "campaign.lock");
     return write_campaign_summary(options.dir, manifest);
   };
   // The next sample this worker runs, from position `from` of its share: claimed (lock file),
-  // inspected, and, on a worker of one rank, already being read in the background while the
-  // current sample computes (the read, percolation and pore analysis are host work).
+  // inspected, and, on a worker of one rank, already being prepared on a thread of its own while
+  // the current sample computes (prepare_sample: read, percolation, pore analysis, lattice).
   struct Claimed {
     std::size_t position = 0;
     const CampaignSample* sample = nullptr;
     std::optional<FileLock> lock;
     RunOptions options;
     SampleState state = SampleState::fresh;
-    std::future<pipeline::Sample> read;
+    std::future<PreparedSample> read;
   };
   const auto claim_next = [&](std::size_t from) -> std::optional<Claimed> {
     for (std::size_t n = from; n < share.size() && !StopSignals::requested(); ++n) {
@@ -271,18 +283,35 @@ int campaign_command(const std::vector<std::string>& args) {
       }
       c.options.resume = c.state == SampleState::resume;
       c.options.overwrite = !c.options.resume;
-      if (worker.size() == 1 && !c.options.spec.all_axes) {  // a tensor reads its volume once itself
-        const pipeline::RunSpec spec = c.options.spec;
-        c.read = std::async(std::launch::async, [spec] { return pipeline::read_sample(Comm(), spec.sample, spec.flow); });
+      if (worker.size() == 1 && !c.options.spec.all_axes && options.read_ahead > 0) {  // a tensor reads once itself
+        // the preparations under way share this worker's threads (OpenMP threads spin while they
+        // wait: more of them than cores slows every one, the solver's host thread too)
+        const int threads = std::max(1, omp_get_max_threads() / options.read_ahead);
+        c.read = std::async(std::launch::async, [o = c.options, device_slot, threads] {
+          omp_set_num_threads(threads);
+          return prepare_sample(o, device_slot);
+        });
       }
       return c;
     }
     return std::nullopt;
   };
   std::vector<std::size_t> deferred;  // samples that need several GPUs
-  std::optional<Claimed> current = claim_next(0);
-  while (current && !StopSignals::requested()) {
-    std::optional<Claimed> next = claim_next(current->position + 1);  // read while this one runs
+  // the current sample and up to --read-ahead claimed after it, being prepared
+  std::deque<Claimed> queue;
+  std::size_t scan = 0;  // the next position of the share to claim from
+  const auto fill = [&](std::size_t size) {
+    while (queue.size() < size && scan < share.size()) {
+      std::optional<Claimed> c = claim_next(scan);
+      scan = c ? c->position + 1 : share.size();
+      if (c) queue.push_back(std::move(*c));
+    }
+  };
+  fill(1);
+  while (!queue.empty() && !StopSignals::requested()) {
+    std::optional<Claimed> current = std::move(queue.front());
+    queue.pop_front();
+    fill(static_cast<std::size_t>(options.read_ahead));  // prepared while this one runs
     const CampaignSample& sample = *current->sample;
     SampleRunSettings settings;
     settings.console = false;
@@ -292,7 +321,9 @@ int campaign_command(const std::vector<std::string>& args) {
     const auto t0 = std::chrono::steady_clock::now();
     std::string line;
     try {
-      line = result_line(run_sample(worker, current->options, settings));
+      const pipeline::SampleResult r = run_sample(worker, current->options, settings);
+      solver_seconds += r.timings.solve;
+      line = result_line(r);
     } catch (const CapacityError& e) {  // too large for one GPU: all ranks together, after the others
       line = world.size() > 1 ? "too large for one GPU; runs on all " + std::to_string(world.size()) +
                                     " ranks once the others are done"
@@ -303,10 +334,12 @@ int campaign_command(const std::vector<std::string>& args) {
     } catch (const Error& e) {
       line = std::string(to_string(pipeline::status_of(e))) + ": " + e.what();
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t1 = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(t1 - t0).count();
     ++ran;
     run_seconds += seconds;
     const CampaignCounts counts = update_summary();
+    summary_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     const double per_sample = run_seconds / ran;
     const double eta = per_sample * counts.pending / std::max(1, world.size());
     char head[160];
@@ -315,9 +348,9 @@ int campaign_command(const std::vector<std::string>& args) {
     std::cout << head << line << (counts.pending > 0 ? "; about " + clock_text(eta) + " to go" : std::string())
               << "\n"
               << std::flush;
-    current = std::move(next);
+    fill(1);
   }
-  current.reset();  // a sample claimed ahead but not run is released (its read finishes first)
+  queue.clear();  // samples claimed ahead but not run are released (their preparation finishes first)
   // samples too large for one GPU, on every rank together, one after another
   {
     std::string mine;
@@ -360,6 +393,7 @@ int campaign_command(const std::vector<std::string>& args) {
   const double total_ran = world.sum(static_cast<double>(ran));
   const double total_skipped = world.sum(static_cast<double>(skipped));
   const double total_kept = world.sum(static_cast<double>(kept_failed));
+  const double total_solver = world.sum(solver_seconds), total_summary = world.sum(summary_seconds);
   world.barrier();
   double code = 0;
   if (world.root()) {
@@ -377,6 +411,11 @@ int campaign_command(const std::vector<std::string>& args) {
                                  : std::string())
               << ", in " << clock_text(wall) << "\n"
               << "summary     " << (options.dir / "campaign.csv").string() << "\n";
+    if (total_ran > 0) {
+      // how much of the workers' time went into the solver loop (on a GPU: the GPU busy fraction)
+      std::printf("time        %.1f s in the solver of %.1f s x %d worker(s): %.0f %% busy; summary writes %.2f s\n",
+                  total_solver, wall, world.size(), 100 * total_solver / (wall * world.size()), total_summary);
+    }
     code = stopped ? pipeline::exit_code(pipeline::RunStatus::interrupted)
            : c.failed > 0 || c.interrupted > 0 || (c.pending > 0 && options.array_size == 1) ? partial_exit_code
                                                                                               : 0;

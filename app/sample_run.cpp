@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
 #include <functional>
 #include <iostream>
@@ -64,16 +65,27 @@ pipeline::Provenance start_provenance(const Comm& comm, const RunOptions& option
   return p;
 }
 
+// The execution of a campaign's worker: its GPU of the host, or its entry of run.devices.
+pipeline::ExecutionSpec worker_execution(pipeline::ExecutionSpec execution, int device_slot) {
+  if (device_slot >= 0) {
+    execution.devices = {execution.devices.empty()
+                             ? device_slot
+                             : execution.devices[static_cast<std::size_t>(device_slot) % execution.devices.size()]};
+  }
+  return execution;
+}
+
 // The stages; `result` holds what is known so far when one of them throws.
 void run_stages(const Comm& comm, const RunOptions& options, const pipeline::RunDirectory& directory,
                 const SampleRunSettings& settings, pipeline::SampleResult& result) {
   const bool console = settings.console && comm.root();
-  const std::function<pipeline::Sample()>& read = settings.read;
+  const std::function<PreparedSample()>& read = settings.read;
   const pipeline::RunSpec& spec = options.spec;
   result.flow = spec.flow;
   result.input.path = spec.sample.volume.path;
   result.input.name = spec.sample.volume.path.filename().string();
-  pipeline::Sample sample = read ? read() : pipeline::read_sample(comm, spec.sample, spec.flow);
+  PreparedSample prepared = read ? read() : PreparedSample{pipeline::read_sample(comm, spec.sample, spec.flow), {}, {}};
+  pipeline::Sample& sample = prepared.sample;
   result.input = sample.input;
   result.provenance.input_sha256 = sample.input.sha256;
   result.percolation = sample.percolation;
@@ -82,12 +94,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   result.voxel_size_um = sample.voxel_size_um;
   const pipeline::FlowSpec flow = pipeline::resolve_flow(spec.flow, sample);  // tau and force, where auto
   result.flow = flow;
-  pipeline::ExecutionSpec execution = spec.execution;
-  if (settings.device_slot >= 0) {  // a campaign's worker: its GPU of the host, or its entry of run.devices
-    execution.devices = {execution.devices.empty()
-                             ? settings.device_slot
-                             : execution.devices[static_cast<std::size_t>(settings.device_slot) % execution.devices.size()]};
-  }
+  const pipeline::ExecutionSpec execution = worker_execution(spec.execution, settings.device_slot);
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
   result.provenance.devices = comm.gather(plan.identity());
   const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
@@ -96,8 +103,12 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
   if (console) print_sample(options, sample, flow, plan, comm.size());
 
+  if (prepared.lattice && (comm.size() != 1 || prepared.propagation != plan.propagation)) {
+    throw RuntimeFailure("internal: a lattice prepared for another propagation or rank count");  // sample's mask is gone
+  }
   pipeline::RankLattice lattice =
-      pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+      prepared.lattice ? std::move(*prepared.lattice)
+                       : pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
   pipeline::Simulation simulation(comm, sample, std::move(lattice), flow, execution, plan);
   pipeline::DriveSettings drive;
   drive.checkpoint = spec.output.dir / pipeline::checkpoint_name;
@@ -113,6 +124,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   ProgressPrinter printer(spec.output.progress_seconds);
   const pipeline::DriveOutcome outcome =
       pipeline::drive(comm, simulation, drive, console ? ProgressFn(std::ref(printer)) : ProgressFn());
+  const auto loop_end = std::chrono::steady_clock::now();
   pipeline::Provenance provenance = result.provenance;
   result = simulation.result();
   result.provenance = provenance;
@@ -134,6 +146,7 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   }
   result.slices = pipeline::mid_slices(comm, simulation, flow.flow_axis);
   const pipeline::FieldsWritten written = fields.write(comm, simulation);
+  result.timings.finish = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_end).count();
   if (console && fields.enabled()) print_fields(written, spec.output.fields);
 }
 
@@ -181,7 +194,7 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
     axis.resume = state == SampleState::resume;
     axis.overwrite = !axis.resume;
     SampleRunSettings s = settings;
-    s.read = [&] { return pipeline::read_sample(comm, volume, axis.spec.sample, axis.spec.flow); };
+    s.read = [&] { return PreparedSample{pipeline::read_sample(comm, volume, axis.spec.sample, axis.spec.flow), {}, {}}; };
     if (console) std::cout << "== flow along " << names[a] << (axis.resume ? " (resumed)" : "") << "\n";
     try {
       run_sample(comm, axis, s);
@@ -206,6 +219,17 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
 }
 
 }  // namespace
+
+PreparedSample prepare_sample(const RunOptions& options, int device_slot) {
+  const Comm self;
+  const pipeline::RunSpec& spec = options.spec;
+  PreparedSample p{pipeline::read_sample(self, spec.sample, spec.flow), {}, {}};
+  const pipeline::FlowSpec flow = pipeline::resolve_flow(spec.flow, p.sample);
+  // the propagation only (no capacity check: run_sample plans again, with the sample's size)
+  p.propagation = pipeline::plan_execution(self, worker_execution(spec.execution, device_slot), {}).propagation;
+  p.lattice = pipeline::decompose(self, p.sample, flow.periodicity(), p.propagation, flow.edge_contacts);
+  return p;
+}
 
 pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings) {
   if (options.spec.all_axes) return run_tensor(comm, options, settings);

@@ -3,21 +3,36 @@
 // it: the directory taken (locked, checked), config.ini first, the pipeline's stages, and a
 // report for every outcome (README, "Statuses and exit codes").
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "app/options.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/pipeline/result.hpp"
+#include "lib/pipeline/decomposition.hpp"
 #include "lib/pipeline/sample.hpp"
 
 namespace rockperm::app {
 
+// A sample read and, for a run on one rank, its lattice already built: a campaign prepares the
+// next samples on other threads while the current one runs (the read, the percolation and pore
+// analysis and the lattice build are host work).
+struct PreparedSample {
+  pipeline::Sample sample;
+  std::optional<pipeline::RankLattice> lattice;  // built for `propagation`; the sample's mask is taken
+  Propagation propagation = Propagation::two_pass;
+};
+
+// On this thread, for a run of `options` on one rank (a campaign's worker with its device slot):
+// reads the sample and builds its lattice as run_sample would. Throws what they throw.
+PreparedSample prepare_sample(const RunOptions& options, int device_slot);
+
 struct SampleRunSettings {
   std::string command_line;  // for the report's provenance, e.g. "rockperm run --config a.ini"
   bool console = true;       // print the stages, progress and result (rank 0)
-  // Where set, gives the sample instead of pipeline::read_sample (a campaign reads the next
-  // sample while the current one runs); what it throws ends the run as a read error would.
-  std::function<pipeline::Sample()> read;
+  // Where set, gives the sample instead of pipeline::read_sample (a campaign prepares the next
+  // samples while the current one runs); what it throws ends the run as a read error would.
+  std::function<PreparedSample()> read;
   // A worker of one rank among several of its host (a campaign): the GPU it takes, by its
   // place among them (or that entry of run.devices), instead of its rank in `comm`; -1: by rank.
   // Not part of the configuration: any worker may resume any sample.

@@ -1,5 +1,6 @@
 #include "lib/geometry/distance_transform.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -45,20 +46,51 @@ std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>
   const std::int64_t n[3] = {dims.nx, dims.ny, dims.nz};
   std::vector<double> sq(dims.voxels());
   for (std::size_t i = 0; i < sq.size(); ++i) sq[i] = seed[i] ? 0.0 : far;
+  // x lines are contiguous; the y and z lines are taken `block` x columns at a time, so that each
+  // cache line read brings `block` values of use (a line at a time, a z line of a power-of-two
+  // volume maps every voxel to one cache set and misses on each)
+  constexpr std::int64_t block = 16;
+  const std::int64_t stride[3] = {1, dims.nx, dims.nx * dims.ny};
   for (int axis = 0; axis < 3; ++axis) {
-    const int a = (axis + 1) % 3, b = (axis + 2) % 3;
-    const std::int64_t stride[3] = {1, dims.nx, dims.nx * dims.ny};
+    const int other = axis == 2 ? 1 : 2;  // the axis that is neither x nor this one (x pass: z)
+    const std::int64_t columns = axis == 0 ? n[1] : (n[0] + block - 1) / block;  // per plane of `other`
+    const std::int64_t len = n[axis];
 #pragma omp parallel
     {
-      std::vector<double> line(n[axis]), out(n[axis]), z;
+      std::vector<double> lines(static_cast<std::size_t>(block * len)), out(static_cast<std::size_t>(len)), z;
       std::vector<std::int64_t> v;
 #pragma omp for collapse(2) schedule(static)
-      for (std::int64_t j = 0; j < n[b]; ++j) {
-        for (std::int64_t i = 0; i < n[a]; ++i) {
-          const std::int64_t base = i * stride[a] + j * stride[b];
-          for (std::int64_t p = 0; p < n[axis]; ++p) line[p] = sq[base + p * stride[axis]];
-          envelope(line.data(), out.data(), n[axis], v, z);
-          for (std::int64_t p = 0; p < n[axis]; ++p) sq[base + p * stride[axis]] = out[p];
+      for (std::int64_t j = 0; j < n[other]; ++j) {
+        for (std::int64_t c = 0; c < columns; ++c) {
+          if (axis == 0) {  // the x line at (y = c, z = j), seeds only: two sweeps give the distance
+            double* line = &sq[static_cast<std::size_t>(c * stride[1] + j * stride[2])];
+            double last = -far;  // position of the nearest seed behind
+            for (std::int64_t p = 0; p < len; ++p) {
+              if (line[p] == 0.0) last = static_cast<double>(p);
+              out[static_cast<std::size_t>(p)] = static_cast<double>(p) - last;
+            }
+            last = far;
+            for (std::int64_t p = len - 1; p >= 0; --p) {
+              if (line[p] == 0.0) last = static_cast<double>(p);
+              const double d = std::min(out[static_cast<std::size_t>(p)], last - static_cast<double>(p));
+              line[p] = d >= far / 2 ? far : d * d;
+            }
+            continue;
+          }
+          const std::int64_t x0 = c * block, width = std::min(block, n[0] - x0);
+          const std::int64_t base = x0 + j * stride[other];
+          for (std::int64_t p = 0; p < len; ++p) {
+            const double* row = &sq[static_cast<std::size_t>(base + p * stride[axis])];
+            for (std::int64_t w = 0; w < width; ++w) lines[static_cast<std::size_t>(w * len + p)] = row[w];
+          }
+          for (std::int64_t w = 0; w < width; ++w) {
+            envelope(&lines[static_cast<std::size_t>(w * len)], out.data(), len, v, z);
+            std::copy(out.begin(), out.end(), lines.begin() + w * len);
+          }
+          for (std::int64_t p = 0; p < len; ++p) {
+            double* row = &sq[static_cast<std::size_t>(base + p * stride[axis])];
+            for (std::int64_t w = 0; w < width; ++w) row[w] = lines[static_cast<std::size_t>(w * len + p)];
+          }
         }
       }
     }

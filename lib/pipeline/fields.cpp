@@ -73,7 +73,7 @@ FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation
 #if ROCKPERM_HAVE_VTK
   const auto start = std::chrono::steady_clock::now();
   const RankLattice& r = simulation.rank_lattice();
-  const Macroscopic owned = simulation.owned_macroscopic();
+  const Macroscopic& owned = simulation.owned_macroscopic();
   const io::FieldPiece piece{&r.lattice, &owned, r.first_local_z, r.z_begin, r.z_end};
   collectively(comm, [&] { io::write_field_piece(plan_->grid, piece, comm.rank()); });
   if (comm.root()) {
@@ -105,7 +105,7 @@ std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulatio
   const std::size_t pixels = static_cast<std::size_t>(width * height);
   // [0, pixels): 1 where a fluid cell is; [pixels, 2 pixels): |u| there (lattice units)
   std::vector<double> plane(2 * pixels, 0.0);
-  const Macroscopic owned = simulation.owned_macroscopic();
+  const Macroscopic& owned = simulation.owned_macroscopic();
   const SparseLattice& lat = r.lattice;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
     const Coord& xyz = lat.coords()[c];

@@ -132,7 +132,10 @@ std::string to_json(const SampleResult& r) {
                       {"read_seconds", r.timings.read},
                       {"percolation_seconds", r.timings.percolation},
                       {"setup_seconds", r.timings.setup},
+                      {"lattice_seconds", r.timings.lattice},
+                      {"backend_seconds", r.timings.backend},
                       {"solve_seconds", r.timings.solve},
+                      {"finish_seconds", r.timings.finish},
                       {"mpi_seconds", r.performance.mpi_seconds},
                       {"checkpoints", r.performance.checkpoints},
                       {"checkpoint_seconds", r.performance.checkpoint_seconds}};

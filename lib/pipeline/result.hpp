@@ -51,7 +51,9 @@ struct Warning {
 struct Timings {
   double read = 0, percolation = 0;  // rank 0
   double setup = 0;                  // read to first step: lattice, decomposition, backend
+  double lattice = 0, backend = 0;   // of setup: decomposition and lattice build; backend (device) start
   double solve = 0;                  // time loop only
+  double finish = 0;                 // after the loop: trust analysis, pictures, fields, reports (app)
 };
 
 struct Performance {

@@ -83,6 +83,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   problem_.voxel_size_um = sample.voxel_size_um;
   drive_ = SampleDrive{PressureDrop{}, flow_.force, flow_.force};
 
+  const auto backend_start = std::chrono::steady_clock::now();
   collectively(comm_, [&] {
     backend_ = make_backend(plan_, lattice_.lattice, params_);
     if (lattice_.domain) {
@@ -91,6 +92,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
       stepper_.emplace(*backend_, plan_.propagation);
     }
   });
+  backend_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - backend_start).count();
   const int axis = flow_.flow_axis;
   const double planes = static_cast<double>(sample.dims[axis]);
   planes_.emplace(*backend_, lattice_.lattice, comm_, axis, sample.dims[axis], lattice_.first_local_z,
@@ -136,6 +138,7 @@ Measurement Simulation::measure(const FlowSums& sums) {
 void Simulation::advance() {
   loop_->next_check();
   adjust_drive();
+  macroscopic_.reset();
 }
 
 void Simulation::run(const ProgressFn& progress) {
@@ -180,6 +183,7 @@ Simulation::State Simulation::save() const {
 }
 
 void Simulation::restore(const State& s) {
+  macroscopic_.reset();
   const SparseLattice& lat = lattice_.lattice;
   const std::uint64_t stride = lat.stride();
   if (s.owned.size() != static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q) {
@@ -207,10 +211,13 @@ std::string Simulation::backend_description() const { return backend_->descripti
 
 double Simulation::halo_bytes_per_step() const { return static_cast<double>(stepper_->halo_bytes_per_step()); }
 
-Macroscopic Simulation::owned_macroscopic() const {
-  Macroscopic m;
-  backend_->macroscopic(backend_->owned(), m);
-  return m;
+const Macroscopic& Simulation::owned_macroscopic() const {
+  if (!macroscopic_) {
+    Macroscopic m;
+    backend_->macroscopic(backend_->owned(), m);
+    macroscopic_ = std::move(m);
+  }
+  return *macroscopic_;
 }
 
 SampleResult Simulation::result() const {
@@ -238,7 +245,8 @@ SampleResult Simulation::result() const {
   r.flow = flow_;
   r.tolerance = execution_.monitor.tolerance;
   r.flux_tolerance = execution_.monitor.flux_limit();
-  r.timings = Timings{sample_.read_seconds, sample_.percolation_seconds, setup_seconds_, s.seconds};
+  r.timings = Timings{sample_.read_seconds, sample_.percolation_seconds, setup_seconds_, lattice_.seconds,
+                      backend_seconds_, s.seconds};
   r.performance.backend =
       backend_->description() + (comm_.size() > 1 ? " x " + std::to_string(comm_.size()) + " ranks" : "");
   r.performance.propagation = plan_.propagation;
@@ -276,7 +284,7 @@ void Simulation::add_trust(SampleResult& r) const {
   }
   // the width of the pores where the flux goes: every rank's velocities along the flow meet the
   // width classes on rank 0, in cell order (ranks own consecutive cells)
-  const Macroscopic m = owned_macroscopic();
+  const Macroscopic& m = owned_macroscopic();
   const std::vector<float>& u = flow_.flow_axis == 0 ? m.ux : (flow_.flow_axis == 1 ? m.uy : m.uz);
   std::vector<std::uint8_t> bytes(u.size() * sizeof(float));
   std::memcpy(bytes.data(), u.data(), bytes.size());

@@ -59,8 +59,9 @@ class Simulation {
 
   // Density deviation and flux of every plane across the flow (collective).
   PressureProfile plane_profile() const { return planes_->read(); }
-  // Density deviation and velocity of this rank's owned cells, computed on the backend.
-  Macroscopic owned_macroscopic() const;
+  // Density deviation and velocity of this rank's owned cells, computed on the backend once per
+  // state (the trust analysis, the pictures and the fields of the end state share one copy).
+  const Macroscopic& owned_macroscopic() const;
   const RankLattice& rank_lattice() const { return lattice_; }
   const Sample& sample() const { return sample_; }
   const physics::CollisionParams& params() const { return params_; }
@@ -86,6 +87,8 @@ class Simulation {
   SampleDrive drive_;
   int drive_adjustments_ = 0;
   double setup_seconds_ = 0;
+  double backend_seconds_ = 0;  // of the setup: the backend's start (device memory, upload)
+  mutable std::optional<Macroscopic> macroscopic_;  // of the current state; reset when it changes
 };
 
 // Stages 1-4 for a spec: read, decompose, plan, simulate to the end. Collective; throws on
