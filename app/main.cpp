@@ -22,6 +22,9 @@ void print_usage(std::ostream& out) {
          "  campaign --manifest FILE.csv | --scans DIR\n"
          "                          many samples, each in its own run directory, with one summary\n"
          "                          (campaign.csv); the same command again continues where it stopped\n"
+         "  serve --config SERVICE.ini\n"
+         "                          the permeability service: jobs over HTTP, a queue that survives\n"
+         "                          restarts, a worker per GPU\n"
          "  plan --config FILE.ini  porosity, fluid cells, memory per rank and the number of GPUs the\n"
          "                          sample needs, before anything is allocated\n"
          "  bench [options]         measure speed (MFLUPS, GB/s against the measured copy bandwidth)\n"
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     if (command == "run") return rockperm::app::run_command(args);
     if (command == "campaign") return rockperm::app::campaign_command(args);
+    if (command == "serve") return rockperm::app::serve_command(args);
     if (command == "bench") return rockperm::app::bench_command(args);
     if (command == "plan") return rockperm::app::plan_command(args);
     if (command == "devices") return rockperm::app::devices_command();

@@ -117,13 +117,16 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
   drive.checkpoint_at_end = spec.execution.checkpoint_at_end;
   drive.walltime_minutes = spec.execution.walltime_minutes;
-  drive.stop_requested = &StopSignals::requested;
+  drive.stop_requested = settings.stop_requested ? settings.stop_requested : std::function<bool()>(&StopSignals::requested);
   if (options.resume) pipeline::read_checkpoint(comm, simulation, drive.checkpoint, drive.identity);
   if (console) print_backend(simulation, plan, comm.size());
 
   ProgressPrinter printer(spec.output.progress_seconds);
   const pipeline::DriveOutcome outcome =
-      pipeline::drive(comm, simulation, drive, console ? ProgressFn(std::ref(printer)) : ProgressFn());
+      pipeline::drive(comm, simulation, drive, [&](const Progress& p) {
+        if (console) printer(p);
+        if (settings.progress && comm.root()) settings.progress(p);
+      });
   const auto loop_end = std::chrono::steady_clock::now();
   pipeline::Provenance provenance = result.provenance;
   result = simulation.result();

@@ -11,6 +11,7 @@
 #include "lib/pipeline/result.hpp"
 #include "lib/pipeline/decomposition.hpp"
 #include "lib/pipeline/sample.hpp"
+#include "lib/solve/solver.hpp"
 
 namespace rockperm::app {
 
@@ -37,6 +38,11 @@ struct SampleRunSettings {
   // place among them (or that entry of run.devices), instead of its rank in `comm`; -1: by rank.
   // Not part of the configuration: any worker may resume any sample.
   int device_slot = -1;
+  // Where set, asked at every check instead of the process's signals (a service cancels one job):
+  // true stops the run with a checkpoint, as a signal would (status interrupted).
+  std::function<bool()> stop_requested;
+  // Where set, called after every check (rank 0), besides the console's progress lines.
+  ProgressFn progress;
 };
 
 // Collective over `comm`. Returns the result (written to report.json); on an Error writes what

@@ -1,0 +1,65 @@
+#pragma once
+// The service's queue: every job in an SQLite database (WAL mode, one file in the state
+// directory), so that nothing submitted is lost when the server stops, is restarted or is
+// killed. A job's run directory holds its config, checkpoint and reports, as a campaign's do.
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace rockperm::app::service {
+
+enum class JobState { queued, running, finished, cancelled };
+const char* to_string(JobState s);
+
+struct Job {
+  std::string id;
+  std::string owner;    // the token's name: a job is seen by its owner only
+  JobState state = JobState::queued;
+  std::string input;    // absolute path of the scan (inside a data root, or the uploaded copy)
+  std::string options;  // JSON object: rockperm run option key -> value (strings)
+  std::string submitted_utc, started_utc, finished_utc;
+  bool cancel_requested = false;
+  // while running: the last check; when finished: the run's status (converged, ...) and k
+  std::int64_t step = 0, max_steps = 0;
+  double k_md = 0, error_estimate = 0, seconds = 0;
+  std::string status, message;
+};
+
+class JobStore {
+ public:
+  // Opens or creates `file`. Throws InputError when it cannot (naming the file and SQLite's reason).
+  explicit JobStore(const std::filesystem::path& file);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  void insert(const Job& job);
+  std::optional<Job> get(const std::string& id) const;
+  std::vector<Job> list(const std::string& owner) const;  // newest first
+  std::int64_t count(JobState state) const;
+  // The oldest queued job, now running (one transaction: no job is taken twice).
+  std::optional<Job> claim_next();
+  // Jobs left running by a server that stopped: queued again (they resume from their checkpoint).
+  int requeue_running();
+  void update_progress(const std::string& id, std::int64_t step, std::int64_t max_steps, double k_md,
+                       double error_estimate, double seconds);
+  void finish(const std::string& id, JobState state, const std::string& status, double k_md,
+              const std::string& message);
+  void requeue(const std::string& id);  // a run stopped by the server's own shutdown
+  // Cancels the job of `owner`: a queued one at once, a running one at its next check.
+  // Returns false when there is no such job of that owner.
+  bool cancel(const std::string& id, const std::string& owner);
+  bool cancel_requested(const std::string& id) const;
+
+ private:
+  void exec(const std::string& sql) const;
+  sqlite3* db_ = nullptr;
+  mutable std::mutex mutex_;  // one connection, used by the HTTP threads and the workers
+};
+
+}  // namespace rockperm::app::service
