@@ -72,10 +72,18 @@ bool inside(const fs::path& inner, const fs::path& root) {
   return r.first == root.end();
 }
 
+// The queue's database in `state_dir`, made first (InputError when it cannot be).
+fs::path state_file(const fs::path& state_dir) {
+  std::error_code ec;
+  fs::create_directories(state_dir, ec);
+  if (ec) throw InputError("service.state_dir " + state_dir.string() + ": cannot be created (" + ec.message() + ")");
+  return state_dir / "jobs.sqlite";
+}
+
 class Service {
  public:
   explicit Service(const ServiceConfig& config)
-      : config_(config), tokens_(config.tokens), store_((fs::create_directories(config.state_dir), config.state_dir / "jobs.sqlite")) {
+      : config_(config), tokens_(config.tokens), store_(state_file(config.state_dir)) {
     for (const fs::path& root : config.data_roots) {
       std::error_code ec;
       const fs::path resolved = fs::canonical(root, ec);
@@ -142,8 +150,9 @@ class Service {
     acceptor.close();
     queue_cv_.notify_all();
     for (std::thread& t : workers) t.join();
+    // the connections' threads use this object: wait for them (an idle one ends at its timeout)
     std::unique_lock lock(connections_mutex_);
-    connections_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return connections_ == 0; });
+    connections_cv_.wait(lock, [this] { return connections_ == 0; });
     return 0;
   }
 
