@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
@@ -60,15 +61,20 @@ std::optional<std::string> TokenStore::owner(const std::string& token) const {
   return it->second;
 }
 
+std::string random_hex(int bytes) {
+  std::vector<unsigned char> random(static_cast<std::size_t>(bytes));
+  if (RAND_bytes(random.data(), bytes) != 1) throw RuntimeFailure("OpenSSL could not make random bytes");
+  static const char* hex = "0123456789abcdef";
+  std::string text;
+  for (const unsigned char b : random) text += hex[b >> 4], text += hex[b & 15];
+  return text;
+}
+
 std::string add_token(const std::filesystem::path& file, const std::string& name) {
   if (!valid_name(name)) {
     throw InputError("--add-token " + name + ": a name of letters, digits, '_', '-' or '.' (at most 64)");
   }
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw RuntimeFailure("OpenSSL could not make random bytes for a token");
-  static const char* hex = "0123456789abcdef";
-  std::string token = "rp_";
-  for (const unsigned char b : bytes) token += hex[b >> 4], token += hex[b & 15];
+  const std::string token = "rp_" + random_hex(32);
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
   if (fd < 0) throw InputError("tokens file " + file.string() + ": cannot be written");
   const std::string line = name + " " + io::sha256_hex(token) + "\n";

@@ -20,6 +20,9 @@ class TokenStore {
   std::map<std::string, std::string> by_hash_;  // hash -> name
 };
 
+// `bytes` random bytes (OpenSSL's generator) as lowercase hex: tokens and job ids.
+std::string random_hex(int bytes);
+
 // Makes a new random token for `name` (letters, digits, '_', '-', '.'), appends its hash to
 // `file` (created 0600) and returns the token: shown once, never stored in clear.
 std::string add_token(const std::filesystem::path& file, const std::string& name);

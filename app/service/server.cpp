@@ -15,7 +15,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <openssl/rand.h>
 #include <thread>
 
 #include "app/campaign.hpp"
@@ -50,14 +49,7 @@ struct HttpError {
   std::string message;
 };
 
-std::string new_job_id() {
-  unsigned char bytes[8];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw RuntimeFailure("OpenSSL could not make random bytes for a job id");
-  static const char* hex = "0123456789abcdef";
-  std::string id = "j";
-  for (const unsigned char b : bytes) id += hex[b >> 4], id += hex[b & 15];
-  return id;
-}
+std::string new_job_id() { return "j" + random_hex(8); }
 
 bool valid_file_name(const std::string& name) {
   return !name.empty() && name.size() <= 200 && name != "." && name != ".." &&
