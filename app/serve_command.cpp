@@ -6,6 +6,7 @@
 #include "app/commands.hpp"
 #include "app/service/auth.hpp"
 #include "app/service/server.hpp"
+#include "app/service/service_config.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm.hpp"
 
@@ -17,18 +18,9 @@ const char* serve_help =
     "       rockperm serve --add-token NAME --tokens FILE\n\n"
     "Runs rockperm as a service: an HTTP API on [service] listen (default 127.0.0.1:8750), a queue that\n"
     "survives restarts (SQLite in state_dir), and a worker per GPU. README, 'The permeability service'.\n\n"
-    "SERVICE.ini, section [service]:\n"
-    "  listen = ADDRESS:PORT       where to listen (port 0: any free one, written to state_dir/port)\n"
-    "  state_dir = DIR             the queue (jobs.sqlite), the jobs' run directories and uploads\n"
-    "  tokens = FILE               bearer tokens, hashed (default state_dir/tokens; mode 600)\n"
-    "  data_root = DIR             a directory whose scans jobs may name by path (repeat for more)\n"
-    "  run_config = FILE.ini       the configuration every job starts from (as for rockperm run)\n"
-    "  workers = N                 jobs at once (default: one per GPU, or 1 without one)\n"
-    "  max_upload_mb = 512         larger request bodies are refused (413)\n"
-    "  request_timeout_s = 30      to read a request or write a response\n"
-    "  max_connections = 64        connections served at once\n\n"
     "--add-token NAME --tokens FILE: makes a token for NAME, stores its SHA-256 in FILE and prints\n"
-    "the token (once: it is not stored in clear).\n";
+    "the token (once: it is not stored in clear).\n\n"
+    "SERVICE.ini, section [service]:\n";
 }  // namespace
 
 int serve_command(const std::vector<std::string>& args) {
@@ -43,7 +35,7 @@ int serve_command(const std::vector<std::string>& args) {
       return args[++i];
     };
     if (a == "--help" || a == "-h") {
-      std::cout << serve_help;
+      std::cout << serve_help << service::service_keys_help;
       return 0;
     } else if (a == "--config") {
       config = value("a file");

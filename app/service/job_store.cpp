@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <ctime>
 
 #include "lib/base/error.hpp"
@@ -60,7 +61,7 @@ class Statement {
 
 constexpr const char* columns =
     "id, owner, state, input, options, submitted, started, finished, cancel, step, max_steps, k_md, "
-    "error_estimate, seconds, status, message";
+    "error_estimate, seconds, status, message, porosity, results_to";
 
 JobState parse_state(const std::string& s) {
   if (s == "running") return JobState::running;
@@ -87,6 +88,8 @@ Job read_job(const Statement& q) {
   j.seconds = q.real(13);
   j.status = q.text(14);
   j.message = q.text(15);
+  j.porosity = q.real(16);
+  j.results_to = q.text(17);
   return j;
 }
 
@@ -122,6 +125,17 @@ JobStore::JobStore(const std::filesystem::path& file) {
          "max_steps INTEGER NOT NULL DEFAULT 0, k_md REAL NOT NULL DEFAULT 0, error_estimate REAL NOT NULL "
          "DEFAULT 0, seconds REAL NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT '', message TEXT NOT NULL "
          "DEFAULT '', seq INTEGER)");
+    // columns added after the first release: a queue made by an older rockperm gains them
+    std::vector<std::string> have;
+    {
+      Statement q(db_, "PRAGMA table_info(jobs)");
+      while (q.step()) have.push_back(q.text(1));
+    }
+    const auto add = [&](const std::string& column, const std::string& type) {
+      if (std::find(have.begin(), have.end(), column) == have.end()) exec("ALTER TABLE jobs ADD COLUMN " + column + " " + type);
+    };
+    add("porosity", "REAL NOT NULL DEFAULT 0");
+    add("results_to", "TEXT NOT NULL DEFAULT ''");
     exec("CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, seq)");
     exec("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs (owner, seq)");
   } catch (const Error& e) {
@@ -145,9 +159,9 @@ void JobStore::exec(const std::string& sql) const {
 void JobStore::insert(const Job& j) {
   const std::lock_guard lock(mutex_);
   Statement q(db_,
-              "INSERT INTO jobs (id, owner, state, input, options, submitted, seq) VALUES (?, ?, 'queued', ?, ?, ?, "
-              "(SELECT IFNULL(MAX(seq), 0) + 1 FROM jobs))");
-  q.bind(1, j.id).bind(2, j.owner).bind(3, j.input).bind(4, j.options).bind(5, utc_now());
+              "INSERT INTO jobs (id, owner, state, input, options, submitted, results_to, seq) VALUES (?, ?, 'queued', ?, "
+              "?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM jobs))");
+  q.bind(1, j.id).bind(2, j.owner).bind(3, j.input).bind(4, j.options).bind(5, utc_now()).bind(6, j.results_to);
   q.step();
 }
 
@@ -166,6 +180,14 @@ std::vector<Job> JobStore::list(const std::string& owner) const {
   std::vector<Job> jobs;
   while (q.step()) jobs.push_back(read_job(q));
   return jobs;
+}
+
+std::optional<Job> JobStore::find_by_results_to(const std::string& folder) const {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, (std::string("SELECT ") + columns + " FROM jobs WHERE results_to = ? LIMIT 1").c_str());
+  q.bind(1, folder);
+  if (!q.step()) return std::nullopt;
+  return read_job(q);
 }
 
 std::int64_t JobStore::count(JobState state) const {
@@ -215,10 +237,12 @@ void JobStore::update_progress(const std::string& id, std::int64_t step, std::in
 }
 
 void JobStore::finish(const std::string& id, JobState state, const std::string& status, double k_md,
-                      const std::string& message) {
+                      const std::string& message, double porosity) {
   const std::lock_guard lock(mutex_);
-  Statement q(db_, "UPDATE jobs SET state = ?, status = ?, k_md = ?, message = ?, finished = ? WHERE id = ?");
-  q.bind(1, std::string(to_string(state))).bind(2, status).bind(3, k_md).bind(4, message).bind(5, utc_now()).bind(6, id);
+  Statement q(db_,
+              "UPDATE jobs SET state = ?, status = ?, k_md = ?, message = ?, finished = ?, porosity = ? WHERE id = ?");
+  q.bind(1, std::string(to_string(state))).bind(2, status).bind(3, k_md).bind(4, message).bind(5, utc_now());
+  q.bind(6, porosity).bind(7, id);
   q.step();
 }
 

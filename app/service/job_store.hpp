@@ -28,6 +28,8 @@ struct Job {
   std::int64_t step = 0, max_steps = 0;
   double k_md = 0, error_estimate = 0, seconds = 0;
   std::string status, message;
+  double porosity = 0;      // of the simulated sample, when finished
+  std::string results_to;   // a spool folder the reports are copied into when the job ends ("" for HTTP jobs)
 };
 
 class JobStore {
@@ -41,6 +43,7 @@ class JobStore {
   void insert(const Job& job);
   std::optional<Job> get(const std::string& id) const;
   std::vector<Job> list(const std::string& owner) const;  // newest first
+  std::optional<Job> find_by_results_to(const std::string& folder) const;  // the job of a spool folder
   std::int64_t count(JobState state) const;
   // The oldest queued job, now running (one transaction: no job is taken twice).
   std::optional<Job> claim_next();
@@ -49,7 +52,7 @@ class JobStore {
   void update_progress(const std::string& id, std::int64_t step, std::int64_t max_steps, double k_md,
                        double error_estimate, double seconds);
   void finish(const std::string& id, JobState state, const std::string& status, double k_md,
-              const std::string& message);
+              const std::string& message, double porosity = 0);
   void requeue(const std::string& id);  // a run stopped by the server's own shutdown
   // Cancels the job of `owner`: a queued one at once, a running one at its next check.
   // Returns false when there is no such job of that owner.

@@ -9,12 +9,12 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <thread>
 
 #include "app/campaign.hpp"
@@ -22,6 +22,10 @@
 #include "app/sample_run.hpp"
 #include "app/service/auth.hpp"
 #include "app/service/job_store.hpp"
+#include "app/service/multipart.hpp"
+#include "app/service/spool.hpp"
+#include "app/service/uploads.hpp"
+#include "io/archive.hpp"
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/error.hpp"
@@ -37,26 +41,40 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace http = boost::beast::http;
-namespace po = boost::program_options;
 using tcp = boost::asio::ip::tcp;
 using Json = nlohmann::ordered_json;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
 
 // An HTTP error with its status and a message for the client (JSON {"error": ...}).
-struct HttpError {
+struct HttpError : std::runtime_error {
+  HttpError(http::status s, const std::string& m) : std::runtime_error(m), status(s), message(m) {}
   http::status status;
   std::string message;
 };
 
-std::string new_job_id() { return "j" + random_hex(8); }
+// A request as the session read it: the header, and the body in memory (small requests) or in a
+// spool file (uploads), with the owner when the token was checked before the body was read.
+struct Incoming {
+  http::request_header<> head;
+  std::string body;
+  fs::path body_file;
+  std::string owner;
+};
 
-bool valid_file_name(const std::string& name) {
-  return !name.empty() && name.size() <= 200 && name != "." && name != ".." &&
-         std::all_of(name.begin(), name.end(), [](unsigned char c) {
-           return std::isalnum(c) || c == '.' || c == '_' || c == '-';
-         });
+// A response, or a file to send as the body of `response` (large reports, fields.zip).
+struct Reply {
+  Response response;
+  fs::path file;
+};
+
+bool is_upload(const http::request_header<>& h) {
+  const std::string target(h.target());
+  return h.method() == http::verb::post && target.substr(0, target.find('?')) == "/api/jobs" &&
+         std::string(h[http::field::content_type]).rfind("application/json", 0) != 0;
 }
+
+std::string new_job_id() { return "j" + random_hex(8); }
 
 // `inner` (resolved: symbolic links followed) lies inside `root` (resolved too).
 bool inside(const fs::path& inner, const fs::path& root) {
@@ -76,6 +94,8 @@ class Service {
  public:
   explicit Service(const ServiceConfig& config)
       : config_(config), tokens_(config.tokens), store_(state_file(config.state_dir)) {
+    std::error_code ec;
+    tokens_time_ = fs::last_write_time(config.tokens, ec);
     for (const fs::path& root : config.data_roots) {
       std::error_code ec;
       const fs::path resolved = fs::canonical(root, ec);
@@ -120,6 +140,18 @@ class Service {
 
     std::vector<std::thread> workers;
     for (int w = 0; w < workers_; ++w) workers.emplace_back([this, w] { work(w); });
+    if (!config_.spool_dir.empty()) {
+      workers.emplace_back([this] {
+        Spool spool(config_.spool_dir, config_.spool_settle_s, store_,
+                    [this](const fs::path& input, const Json& options, const fs::path& folder) {
+                      return enqueue(new_job_id(), "spool", input, options, folder).id;
+                    });
+        while (!StopSignals::requested()) {
+          spool.scan();
+          for (int i = 0; i < 10 && !StopSignals::requested(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      });
+    }
     while (!StopSignals::requested()) {
       pollfd p{acceptor.native_handle(), POLLIN, 0};
       if (::poll(&p, 1, 200) <= 0) continue;
@@ -149,7 +181,9 @@ class Service {
   }
 
  private:
-  // One connection: requests until the client closes, a timeout or an error.
+  // One connection: requests until the client closes, a timeout or an error. The header is read
+  // first: an upload is authenticated (and its size checked) before its body is read, and the
+  // body goes to a spool file, so that memory does not grow with uploads.
   void session(tcp::socket socket) {
     timeval timeout{};
     timeout.tv_sec = static_cast<long>(config_.request_timeout_s);
@@ -157,89 +191,168 @@ class Service {
     ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     boost::beast::flat_buffer buffer;
     boost::system::error_code ec;
+    const auto limit = static_cast<std::uint64_t>(config_.max_upload_mb * 1048576.0);
     for (;;) {
-      http::request_parser<http::string_body> parser;
-      parser.header_limit(16 * 1024);
-      parser.body_limit(static_cast<std::uint64_t>(config_.max_upload_mb * 1048576.0));
-      http::read(socket, buffer, parser, ec);
+      http::request_parser<http::empty_body> head;
+      head.header_limit(16 * 1024);
+      head.body_limit(std::numeric_limits<std::uint64_t>::max());  // checked after the token
+      http::read_header(socket, buffer, head, ec);
       if (ec == http::error::end_of_stream || ec == boost::asio::error::eof) break;
-      Response response;
+      if (ec == boost::asio::error::would_block || ec == boost::asio::error::timed_out) break;  // too slow
+      Reply reply;
       bool keep_alive = false;
-      if (ec == http::error::body_limit) {
-        response = error_response(http::status::payload_too_large, 11,
-                                  "the upload is larger than service.max_upload_mb = " +
-                                      std::to_string(static_cast<long>(config_.max_upload_mb)) + " MB");
-      } else if (ec) {
-        if (ec == boost::asio::error::would_block || ec == boost::asio::error::timed_out) break;  // too slow
-        response = error_response(http::status::bad_request, 11, "malformed HTTP request: " + ec.message());
+      Incoming in;
+      if (ec) {
+        reply.response = error_response(http::status::bad_request, "malformed HTTP request: " + ec.message());
       } else {
-        const Request& request = parser.get();
-        keep_alive = request.keep_alive();
-        response = handle(request);
-        response.version(request.version());
+        in.head = head.get().base();
+        keep_alive = head.get().keep_alive();
+        try {
+          if (is_upload(in.head)) {
+            in.owner = authenticate(in.head);  // before the body is read
+            if (head.content_length() && *head.content_length() > limit) throw too_large();
+            in.body_file = upload_spool() / (".incoming-" + random_hex(8));
+            if (head.get()[http::field::expect] == "100-continue") {
+              http::response<http::empty_body> go{http::status::continue_, head.get().version()};
+              http::write(socket, go, ec);
+            }
+            http::request_parser<http::file_body> body{std::move(head)};
+            body.body_limit(limit);
+            body.get().body().open(in.body_file.c_str(), boost::beast::file_mode::write, ec);
+            if (ec) throw std::runtime_error("cannot spool the upload: " + ec.message());
+            http::read(socket, buffer, body, ec);
+            body.get().body().close();
+          } else {
+            http::request_parser<http::string_body> body{std::move(head)};
+            body.body_limit(1 << 20);
+            http::read(socket, buffer, body, ec);
+            in.body = std::move(body.get().body());
+          }
+          if (ec == http::error::body_limit) throw too_large();
+          if (ec) throw HttpError{http::status::bad_request, "the request body could not be read: " + ec.message()};
+          reply = handle(in);
+        } catch (const HttpError& e) {
+          reply.response = error_response(e.status, e.message);
+          if (e.status == http::status::unauthorized) {
+            reply.response.set(http::field::www_authenticate, "Bearer realm=\"rockperm\"");
+          }
+          keep_alive = false;  // the body may be unread
+        } catch (const std::exception& e) {
+          reply.response = error_response(http::status::internal_server_error, e.what());
+          keep_alive = false;
+        }
+        std::error_code removed;
+        if (!in.body_file.empty()) fs::remove(in.body_file, removed);
+        reply.response.version(in.head.version());
       }
-      response.keep_alive(keep_alive);
-      response.set(http::field::server, "rockperm/" ROCKPERM_VERSION);
-      response.prepare_payload();
-      http::write(socket, response, ec);
-      if (ec || !keep_alive) break;
+      if (!send(socket, reply, keep_alive) || !keep_alive) break;
     }
     socket.shutdown(tcp::socket::shutdown_send, ec);
   }
 
-  static Response error_response(http::status status, unsigned version, const std::string& message) {
-    Response r{status, version};
+  HttpError too_large() const {
+    return {http::status::payload_too_large, "the upload is larger than service.max_upload_mb = " +
+                                                 std::to_string(static_cast<long>(config_.max_upload_mb)) + " MB"};
+  }
+
+  bool send(tcp::socket& socket, Reply& reply, bool keep_alive) {
+    boost::system::error_code ec;
+    reply.response.keep_alive(keep_alive);
+    reply.response.set(http::field::server, "rockperm/" ROCKPERM_VERSION);
+    if (reply.file.empty()) {
+      reply.response.prepare_payload();
+      http::write(socket, reply.response, ec);
+      return !ec;
+    }
+    http::response<http::file_body> r{reply.response.base()};
+    r.body().open(reply.file.c_str(), boost::beast::file_mode::scan, ec);
+    if (ec) return false;
+    r.keep_alive(keep_alive);
+    r.prepare_payload();
+    http::write(socket, r, ec);
+    return !ec;
+  }
+
+  fs::path upload_spool() const {
+    const fs::path dir = config_.state_dir / "uploads";
+    fs::create_directories(dir);
+    return dir;
+  }
+
+  static Response error_response(http::status status, const std::string& message) {
+    Response r{status, 11};
     r.set(http::field::content_type, "application/json");
     r.body() = Json{{"error", message}}.dump() + "\n";
     return r;
   }
 
-  static Response json_response(const Json& j, http::status status = http::status::ok) {
-    Response r{status, 11};
-    r.set(http::field::content_type, "application/json");
-    r.body() = j.dump(2) + "\n";
+  static Reply json_reply(const Json& j, http::status status = http::status::ok) {
+    Reply r;
+    r.response = Response{status, 11};
+    r.response.set(http::field::content_type, "application/json");
+    r.response.body() = j.dump(2) + "\n";
     return r;
   }
 
-  Response handle(const Request& request) {
+  Reply handle(const Incoming& in) {
     try {
-      return route(request);
-    } catch (const HttpError& e) {
-      Response r = error_response(e.status, 11, e.message);
-      if (e.status == http::status::unauthorized) r.set(http::field::www_authenticate, "Bearer realm=\"rockperm\"");
-      return r;
-    } catch (const std::exception& e) {
-      return error_response(http::status::internal_server_error, 11, e.what());
+      return route(in);
+    } catch (const InputError& e) {  // the request named something that is not right
+      throw HttpError{http::status::bad_request, option_message(e)};
     }
   }
 
-  std::string authenticate(const Request& request) const {
-    const auto header = request.find(http::field::authorization);
-    if (header == request.end()) throw HttpError{http::status::unauthorized, "an Authorization: Bearer <token> header is needed"};
+  // The owner of the request's token. The token file is read again when it changed, so that
+  // tokens are added and revoked without a restart (a file that then fails to parse is ignored,
+  // with a message, and the tokens read before stay).
+  std::string authenticate(const http::request_header<>& head) {
+    const auto header = head.find(http::field::authorization);
+    if (header == head.end()) throw HttpError{http::status::unauthorized, "an Authorization: Bearer <token> header is needed"};
     const std::string value(header->value());
     if (value.rfind("Bearer ", 0) != 0) throw HttpError{http::status::unauthorized, "the Authorization header must be 'Bearer <token>'"};
+    const std::lock_guard lock(tokens_mutex_);
+    std::error_code ec;
+    const auto changed = fs::last_write_time(config_.tokens, ec);
+    if (!ec && changed != tokens_time_) {
+      tokens_time_ = changed;
+      try {
+        tokens_ = TokenStore(config_.tokens);
+      } catch (const Error& e) {
+        std::cerr << "rockperm serve: the tokens file changed but cannot be used (" << e.what()
+                  << "); the tokens read before stay\n";
+      }
+    }
     const std::optional<std::string> owner = tokens_.owner(value.substr(7));
     if (!owner) throw HttpError{http::status::forbidden, "unknown token"};
     return *owner;
   }
 
-  Response route(const Request& request) {
-    const std::string target(request.target());
+  Reply route(const Incoming& in) {
+    const std::string target(in.head.target());
     const std::string path = target.substr(0, target.find('?'));
+    const http::verb method = in.head.method();
+    if (path == "/" || path == "/index.html") {
+      Reply r;
+      r.response = Response{http::status::ok, 11};
+      r.response.set(http::field::content_type, "text/html; charset=utf-8");
+      r.response.set(http::field::cache_control, "no-store");
+      r.response.body() = web_page;
+      return r;
+    }
     if (path == "/api/health") {
-      return json_response({{"status", "ok"},
-                            {"queued", store_.count(JobState::queued)},
-                            {"running", store_.count(JobState::running)},
-                            {"workers", workers_}});
+      return json_reply({{"status", "ok"},
+                         {"queued", store_.count(JobState::queued)},
+                         {"running", store_.count(JobState::running)},
+                         {"workers", workers_}});
     }
     if (path.rfind("/api/", 0) != 0) throw HttpError{http::status::not_found, "no such resource: " + path};
-    const std::string owner = authenticate(request);
+    const std::string owner = in.owner.empty() ? authenticate(in.head) : in.owner;
     if (path == "/api/jobs") {
-      if (request.method() == http::verb::post) return submit(request, owner);
-      if (request.method() == http::verb::get) {
+      if (method == http::verb::post) return submit(in, owner);
+      if (method == http::verb::get) {
         Json list = Json::array();
         for (const Job& j : store_.list(owner)) list.push_back(describe(j));
-        return json_response({{"jobs", list}});
+        return json_reply({{"jobs", list}});
       }
       throw HttpError{http::status::method_not_allowed, "use GET or POST on /api/jobs"};
     }
@@ -251,24 +364,60 @@ class Service {
     const std::optional<Job> job = store_.get(id);
     if (!job || job->owner != owner) throw HttpError{http::status::not_found, "no job " + id + " of yours"};
     if (file.empty()) {
-      if (request.method() == http::verb::get) return json_response(describe(*job));
-      if (request.method() == http::verb::delete_) {
+      if (method == http::verb::get) return json_reply(describe(*job));
+      if (method == http::verb::delete_) {
         store_.cancel(id, owner);
-        return json_response(describe(*store_.get(id)));
+        return json_reply(describe(*store_.get(id)));
       }
       throw HttpError{http::status::method_not_allowed, "use GET or DELETE on a job"};
     }
-    if (request.method() != http::verb::get) throw HttpError{http::status::method_not_allowed, "use GET"};
-    const char* type = file == "report.json" ? "application/json" : file == "report.html" ? "text/html; charset=utf-8"
-                                                                 : file == "report.csv"  ? "text/csv"
-                                                                                         : nullptr;
-    if (!type) throw HttpError{http::status::not_found, "a job has report.json, report.html and report.csv"};
-    std::ifstream in(job_dir(id) / file, std::ios::binary);
-    if (!in) throw HttpError{http::status::not_found, file + " of job " + id + " is not written yet (state " +
-                                                           to_string(job->state) + ")"};
-    Response r{http::status::ok, 11};
-    r.set(http::field::content_type, type);
-    r.body().assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (method != http::verb::get) throw HttpError{http::status::method_not_allowed, "use GET"};
+    return job_file(*job, file);
+  }
+
+  // A file of a job's run directory: its reports, or its fields as one zip (made on the first request).
+  Reply job_file(const Job& job, const std::string& file) {
+    const char* type = file == "report.json"   ? "application/json"
+                       : file == "report.html" ? "text/html; charset=utf-8"
+                       : file == "report.csv"  ? "text/csv"
+                       : file == "fields.zip"  ? "application/zip"
+                                               : nullptr;
+    if (!type) throw HttpError{http::status::not_found, "a job has report.json, report.html, report.csv and fields.zip"};
+    const fs::path dir = job_dir(job.id);
+    fs::path path = dir / file;
+    if (file == "fields.zip") {
+      if (job.state != JobState::finished) {
+        throw HttpError{http::status::not_found, "the fields of job " + job.id + " are written when it ends (state " +
+                                                     to_string(job.state) + ")"};
+      }
+      const std::lock_guard lock(zip_mutex_);
+      if (!fs::exists(path)) {
+        std::vector<fs::path> fields;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+          const std::string n = e.path().filename().string();
+          if (n.rfind("fields", 0) == 0 && (e.path().extension() == ".vti" || e.path().extension() == ".pvti")) {
+            fields.push_back(e.path());
+          }
+        }
+        if (fields.empty()) {
+          throw HttpError{http::status::not_found, "job " + job.id + " wrote no fields (output.fields = off)"};
+        }
+        std::sort(fields.begin(), fields.end());
+        io::write_zip(path, fields);
+      }
+    }
+    if (!fs::exists(path)) {
+      throw HttpError{http::status::not_found, file + " of job " + job.id + " is not written yet (state " +
+                                                   to_string(job.state) + ")"};
+    }
+    Reply r;
+    r.response = Response{http::status::ok, 11};
+    r.response.set(http::field::content_type, type);
+    if (file == "fields.zip") {
+      r.response.set(http::field::content_disposition, "attachment; filename=\"" + job.id + "-fields.zip\"");
+    }
+    r.file = path;
     return r;
   }
 
@@ -294,10 +443,13 @@ class Service {
     if (j.state == JobState::finished) {
       d["status"] = j.status;
       if (j.status == "converged") d["k_mD"] = j.k_md;
+      if (j.porosity > 0) d["porosity"] = j.porosity;
       if (!j.message.empty()) d["message"] = j.message;
       d["report"] = "/api/jobs/" + j.id + "/report.json";
       d["report_html"] = "/api/jobs/" + j.id + "/report.html";
+      d["fields"] = "/api/jobs/" + j.id + "/fields.zip";
     }
+    if (!j.results_to.empty()) d["spool_folder"] = fs::path(j.results_to).filename().string();
     if (j.cancel_requested && j.state == JobState::running) d["cancelling"] = true;
     return d;
   }
@@ -322,62 +474,108 @@ class Service {
     try {
       RunOptions o = sample_options(config_.run_config, {}, config_.state_dir / "jobs", sample);
       validate_run_options(o);
+      o.spec.sample.volume.max_voxels = config_.max_voxels;
       return o;
     } catch (const InputError& e) {
       throw HttpError{http::status::bad_request, option_message(e)};
     }
   }
 
-  // POST /api/jobs: JSON {"path": <a scan inside a data root>, "options": {...}}, or the scan
-  // itself as the body (application/octet-stream) with the headers X-Rockperm-Filename and
-  // X-Rockperm-Options (JSON).
-  Response submit(const Request& request, const std::string& owner) {
-    const std::string type(request[http::field::content_type]);
+  // POST /api/jobs: JSON {"path": <a scan inside a data root>, "options": {...}}; or the scan as
+  // the body (application/octet-stream, or application/zip / x-tar) with the headers
+  // X-Rockperm-Filename and X-Rockperm-Options (JSON); or multipart/form-data with the scan's
+  // file(s) and an "options" field (what the web page and `curl -F` send).
+  Reply submit(const Incoming& in, const std::string& owner) {
+    const std::string type(in.head[http::field::content_type]);
     const std::string id = new_job_id();
-    fs::path input;
-    Json options = Json::object();
     if (type.rfind("application/json", 0) == 0) {
-      const Json body = Json::parse(request.body(), nullptr, false);
+      const Json body = Json::parse(in.body, nullptr, false);
       if (body.is_discarded() || !body.is_object()) throw HttpError{http::status::bad_request, "the body is not a JSON object"};
       if (!body.contains("path") || !body["path"].is_string()) {
         throw HttpError{http::status::bad_request, "give \"path\": the scan's path inside a data root of the server"};
       }
-      if (body.contains("options")) options = body["options"];
-      input = resolve_server_path(body["path"].get<std::string>());
-    } else if (type.rfind("application/octet-stream", 0) == 0) {
-      const std::string name(request["X-Rockperm-Filename"]);
-      if (!valid_file_name(name)) {
-        throw HttpError{http::status::bad_request, "X-Rockperm-Filename: a file name of letters, digits, '.', '_', '-' "
-                                                   "(its extension tells the format: .raw .tif .nrrd .mhd)"};
-      }
-      const std::string header(request["X-Rockperm-Options"]);
-      if (!header.empty()) options = Json::parse(header, nullptr, false);
-      if (request.body().empty()) throw HttpError{http::status::bad_request, "the upload is empty"};
-      input = config_.state_dir / "uploads" / id / name;
-    } else {
-      throw HttpError{http::status::unsupported_media_type,
-                      "send application/json {\"path\", \"options\"} or the scan as application/octet-stream"};
+      const Json options = body.contains("options") ? body["options"] : Json::object();
+      return json_reply(describe(enqueue(id, owner, resolve_server_path(body["path"].get<std::string>()), options, {})),
+                        http::status::created);
     }
-    if (options.is_discarded() || !options.is_object()) throw HttpError{http::status::bad_request, "\"options\" must be a JSON object"};
-    if (type.rfind("application/octet-stream", 0) == 0) {
-      fs::create_directories(input.parent_path());
-      io::write_file_atomically(input, request.body());
-    }
+    const fs::path dir = config_.state_dir / "uploads" / id;
+    fs::create_directories(dir);
     try {
-      job_options(id, input, options);  // checked before anything is queued
+      Json options = Json::object();
+      std::vector<fs::path> files;
+      if (type.rfind("multipart/form-data", 0) == 0) {
+        FormData form;
+        try {
+          form = parse_form_data(in.body_file, type, dir, [](const std::string& n) { return upload_file_name(n); });
+        } catch (const MalformedMultipart& e) {
+          throw HttpError{http::status::bad_request, e.what()};
+        }
+        if (form.fields.count("options") && !form.fields["options"].empty()) {
+          options = Json::parse(form.fields["options"], nullptr, false);
+        }
+        if (form.fields.count("path")) throw HttpError{http::status::bad_request, "\"path\" is for JSON submissions"};
+        files = form.files;
+        if (files.empty()) throw HttpError{http::status::bad_request, "the form holds no file (a part with a filename)"};
+      } else if (type.rfind("application/octet-stream", 0) == 0 || type.rfind("application/zip", 0) == 0 ||
+                 type.rfind("application/x-tar", 0) == 0 || type.rfind("application/gzip", 0) == 0) {
+        const std::string name(in.head["X-Rockperm-Filename"]);
+        if (!io::safe_file_name(name)) {
+          throw HttpError{http::status::bad_request,
+                          "X-Rockperm-Filename: a file name of letters, digits, '.', '_', '-' (its extension tells the "
+                          "format: .raw .tif .nrrd .mhd, or .zip .tar .tar.gz of TIFF slices)"};
+        }
+        const std::string header(in.head["X-Rockperm-Options"]);
+        if (!header.empty()) options = Json::parse(header, nullptr, false);
+        if (fs::file_size(in.body_file) == 0) throw HttpError{http::status::bad_request, "the upload is empty"};
+        fs::rename(in.body_file, dir / name);
+        files.push_back(dir / name);
+      } else {
+        throw HttpError{http::status::unsupported_media_type,
+                        "send application/json {\"path\", \"options\"}, multipart/form-data, or the scan as "
+                        "application/octet-stream"};
+      }
+      fs::path input;
+      try {
+        input = unpack_upload(dir, files, {static_cast<std::uint64_t>(config_.max_unpacked_mb * 1048576.0), config_.max_files});
+      } catch (const InputError& e) {
+        throw HttpError{http::status::unprocessable_entity, e.what()};
+      }
+      return json_reply(describe(enqueue(id, owner, input, options, {})), http::status::created);
+    } catch (const HttpError& e) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);  // nothing of a refused upload stays
+      std::string message = e.message;  // the file as the user named it, not where the server keeps it
+      const std::string where = (dir / "").string();
+      for (auto at = message.find(where); at != std::string::npos; at = message.find(where)) message.erase(at, where.size());
+      throw HttpError{e.status, message};
     } catch (...) {
       std::error_code ec;
-      if (type.rfind("application/octet-stream", 0) == 0) fs::remove_all(input.parent_path(), ec);
+      fs::remove_all(dir, ec);
       throw;
+    }
+  }
+
+  // Checks a job (its options, and its scan's header) and queues it; throws HttpError.
+  Job enqueue(const std::string& id, const std::string& owner, const fs::path& input, const Json& options,
+              const fs::path& results_to) {
+    if (options.is_discarded() || !options.is_object()) {
+      throw HttpError{http::status::bad_request, "\"options\" must be a JSON object"};
+    }
+    const RunOptions run = job_options(id, input, options);
+    try {
+      check_scan(run.spec.sample.volume, config_.max_voxels);
+    } catch (const InputError& e) {
+      throw HttpError{http::status::unprocessable_entity, option_message(e)};
     }
     Job job;
     job.id = id;
     job.owner = owner;
     job.input = input.string();
     job.options = options.dump();
+    job.results_to = results_to.string();
     store_.insert(job);
     queue_cv_.notify_one();
-    return json_response(describe(*store_.get(id)), http::status::created);
+    return *store_.get(id);
   }
 
   fs::path resolve_server_path(const std::string& text) const {
@@ -421,8 +619,10 @@ class Service {
       options = job_options(job.id, job.input, Json::parse(job.options));
     } catch (const HttpError& e) {  // the configuration changed since it was submitted
       store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
+      deliver_to_spool(*store_.get(job.id), {});
       return;
     }
+    deliver_to_spool(job, {});  // "running" in a spool folder's marker
     const SampleState state = inspect_sample(options);
     if (state == SampleState::done || state == SampleState::failed) {  // finished before a stop
       record(job, options);
@@ -459,6 +659,7 @@ class Service {
     }
     if (cancelled) {
       store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
+      deliver_to_spool(*store_.get(job.id), {});
       return;
     }
     if (StopSignals::requested()) {
@@ -475,18 +676,24 @@ class Service {
                                     nullptr, false);
     if (report.is_discarded() || !report.is_object()) {
       store_.finish(job.id, JobState::finished, "runtime_error", 0, "the run left no readable report.json");
-      return;
+    } else {
+      double k = 0, porosity = 0;
+      if (report.contains("permeability") && report["permeability"].contains("mD") &&
+          report["permeability"]["mD"].is_number()) {
+        k = report["permeability"]["mD"].get<double>();
+      }
+      if (report.contains("porosity") && report["porosity"].is_number()) porosity = report["porosity"].get<double>();
+      store_.finish(job.id, JobState::finished, report.value("status", "runtime_error"), k, report.value("message", ""),
+                    porosity);
     }
-    double k = 0;
-    if (report.contains("permeability") && report["permeability"].contains("mD") &&
-        report["permeability"]["mD"].is_number()) {
-      k = report["permeability"]["mD"].get<double>();
-    }
-    store_.finish(job.id, JobState::finished, report.value("status", "runtime_error"), k, report.value("message", ""));
+    deliver_to_spool(*store_.get(job.id), options.spec.output.dir);
   }
 
   ServiceConfig config_;
+  std::mutex tokens_mutex_;
   TokenStore tokens_;
+  fs::file_time_type tokens_time_;
+  std::mutex zip_mutex_;
   JobStore store_;
   std::vector<fs::path> roots_;
   int workers_ = 1;
@@ -498,55 +705,6 @@ class Service {
 };
 
 }  // namespace
-
-ServiceConfig read_service_config(const fs::path& ini) {
-  std::ifstream in(ini);
-  if (!in) throw InputError("--config " + ini.string() + ": cannot be read");
-  po::options_description d;
-  d.add_options()("service.listen", po::value<std::string>())("service.state_dir", po::value<std::string>())(
-      "service.tokens", po::value<std::string>())("service.data_root", po::value<std::vector<std::string>>()->composing())(
-      "service.run_config", po::value<std::string>())("service.workers", po::value<int>())(
-      "service.max_upload_mb", po::value<double>())("service.request_timeout_s", po::value<double>())(
-      "service.max_connections", po::value<int>());
-  po::variables_map vm;
-  try {
-    po::store(po::parse_config_file(in, d, false), vm);
-  } catch (const po::error& e) {
-    throw InputError(ini.string() + ": " + e.what() + " (keys of [service]: listen, state_dir, tokens, data_root, "
-                     "run_config, workers, max_upload_mb, request_timeout_s, max_connections)");
-  }
-  const fs::path base = fs::absolute(ini).parent_path();
-  const auto path = [&](const std::string& text) { return fs::path(text).is_absolute() ? fs::path(text) : base / text; };
-  ServiceConfig c;
-  if (vm.count("service.listen")) {
-    const std::string listen = vm["service.listen"].as<std::string>();
-    const auto colon = listen.rfind(':');
-    if (colon == std::string::npos) throw InputError("service.listen: give ADDRESS:PORT, e.g. 127.0.0.1:8750");
-    c.address = listen.substr(0, colon);
-    try {
-      c.port = std::stoi(listen.substr(colon + 1));
-    } catch (const std::exception&) {
-      c.port = -1;
-    }
-    if (c.port < 0 || c.port > 65535) throw InputError("service.listen: the port must be 0 to 65535");
-  }
-  if (!vm.count("service.state_dir")) throw InputError("service.state_dir: needed (where the queue and the jobs live)");
-  c.state_dir = path(vm["service.state_dir"].as<std::string>());
-  c.tokens = vm.count("service.tokens") ? path(vm["service.tokens"].as<std::string>()) : c.state_dir / "tokens";
-  if (vm.count("service.data_root")) {
-    for (const std::string& r : vm["service.data_root"].as<std::vector<std::string>>()) c.data_roots.push_back(path(r));
-  }
-  if (vm.count("service.run_config")) c.run_config = path(vm["service.run_config"].as<std::string>());
-  if (vm.count("service.workers")) c.workers = vm["service.workers"].as<int>();
-  if (vm.count("service.max_upload_mb")) c.max_upload_mb = vm["service.max_upload_mb"].as<double>();
-  if (vm.count("service.request_timeout_s")) c.request_timeout_s = vm["service.request_timeout_s"].as<double>();
-  if (vm.count("service.max_connections")) c.max_connections = vm["service.max_connections"].as<int>();
-  if (c.workers < 0 || c.max_upload_mb <= 0 || c.request_timeout_s < 1 || c.max_connections < 1) {
-    throw InputError(ini.string() + ": service.workers >= 0, max_upload_mb > 0, request_timeout_s >= 1, "
-                     "max_connections >= 1");
-  }
-  return c;
-}
 
 int serve(const ServiceConfig& config) {
   const StopSignals signals;

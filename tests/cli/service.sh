@@ -7,9 +7,8 @@
 # queued: after a restart both finish with the k of an uninterrupted run.
 # usage: service.sh ROCKPERM SAMPLE_DIR WORK_DIR
 set -uo pipefail
-rockperm=$1 samples=$2 work=$3
-fail() { echo "service: FAIL: $*" >&2; [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2; exit 1; }
-command -v curl >/dev/null || fail "curl is needed (packaging/install-deps.sh installs it)"
+rockperm=$1 samples=$2 work=$3 name=service
+source "$(dirname "$0")/service_lib.sh"
 rm -rf "$work" && mkdir -p "$work/data" "$work/outside" && cd "$work" || exit 1
 export OMP_NUM_THREADS=2
 cp "$samples/sphere_pack_64.raw" "$samples/sphere_pack_64.ini" data/
@@ -21,33 +20,6 @@ grep -q "$alice" tokens && fail "the token is stored in clear"
 [ "$(stat -c %a tokens)" = 600 ] || fail "tokens file mode $(stat -c %a tokens), not 600"
 printf '[service]\nlisten = 127.0.0.1:0\nstate_dir = state\ntokens = tokens\ndata_root = data\nrun_config = data/sphere_pack_64.ini\nmax_upload_mb = 1\n' >service.ini
 
-pid=""
-start() {
-  rm -f state/port
-  "$rockperm" serve --config service.ini >>serve.log 2>&1 &
-  pid=$!
-  for _ in $(seq 1 100); do [ -s state/port ] && break; sleep 0.1; done
-  [ -s state/port ] || fail "the server did not start"
-  url="http://127.0.0.1:$(cat state/port)"
-}
-# api TOKEN METHOD PATH [curl args...]: prints the body, then the HTTP status on its own line
-api() {
-  local token=$1 method=$2 path=$3 auth=()
-  shift 3
-  [ -n "$token" ] && auth=(-H "Authorization: Bearer $token")
-  curl -s -m 20 -X "$method" "${auth[@]}" -w '\n%{http_code}' "$@" "$url$path"
-}
-status_of() { printf '%s\n' "$1" | tail -1; }
-field() { python3 -c "import json,sys; d=json.loads(sys.stdin.read().rstrip('\n').rsplit('\n',1)[0]); print(d$2)" <<<"$1"; }
-wait_finished() {  # token id: waits for the job to end, prints its JSON
-  local r
-  for _ in $(seq 1 600); do
-    r=$(api "$1" GET "/api/jobs/$2")
-    case $(field "$r" "['state']") in finished | cancelled) echo "$r"; return 0 ;; esac
-    sleep 0.2
-  done
-  fail "job $2 did not finish: $r"
-}
 chmod 644 tokens
 "$rockperm" serve --config service.ini >refused.log 2>&1 && fail "started with a tokens file others may read"
 grep -q "chmod 600" refused.log || fail "no clear message for a readable tokens file: $(cat refused.log)"
@@ -107,14 +79,22 @@ after=$(field "$(api "$alice" GET /api/jobs)" "['jobs'].__len__()")
 [ "$after" = "$before" ] || fail "a refused request queued a job ($before -> $after)"
 [ "$(status_of "$(curl -s -m 5 -w '\n%{http_code}' "$url/api/health")")" = 200 ] || fail "the service is down"
 
-# --- an upload, and a scan that fails to read: recorded, the service goes on ------------------
+# --- a scan that cannot be read: refused at submission (its header is read); a scan that fails
+# later (no pore voxel): recorded as the job's input_error, the service goes on ---------------
 head -c 1000 /dev/urandom >short.raw
 r=$(api "$alice" POST /api/jobs -H 'Content-Type: application/octet-stream' -H 'X-Rockperm-Filename: short.raw' \
   -H 'X-Rockperm-Options: {"input.dims": "64 64 64"}' --data-binary @short.raw)
-[ "$(status_of "$r")" = 201 ] || fail "upload of a short scan: $r"
+[ "$(status_of "$r")" = 422 ] || fail "upload of a short scan: $r"
+grep -q "1000 bytes" <<<"$r" || fail "the short scan's message: $r"
+grep -q "$work" <<<"$r" && fail "the message shows the server's paths: $r"
+[ -z "$(ls state/uploads)" ] || fail "a refused upload left files: $(ls state/uploads)"
+head -c 262144 /dev/zero | tr '\0' '\1' >solid.raw
+r=$(api "$alice" POST /api/jobs -H 'Content-Type: application/octet-stream' -H 'X-Rockperm-Filename: solid.raw' \
+  --data-binary @solid.raw)
+[ "$(status_of "$r")" = 201 ] || fail "upload of an all-solid scan: $r"
 r=$(wait_finished "$alice" "$(field "$r" "['id']")") || exit 1
-[ "$(field "$r" "['status']")" = input_error ] || fail "a short scan: $r"
-grep -q "bytes" <<<"$(field "$r" "['message']")" || fail "the short scan's message: $r"
+[ "$(field "$r" "['status']")" = input_error ] || fail "an all-solid scan: $r"
+grep -qi "pore" <<<"$(field "$r" "['message']")" || fail "the all-solid scan's message: $r"
 
 # --- kill -9 while a job runs and one is queued; restart; both finish with the same k --------
 slow='"run.backend": "cpu", "output.fields": "off", "run.tolerance": "1e-7", "run.checkpoint_interval": "200"'

@@ -1,0 +1,85 @@
+#include "app/service/service_config.hpp"
+
+#include <boost/program_options.hpp>
+#include <fstream>
+
+#include "lib/base/error.hpp"
+
+namespace rockperm::app::service {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+const char* const service_keys_help =
+    "  listen = ADDRESS:PORT       where to listen (port 0: any free one, written to state_dir/port)\n"
+    "  state_dir = DIR             the queue (jobs.sqlite), the jobs' run directories and uploads\n"
+    "  tokens = FILE               bearer tokens, hashed (default state_dir/tokens; mode 600)\n"
+    "  data_root = DIR             a directory whose scans jobs may name by path (repeat for more)\n"
+    "  spool_dir = DIR             drop a folder with a scan and an INI here: it is a job, results appear in it\n"
+    "  spool_settle_s = 5          a spool folder is taken when unchanged this long, or at once with a file READY\n"
+    "  run_config = FILE.ini       the configuration every job starts from (as for rockperm run)\n"
+    "  workers = N                 jobs at once (default: one per GPU, or 1 without one)\n"
+    "  max_upload_mb = 512         larger request bodies are refused (413)\n"
+    "  max_unpacked_mb = 4096      what an uploaded zip or tar may unpack to (a bomb is refused while read)\n"
+    "  max_files = 20000           files an upload may hold (TIFF slices)\n"
+    "  max_voxels = 8589934592     larger scans (after their crop) are refused at submission (2048^3)\n"
+    "  request_timeout_s = 30      to read a request or write a response\n"
+    "  max_connections = 64        connections served at once\n";
+
+ServiceConfig read_service_config(const fs::path& ini) {
+  std::ifstream in(ini);
+  if (!in) throw InputError("--config " + ini.string() + ": cannot be read");
+  po::options_description d;
+  d.add_options()("service.listen", po::value<std::string>())("service.state_dir", po::value<std::string>())(
+      "service.tokens", po::value<std::string>())("service.data_root", po::value<std::vector<std::string>>()->composing())(
+      "service.spool_dir", po::value<std::string>())("service.spool_settle_s", po::value<double>())(
+      "service.run_config", po::value<std::string>())("service.workers", po::value<int>())(
+      "service.max_upload_mb", po::value<double>())("service.max_unpacked_mb", po::value<double>())(
+      "service.max_files", po::value<std::uint64_t>())("service.max_voxels", po::value<std::uint64_t>())(
+      "service.request_timeout_s", po::value<double>())("service.max_connections", po::value<int>());
+  po::variables_map vm;
+  try {
+    po::store(po::parse_config_file(in, d, false), vm);
+  } catch (const po::error& e) {
+    throw InputError(ini.string() + ": " + e.what() + "; the keys of [service] are\n" + service_keys_help);
+  }
+  const fs::path base = fs::absolute(ini).parent_path();
+  const auto path = [&](const std::string& text) { return fs::path(text).is_absolute() ? fs::path(text) : base / text; };
+  ServiceConfig c;
+  if (vm.count("service.listen")) {
+    const std::string listen = vm["service.listen"].as<std::string>();
+    const auto colon = listen.rfind(':');
+    if (colon == std::string::npos) throw InputError("service.listen: give ADDRESS:PORT, e.g. 127.0.0.1:8750");
+    c.address = listen.substr(0, colon);
+    try {
+      c.port = std::stoi(listen.substr(colon + 1));
+    } catch (const std::exception&) {
+      c.port = -1;
+    }
+    if (c.port < 0 || c.port > 65535) throw InputError("service.listen: the port must be 0 to 65535");
+  }
+  if (!vm.count("service.state_dir")) throw InputError("service.state_dir: needed (where the queue and the jobs live)");
+  c.state_dir = path(vm["service.state_dir"].as<std::string>());
+  c.tokens = vm.count("service.tokens") ? path(vm["service.tokens"].as<std::string>()) : c.state_dir / "tokens";
+  if (vm.count("service.data_root")) {
+    for (const std::string& r : vm["service.data_root"].as<std::vector<std::string>>()) c.data_roots.push_back(path(r));
+  }
+  if (vm.count("service.spool_dir")) c.spool_dir = path(vm["service.spool_dir"].as<std::string>());
+  if (vm.count("service.spool_settle_s")) c.spool_settle_s = vm["service.spool_settle_s"].as<double>();
+  if (vm.count("service.run_config")) c.run_config = path(vm["service.run_config"].as<std::string>());
+  if (vm.count("service.workers")) c.workers = vm["service.workers"].as<int>();
+  if (vm.count("service.max_upload_mb")) c.max_upload_mb = vm["service.max_upload_mb"].as<double>();
+  if (vm.count("service.max_unpacked_mb")) c.max_unpacked_mb = vm["service.max_unpacked_mb"].as<double>();
+  if (vm.count("service.max_files")) c.max_files = vm["service.max_files"].as<std::uint64_t>();
+  if (vm.count("service.max_voxels")) c.max_voxels = vm["service.max_voxels"].as<std::uint64_t>();
+  if (vm.count("service.request_timeout_s")) c.request_timeout_s = vm["service.request_timeout_s"].as<double>();
+  if (vm.count("service.max_connections")) c.max_connections = vm["service.max_connections"].as<int>();
+  if (c.workers < 0 || c.max_upload_mb <= 0 || c.max_unpacked_mb <= 0 || c.request_timeout_s < 1 ||
+      c.max_connections < 1 || c.spool_settle_s < 0) {
+    throw InputError(ini.string() + ": service.workers >= 0, max_upload_mb > 0, max_unpacked_mb > 0, "
+                     "request_timeout_s >= 1, max_connections >= 1, spool_settle_s >= 0");
+  }
+  return c;
+}
+
+}  // namespace rockperm::app::service

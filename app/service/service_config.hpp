@@ -1,0 +1,35 @@
+#pragma once
+// The configuration of rockperm serve: the [service] section of its INI file.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rockperm::app::service {
+
+struct ServiceConfig {
+  std::string address = "127.0.0.1";  // loopback unless told otherwise
+  int port = 8750;                     // 0: any free port (written to <state_dir>/port)
+  std::filesystem::path state_dir;     // jobs.sqlite, jobs/<id>/, uploads/<id>/
+  std::filesystem::path tokens;        // see app/service/auth.hpp
+  std::vector<std::filesystem::path> data_roots;  // server paths a job may name (none: uploads only)
+  std::filesystem::path spool_dir;     // a folder dropped here with a scan and an INI is a job (none: off)
+  double spool_settle_s = 5;           // a spool folder is taken once nothing in it changed this long (or it has READY)
+  std::filesystem::path run_config;    // base INI of every job (optional)
+  int workers = 0;                     // 0: one per visible GPU, or one on a machine without
+  double max_upload_mb = 512;          // request bodies above this are refused (413)
+  double max_unpacked_mb = 4096;       // what an uploaded archive may unpack to
+  std::uint64_t max_files = 20000;     // files an upload may hold (TIFF slices)
+  std::uint64_t max_voxels = 2048ull * 2048 * 2048;  // larger scans (after their crop) are refused
+  double request_timeout_s = 30;       // reading a request, writing a response
+  int max_connections = 64;            // served at once; more wait in the kernel's backlog
+};
+
+// Reads the [service] section of an INI file; relative paths are relative to the file.
+// Throws InputError naming the key.
+ServiceConfig read_service_config(const std::filesystem::path& ini);
+
+// The keys of [service], for messages and --help.
+extern const char* const service_keys_help;
+
+}  // namespace rockperm::app::service
