@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # Installs what rockperm needs to build and test on Debian/Ubuntu. Skips packages already there.
-# --browser: also headless Chromium, which the report and web page tests render in (they skip
-# without it); a failure to get it is a warning, not an error.
+# --browser: also headless Chromium and Python's websocket client, with which the report and web
+# page tests render and drive pages (they skip without them); a failure to get them is a warning.
 set -euo pipefail
 browser=0
 [[ ${1:-} == --browser ]] && browser=1
 pkgs=(cmake g++ make libboost-program-options-dev libtiff-dev libvtk9-dev
-      libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libcsv-dev libxml2-dev libssl-dev libsqlite3-dev libboost-dev libarchive-dev libgmime-3.0-dev curl clang libclang-rt-dev)
+      libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libcsv-dev libxml2-dev libssl-dev libsqlite3-dev libboost-dev libarchive-dev libgmime-3.0-dev curl python3 clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-if ((browser)) && ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'ok installed'; then
-  echo "install-deps: installing chromium (for the browser tests)"
+browser_pkgs=()
+if ((browser)); then
+  for p in chromium python3-websocket; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || browser_pkgs+=("$p")
+  done
+fi
+if ((${#browser_pkgs[@]} > 0)); then
+  echo "install-deps: installing ${browser_pkgs[*]} (for the browser tests)"
   if ! { $sudo apt-get update -qq &&
-         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; then
-    echo "install-deps: warning: chromium could not be installed; the browser tests will be skipped" >&2
+         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${browser_pkgs[@]}" >/dev/null; }; then
+    echo "install-deps: warning: ${browser_pkgs[*]} could not be installed; the browser tests will be skipped" >&2
   fi
 fi
 if ((${#missing[@]} == 0)); then

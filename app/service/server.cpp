@@ -432,7 +432,7 @@ class Service {
     if (!j.started_utc.empty()) d["started_utc"] = j.started_utc;
     if (!j.finished_utc.empty()) d["finished_utc"] = j.finished_utc;
     d["options"] = Json::parse(j.options, nullptr, false);
-    if (j.state == JobState::running || j.step > 0) {
+    if (j.state == JobState::running) {
       Json p{{"step", j.step}, {"max_steps", j.max_steps}, {"k_mD", j.k_md}, {"error_estimate", j.error_estimate},
              {"seconds", j.seconds}};
       if (j.state == JobState::running && j.step > 0 && j.max_steps > j.step) {
