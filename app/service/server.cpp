@@ -1,32 +1,23 @@
 #include "app/service/server.hpp"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-
-#include <utility>  // before Boost.Asio 1.74, which uses std::exchange without it
-#include <atomic>
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <limits>
 #include <thread>
 
 #include "app/campaign.hpp"
 #include "app/options.hpp"
 #include "app/sample_run.hpp"
 #include "app/service/auth.hpp"
+#include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/multipart.hpp"
 #include "app/service/spool.hpp"
 #include "app/service/uploads.hpp"
-#include "io/archive.hpp"
 #include "app/signals.hpp"
+#include "io/archive.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm.hpp"
@@ -40,41 +31,13 @@ namespace rockperm::app::service {
 namespace {
 
 namespace fs = std::filesystem;
-namespace http = boost::beast::http;
-using tcp = boost::asio::ip::tcp;
 using Json = nlohmann::ordered_json;
-using Request = http::request<http::string_body>;
-using Response = http::response<http::string_body>;
 
-// An HTTP error with its status and a message for the client (JSON {"error": ...}).
-struct HttpError : std::runtime_error {
-  HttpError(http::status s, const std::string& m) : std::runtime_error(m), status(s), message(m) {}
-  http::status status;
-  std::string message;
-};
-
-// A request as the session read it: the header, and the body in memory (small requests) or in a
-// spool file (uploads), with the owner when the token was checked before the body was read.
-struct Incoming {
-  http::request_header<> head;
-  std::string body;
-  fs::path body_file;
-  std::string owner;
-};
-
-// A response, or a file to send as the body of `response` (large reports, fields.zip).
-struct Reply {
-  Response response;
-  fs::path file;
-};
-
-bool is_upload(const http::request_header<>& h) {
-  const std::string target(h.target());
-  return h.method() == http::verb::post && target.substr(0, target.find('?')) == "/api/jobs" &&
-         std::string(h[http::field::content_type]).rfind("application/json", 0) != 0;
+std::string new_job_id() {
+  std::string id = random_hex(8);
+  id.insert(0, 1, 'j');  // an id is never all digits
+  return id;
 }
-
-std::string new_job_id() { return "j" + random_hex(8); }
 
 // `inner` (resolved: symbolic links followed) lies inside `root` (resolved too).
 bool inside(const fs::path& inner, const fs::path& root) {
@@ -90,7 +53,7 @@ fs::path state_file(const fs::path& state_dir) {
   return state_dir / "jobs.sqlite";
 }
 
-class Service {
+class Service final : public RequestHandler {
  public:
   explicit Service(const ServiceConfig& config)
       : config_(config), tokens_(config.tokens), store_(state_file(config.state_dir)) {
@@ -115,21 +78,13 @@ class Service {
 
   int run() {
     const int requeued = store_.requeue_running();
-    boost::asio::io_context io;
-    tcp::acceptor acceptor(io);
-    boost::system::error_code ec;
-    const auto address = boost::asio::ip::make_address(config_.address, ec);
-    if (ec) throw InputError("service.listen: '" + config_.address + "' is not an IP address");
-    const tcp::endpoint endpoint(address, static_cast<unsigned short>(config_.port));
-    acceptor.open(endpoint.protocol(), ec);
-    if (!ec) acceptor.set_option(boost::asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor.bind(endpoint, ec);
-    if (!ec) acceptor.listen(boost::asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-      throw InputError("service.listen: cannot listen on " + config_.address + ":" + std::to_string(config_.port) +
-                       " (" + ec.message() + ")");
-    }
-    const int port = acceptor.local_endpoint().port();
+    TransportLimits limits;
+    limits.request_timeout_s = config_.request_timeout_s;
+    limits.max_upload_bytes = static_cast<std::uint64_t>(config_.max_upload_mb * 1048576.0);
+    limits.spool_dir = config_.state_dir / "uploads";
+    limits.max_connections = config_.max_connections;
+    HttpServer server(config_.address, config_.port, limits, *this);
+    const int port = server.port();
     io::write_file_atomically(config_.state_dir / "port", std::to_string(port) + "\n");
     std::cout << "rockperm serve: http://" << config_.address << ":" << port << "/ (" << workers_ << " worker"
               << (workers_ > 1 ? "s" : "") << ", state in " << config_.state_dir.string() << ", "
@@ -152,149 +107,21 @@ class Service {
         }
       });
     }
-    while (!StopSignals::requested()) {
-      pollfd p{acceptor.native_handle(), POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      tcp::socket socket(io);
-      acceptor.accept(socket, ec);
-      if (ec) continue;
-      {
-        std::unique_lock lock(connections_mutex_);
-        connections_cv_.wait(lock, [this] { return connections_ < config_.max_connections; });
-        ++connections_;
-      }
-      std::thread([this, s = std::move(socket)]() mutable {
-        session(std::move(s));
-        const std::lock_guard lock(connections_mutex_);
-        --connections_;
-        connections_cv_.notify_one();
-      }).detach();
-    }
+    server.serve([] { return StopSignals::requested(); });
     std::cout << "rockperm serve: stopping; running jobs checkpoint and stay queued\n" << std::flush;
-    acceptor.close();
     queue_cv_.notify_all();
     for (std::thread& t : workers) t.join();
-    // the connections' threads use this object: wait for them (an idle one ends at its timeout)
-    std::unique_lock lock(connections_mutex_);
-    connections_cv_.wait(lock, [this] { return connections_ == 0; });
     return 0;
   }
 
  private:
-  // One connection: requests until the client closes, a timeout or an error. The header is read
-  // first: an upload is authenticated (and its size checked) before its body is read, and the
-  // body goes to a spool file, so that memory does not grow with uploads.
-  void session(tcp::socket socket) {
-    timeval timeout{};
-    timeout.tv_sec = static_cast<long>(config_.request_timeout_s);
-    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-    boost::beast::flat_buffer buffer;
-    boost::system::error_code ec;
-    const auto limit = static_cast<std::uint64_t>(config_.max_upload_mb * 1048576.0);
-    for (;;) {
-      http::request_parser<http::empty_body> head;
-      head.header_limit(16 * 1024);
-      head.body_limit(std::numeric_limits<std::uint64_t>::max());  // checked after the token
-      http::read_header(socket, buffer, head, ec);
-      if (ec == http::error::end_of_stream || ec == boost::asio::error::eof) break;
-      if (ec == boost::asio::error::would_block || ec == boost::asio::error::timed_out) break;  // too slow
-      Reply reply;
-      bool keep_alive = false;
-      Incoming in;
-      if (ec) {
-        reply.response = error_response(http::status::bad_request, "malformed HTTP request: " + ec.message());
-      } else {
-        in.head = head.get().base();
-        keep_alive = head.get().keep_alive();
-        try {
-          if (is_upload(in.head)) {
-            in.owner = authenticate(in.head);  // before the body is read
-            if (head.content_length() && *head.content_length() > limit) throw too_large();
-            in.body_file = upload_spool() / (".incoming-" + random_hex(8));
-            if (head.get()[http::field::expect] == "100-continue") {
-              http::response<http::empty_body> go{http::status::continue_, head.get().version()};
-              http::write(socket, go, ec);
-            }
-            http::request_parser<http::file_body> body{std::move(head)};
-            body.body_limit(limit);
-            body.get().body().open(in.body_file.c_str(), boost::beast::file_mode::write, ec);
-            if (ec) throw std::runtime_error("cannot spool the upload: " + ec.message());
-            http::read(socket, buffer, body, ec);
-            body.get().body().close();
-          } else {
-            http::request_parser<http::string_body> body{std::move(head)};
-            body.body_limit(1 << 20);
-            http::read(socket, buffer, body, ec);
-            in.body = std::move(body.get().body());
-          }
-          if (ec == http::error::body_limit) throw too_large();
-          if (ec) throw HttpError{http::status::bad_request, "the request body could not be read: " + ec.message()};
-          reply = handle(in);
-        } catch (const HttpError& e) {
-          reply.response = error_response(e.status, e.message);
-          if (e.status == http::status::unauthorized) {
-            reply.response.set(http::field::www_authenticate, "Bearer realm=\"rockperm\"");
-          }
-          keep_alive = false;  // the body may be unread
-        } catch (const std::exception& e) {
-          reply.response = error_response(http::status::internal_server_error, e.what());
-          keep_alive = false;
-        }
-        std::error_code removed;
-        if (!in.body_file.empty()) fs::remove(in.body_file, removed);
-        reply.response.version(in.head.version());
-      }
-      if (!send(socket, reply, keep_alive) || !keep_alive) break;
-    }
-    socket.shutdown(tcp::socket::shutdown_send, ec);
+  bool is_upload(const http::request_header<>& h) const override {
+    const std::string target(h.target());
+    return h.method() == http::verb::post && target.substr(0, target.find('?')) == "/api/jobs" &&
+           std::string(h[http::field::content_type]).rfind("application/json", 0) != 0;
   }
 
-  HttpError too_large() const {
-    return {http::status::payload_too_large, "the upload is larger than service.max_upload_mb = " +
-                                                 std::to_string(static_cast<long>(config_.max_upload_mb)) + " MB"};
-  }
-
-  bool send(tcp::socket& socket, Reply& reply, bool keep_alive) {
-    boost::system::error_code ec;
-    reply.response.keep_alive(keep_alive);
-    reply.response.set(http::field::server, "rockperm/" ROCKPERM_VERSION);
-    if (reply.file.empty()) {
-      reply.response.prepare_payload();
-      http::write(socket, reply.response, ec);
-      return !ec;
-    }
-    http::response<http::file_body> r{reply.response.base()};
-    r.body().open(reply.file.c_str(), boost::beast::file_mode::scan, ec);
-    if (ec) return false;
-    r.keep_alive(keep_alive);
-    r.prepare_payload();
-    http::write(socket, r, ec);
-    return !ec;
-  }
-
-  fs::path upload_spool() const {
-    const fs::path dir = config_.state_dir / "uploads";
-    fs::create_directories(dir);
-    return dir;
-  }
-
-  static Response error_response(http::status status, const std::string& message) {
-    Response r{status, 11};
-    r.set(http::field::content_type, "application/json");
-    r.body() = Json{{"error", message}}.dump() + "\n";
-    return r;
-  }
-
-  static Reply json_reply(const Json& j, http::status status = http::status::ok) {
-    Reply r;
-    r.response = Response{status, 11};
-    r.response.set(http::field::content_type, "application/json");
-    r.response.body() = j.dump(2) + "\n";
-    return r;
-  }
-
-  Reply handle(const Incoming& in) {
+  Reply handle(const Incoming& in) override {
     try {
       return route(in);
     } catch (const InputError& e) {  // the request named something that is not right
@@ -305,7 +132,7 @@ class Service {
   // The owner of the request's token. The token file is read again when it changed, so that
   // tokens are added and revoked without a restart (a file that then fails to parse is ignored,
   // with a message, and the tokens read before stay).
-  std::string authenticate(const http::request_header<>& head) {
+  std::string authenticate(const http::request_header<>& head) override {
     const auto header = head.find(http::field::authorization);
     if (header == head.end()) throw HttpError{http::status::unauthorized, "an Authorization: Bearer <token> header is needed"};
     const std::string value(header->value());
@@ -699,9 +526,6 @@ class Service {
   int workers_ = 1;
   std::mutex queue_mutex_;
   std::condition_variable queue_cv_;
-  std::mutex connections_mutex_;
-  std::condition_variable connections_cv_;
-  int connections_ = 0;
 };
 
 }  // namespace

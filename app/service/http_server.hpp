@@ -1,0 +1,91 @@
+#pragma once
+// The HTTP transport of rockperm serve, on Boost.Beast: connections accepted on one address, a
+// thread per connection (a bounded number at once), timeouts, and request bodies kept small in
+// memory or, for uploads, spooled to a file after the handler has checked the token. What the
+// requests mean is the handler's (app/service/server.cpp).
+#include <utility>  // before Boost.Asio 1.74, which uses std::exchange without it
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace rockperm::app::service {
+
+namespace http = boost::beast::http;
+using Response = http::response<http::string_body>;
+
+// An HTTP error with its status and a message for the client (JSON {"error": ...}).
+struct HttpError : std::runtime_error {
+  HttpError(http::status s, const std::string& m) : std::runtime_error(m), status(s), message(m) {}
+  http::status status;
+  std::string message;
+};
+
+// A request as read: the header, and the body in memory (small requests) or in a spool file
+// (uploads), with the owner when the token was checked before the body was read.
+struct Incoming {
+  http::request_header<> head;
+  std::string body;
+  std::filesystem::path body_file;
+  std::string owner;
+};
+
+// A response, or a file to send as the body of `response` (large reports, fields.zip).
+struct Reply {
+  Response response;
+  std::filesystem::path file;
+};
+
+Reply json_reply(const nlohmann::ordered_json& j, http::status status = http::status::ok);
+Response error_response(http::status status, const std::string& message);
+
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  // Whether the request's body is an upload: spooled to a file, read only after authenticate().
+  virtual bool is_upload(const http::request_header<>& head) const = 0;
+  // The owner of the request's token; throws HttpError (401, 403).
+  virtual std::string authenticate(const http::request_header<>& head) = 0;
+  // The answer; throws HttpError for a refusal.
+  virtual Reply handle(const Incoming& in) = 0;
+};
+
+struct TransportLimits {
+  double request_timeout_s = 30;        // to read a request or write a response
+  std::uint64_t max_upload_bytes = 0;   // larger uploads: 413 (other bodies: 1 MiB)
+  std::filesystem::path spool_dir;      // where upload bodies are written while read
+  int max_connections = 64;             // served at once; more wait in the kernel's backlog
+};
+
+class HttpServer {
+ public:
+  // Listens on address:port (port 0: any free one). Throws InputError naming service.listen.
+  HttpServer(const std::string& address, int port, TransportLimits limits, RequestHandler& handler);
+  int port() const { return port_; }
+  // Serves until `stop()` is true (asked every 200 ms), then returns once every connection ended.
+  void serve(const std::function<bool()>& stop);
+
+ private:
+  void session(boost::asio::ip::tcp::socket socket);
+  bool send(boost::asio::ip::tcp::socket& socket, Reply& reply, bool keep_alive);
+  HttpError too_large() const;
+
+  TransportLimits limits_;
+  RequestHandler& handler_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int connections_ = 0;
+};
+
+}  // namespace rockperm::app::service
