@@ -61,7 +61,7 @@ class Statement {
 
 constexpr const char* columns =
     "id, owner, state, input, options, submitted, started, finished, cancel, step, max_steps, k_md, "
-    "error_estimate, seconds, status, message, porosity, results_to";
+    "error_estimate, seconds, status, message, porosity, results_to, gpus";
 
 JobState parse_state(const std::string& s) {
   if (s == "running") return JobState::running;
@@ -90,6 +90,7 @@ Job read_job(const Statement& q) {
   j.message = q.text(15);
   j.porosity = q.real(16);
   j.results_to = q.text(17);
+  j.gpus = static_cast<int>(q.integer(18));
   return j;
 }
 
@@ -136,6 +137,7 @@ JobStore::JobStore(const std::filesystem::path& file) {
     };
     add("porosity", "REAL NOT NULL DEFAULT 0");
     add("results_to", "TEXT NOT NULL DEFAULT ''");
+    add("gpus", "INTEGER NOT NULL DEFAULT 1");
     exec("CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, seq)");
     exec("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs (owner, seq)");
   } catch (const Error& e) {
@@ -159,9 +161,10 @@ void JobStore::exec(const std::string& sql) const {
 void JobStore::insert(const Job& j) {
   const std::lock_guard lock(mutex_);
   Statement q(db_,
-              "INSERT INTO jobs (id, owner, state, input, options, submitted, results_to, seq) VALUES (?, ?, 'queued', ?, "
-              "?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM jobs))");
+              "INSERT INTO jobs (id, owner, state, input, options, submitted, results_to, gpus, seq) VALUES (?, ?, "
+              "'queued', ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM jobs))");
   q.bind(1, j.id).bind(2, j.owner).bind(3, j.input).bind(4, j.options).bind(5, utc_now()).bind(6, j.results_to);
+  q.bind(7, std::int64_t{j.gpus});
   q.step();
 }
 
@@ -250,6 +253,14 @@ void JobStore::requeue(const std::string& id) {
   const std::lock_guard lock(mutex_);
   Statement q(db_, "UPDATE jobs SET state = 'queued' WHERE id = ? AND state = 'running'");
   q.bind(1, id);
+  q.step();
+}
+
+void JobStore::requeue_on(const std::string& id, int gpus) {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_,
+              "UPDATE jobs SET state = 'queued', gpus = ?, seq = (SELECT IFNULL(MIN(seq), 0) - 1 FROM jobs) WHERE id = ?");
+  q.bind(1, std::int64_t{gpus}).bind(2, id);
   q.step();
 }
 

@@ -30,6 +30,7 @@ struct Job {
   std::string status, message;
   double porosity = 0;      // of the simulated sample, when finished
   std::string results_to;   // a spool folder the reports are copied into when the job ends ("" for HTTP jobs)
+  int gpus = 1;             // GPUs (workers) it runs on; more than one: by mpiexec, when the others are idle
 };
 
 class JobStore {
@@ -54,6 +55,8 @@ class JobStore {
   void finish(const std::string& id, JobState state, const std::string& status, double k_md,
               const std::string& message, double porosity = 0);
   void requeue(const std::string& id);  // a run stopped by the server's own shutdown
+  // A running job found too large for one GPU: queued again, first in line, to run on `gpus`.
+  void requeue_on(const std::string& id, int gpus);
   // Cancels the job of `owner`: a queued one at once, a running one at its next check.
   // Returns false when there is no such job of that owner.
   bool cancel(const std::string& id, const std::string& owner);

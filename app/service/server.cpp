@@ -14,6 +14,7 @@
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/multipart.hpp"
+#include "app/service/runner.hpp"
 #include "app/service/spool.hpp"
 #include "app/service/uploads.hpp"
 #include "app/signals.hpp"
@@ -53,10 +54,24 @@ fs::path state_file(const fs::path& state_dir) {
   return state_dir / "jobs.sqlite";
 }
 
+// service.workers, or one per visible GPU, or one on a machine without.
+int count_workers(const ServiceConfig& config) {
+  if (config.workers > 0) return config.workers;
+#if ROCKPERM_HAVE_CUDA
+  return std::max<int>(1, static_cast<int>(cuda::list_devices().devices.size()));
+#else
+  return 1;
+#endif
+}
+
 class Service final : public RequestHandler {
  public:
   explicit Service(const ServiceConfig& config)
-      : config_(config), tokens_(config.tokens), store_(state_file(config.state_dir)) {
+      : config_(config),
+        tokens_(config.tokens),
+        store_(state_file(config.state_dir)),
+        workers_(count_workers(config)),
+        runner_(config_, store_, workers_) {
     std::error_code ec;
     tokens_time_ = fs::last_write_time(config.tokens, ec);
     for (const fs::path& root : config.data_roots) {
@@ -66,13 +81,6 @@ class Service final : public RequestHandler {
         throw InputError("service.data_root " + root.string() + ": not a directory");
       }
       roots_.push_back(resolved);
-    }
-    workers_ = config.workers;
-    if (workers_ <= 0) {
-      workers_ = 1;
-#if ROCKPERM_HAVE_CUDA
-      workers_ = std::max<int>(1, static_cast<int>(cuda::list_devices().devices.size()));
-#endif
     }
   }
 
@@ -93,8 +101,8 @@ class Service final : public RequestHandler {
               << ")\n"
               << std::flush;
 
+    runner_.start();
     std::vector<std::thread> workers;
-    for (int w = 0; w < workers_; ++w) workers.emplace_back([this, w] { work(w); });
     if (!config_.spool_dir.empty()) {
       workers.emplace_back([this] {
         Spool spool(config_.spool_dir, config_.spool_settle_s, store_,
@@ -109,7 +117,7 @@ class Service final : public RequestHandler {
     }
     server.serve([] { return StopSignals::requested(); });
     std::cout << "rockperm serve: stopping; running jobs checkpoint and stay queued\n" << std::flush;
-    queue_cv_.notify_all();
+    runner_.stop();
     for (std::thread& t : workers) t.join();
     return 0;
   }
@@ -276,36 +284,10 @@ class Service final : public RequestHandler {
       d["report_html"] = "/api/jobs/" + j.id + "/report.html";
       d["fields"] = "/api/jobs/" + j.id + "/fields.zip";
     }
+    if (j.gpus > 1) d["gpus"] = j.gpus;
     if (!j.results_to.empty()) d["spool_folder"] = fs::path(j.results_to).filename().string();
     if (j.cancel_requested && j.state == JobState::running) d["cancelling"] = true;
     return d;
-  }
-
-  // The run options of a job, checked as rockperm run checks them (HttpError 400 otherwise).
-  RunOptions job_options(const std::string& id, const fs::path& input, const Json& options) const {
-    CampaignSample sample;
-    sample.id = id;
-    sample.input = input;
-    for (const auto& [key, value] : options.items()) {
-      if (key == "input.file" || key == "output.dir") {
-        throw HttpError{http::status::bad_request, "option '" + key + "' is set by the service"};
-      }
-      if (!is_run_option(key)) {
-        throw HttpError{http::status::bad_request, "'" + key + "' is not an option of rockperm run"};
-      }
-      if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
-        throw HttpError{http::status::bad_request, "option '" + key + "': give a string, number or boolean"};
-      }
-      sample.overrides.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
-    }
-    try {
-      RunOptions o = sample_options(config_.run_config, {}, config_.state_dir / "jobs", sample);
-      validate_run_options(o);
-      o.spec.sample.volume.max_voxels = config_.max_voxels;
-      return o;
-    } catch (const InputError& e) {
-      throw HttpError{http::status::bad_request, option_message(e)};
-    }
   }
 
   // POST /api/jobs: JSON {"path": <a scan inside a data root>, "options": {...}}; or the scan as
@@ -322,13 +304,16 @@ class Service final : public RequestHandler {
         throw HttpError{http::status::bad_request, "give \"path\": the scan's path inside a data root of the server"};
       }
       const Json options = body.contains("options") ? body["options"] : Json::object();
-      return json_reply(describe(enqueue(id, owner, resolve_server_path(body["path"].get<std::string>()), options, {})),
-                        http::status::created);
+      const int gpus = body.contains("gpus") ? gpus_asked(body["gpus"].dump()) : 1;
+      return json_reply(
+          describe(enqueue(id, owner, resolve_server_path(body["path"].get<std::string>()), options, {}, gpus)),
+          http::status::created);
     }
     const fs::path dir = config_.state_dir / "uploads" / id;
     fs::create_directories(dir);
     try {
       Json options = Json::object();
+      int gpus = 1;
       std::vector<fs::path> files;
       if (type.rfind("multipart/form-data", 0) == 0) {
         FormData form;
@@ -341,6 +326,7 @@ class Service final : public RequestHandler {
           options = Json::parse(form.fields["options"], nullptr, false);
         }
         if (form.fields.count("path")) throw HttpError{http::status::bad_request, "\"path\" is for JSON submissions"};
+        if (form.fields.count("gpus")) gpus = gpus_asked(form.fields["gpus"]);
         files = form.files;
         if (files.empty()) throw HttpError{http::status::bad_request, "the form holds no file (a part with a filename)"};
       } else if (type.rfind("application/octet-stream", 0) == 0 || type.rfind("application/zip", 0) == 0 ||
@@ -353,6 +339,7 @@ class Service final : public RequestHandler {
         }
         const std::string header(in.head["X-Rockperm-Options"]);
         if (!header.empty()) options = Json::parse(header, nullptr, false);
+        if (!in.head["X-Rockperm-GPUs"].empty()) gpus = gpus_asked(std::string(in.head["X-Rockperm-GPUs"]));
         if (fs::file_size(in.body_file) == 0) throw HttpError{http::status::bad_request, "the upload is empty"};
         fs::rename(in.body_file, dir / name);
         files.push_back(dir / name);
@@ -367,7 +354,7 @@ class Service final : public RequestHandler {
       } catch (const InputError& e) {
         throw HttpError{http::status::unprocessable_entity, e.what()};
       }
-      return json_reply(describe(enqueue(id, owner, input, options, {})), http::status::created);
+      return json_reply(describe(enqueue(id, owner, input, options, {}, gpus)), http::status::created);
     } catch (const HttpError& e) {
       std::error_code ec;
       fs::remove_all(dir, ec);  // nothing of a refused upload stays
@@ -382,13 +369,30 @@ class Service final : public RequestHandler {
     }
   }
 
+  // "gpus": how many GPUs (workers) a job runs on, 1 to service.workers.
+  int gpus_asked(const std::string& text) const {
+    int n = 0;
+    try {
+      std::size_t used = 0;
+      n = std::stoi(text, &used);
+      if (used != text.size()) n = 0;
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n < 1 || n > workers_) {
+      throw HttpError{http::status::bad_request, "\"gpus\": give 1 to " + std::to_string(workers_) +
+                                                     " (the GPUs, or workers, of this service), not " + text};
+    }
+    return n;
+  }
+
   // Checks a job (its options, and its scan's header) and queues it; throws HttpError.
   Job enqueue(const std::string& id, const std::string& owner, const fs::path& input, const Json& options,
-              const fs::path& results_to) {
+              const fs::path& results_to, int gpus = 1) {
     if (options.is_discarded() || !options.is_object()) {
       throw HttpError{http::status::bad_request, "\"options\" must be a JSON object"};
     }
-    const RunOptions run = job_options(id, input, options);
+    const RunOptions run = job_run_options(config_, id, input, options);
     try {
       check_scan(run.spec.sample.volume, config_.max_voxels);
     } catch (const InputError& e) {
@@ -400,8 +404,9 @@ class Service final : public RequestHandler {
     job.input = input.string();
     job.options = options.dump();
     job.results_to = results_to.string();
+    job.gpus = gpus;
     store_.insert(job);
-    queue_cv_.notify_one();
+    runner_.notify();
     return *store_.get(id);
   }
 
@@ -427,105 +432,15 @@ class Service final : public RequestHandler {
     throw HttpError{http::status::bad_request, text + ": no such file inside the data roots"};
   }
 
-  // A worker: the next queued job, run to its end (or to a stop), its outcome recorded.
-  void work(int slot) {
-    while (!StopSignals::requested()) {
-      std::optional<Job> job = store_.claim_next();
-      if (!job) {
-        std::unique_lock lock(queue_mutex_);
-        queue_cv_.wait_for(lock, std::chrono::milliseconds(500));
-        continue;
-      }
-      run_job(*job, slot);
-    }
-  }
-
-  void run_job(const Job& job, int slot) {
-    RunOptions options;
-    try {
-      options = job_options(job.id, job.input, Json::parse(job.options));
-    } catch (const HttpError& e) {  // the configuration changed since it was submitted
-      store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
-      deliver_to_spool(*store_.get(job.id), {});
-      return;
-    }
-    deliver_to_spool(job, {});  // "running" in a spool folder's marker
-    const SampleState state = inspect_sample(options);
-    if (state == SampleState::done || state == SampleState::failed) {  // finished before a stop
-      record(job, options);
-      return;
-    }
-    options.resume = state == SampleState::resume;
-    options.overwrite = !options.resume;
-    SampleRunSettings settings;
-    settings.console = false;
-    settings.command_line = "rockperm serve (job " + job.id + ")";
-    settings.device_slot = slot;
-    auto last_poll = std::chrono::steady_clock::now();
-    bool cancelled = false;
-    settings.stop_requested = [&] {
-      if (StopSignals::requested()) return true;
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_poll > std::chrono::milliseconds(250)) {
-        last_poll = now;
-        cancelled = cancelled || store_.cancel_requested(job.id);
-      }
-      return cancelled;
-    };
-    auto last_progress = std::chrono::steady_clock::now() - std::chrono::hours(1);
-    settings.progress = [&](const Progress& p) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_progress < std::chrono::milliseconds(500)) return;
-      last_progress = now;
-      store_.update_progress(job.id, p.step, p.max_steps, p.k.k_md, p.error_estimate, p.seconds);
-    };
-    try {
-      run_sample(Comm(), options, settings);
-    } catch (const Error&) {
-      // recorded in the job's report.json, read below
-    }
-    if (cancelled) {
-      store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
-      deliver_to_spool(*store_.get(job.id), {});
-      return;
-    }
-    if (StopSignals::requested()) {
-      store_.requeue(job.id);  // checkpointed: resumes when the service starts again
-      return;
-    }
-    record(job, options);
-  }
-
-  // The job's outcome from its report.json.
-  void record(const Job& job, const RunOptions& options) {
-    std::ifstream in(options.spec.output.dir / "report.json");
-    const Json report = Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
-                                    nullptr, false);
-    if (report.is_discarded() || !report.is_object()) {
-      store_.finish(job.id, JobState::finished, "runtime_error", 0, "the run left no readable report.json");
-    } else {
-      double k = 0, porosity = 0;
-      if (report.contains("permeability") && report["permeability"].contains("mD") &&
-          report["permeability"]["mD"].is_number()) {
-        k = report["permeability"]["mD"].get<double>();
-      }
-      if (report.contains("porosity") && report["porosity"].is_number()) porosity = report["porosity"].get<double>();
-      store_.finish(job.id, JobState::finished, report.value("status", "runtime_error"), k, report.value("message", ""),
-                    porosity);
-    }
-    deliver_to_spool(*store_.get(job.id), options.spec.output.dir);
-  }
-
   ServiceConfig config_;
   std::mutex tokens_mutex_;
   TokenStore tokens_;
   fs::file_time_type tokens_time_;
   std::mutex zip_mutex_;
   JobStore store_;
-  std::vector<fs::path> roots_;
   int workers_ = 1;
-  std::mutex queue_mutex_;
-  std::condition_variable queue_cv_;
+  Runner runner_;
+  std::vector<fs::path> roots_;
 };
 
 }  // namespace

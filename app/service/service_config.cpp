@@ -19,6 +19,7 @@ const char* const service_keys_help =
     "  spool_settle_s = 5          a spool folder is taken when unchanged this long, or at once with a file READY\n"
     "  run_config = FILE.ini       the configuration every job starts from (as for rockperm run)\n"
     "  workers = N                 jobs at once (default: one per GPU, or 1 without one)\n"
+    "  mpiexec = mpiexec           starts a job on several GPUs (\"gpus\": N, or too large for one)\n"
     "  max_upload_mb = 512         larger request bodies are refused (413)\n"
     "  max_unpacked_mb = 4096      what an uploaded zip or tar may unpack to (a bomb is refused while read)\n"
     "  max_files = 20000           files an upload may hold (TIFF slices)\n"
@@ -34,6 +35,7 @@ ServiceConfig read_service_config(const fs::path& ini) {
       "service.tokens", po::value<std::string>())("service.data_root", po::value<std::vector<std::string>>()->composing())(
       "service.spool_dir", po::value<std::string>())("service.spool_settle_s", po::value<double>())(
       "service.run_config", po::value<std::string>())("service.workers", po::value<int>())(
+      "service.mpiexec", po::value<std::string>())(
       "service.max_upload_mb", po::value<double>())("service.max_unpacked_mb", po::value<double>())(
       "service.max_files", po::value<std::uint64_t>())("service.max_voxels", po::value<std::uint64_t>())(
       "service.request_timeout_s", po::value<double>())("service.max_connections", po::value<int>());
@@ -68,6 +70,7 @@ ServiceConfig read_service_config(const fs::path& ini) {
   if (vm.count("service.spool_settle_s")) c.spool_settle_s = vm["service.spool_settle_s"].as<double>();
   if (vm.count("service.run_config")) c.run_config = path(vm["service.run_config"].as<std::string>());
   if (vm.count("service.workers")) c.workers = vm["service.workers"].as<int>();
+  if (vm.count("service.mpiexec")) c.mpiexec = vm["service.mpiexec"].as<std::string>();
   if (vm.count("service.max_upload_mb")) c.max_upload_mb = vm["service.max_upload_mb"].as<double>();
   if (vm.count("service.max_unpacked_mb")) c.max_unpacked_mb = vm["service.max_unpacked_mb"].as<double>();
   if (vm.count("service.max_files")) c.max_files = vm["service.max_files"].as<std::uint64_t>();

@@ -17,6 +17,7 @@ struct ServiceConfig {
   double spool_settle_s = 5;           // a spool folder is taken once nothing in it changed this long (or it has READY)
   std::filesystem::path run_config;    // base INI of every job (optional)
   int workers = 0;                     // 0: one per visible GPU, or one on a machine without
+  std::string mpiexec = "mpiexec";     // starts a job on several GPUs (words split on spaces, no shell)
   double max_upload_mb = 512;          // request bodies above this are refused (413)
   double max_unpacked_mb = 4096;       // what an uploaded archive may unpack to
   std::uint64_t max_files = 20000;     // files an upload may hold (TIFF slices)

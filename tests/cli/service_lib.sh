@@ -1,8 +1,9 @@
 # Shared by the service tests (tests/cli/service*.sh): start the server, call the API, read JSON.
 # The caller sets rockperm, work and name, and runs in $work with service.ini there.
 fail() { echo "$name: FAIL: $*" >&2; [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2; exit 1; }
-command -v curl >/dev/null || fail "curl is needed (packaging/install-deps.sh installs it)"
 pid=""
+trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null' EXIT  # no server outlives its test
+command -v curl >/dev/null || fail "curl is needed (packaging/install-deps.sh installs it)"
 start() {
   rm -f state/port
   "$rockperm" serve --config service.ini >>serve.log 2>&1 &

@@ -3,8 +3,9 @@
 # bundled sample uploaded as multipart/form-data (raw, and NRRD header + raw), as a zip of TIFF
 # slices, and dropped into the spool directory — each gives the k of `rockperm run`, bit for bit;
 # fields.zip holds the ParaView files; a zip bomb, a TIFF bomb, a file that is not an archive and
-# malformed multipart bodies are refused with a clear error and leave nothing behind; a token
-# added to the tokens file while the server runs is taken without a restart.
+# malformed multipart bodies are refused with a clear error and leave nothing behind; a job asked
+# to run on 2 workers runs as mpiexec -n 2 rockperm run and gives its k; a token added to the
+# tokens file while the server runs is taken without a restart.
 # usage: service_uploads.sh ROCKPERM SAMPLE_DIR WORK_DIR
 set -uo pipefail
 rockperm=$1 samples=$2 work=$3 name=service_uploads
@@ -15,7 +16,9 @@ export OMP_NUM_THREADS=2
 cp "$samples/sphere_pack_64.raw" "$samples/sphere_pack_64.ini" .
 alice=$("$rockperm" serve --add-token alice --tokens tokens) || fail "add-token"
 printf '[service]\nlisten = 127.0.0.1:0\nstate_dir = state\ntokens = tokens\nrun_config = sphere_pack_64.ini
-spool_dir = spool\nspool_settle_s = 1\nmax_upload_mb = 2\nmax_unpacked_mb = 8\nmax_voxels = 1000000\n' >service.ini
+spool_dir = spool\nspool_settle_s = 1\nmax_upload_mb = 2\nmax_unpacked_mb = 8\nmax_voxels = 1000000
+workers = 2\nmpiexec = mpiexec --oversubscribe\n' >service.ini
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 start
 
 "$rockperm" run --config sphere_pack_64.ini --run.backend=cpu --output.dir direct >direct.log 2>&1 ||
@@ -47,6 +50,23 @@ r=$(api "$alice" POST /api/jobs -F 'options={"run.backend": "cpu", "output.field
   -F "scan=@sphere_pack_64.raw")
 check_k "multipart NRRD header and data" "$r"
 [ "$(status_of "$(api "$alice" GET "/api/jobs/${submitted[-1]}/fields.zip")")" = 404 ] || fail "fields.zip of a run without fields"
+
+# --- a job on two workers: mpiexec -n 2 rockperm run, as the service starts it --------------------
+if command -v mpiexec >/dev/null; then
+  OMP_NUM_THREADS=1 mpiexec -n 2 --oversubscribe "$rockperm" run --config sphere_pack_64.ini --run.backend=cpu \
+    --output.fields=off --output.dir direct2 >direct2.log 2>&1 || fail "mpiexec rockperm run: $(tail -3 direct2.log)"
+  k2=$(python3 -c "import json; print(repr(json.load(open('direct2/report.json'))['permeability']['mD']))")
+  r=$(api "$alice" POST /api/jobs -F 'options={"run.backend": "cpu", "output.fields": "off"}' -F gpus=2 \
+    -F "scan=@sphere_pack_64.raw")
+  [ "$(status_of "$r")" = 201 ] || fail "a job on 2 workers: $r"
+  [ "$(field "$r" "['gpus']")" = 2 ] || fail "the job does not say it runs on 2: $r"
+  submitted+=("$(field "$r" "['id']")")
+  r=$(wait_finished "$alice" "$(field "$r" "['id']")") || exit 1
+  [ "$(field "$r" "['k_mD'].__repr__()")" = "$k2" ] || fail "a job on 2 workers: k $(field "$r" "['k_mD']") vs mpiexec $k2"
+  grep -q "of 2 rank(s)" "state/jobs/$(field "$r" "['id']").log" || fail "the job's log does not show 2 ranks"
+  expect_gpus=$(api "$alice" POST /api/jobs -F gpus=3 -F "scan=@sphere_pack_64.raw")
+  [ "$(status_of "$expect_gpus")" = 400 ] || fail "gpus above the workers: $expect_gpus"
+fi
 
 # --- a zip of TIFF slices ------------------------------------------------------------------------
 python3 "$here/make_scans.py" tiff-slices sphere_pack_64.raw 64 64 64 slices || fail "make TIFF slices"

@@ -1,0 +1,320 @@
+#include "app/service/runner.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "app/campaign.hpp"
+#include "app/sample_run.hpp"
+#include "app/service/http_server.hpp"
+#include "app/service/job_store.hpp"
+#include "app/service/spool.hpp"
+#include "app/signals.hpp"
+#include "io/atomic_file.hpp"
+#include "lib/base/error.hpp"
+#include "lib/parallel/comm.hpp"
+
+extern char** environ;
+
+namespace rockperm::app::service {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using namespace std::chrono_literals;
+
+RunOptions job_run_options(const ServiceConfig& config, const std::string& id, const fs::path& input, const Json& options) {
+  CampaignSample sample;
+  sample.id = id;
+  sample.input = input;
+  for (const auto& [key, value] : options.items()) {
+    if (key == "input.file" || key == "output.dir") {
+      throw HttpError{http::status::bad_request, "option '" + key + "' is set by the service"};
+    }
+    if (!is_run_option(key)) throw HttpError{http::status::bad_request, "'" + key + "' is not an option of rockperm run"};
+    if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
+      throw HttpError{http::status::bad_request, "option '" + key + "': give a string, number or boolean"};
+    }
+    sample.overrides.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  try {
+    RunOptions o = sample_options(config.run_config, {}, config.state_dir / "jobs", sample);
+    validate_run_options(o);
+    o.spec.sample.volume.max_voxels = config.max_voxels;
+    return o;
+  } catch (const InputError& e) {
+    throw HttpError{http::status::bad_request, option_message(e)};
+  }
+}
+
+Runner::Runner(const ServiceConfig& config, JobStore& store, int workers)
+    : config_(config), store_(store), workers_(workers) {}
+
+Runner::~Runner() { stop(); }
+
+void Runner::start() {
+  for (int w = 0; w < workers_; ++w) threads_.emplace_back([this, w] { work(w); });
+}
+
+void Runner::notify() { cv_.notify_all(); }
+
+void Runner::stop() {
+  cv_.notify_all();
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+// A worker: the next queued job, run to its end (or to a stop), its outcome recorded. While a job
+// on several GPUs is waiting, no worker takes a new job; it starts once the others are idle.
+void Runner::work(int slot) {
+  while (!StopSignals::requested()) {
+    std::optional<Job> job;
+    {
+      std::unique_lock lock(mutex_);
+      if (!gang_) job = store_.claim_next();
+      if (!job) {
+        cv_.wait_for(lock, 500ms);
+        continue;
+      }
+      ++busy_;
+      if (job->gpus > 1) {
+        gang_ = true;
+        cv_.wait(lock, [this] { return busy_ == 1 || StopSignals::requested(); });
+      }
+    }
+    try {
+      if (job->gpus > 1) {
+        run_on_several(*job);
+      } else {
+        run_here(*job, slot);
+      }
+    } catch (const std::exception& e) {  // a failure of the service's own (a disk full): recorded, the service goes on
+      try {
+        store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
+      } catch (const std::exception&) {
+      }
+    }
+    const std::lock_guard lock(mutex_);
+    --busy_;
+    if (job->gpus > 1) gang_ = false;
+    cv_.notify_all();
+  }
+}
+
+void Runner::run_here(const Job& job, int slot) {
+  RunOptions options;
+  try {
+    options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
+  } catch (const HttpError& e) {  // the configuration changed since it was submitted
+    store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  deliver_to_spool(job, {});  // "running" in a spool folder's marker
+  const SampleState state = inspect_sample(options);
+  if (state == SampleState::done || state == SampleState::failed) {  // finished before a stop
+    record(job, options);
+    return;
+  }
+  options.resume = state == SampleState::resume;
+  options.overwrite = !options.resume;
+  SampleRunSettings settings;
+  settings.console = false;
+  settings.command_line = "rockperm serve (job " + job.id + ")";
+  settings.device_slot = slot;
+  auto last_poll = std::chrono::steady_clock::now();
+  bool cancelled = false;
+  settings.stop_requested = [&] {
+    if (StopSignals::requested()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_poll > 250ms) {
+      last_poll = now;
+      cancelled = cancelled || store_.cancel_requested(job.id);
+    }
+    return cancelled;
+  };
+  auto last_progress = std::chrono::steady_clock::now() - std::chrono::hours(1);
+  settings.progress = [&](const Progress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_progress < 500ms) return;
+    last_progress = now;
+    store_.update_progress(job.id, p.step, p.max_steps, p.k.k_md, p.error_estimate, p.seconds);
+  };
+  try {
+    run_sample(Comm(), options, settings);
+  } catch (const CapacityError& e) {
+    if (workers_ > 1) {  // too large for one GPU: again, on all of them (as a campaign does)
+      store_.requeue_on(job.id, workers_);
+      return;
+    }
+  } catch (const Error&) {
+    // recorded in the job's report.json, read below
+  }
+  if (cancelled) {
+    store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  if (StopSignals::requested()) {
+    store_.requeue(job.id);  // checkpointed: resumes when the service starts again
+    return;
+  }
+  record(job, options);
+}
+
+namespace {
+
+// The environment the process was started with, taken before main() (and so before MPI_Init,
+// which, in a process started without mpiexec, adds the variables of an MPI singleton that
+// would make a child mpiexec believe it runs inside a job and fail).
+const std::vector<std::string> initial_environment = [] {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  return env;
+}();
+
+// The last progress line of a run's log ("step N  k = K mD  error E ..."), if any.
+bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& error) {
+  std::ifstream in(log, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(std::max<std::streamoff>(0, size - 4096));
+  const std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  static const std::regex line(R"(step\s+(\d+)\s+k =\s+(\S+) mD\s+error\s+(\S+))");
+  bool found = false;
+  for (auto it = std::sregex_iterator(tail.begin(), tail.end(), line); it != std::sregex_iterator(); ++it) {
+    try {
+      step = std::stoll((*it)[1]);
+      k = std::stod((*it)[2]);
+      error = (*it)[3] == "?" ? 0 : std::stod((*it)[3]);
+      found = true;
+    } catch (const std::exception&) {
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+// `mpiexec -n gpus rockperm run` over the job's run directory, its output in run.log there; the
+// ranks take the GPUs by host name (rank r of the host: GPU r), which are idle while it runs.
+void Runner::run_on_several(const Job& job) {
+  RunOptions options;
+  try {
+    options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
+  } catch (const HttpError& e) {
+    store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  deliver_to_spool(job, {});
+  const SampleState state = inspect_sample(options);
+  if (state == SampleState::done || state == SampleState::failed) {
+    record(job, options);
+    return;
+  }
+  const fs::path dir = options.spec.output.dir;
+  fs::create_directories(config_.state_dir / "jobs");
+  const fs::path ini = config_.state_dir / "jobs" / (job.id + ".ini");
+  io::write_file_atomically(ini, to_ini(options));
+  const fs::path log = config_.state_dir / "jobs" / (job.id + ".log");
+  std::vector<std::string> args;
+  std::istringstream mpiexec(config_.mpiexec);
+  for (std::string word; mpiexec >> word;) args.push_back(word);
+  for (const std::string& a : {std::string("-n"), std::to_string(job.gpus), fs::read_symlink("/proc/self/exe").string(),
+                               std::string("run")}) {
+    args.push_back(a);
+  }
+  if (state == SampleState::resume) {
+    args.insert(args.end(), {"--resume", dir.string()});
+  } else {
+    args.insert(args.end(), {"--config", ini.string(), "--overwrite"});
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  // the child starts with no signal blocked or ignored (the service's threads block and ignore some)
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<std::string> env_strings = initial_environment;
+  std::vector<char*> env;
+  for (std::string& e : env_strings) env.push_back(e.data());
+  env.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &files, &attributes, argv.data(), env.data());
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) {
+    store_.finish(job.id, JobState::finished, "runtime_error", 0,
+                  "cannot start '" + args[0] + "' (" + std::strerror(spawned) + "); set service.mpiexec");
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  bool cancelled = false, stopping = false;
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (!cancelled && !stopping) {
+      cancelled = store_.cancel_requested(job.id);
+      stopping = StopSignals::requested();
+      if (cancelled || stopping) ::kill(pid, SIGTERM);  // mpiexec passes it on: the ranks checkpoint and stop
+    }
+    std::int64_t step = 0;
+    double k = 0, error = 0;
+    if (last_progress(log, step, k, error)) {
+      store_.update_progress(job.id, step, options.spec.execution.max_steps, k, error, 0);
+    }
+    std::this_thread::sleep_for(250ms);
+  }
+  if (cancelled) {
+    store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
+    deliver_to_spool(*store_.get(job.id), {});
+  } else if (stopping) {
+    store_.requeue(job.id);
+  } else {
+    record(job, options);
+  }
+}
+
+// The job's outcome from its report.json.
+void Runner::record(const Job& job, const RunOptions& options) {
+  std::ifstream in(options.spec.output.dir / "report.json");
+  const Json report = Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+                                  nullptr, false);
+  if (report.is_discarded() || !report.is_object()) {
+    store_.finish(job.id, JobState::finished, "runtime_error", 0,
+                  "the run left no readable report.json" +
+                      (job.gpus > 1 ? "; see " + (config_.state_dir / "jobs" / (job.id + ".log")).string() : ""));
+  } else {
+    double k = 0, porosity = 0;
+    if (report.contains("permeability") && report["permeability"].contains("mD") &&
+        report["permeability"]["mD"].is_number()) {
+      k = report["permeability"]["mD"].get<double>();
+    }
+    if (report.contains("porosity") && report["porosity"].is_number()) porosity = report["porosity"].get<double>();
+    store_.finish(job.id, JobState::finished, report.value("status", "runtime_error"), k, report.value("message", ""),
+                  porosity);
+  }
+  deliver_to_spool(*store_.get(job.id), options.spec.output.dir);
+}
+
+}  // namespace rockperm::app::service

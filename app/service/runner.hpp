@@ -1,0 +1,55 @@
+#pragma once
+// The service's workers: one per GPU (or one on the CPU), each taking the oldest queued job and
+// running it in-process with run_sample on its GPU. A job on several GPUs (asked for with
+// "gpus", or found too large for one GPU's memory when it was tried) waits until the other
+// workers are idle and runs as `mpiexec -n N rockperm run` over that many GPUs — the Z-slab MPI
+// of rockperm run, started without a shell. Every job ends recorded in the queue: converged, an
+// error status with its message, cancelled, or queued again when the service stops (it then
+// resumes from its checkpoint).
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/options.hpp"
+#include "app/service/service_config.hpp"
+
+namespace rockperm::app::service {
+
+class JobStore;
+struct Job;
+
+// A job's run options, checked as rockperm run checks them, with the service's base
+// configuration, the job's run directory and the service's voxel limit. Throws HttpError (400).
+RunOptions job_run_options(const ServiceConfig& config, const std::string& id, const std::filesystem::path& input,
+                           const nlohmann::ordered_json& options);
+
+class Runner {
+ public:
+  Runner(const ServiceConfig& config, JobStore& store, int workers);
+  ~Runner();  // joins (call stop() first)
+  void start();
+  void notify();  // a job was queued
+  void stop();    // after StopSignals: running jobs checkpoint and are queued again; joins
+
+ private:
+  void work(int slot);
+  void run_here(const Job& job, int slot);
+  void run_on_several(const Job& job);
+  void record(const Job& job, const RunOptions& options);
+
+  const ServiceConfig& config_;
+  JobStore& store_;
+  int workers_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int busy_ = 0;       // workers with a job
+  bool gang_ = false;  // a job on several GPUs waits for (or holds) every worker
+};
+
+}  // namespace rockperm::app::service
