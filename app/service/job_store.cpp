@@ -65,6 +65,7 @@ constexpr const char* columns =
 
 JobState parse_state(const std::string& s) {
   if (s == "running") return JobState::running;
+  if (s == "preparing") return JobState::preparing;
   if (s == "finished") return JobState::finished;
   if (s == "cancelled") return JobState::cancelled;
   return JobState::queued;
@@ -99,6 +100,7 @@ Job read_job(const Statement& q) {
 const char* to_string(JobState s) {
   switch (s) {
     case JobState::queued: return "queued";
+    case JobState::preparing: return "preparing";
     case JobState::running: return "running";
     case JobState::finished: return "finished";
     case JobState::cancelled: return "cancelled";
@@ -201,7 +203,7 @@ std::int64_t JobStore::count(JobState state) const {
   return q.integer(0);
 }
 
-std::optional<Job> JobStore::claim_next() {
+std::optional<Job> JobStore::claim_next(bool one_gpu_only, bool preparing) {
   const std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");
   try {
@@ -211,11 +213,12 @@ std::optional<Job> JobStore::claim_next() {
                            .c_str());
       if (q.step()) job = read_job(q);
     }
+    if (job && one_gpu_only && job->gpus > 1) job.reset();
     if (job) {
-      Statement u(db_, "UPDATE jobs SET state = 'running', started = ? WHERE id = ?");
-      u.bind(1, utc_now()).bind(2, job->id);
+      Statement u(db_, "UPDATE jobs SET state = ?, started = ? WHERE id = ?");
+      job->state = preparing ? JobState::preparing : JobState::running;
+      u.bind(1, std::string(to_string(job->state))).bind(2, utc_now()).bind(3, job->id);
       u.step();
-      job->state = JobState::running;
     }
     exec("COMMIT");
     return job;
@@ -227,7 +230,7 @@ std::optional<Job> JobStore::claim_next() {
 
 int JobStore::requeue_running() {
   const std::lock_guard lock(mutex_);
-  exec("UPDATE jobs SET state = 'queued' WHERE state = 'running'");
+  exec("UPDATE jobs SET state = 'queued' WHERE state IN ('running', 'preparing')");
   return sqlite3_changes(db_);
 }
 
@@ -251,8 +254,15 @@ void JobStore::finish(const std::string& id, JobState state, const std::string& 
 
 void JobStore::requeue(const std::string& id) {
   const std::lock_guard lock(mutex_);
-  Statement q(db_, "UPDATE jobs SET state = 'queued' WHERE id = ? AND state = 'running'");
+  Statement q(db_, "UPDATE jobs SET state = 'queued' WHERE id = ? AND state IN ('running', 'preparing')");
   q.bind(1, id);
+  q.step();
+}
+
+void JobStore::mark_running(const std::string& id) {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, "UPDATE jobs SET state = 'running', started = ? WHERE id = ? AND state = 'preparing'");
+  q.bind(1, utc_now()).bind(2, id);
   q.step();
 }
 
@@ -274,7 +284,7 @@ bool JobStore::cancel(const std::string& id, const std::string& owner) {
     Statement q(db_, "UPDATE jobs SET state = 'cancelled', status = 'cancelled', finished = ? WHERE id = ?");
     q.bind(1, utc_now()).bind(2, id);
     q.step();
-  } else if (state == "running") {
+  } else if (state == "running" || state == "preparing") {
     Statement q(db_, "UPDATE jobs SET cancel = 1 WHERE id = ?");
     q.bind(1, id);
     q.step();

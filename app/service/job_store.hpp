@@ -13,7 +13,8 @@ struct sqlite3;
 
 namespace rockperm::app::service {
 
-enum class JobState { queued, running, finished, cancelled };
+// preparing: claimed by a worker that reads its sample while it finishes the job before
+enum class JobState { queued, preparing, running, finished, cancelled };
 const char* to_string(JobState s);
 
 struct Job {
@@ -46,9 +47,12 @@ class JobStore {
   std::vector<Job> list(const std::string& owner) const;  // newest first
   std::optional<Job> find_by_results_to(const std::string& folder) const;  // the job of a spool folder
   std::int64_t count(JobState state) const;
-  // The oldest queued job, now running (one transaction: no job is taken twice).
-  std::optional<Job> claim_next();
-  // Jobs left running by a server that stopped: queued again (they resume from their checkpoint).
+  // The oldest queued job, now running (one transaction: no job is taken twice). With
+  // `one_gpu_only`, nothing when the oldest is a job on several GPUs (it keeps its turn).
+  // `preparing`: claimed ahead (state preparing until mark_running).
+  std::optional<Job> claim_next(bool one_gpu_only = false, bool preparing = false);
+  void mark_running(const std::string& id);
+  // Jobs left running or preparing by a server that stopped: queued again (they resume from their checkpoint).
   int requeue_running();
   void update_progress(const std::string& id, std::int64_t step, std::int64_t max_steps, double k_md,
                        double error_estimate, double seconds);

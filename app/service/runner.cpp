@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <future>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -71,66 +72,118 @@ void Runner::stop() {
   threads_.clear();
 }
 
-// A worker: the next queued job, run to its end (or to a stop), its outcome recorded. While a job
-// on several GPUs is waiting, no worker takes a new job; it starts once the others are idle.
-void Runner::work(int slot) {
-  while (!StopSignals::requested()) {
-    std::optional<Job> job;
-    {
-      std::unique_lock lock(mutex_);
-      if (!gang_) job = store_.claim_next();
-      if (!job) {
-        cv_.wait_for(lock, 500ms);
-        continue;
-      }
-      ++busy_;
-      if (job->gpus > 1) {
-        gang_ = true;
-        cv_.wait(lock, [this] { return busy_ == 1 || StopSignals::requested(); });
-      }
-    }
-    try {
-      if (job->gpus > 1) {
-        run_on_several(*job);
-      } else {
-        run_here(*job, slot);
-      }
-    } catch (const std::exception& e) {  // a failure of the service's own (a disk full): recorded, the service goes on
-      try {
-        store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
-      } catch (const std::exception&) {
-      }
-    }
-    const std::lock_guard lock(mutex_);
-    --busy_;
-    if (job->gpus > 1) gang_ = false;
-    cv_.notify_all();
-  }
-}
-
-void Runner::run_here(const Job& job, int slot) {
-  RunOptions options;
+std::optional<Runner::Claimed> Runner::resolve(const Job& job) {
+  Claimed c;
+  c.job = job;
   try {
-    options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
+    c.options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
   } catch (const HttpError& e) {  // the configuration changed since it was submitted
     store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
     deliver_to_spool(*store_.get(job.id), {});
-    return;
+    return std::nullopt;
   }
   deliver_to_spool(job, {});  // "running" in a spool folder's marker
-  const SampleState state = inspect_sample(options);
+  const SampleState state = inspect_sample(c.options);
   if (state == SampleState::done || state == SampleState::failed) {  // finished before a stop
-    record(job, options);
-    return;
+    record(job, c.options);
+    return std::nullopt;
   }
-  options.resume = state == SampleState::resume;
-  options.overwrite = !options.resume;
+  c.options.resume = state == SampleState::resume;
+  c.options.overwrite = !c.options.resume;
+  return c;
+}
+
+// A worker: the next queued job, run to its end (or to a stop), its outcome recorded. While a job
+// on one GPU runs, the next one is claimed and its sample read and its lattice built (host work,
+// as a campaign's read-ahead), so that the GPU waits less between jobs. While a job on several
+// GPUs is waiting, no worker takes a new job; it starts once the others are idle.
+void Runner::work(int slot) {
+  std::optional<Claimed> ahead;
+  while (!StopSignals::requested()) {
+    std::optional<Claimed> current;
+    if (ahead) {
+      current = std::move(ahead);
+      ahead.reset();
+    } else {
+      std::optional<Job> job;
+      {
+        std::unique_lock lock(mutex_);
+        if (!gang_) job = store_.claim_next();
+        if (!job) {
+          cv_.wait_for(lock, 500ms);
+          continue;
+        }
+        ++busy_;
+        if (job->gpus > 1) {
+          gang_ = true;
+          cv_.wait(lock, [this] { return busy_ == 1 || StopSignals::requested(); });
+        }
+      }
+      try {
+        current = resolve(*job);
+      } catch (const std::exception& e) {
+        store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
+      }
+      if (!current) {
+        const std::lock_guard lock(mutex_);
+        --busy_;
+        if (job->gpus > 1) gang_ = false;
+        cv_.notify_all();
+        continue;
+      }
+    }
+    const bool several = current->job.gpus > 1;
+    if (!several) {  // the next job of one GPU, prepared while this one runs
+      std::optional<Job> next;
+      {
+        const std::lock_guard lock(mutex_);
+        if (!gang_) next = store_.claim_next(true, true);
+      }
+      if (next) {
+        try {
+          ahead = resolve(*next);
+        } catch (const std::exception& e) {
+          store_.finish(next->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
+        }
+        if (ahead && !ahead->options.spec.all_axes && !ahead->options.resume) {
+          ahead->read = std::async(std::launch::async, [o = ahead->options, slot] { return prepare_sample(o, slot); });
+        }
+      }
+    }
+    try {
+      several ? run_on_several(*current) : run_here(*current, slot);
+    } catch (const std::exception& e) {  // a failure of the service's own (a disk full): recorded, the service goes on
+      try {
+        store_.finish(current->job.id, JobState::finished, "runtime_error", 0,
+                      std::string("the service failed: ") + e.what());
+      } catch (const std::exception&) {
+      }
+    }
+    if (ahead && StopSignals::requested()) {
+      if (ahead->read.valid()) ahead->read.wait();
+      store_.requeue(ahead->job.id);  // not started: queued again as it was
+      ahead.reset();
+    }
+    if (!ahead) {
+      const std::lock_guard lock(mutex_);
+      --busy_;
+      if (several) gang_ = false;
+      cv_.notify_all();
+    }
+  }
+}
+
+void Runner::run_here(Claimed& claimed, int slot) {
+  const Job& job = claimed.job;
+  RunOptions& options = claimed.options;
   SampleRunSettings settings;
   settings.console = false;
   settings.command_line = "rockperm serve (job " + job.id + ")";
   settings.device_slot = slot;
+  if (claimed.read.valid()) settings.read = [&] { return claimed.read.get(); };
+  store_.mark_running(job.id);
   auto last_poll = std::chrono::steady_clock::now();
-  bool cancelled = false;
+  bool cancelled = store_.cancel_requested(job.id);  // cancelled while it was prepared
   settings.stop_requested = [&] {
     if (StopSignals::requested()) return true;
     const auto now = std::chrono::steady_clock::now();
@@ -148,7 +201,7 @@ void Runner::run_here(const Job& job, int slot) {
     store_.update_progress(job.id, p.step, p.max_steps, p.k.k_md, p.error_estimate, p.seconds);
   };
   try {
-    run_sample(Comm(), options, settings);
+    if (!cancelled) run_sample(Comm(), options, settings);
   } catch (const CapacityError& e) {
     if (workers_ > 1) {  // too large for one GPU: again, on all of them (as a campaign does)
       store_.requeue_on(job.id, workers_);
@@ -206,21 +259,9 @@ bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& e
 
 // `mpiexec -n gpus rockperm run` over the job's run directory, its output in run.log there; the
 // ranks take the GPUs by host name (rank r of the host: GPU r), which are idle while it runs.
-void Runner::run_on_several(const Job& job) {
-  RunOptions options;
-  try {
-    options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
-  } catch (const HttpError& e) {
-    store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
-    deliver_to_spool(*store_.get(job.id), {});
-    return;
-  }
-  deliver_to_spool(job, {});
-  const SampleState state = inspect_sample(options);
-  if (state == SampleState::done || state == SampleState::failed) {
-    record(job, options);
-    return;
-  }
+void Runner::run_on_several(Claimed& claimed) {
+  const Job& job = claimed.job;
+  const RunOptions& options = claimed.options;
   const fs::path dir = options.spec.output.dir;
   fs::create_directories(config_.state_dir / "jobs");
   const fs::path ini = config_.state_dir / "jobs" / (job.id + ".ini");
@@ -233,7 +274,7 @@ void Runner::run_on_several(const Job& job) {
                                std::string("run")}) {
     args.push_back(a);
   }
-  if (state == SampleState::resume) {
+  if (options.resume) {
     args.insert(args.end(), {"--resume", dir.string()});
   } else {
     args.insert(args.end(), {"--config", ini.string(), "--overwrite"});

@@ -8,6 +8,8 @@
 // resumes from its checkpoint).
 #include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,12 +18,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app/options.hpp"
+#include "app/sample_run.hpp"
+#include "app/service/job_store.hpp"
 #include "app/service/service_config.hpp"
 
 namespace rockperm::app::service {
 
 class JobStore;
-struct Job;
 
 // A job's run options, checked as rockperm run checks them, with the service's base
 // configuration, the job's run directory and the service's voxel limit. Throws HttpError (400).
@@ -37,9 +40,17 @@ class Runner {
   void stop();    // after StopSignals: running jobs checkpoint and are queued again; joins
 
  private:
+  // A claimed job with its options, and (one GPU) its sample being prepared ahead.
+  struct Claimed {
+    Job job;
+    RunOptions options;
+    std::future<PreparedSample> read;
+  };
+  // The job's options and state; nothing when it ended already (recorded here).
+  std::optional<Claimed> resolve(const Job& job);
   void work(int slot);
-  void run_here(const Job& job, int slot);
-  void run_on_several(const Job& job);
+  void run_here(Claimed& claimed, int slot);
+  void run_on_several(Claimed& claimed);
   void record(const Job& job, const RunOptions& options);
 
   const ServiceConfig& config_;

@@ -177,6 +177,7 @@ class Service final : public RequestHandler {
     if (path == "/api/health") {
       return json_reply({{"status", "ok"},
                          {"queued", store_.count(JobState::queued)},
+                         {"preparing", store_.count(JobState::preparing)},
                          {"running", store_.count(JobState::running)},
                          {"workers", workers_}});
     }
@@ -286,7 +287,7 @@ class Service final : public RequestHandler {
     }
     if (j.gpus > 1) d["gpus"] = j.gpus;
     if (!j.results_to.empty()) d["spool_folder"] = fs::path(j.results_to).filename().string();
-    if (j.cancel_requested && j.state == JobState::running) d["cancelling"] = true;
+    if (j.cancel_requested && (j.state == JobState::running || j.state == JobState::preparing)) d["cancelling"] = true;
     return d;
   }
 
