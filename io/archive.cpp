@@ -31,6 +31,12 @@ std::string lower(std::string s) {
   return s;
 }
 
+// libarchive's message for the last error, which may be none (a null pointer).
+std::string why(archive* a) {
+  const char* text = archive_error_string(a);
+  return text ? text : "unknown error";
+}
+
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -60,7 +66,7 @@ std::vector<fs::path> unpack_archive(const fs::path& path, const fs::path& dir, 
   archive_read_support_format_tar(a.get());
   archive_read_support_format_gnutar(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    throw InputError(name + ": not a zip or tar archive that can be read (" + archive_error_string(a.get()) + ")");
+    throw InputError(name + ": not a zip or tar archive that can be read (" + why(a.get()) + ")");
   }
   std::vector<fs::path> written;
   std::set<std::string> names;
@@ -75,7 +81,7 @@ std::vector<fs::path> unpack_archive(const fs::path& path, const fs::path& dir, 
     archive_entry* entry = nullptr;
     const int r = archive_read_next_header(a.get(), &entry);
     if (r == ARCHIVE_EOF) break;
-    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) fail(std::string("cannot be read (") + archive_error_string(a.get()) + ")");
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) fail(std::string("cannot be read (") + why(a.get()) + ")");
     const char* entry_path = archive_entry_pathname(entry);
     const std::string inner = entry_path ? entry_path : "";
     const auto type = archive_entry_filetype(entry);
@@ -101,7 +107,7 @@ std::vector<fs::path> unpack_archive(const fs::path& path, const fs::path& dir, 
     for (;;) {
       const la_ssize_t n = archive_read_data(a.get(), buffer.data(), buffer.size());
       if (n == 0) break;
-      if (n < 0) fail("'" + inner + "' cannot be unpacked (" + archive_error_string(a.get()) + ")");
+      if (n < 0) fail("'" + inner + "' cannot be unpacked (" + why(a.get()) + ")");
       total += static_cast<std::uint64_t>(n);
       if (limits.max_bytes != 0 && total > limits.max_bytes) {  // sizes in headers can lie: count what comes out
         fail("unpacks to more than " + std::to_string(limits.max_bytes >> 20) + " MB (the service's max_unpacked_mb)");
@@ -125,7 +131,7 @@ void write_zip(const fs::path& zip, const std::vector<fs::path>& files) {
   };
   if (archive_write_set_format_zip(a.get()) != ARCHIVE_OK ||
       archive_write_open_filename(a.get(), tmp.c_str()) != ARCHIVE_OK) {
-    fail(std::string("cannot be written (") + archive_error_string(a.get()) + ")");
+    fail(std::string("cannot be written (") + why(a.get()) + ")");
   }
   std::string buffer(1 << 16, '\0');
   for (const fs::path& file : files) {
@@ -137,17 +143,17 @@ void write_zip(const fs::path& zip, const std::vector<fs::path>& files) {
     archive_entry_set_filetype(entry.get(), AE_IFREG);
     archive_entry_set_perm(entry.get(), 0644);
     if (archive_write_header(a.get(), entry.get()) != ARCHIVE_OK) {
-      fail(std::string("cannot add ") + file.filename().string() + " (" + archive_error_string(a.get()) + ")");
+      fail(std::string("cannot add ") + file.filename().string() + " (" + why(a.get()) + ")");
     }
     while (in) {
       in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       const std::streamsize n = in.gcount();
       if (n > 0 && archive_write_data(a.get(), buffer.data(), static_cast<std::size_t>(n)) != n) {
-        fail(std::string("cannot add ") + file.filename().string() + " (" + archive_error_string(a.get()) + ")");
+        fail(std::string("cannot add ") + file.filename().string() + " (" + why(a.get()) + ")");
       }
     }
   }
-  if (archive_write_close(a.get()) != ARCHIVE_OK) fail(std::string("cannot be closed (") + archive_error_string(a.get()) + ")");
+  if (archive_write_close(a.get()) != ARCHIVE_OK) fail(std::string("cannot be closed (") + why(a.get()) + ")");
   a.reset();
   commit_file(tmp, zip);
 }
