@@ -61,7 +61,7 @@ class Statement {
 
 constexpr const char* columns =
     "id, owner, state, input, options, submitted, started, finished, cancel, step, max_steps, k_md, "
-    "error_estimate, seconds, status, message, porosity, results_to, gpus";
+    "error_estimate, seconds, status, message, porosity, results_to, gpus, details";
 
 JobState parse_state(const std::string& s) {
   if (s == "running") return JobState::running;
@@ -92,6 +92,7 @@ Job read_job(const Statement& q) {
   j.porosity = q.real(16);
   j.results_to = q.text(17);
   j.gpus = static_cast<int>(q.integer(18));
+  j.details = q.text(19);
   return j;
 }
 
@@ -140,6 +141,7 @@ JobStore::JobStore(const std::filesystem::path& file) {
     add("porosity", "REAL NOT NULL DEFAULT 0");
     add("results_to", "TEXT NOT NULL DEFAULT ''");
     add("gpus", "INTEGER NOT NULL DEFAULT 1");
+    add("details", "TEXT NOT NULL DEFAULT '{}'");
     exec("CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, seq)");
     exec("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs (owner, seq)");
   } catch (const Error& e) {
@@ -243,12 +245,13 @@ void JobStore::update_progress(const std::string& id, std::int64_t step, std::in
 }
 
 void JobStore::finish(const std::string& id, JobState state, const std::string& status, double k_md,
-                      const std::string& message, double porosity) {
+                      const std::string& message, double porosity, const std::string& details) {
   const std::lock_guard lock(mutex_);
   Statement q(db_,
-              "UPDATE jobs SET state = ?, status = ?, k_md = ?, message = ?, finished = ?, porosity = ? WHERE id = ?");
+              "UPDATE jobs SET state = ?, status = ?, k_md = ?, message = ?, finished = ?, porosity = ?, details = ? "
+              "WHERE id = ?");
   q.bind(1, std::string(to_string(state))).bind(2, status).bind(3, k_md).bind(4, message).bind(5, utc_now());
-  q.bind(6, porosity).bind(7, id);
+  q.bind(6, porosity).bind(7, details).bind(8, id);
   q.step();
 }
 

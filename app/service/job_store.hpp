@@ -32,6 +32,7 @@ struct Job {
   double porosity = 0;      // of the simulated sample, when finished
   std::string results_to;   // a spool folder the reports are copied into when the job ends ("" for HTTP jobs)
   int gpus = 1;             // GPUs (workers) it runs on; more than one: by mpiexec, when the others are idle
+  std::string details = "{}";  // JSON from its report when finished: the verdict and the warnings
 };
 
 class JobStore {
@@ -57,7 +58,7 @@ class JobStore {
   void update_progress(const std::string& id, std::int64_t step, std::int64_t max_steps, double k_md,
                        double error_estimate, double seconds);
   void finish(const std::string& id, JobState state, const std::string& status, double k_md,
-              const std::string& message, double porosity = 0);
+              const std::string& message, double porosity = 0, const std::string& details = "{}");
   void requeue(const std::string& id);  // a run stopped by the server's own shutdown
   // A running job found too large for one GPU: queued again, first in line, to run on `gpus`.
   void requeue_on(const std::string& id, int gpus);

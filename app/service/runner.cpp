@@ -352,8 +352,18 @@ void Runner::record(const Job& job, const RunOptions& options) {
       k = report["permeability"]["mD"].get<double>();
     }
     if (report.contains("porosity") && report["porosity"].is_number()) porosity = report["porosity"].get<double>();
+    Json details = Json::object();
+    if (report.contains("trust") && report["trust"].is_object() && report["trust"].contains("verdict")) {
+      details["verdict"] = report["trust"]["verdict"];
+    }
+    details["warnings"] = Json::array();
+    if (report.contains("warnings") && report["warnings"].is_array()) {
+      for (const Json& w : report["warnings"]) {
+        if (w.is_object()) details["warnings"].push_back({{"code", w.value("code", "")}, {"message", w.value("message", "")}});
+      }
+    }
     store_.finish(job.id, JobState::finished, report.value("status", "runtime_error"), k, report.value("message", ""),
-                  porosity);
+                  porosity, details.dump());
   }
   deliver_to_spool(*store_.get(job.id), options.spec.output.dir);
 }

@@ -281,6 +281,10 @@ class Service final : public RequestHandler {
       if (j.status == "converged") d["k_mD"] = j.k_md;
       if (j.porosity > 0) d["porosity"] = j.porosity;
       if (!j.message.empty()) d["message"] = j.message;
+      const Json details = Json::parse(j.details, nullptr, false);
+      if (details.is_object()) {
+        for (const auto& [key, value] : details.items()) d[key] = value;
+      }
       d["report"] = "/api/jobs/" + j.id + "/report.json";
       d["report_html"] = "/api/jobs/" + j.id + "/report.html";
       d["fields"] = "/api/jobs/" + j.id + "/fields.zip";

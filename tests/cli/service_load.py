@@ -140,6 +140,9 @@ def run_load(url, token, pid):
     bad = [j for j in jobs if j.get("status") not in ("converged", "not_converged")]
     if bad:
         fail("%d jobs ended badly, e.g. %s" % (len(bad), bad[0]))
+    plain = [j for j in jobs if not isinstance(j.get("warnings"), list) or not j.get("verdict")]
+    if plain:
+        fail("%d finished jobs show no verdict or warnings list, e.g. %s" % (len(plain), plain[0]))
     peak = max(memory)
     quarter = max(1, len(memory) // 4)
     first, last = max(memory[:quarter]), max(memory[-quarter:])
