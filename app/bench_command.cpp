@@ -43,6 +43,7 @@ struct Row {
   double halo_kb = 0;         // per step, from the busiest rank
   double mpi_ms = 0;          // per step, time inside the MPI exchange (slowest rank)
   std::string propagation;
+  Storage storage = Storage::float32;
   std::uint64_t voxels;
   std::uint32_t fluid;
   double bytes_per_cell;
@@ -73,6 +74,7 @@ int bench_command(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "this text")
       ("backend", po::value<std::string>()->default_value("auto"), "auto, cuda or cpu")
       ("propagation", po::value<std::string>()->default_value("both"), "two-pass, fused or both")
+      ("storage", po::value<std::string>()->default_value("fp32"), "population storage: fp32, fp16 or both")
       ("sizes", po::value<std::string>(), "cube edges in voxels, comma separated (default 64,128 on the CPU, "
                                           "256,512 on a GPU)")
       ("geometries", po::value<std::string>()->default_value("box,pack"),
@@ -106,6 +108,10 @@ int bench_command(const std::vector<std::string>& args) {
   const std::string p = vm["propagation"].as<std::string>();
   if (p == "both") props = {Propagation::two_pass, Propagation::fused};
   else props = {parse_propagation(p)};
+  std::vector<Storage> storages;
+  const std::string st = vm["storage"].as<std::string>();
+  if (st == "both") storages = {Storage::float32, Storage::float16};
+  else storages = {parse_storage(st)};
   const int repeats = std::max(1, vm["repeats"].as<int>());
   const bool json = vm.count("json") > 0;
 
@@ -159,7 +165,10 @@ int bench_command(const std::vector<std::string>& args) {
     const std::optional<SlabDomain>& domain = part.domain;
     const SparseLattice& lattice = part.lattice;
     const std::uint64_t fluid = sample.fluid;
-    auto backend = pipeline::make_backend(plan, lattice, params);
+    for (const Storage storage : storages) {
+    pipeline::ExecutionPlan with_storage = plan;
+    with_storage.storage = storage;
+    auto backend = pipeline::make_backend(with_storage, lattice, params);
     if (device.empty()) {
       device = backend->description();
       copy_gbs = pipeline::copy_bandwidth_gbs(plan);
@@ -170,7 +179,7 @@ int bench_command(const std::vector<std::string>& args) {
           std::printf("halo        %s\n", device_halo ? "device buffers, CUDA-aware MPI" : "host buffers");
         }
         std::printf("\n");
-        std::printf("%-16s %-9s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
+        std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
                     "B/cell", "MFLUPS", "GB/s", "of copy", "halo kB", "mpi ms");
       }
     }
@@ -204,9 +213,9 @@ int bench_command(const std::vector<std::string>& args) {
       std::sort(times.begin(), times.end());
       const double t = times[times.size() / 2];
       // memory a run of this propagation holds: the fused form also needs the negative table
-      const ByteModel model{prop};
+      const ByteModel model{prop, storage};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
-      Row row{c.name, comm.size(), 0, 0, to_string(prop), dims.voxels(), static_cast<std::uint32_t>(fluid),
+      Row row{c.name, comm.size(), 0, 0, to_string(prop), storage, dims.voxels(), static_cast<std::uint32_t>(fluid),
               bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0};
       row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
@@ -215,11 +224,12 @@ int bench_command(const std::vector<std::string>& args) {
           comm.max((stepper->mpi_seconds() - mpi_before) / (repeats * static_cast<double>(steps))) * 1e3;
       rows.push_back(row);
       if (!json && comm.root()) {
-        std::printf("%-16s %-9s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %9.1f %10.3f\n", row.name.c_str(),
-                    row.propagation.c_str(), row.ranks, static_cast<unsigned long long>(row.voxels), row.fluid,
+        std::printf("%-16s %-14s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %9.1f %10.3f\n", row.name.c_str(),
+                    (row.propagation + " " + to_string(row.storage)).c_str(), row.ranks, static_cast<unsigned long long>(row.voxels), row.fluid,
                     row.bytes_per_cell, row.mflups, row.gbs, 100.0 * row.fraction, row.halo_kb, row.mpi_ms);
         std::fflush(stdout);
       }
+    }
     }
   }
   if (!comm.root()) return 0;
@@ -227,13 +237,14 @@ int bench_command(const std::vector<std::string>& args) {
     std::printf("{\"device\": \"%s\", \"copy_gbs\": %.2f, \"rows\": [\n", device.c_str(), copy_gbs);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"ranks\": %d, \"halo_kb_per_step\": %.2f, "
+      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"storage\": \"%s\", \"ranks\": %d, \"halo_kb_per_step\": %.2f, "
                   "\"mpi_ms_per_step\": %.4f, \"voxels\": %llu, \"fluid_cells\": %u, "
                   "\"bytes_per_cell\": %.2f, \"bytes_per_update\": %.0f, \"mflups\": %.2f, \"gbs_per_rank\": %.2f, "
                   "\"fraction_of_copy\": %.4f}%s\n",
-                  r.name.c_str(), r.propagation.c_str(), r.ranks, r.halo_kb, r.mpi_ms,
+                  r.name.c_str(), r.propagation.c_str(), to_string(r.storage), r.ranks, r.halo_kb, r.mpi_ms,
                   static_cast<unsigned long long>(r.voxels), r.fluid,
-                  r.bytes_per_cell, ByteModel{parse_propagation(r.propagation)}.traffic_per_update(), r.mflups, r.gbs, r.fraction,
+                  r.bytes_per_cell, ByteModel{parse_propagation(r.propagation), r.storage}.traffic_per_update(), r.mflups,
+                  r.gbs, r.fraction,
                   i + 1 < rows.size() ? "," : "");
     }
     std::printf("]}\n");

@@ -28,13 +28,13 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
               flow.collision == physics::CollisionModel::trt ? "TRT" : "BGK", flow.tau, flow.auto_tau ? " (auto)" : "",
               flow.force, flow.auto_force ? " (auto)" : "", s.pores.hydraulic_diameter, s.pores.kozeny_carman_k,
               t.momentum, t.pressure);
-  const ByteModel model{plan.propagation};
-  const std::vector<RankMemory> memory = plan_memory(s.plane_fluid, ranks, plan.propagation);
+  const ByteModel model{plan.propagation, plan.storage};
+  const std::vector<RankMemory> memory = plan_memory(s.plane_fluid, ranks, plan.propagation, plan.storage);
   const double largest =
       std::max_element(memory.begin(), memory.end(), [](auto& a, auto& b) { return a.bytes < b.bytes; })->bytes;
-  std::printf("memory      %.0f B per fluid cell (%s), %.1f MB on the largest of %d rank(s); a dense array "
+  std::printf("memory      %.0f B per fluid cell (%s, %s), %.1f MB on the largest of %d rank(s); a dense array "
               "would need %.1fx more\n",
-              model.memory_per_cell(), to_string(plan.propagation), largest * 1e-6, ranks,
+              model.memory_per_cell(), to_string(plan.propagation), to_string(plan.storage), largest * 1e-6, ranks,
               model.dense_per_voxel() * s.dims.voxels() / (model.memory_per_cell() * s.fluid));
   if (ranks > 1) {
     for (int r = 0; r < ranks; ++r) {

@@ -113,6 +113,10 @@ const std::vector<std::pair<std::string, pipeline::PropagationChoice>> propagati
     {"auto", pipeline::PropagationChoice::auto_select},
     {"two-pass", pipeline::PropagationChoice::two_pass},
     {"fused", pipeline::PropagationChoice::fused}};
+const std::vector<std::pair<std::string, pipeline::StorageChoice>> storages = {
+    {"auto", pipeline::StorageChoice::auto_select},
+    {"fp32", pipeline::StorageChoice::fp32},
+    {"fp16", pipeline::StorageChoice::fp16}};
 
 // A flow parameter that is a number or "auto" (chosen for the sample by pipeline::resolve_flow).
 Option number_or_auto(const char* key, const char* field, const char* help, bool pipeline::FlowSpec::*automatic,
@@ -271,6 +275,11 @@ const std::vector<Option>& table() {
                  "auto (fused on a GPU, two-pass on the CPU), two-pass (swap) or fused (A-A)",
                  [](RunSpec& s, const std::string& v) { s.execution.propagation = parse_choice(v, propagations); },
                  [](const RunSpec& s) { return choice_name(s.execution.propagation, propagations); }});
+    t.push_back({"run.storage", "execution.storage", "auto",
+                 "population storage: fp32, fp16 (half the bytes: larger samples per GPU, faster steps; "
+                 "docs/ACCURACY.md says how k compares) or auto (fp32, or fp16 on GPUs that fp32 does not fit)",
+                 [](RunSpec& s, const std::string& v) { s.execution.storage = parse_choice(v, storages); },
+                 [](const RunSpec& s) { return choice_name(s.execution.storage, storages); }});
     t.push_back({"run.max_steps", "execution.max_steps", "200000", "stop after this many steps",
                  [](RunSpec& s, const std::string& v) { s.execution.max_steps = parse_integer(v); },
                  [](const RunSpec& s) { return std::to_string(s.execution.max_steps); }});

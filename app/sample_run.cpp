@@ -99,7 +99,8 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   result.provenance.devices = comm.gather(plan.identity());
   const pipeline::FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
   // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
-  const double checkpoint_bytes = static_cast<double>(sample.fluid) * lattice::q * sizeof(Population) + 4096.0;
+  const double checkpoint_bytes =
+      static_cast<double>(sample.fluid) * lattice::q * static_cast<double>(storage_bytes(plan.storage)) + 4096.0;
   directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
   if (console) print_sample(options, sample, flow, plan, comm.size());
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <type_traits>
 
 #include "cuda/kernels.hpp"
 #include "lib/physics/d3q19.hpp"
@@ -23,28 +24,31 @@ DeviceInfo select_device(int device) {
 
 }  // namespace
 
-CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device)
+CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device,
+                         Storage storage)
     : info_(select_device(device)),
       owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
       cells_(lattice.fluid_count()),
       stride_(lattice.stride()),
       params_(params),
+      storage_(storage),
       stream_(),
-      f_(lattice::q * lattice.stride()),
+      f_(lattice::q * lattice.stride() * storage_bytes(storage)),
       neighbours_(lattice.neighbours().size()),
       negative_(lattice.negative_neighbours().size()),
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
-  launch_rest_state(f_.data(), stride_, cells_, params_, stream_.get());
+  each_storage([&](auto, auto* f) { launch_rest_state(f, stride_, cells_, params_, stream_.get()); });
   neighbours_.upload(lattice.neighbours().data(), lattice.neighbours().size());
   if (lattice.has_negative()) negative_.upload(lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
 }
 
 std::string CudaBackend::description() const {
   char text[256];
-  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB)", info_.index, info_.name.c_str(),
-                info_.major, info_.minor, info_.multiprocessors, info_.memory_bytes / 1073741824.0);
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s)", info_.index,
+                info_.name.c_str(), info_.major, info_.minor, info_.multiprocessors, info_.memory_bytes / 1073741824.0,
+                to_string(storage_));
   return text;
 }
 
@@ -52,25 +56,28 @@ double CudaBackend::bytes_per_cell() const {
   return static_cast<double>(f_.bytes() + neighbours_.bytes() + negative_.bytes() + plane_of_.bytes()) / cells_;
 }
 
-void CudaBackend::collide(CellRange c) { launch_collide(f_.data(), stride_, c.begin, c.end, params_, stream_.get()); }
+void CudaBackend::collide(CellRange c) {
+  each_storage([&](auto, auto* f) { launch_collide(f, stride_, c.begin, c.end, params_, stream_.get()); });
+}
 
 void CudaBackend::swap(CellRange c) {
-  launch_swap(f_.data(), stride_, c.begin, c.end, neighbours_.data(), stream_.get());
+  each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, neighbours_.data(), stream_.get()); });
 }
 
 void CudaBackend::fused_odd(CellRange c) {
   if (negative_.size() == 0) {
     throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
   }
-  launch_fused_odd(f_.data(), stride_, c.begin, c.end, neighbours_.data(), negative_.data(), params_,
-                   stream_.get());
+  each_storage([&](auto, auto* f) {
+    launch_fused_odd(f, stride_, c.begin, c.end, neighbours_.data(), negative_.data(), params_, stream_.get());
+  });
 }
 
 FlowSums CudaBackend::sums(CellRange c) {
   const std::uint32_t blocks = c.size() ? sum_blocks(c.size()) : 0;
   FlowSums total;
   if (blocks == 0) return total;
-  launch_sums(f_.data(), stride_, c.begin, c.end, params_, partial_.data(), stream_.get());
+  each_storage([&](auto, auto* f) { launch_sums(f, stride_, c.begin, c.end, params_, partial_.data(), stream_.get()); });
   ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), blocks * sizeof(FlowSums),
                                       cudaMemcpyDeviceToHost, stream_.get()));
   stream_.synchronize();
@@ -82,8 +89,9 @@ void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& 
   device_halo_ = device_buffers;
   halo_.clear();
   for (const auto& list : lists) {
-    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<Population>(list.size()),
-           PinnedBuffer<Population>(device_buffers ? 0 : list.size())};
+    const std::size_t bytes = list.size() * storage_bytes(storage_);
+    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<std::byte>(bytes),
+           PinnedBuffer<std::byte>(device_buffers ? 0 : bytes)};
     if (!list.empty()) h.offsets.upload(list);
     halo_.push_back(std::move(h));
   }
@@ -94,8 +102,11 @@ void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& 
 void CudaBackend::pack_halo(int list) {
   Halo& h = halo_[list];
   if (h.offsets.size() == 0) return;
-  launch_pack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
-              stream_.get());
+  each_storage([&](auto, auto* f) {
+    using S = std::remove_pointer_t<decltype(f)>;
+    launch_pack(f, h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), reinterpret_cast<S*>(h.device.data()),
+                stream_.get());
+  });
   if (device_halo_) {
     halo_event_.record(stream_);
     return;
@@ -116,8 +127,11 @@ void CudaBackend::unpack_halo(int list) {
     arrived_.record(copy_stream_);
     arrived_.make_wait(stream_);
   }
-  launch_unpack(f_.data(), h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), h.device.data(),
-                stream_.get());
+  each_storage([&](auto, auto* f) {
+    using S = std::remove_pointer_t<decltype(f)>;
+    launch_unpack(f, h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()),
+                  reinterpret_cast<const S*>(h.device.data()), stream_.get());
+  });
 }
 
 void CudaBackend::wait_halo() { halo_event_.synchronize(); }
@@ -135,7 +149,10 @@ void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
   std::vector<float> host;
   for (std::uint32_t first = c.begin; first < c.end; first += chunk) {
     const std::uint32_t n = std::min(chunk, c.end - first);
-    launch_macroscopic(f_.data(), stride_, first, first + n, params_, scratch.data(), stream_.get());
+    each_storage([&](auto, auto* f) {
+      launch_macroscopic<std::remove_pointer_t<decltype(f)>>(f, stride_, first, first + n, params_, scratch.data(),
+                                                             stream_.get());
+    });
     stream_.synchronize();
     scratch.download(host);
     const std::size_t at = first - c.begin;
@@ -160,8 +177,11 @@ void CudaBackend::plane_sums(PlaneSums& out) {
   out.flux.assign(planes_, 0);
   if (planes_ == 0) return;
   ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), stream_.get()));
-  launch_plane_sums(f_.data(), stride_, owned_.begin, owned_.end, plane_of_.data(), plane_axis_, planes_, params_,
-                    plane_out_.data(), 8 * info_.multiprocessors, stream_.get());
+  each_storage([&](auto, auto* f) {
+    launch_plane_sums<std::remove_pointer_t<decltype(f)>>(f, stride_, owned_.begin, owned_.end, plane_of_.data(),
+                                                          plane_axis_, planes_, params_, plane_out_.data(),
+                                                          8 * info_.multiprocessors, stream_.get());
+  });
   stream_.synchronize();
   std::vector<unsigned long long> host;
   plane_out_.download(host);
@@ -174,16 +194,17 @@ void CudaBackend::plane_sums(PlaneSums& out) {
 void CudaBackend::rescale(float factor, const physics::CollisionParams& params) {
   params_ = params;
   if (factor == 1.0f) return;
-  launch_scale(f_.data(), f_.size(), factor, stream_.get());
+  each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, stream_.get()); });
   stream_.synchronize();
 }
 
-void CudaBackend::download(std::vector<Population>& f) {
+void CudaBackend::download_raw(std::vector<std::byte>& f) {
   stream_.synchronize();
   f_.download(f);
 }
 
-void CudaBackend::upload(const std::vector<Population>& f) {
+void CudaBackend::upload_raw(const std::vector<std::byte>& f) {
+  if (f.size() != f_.size()) throw Error("internal: upload of " + std::to_string(f.size()) + " bytes of populations");
   stream_.synchronize();
   f_.upload(f);
 }

@@ -20,16 +20,19 @@ double copy_bandwidth_gbs(int device);
 class CudaBackend final : public Backend {
  public:
   // Uploads the lattice's neighbour tables to `device`; populations start at rest.
-  CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device);
+  CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device,
+              Storage storage = Storage::float32);
 
   std::string description() const override;
   double bytes_per_cell() const override;
+  Storage storage() const override { return storage_; }
   CellRange owned() const override { return owned_; }
   CellRange all() const override { return all_; }
   using Backend::collide;
   using Backend::fused_odd;
   using Backend::sums;
   using Backend::swap;
+  void begin_step(std::int64_t step) override { params_.seed = step_seed(step); }
   void collide(CellRange cells) override;
   void swap(CellRange cells) override;
   void fused_odd(CellRange cells) override;
@@ -39,30 +42,36 @@ class CudaBackend final : public Backend {
   void plane_sums(PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
-  Population* halo_buffer(int list) override {
-    return device_halo_ ? halo_[list].device.data() : halo_[list].host.data();
+  void* halo_buffer(int list) override {
+    return device_halo_ ? static_cast<void*>(halo_[list].device.data()) : static_cast<void*>(halo_[list].host.data());
   }
   void pack_halo(int list) override;
   void unpack_halo(int list) override;
   void wait_halo() override;
   void synchronize() override;
-  void download(std::vector<Population>& f) override;
-  void upload(const std::vector<Population>& f) override;
+  void download_raw(std::vector<std::byte>& f) override;
+  void upload_raw(const std::vector<std::byte>& f) override;
 
  private:
   struct Halo {
     DeviceBuffer<std::uint64_t> offsets;
-    DeviceBuffer<Population> device;
-    PinnedBuffer<Population> host;
+    DeviceBuffer<std::byte> device;  // slots as stored
+    PinnedBuffer<std::byte> host;
   };
+  // fn(S{}) with the slot type of this backend's storage, and the populations as S*
+  template <class Fn>
+  void each_storage(Fn&& fn) {
+    with_storage(storage_, [&](auto slot) { fn(slot, reinterpret_cast<decltype(slot)*>(f_.data())); });
+  }
   DeviceInfo info_;
   CellRange owned_;
   CellRange all_;
   std::uint32_t cells_;
   std::uint64_t stride_;
   physics::CollisionParams params_;
+  Storage storage_;
   Stream stream_;
-  DeviceBuffer<Population> f_;
+  DeviceBuffer<std::byte> f_;  // 19 * stride slots
   DeviceBuffer<std::uint32_t> neighbours_;
   DeviceBuffer<std::uint32_t> negative_;
   DeviceBuffer<FlowSums> partial_;

@@ -1,5 +1,5 @@
 // The CUDA kernels: one thread per fluid cell, each calling the per-cell functions of
-// lib/propagation.hpp that the CPU backend calls too.
+// lib/propagation.hpp that the CPU backend calls too, compiled for each population storage S.
 #include <algorithm>
 
 #include "cuda/cuda_check.hpp"
@@ -12,44 +12,46 @@ namespace {
 
 constexpr int block_threads = 256;
 
-template <class Index>
-__global__ void collide_kernel(Population* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+template <class S, class Index>
+__global__ void collide_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                                physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::collide_cell<Population, Index>(f, stride, cell, p);
+  if (cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
 }
 
-template <class Index>
-__global__ void swap_kernel(Population* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+template <class S, class Index>
+__global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                             const std::uint32_t* __restrict__ neighbours) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::swap_cell<Population, Index>(f, stride, neighbours, cell);
+  if (cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
-template <class Index>
-__global__ void fused_odd_kernel(Population* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+template <class S, class Index>
+__global__ void fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                                  const std::uint32_t* __restrict__ pos, const std::uint32_t* __restrict__ neg,
                                  physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::fused_odd_cell<Population, Index>(f, stride, pos, neg, cell, p);
+  if (cell < end) propagation::fused_odd_cell<S, Index>(f, stride, pos, neg, cell, p);
 }
 
-__global__ void rest_kernel(Population* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
+template <class S>
+__global__ void rest_kernel(S* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
                             physics::CollisionParams p) {
   const std::uint64_t slot = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   if (slot >= stride) return;
   for (int i = 0; i < lattice::q; ++i) {
-    f[i * stride + slot] = StorageTraits<Population>::store(slot < cells ? physics::rest_population(i, p) : 0.0f);
+    f[i * stride + slot] = StorageTraits<S>::store(slot < cells ? physics::rest_population(i, p) : 0.0f);
   }
 }
 
-__global__ void macroscopic_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+template <class S>
+__global__ void macroscopic_kernel(const S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                                    std::uint32_t end, physics::CollisionParams p, float* __restrict__ out) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t n = end - begin;
   if (k >= n) return;
   float v[lattice::q];
-  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<Population>::load(f[i * stride + begin + k]);
+  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + begin + k]);
   const physics::Moments m = physics::moments(v, p);
   out[k] = m.drho;
   out[n + k] = m.u[0];
@@ -59,7 +61,8 @@ __global__ void macroscopic_kernel(const Population* __restrict__ f, std::uint64
 
 // Integer sums are order-free: per-block bins in shared memory when they fit, then one atomic
 // per non-zero bin into the global sums (or global atomics throughout for very long samples).
-__global__ void plane_sums_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+template <class S>
+__global__ void plane_sums_kernel(const S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                                   std::uint32_t end, const std::uint16_t* __restrict__ plane_of, int axis,
                                   std::uint32_t planes, physics::CollisionParams p, unsigned long long* out,
                                   bool shared_bins) {
@@ -84,13 +87,15 @@ __global__ void plane_sums_kernel(const Population* __restrict__ f, std::uint64_
   }
 }
 
-__global__ void scale_kernel(Population* __restrict__ f, std::uint64_t count, float factor) {
+template <class S>
+__global__ void scale_kernel(S* __restrict__ f, std::uint64_t count, float factor) {
   const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-  if (k < count) f[k] = StorageTraits<Population>::store(factor * StorageTraits<Population>::load(f[k]));
+  if (k < count) f[k] = StorageTraits<S>::store(factor * StorageTraits<S>::load(f[k]));
 }
 
 // Each block reduces reduction_block consecutive cells in double.
-__global__ void sums_kernel(const Population* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+template <class S>
+__global__ void sums_kernel(const S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                             std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
   // raw storage: __shared__ variables cannot have constructors
   __shared__ alignas(FlowSums) unsigned char storage[sizeof(FlowSums) * block_threads];
@@ -110,14 +115,16 @@ __global__ void sums_kernel(const Population* __restrict__ f, std::uint64_t stri
   if (threadIdx.x == 0) partial[blockIdx.x] = shared[0];
 }
 
-__global__ void pack_kernel(const Population* __restrict__ f, const std::uint64_t* __restrict__ offsets,
-                            std::uint32_t count, Population* __restrict__ buffer) {
+template <class S>
+__global__ void pack_kernel(const S* __restrict__ f, const std::uint64_t* __restrict__ offsets,
+                            std::uint32_t count, S* __restrict__ buffer) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < count) buffer[k] = f[offsets[k]];
 }
 
-__global__ void unpack_kernel(Population* __restrict__ f, const std::uint64_t* __restrict__ offsets, std::uint32_t count,
-                              const Population* __restrict__ buffer) {
+template <class S>
+__global__ void unpack_kernel(S* __restrict__ f, const std::uint64_t* __restrict__ offsets, std::uint32_t count,
+                              const S* __restrict__ buffer) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < count) f[offsets[k]] = buffer[k];
 }
@@ -129,68 +136,75 @@ bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull;
 
 }  // namespace
 
-void launch_rest_state(Population* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+template <class S>
+void launch_rest_state(S* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
                        cudaStream_t stream) {
   if (stride == 0) return;
-  rest_kernel<<<static_cast<unsigned>((stride + block_threads - 1) / block_threads), block_threads, 0, stream>>>(
+  rest_kernel<S><<<static_cast<unsigned>((stride + block_threads - 1) / block_threads), block_threads, 0, stream>>>(
       f, stride, cells, p);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_collide(Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    collide_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
+    collide_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
   } else {
-    collide_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
+    collide_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_swap(Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const std::uint32_t* neighbours, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    swap_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
   } else {
-    swap_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_fused_odd(Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                       const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
                       cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    fused_odd_kernel<std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+    fused_odd_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
   } else {
-    fused_odd_kernel<std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+    fused_odd_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_sums(const Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream) {
   if (end <= begin) return;
-  sums_kernel<<<sum_blocks(end - begin), block_threads, 0, stream>>>(f, stride, begin, end, p, partial);
+  sums_kernel<S><<<sum_blocks(end - begin), block_threads, 0, stream>>>(f, stride, begin, end, p, partial);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_macroscopic(const Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_macroscopic(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                         const physics::CollisionParams& p, float* out, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t n = end - begin;
-  macroscopic_kernel<<<(n + block_threads - 1) / block_threads, block_threads, 0, stream>>>(f, stride, begin, end, p,
+  macroscopic_kernel<S><<<(n + block_threads - 1) / block_threads, block_threads, 0, stream>>>(f, stride, begin, end, p,
                                                                                              out);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_plane_sums(const Population* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_plane_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                        const std::uint16_t* plane_of, int axis, std::uint32_t planes,
                        const physics::CollisionParams& p, unsigned long long* out, int blocks,
                        cudaStream_t stream) {
@@ -198,30 +212,55 @@ void launch_plane_sums(const Population* f, std::uint64_t stride, std::uint32_t 
   const std::size_t shared = 2 * static_cast<std::size_t>(planes) * sizeof(unsigned long long);
   const bool shared_bins = shared <= 48 * 1024;
   const int grid = static_cast<int>(std::min<std::uint32_t>(grid_for(end - begin), static_cast<std::uint32_t>(blocks)));
-  plane_sums_kernel<<<grid, block_threads, shared_bins ? shared : 0, stream>>>(f, stride, begin, end, plane_of, axis,
+  plane_sums_kernel<S><<<grid, block_threads, shared_bins ? shared : 0, stream>>>(f, stride, begin, end, plane_of, axis,
                                                                                planes, p, out, shared_bins);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_scale(Population* f, std::uint64_t count, float factor, cudaStream_t stream) {
+template <class S>
+void launch_scale(S* f, std::uint64_t count, float factor, cudaStream_t stream) {
   if (count == 0) return;
   const auto grid = static_cast<unsigned>((count + block_threads - 1) / block_threads);
-  scale_kernel<<<grid, block_threads, 0, stream>>>(f, count, factor);
+  scale_kernel<S><<<grid, block_threads, 0, stream>>>(f, count, factor);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_pack(const Population* f, const std::uint64_t* offsets, std::uint32_t count, Population* buffer,
+template <class S>
+void launch_pack(const S* f, const std::uint64_t* offsets, std::uint32_t count, S* buffer,
                  cudaStream_t stream) {
   if (count == 0) return;
-  pack_kernel<<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
+  pack_kernel<S><<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_unpack(Population* f, const std::uint64_t* offsets, std::uint32_t count, const Population* buffer,
+template <class S>
+void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, const S* buffer,
                    cudaStream_t stream) {
   if (count == 0) return;
-  unpack_kernel<<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
+  unpack_kernel<S><<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
+
+// the launchers for each storage (lib/physics/storage.hpp)
+#define ROCKPERM_STORAGE_LAUNCHERS(S)                                                                                  \
+  template void launch_rest_state<S>(S*, std::uint64_t, std::uint32_t, const physics::CollisionParams&, cudaStream_t); \
+  template void launch_collide<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&,   \
+                                  cudaStream_t);                                                                       \
+  template void launch_swap<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint32_t*, cudaStream_t);  \
+  template void launch_fused_odd<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint32_t*,             \
+                                    const std::uint32_t*, const physics::CollisionParams&, cudaStream_t);              \
+  template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
+                               FlowSums*, cudaStream_t);                                                               \
+  template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \
+                                      const physics::CollisionParams&, float*, cudaStream_t);                          \
+  template void launch_plane_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint16_t*, int, \
+                                     std::uint32_t, const physics::CollisionParams&, unsigned long long*, int,         \
+                                     cudaStream_t);                                                                    \
+  template void launch_scale<S>(S*, std::uint64_t, float, cudaStream_t);                                               \
+  template void launch_pack<S>(const S*, const std::uint64_t*, std::uint32_t, S*, cudaStream_t);                       \
+  template void launch_unpack<S>(S*, const std::uint64_t*, std::uint32_t, const S*, cudaStream_t);
+ROCKPERM_STORAGE_LAUNCHERS(float)
+ROCKPERM_STORAGE_LAUNCHERS(Half)
+#undef ROCKPERM_STORAGE_LAUNCHERS
 
 }  // namespace rockperm::cuda

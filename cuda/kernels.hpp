@@ -1,45 +1,57 @@
 #pragma once
 // Launchers of the CUDA kernels (kernels.cu). Host code calls these and never writes <<<>>>.
-// Every launcher checks the launch and returns without synchronizing.
+// Every launcher checks the launch and returns without synchronizing. S is the population
+// storage (float or Half, lib/physics/storage.hpp): both are compiled.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
 #include "lib/physics/collision.hpp"
 #include "lib/physics/flow_sums.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm::cuda {
 
 // The rest state (physics::rest_population) in the cells [0, cells), zero in the padding up to stride.
-void launch_rest_state(float* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
+template <class S>
+void launch_rest_state(S* f, std::uint64_t stride, std::uint32_t cells, const physics::CollisionParams& p,
                        cudaStream_t stream);
 // Each kernel covers the cells [begin, end).
-void launch_collide(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream);
-void launch_swap(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const std::uint32_t* neighbours, cudaStream_t stream);
-void launch_fused_odd(float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                       const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
                       cudaStream_t stream);
 // One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
-void launch_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream);
 // drho, ux, uy, uz of the cells [begin, end) into out[0..n), out[n..2n), out[2n..3n), out[3n..4n).
-void launch_macroscopic(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_macroscopic(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                         const physics::CollisionParams& p, float* out, cudaStream_t stream);
 // Fixed-point plane sums (cell_plane_values) of the cells [begin, end) added into out[plane]
 // (drho) and out[planes + plane] (flux); plane_of[k] is the plane of cell begin + k. out must be
 // zeroed first.
-void launch_plane_sums(const float* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+template <class S>
+void launch_plane_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                        const std::uint16_t* plane_of, int axis, std::uint32_t planes,
                        const physics::CollisionParams& p, unsigned long long* out, int blocks,
                        cudaStream_t stream);
 // f[k] *= factor for k in [0, count).
-void launch_scale(float* f, std::uint64_t count, float factor, cudaStream_t stream);
+template <class S>
+void launch_scale(S* f, std::uint64_t count, float factor, cudaStream_t stream);
 // buffer[k] = f[offsets[k]] and back.
-void launch_pack(const float* f, const std::uint64_t* offsets, std::uint32_t count, float* buffer,
+template <class S>
+void launch_pack(const S* f, const std::uint64_t* offsets, std::uint32_t count, S* buffer,
                  cudaStream_t stream);
-void launch_unpack(float* f, const std::uint64_t* offsets, std::uint32_t count, const float* buffer,
+template <class S>
+void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, const S* buffer,
                    cudaStream_t stream);
 inline std::uint32_t sum_blocks(std::uint32_t cells) { return (cells + reduction_block - 1) / reduction_block; }
 

@@ -19,6 +19,7 @@ struct PipelineSettings {
   std::int64_t check_interval = 50;
   int required_checks = 3;
   pipeline::PropagationChoice propagation = pipeline::PropagationChoice::two_pass;
+  pipeline::StorageChoice storage = pipeline::StorageChoice::fp32;
   bool percolation_filter = false;  // the synthetic media here are given as they are
 };
 
@@ -42,6 +43,7 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
   e.backend = pipeline::BackendChoice::cpu;
 #endif
   e.propagation = s.propagation;
+  e.storage = s.storage;
   e.max_steps = s.max_steps;
   e.check_interval = s.check_interval;
   e.monitor.tolerance = s.tolerance;

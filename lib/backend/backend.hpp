@@ -1,6 +1,8 @@
 #pragma once
 // The coarse interface between the time loop and a compute backend (CPU reference or CUDA).
-// Populations are deviations f_i - w_i in SoA layout f[i * stride + cell].
+// Populations are deviations f_i - w_i in SoA layout f[i * stride + cell], each slot in the
+// backend's storage (lib/physics/storage.hpp).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +50,7 @@ class Backend {
   Backend& operator=(const Backend&) = delete;
 
   virtual std::string description() const = 0;
+  virtual Storage storage() const = 0;
   // Device bytes per fluid cell actually held (populations + neighbour tables).
   virtual double bytes_per_cell() const = 0;
   // The cells this backend updates: all of them, or a rank's owned slab (ghosts excluded).
@@ -57,6 +60,8 @@ class Backend {
   // with the top owned plane (as a cell of the plane below owns those along e3, e6, e8).
   virtual CellRange all() const = 0;
 
+  // Called before the kernels of step `step`: seeds the stochastic rounding of 16-bit storage.
+  virtual void begin_step(std::int64_t step) = 0;
   virtual void collide(CellRange cells) = 0;    // stored reversed (also the fused even step)
   virtual void swap(CellRange cells) = 0;       // the exchanges owned by these cells
   virtual void fused_odd(CellRange cells) = 0;  // fused A-A odd step; needs the negative table
@@ -74,12 +79,12 @@ class Backend {
   // only replaces the parameters (a restored run's adjusted drive).
   virtual void rescale(float factor, const physics::CollisionParams& params) = 0;
 
-  // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer that
-  // pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory
+  // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer of slots
+  // as stored, that pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory
   // when `device_buffers` is asked for and the backend has device memory (CUDA-aware MPI).
   // Pack and unpack may run asynchronously; the buffers are ready once wait_halo() returns.
   virtual void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) = 0;
-  virtual Population* halo_buffer(int list) = 0;
+  virtual void* halo_buffer(int list) = 0;
   virtual void pack_halo(int list) = 0;
   virtual void unpack_halo(int list) = 0;
   virtual void wait_halo() {}
@@ -91,8 +96,13 @@ class Backend {
   FlowSums sums() { return sums(owned()); }
 
 
-  virtual void download(std::vector<Population>& f) = 0;  // stride * 19 slots
-  virtual void upload(const std::vector<Population>& f) = 0;
+  // Every slot (stride * 19) as stored: what checkpoints hold, so that a restored run continues
+  // bit for bit.
+  virtual void download_raw(std::vector<std::byte>& f) = 0;
+  virtual void upload_raw(const std::vector<std::byte>& f) = 0;
+  // The same in float (tests, comparisons): converted from the storage, and rounded to it.
+  void download(std::vector<float>& f);
+  void upload(const std::vector<float>& f);
 };
 
 // One time step. Returns true when the populations are in natural order afterwards (always

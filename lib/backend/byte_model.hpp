@@ -4,12 +4,13 @@
 // figure of memory or traffic (plan, run, bench, backends) comes from here.
 //
 //   memory per fluid cell: 19 populations + 9 neighbour indices (+ 9 more for the fused form's
-//                          negative table): float 112 B (two-pass), 148 B (fused).
+//                          negative table): fp32 112 B (two-pass), 148 B (fused); fp16 74 B and
+//                          110 B.
 //   traffic per update:    two-pass: collide reads and writes 19 populations (152 B in float);
 //                          swap reads 9 neighbour indices (36 B) and reads and writes 18 slots
 //                          (144 B, an upper bound: bounce-back links move nothing) = 332 B.
 //                          fused: even step 152 B; odd step 152 B + 18 indices (72 B) = 224 B;
-//                          mean 188 B.
+//                          mean 188 B. fp16: two-pass 36 + 76 + 72 = 184 B, fused 76 + 36 = 112 B.
 //   halo:                  5 crossing populations per cell of a halo plane (offset + 2 slots).
 //   dense comparison:      a dense single-copy D3Q19 array, 19 populations per *voxel* (76 B).
 #include <cstdint>
@@ -54,5 +55,8 @@ static_assert(ByteModel{Propagation::two_pass}.memory_per_cell() == 112.0);
 static_assert(ByteModel{Propagation::fused}.memory_per_cell() == 148.0);
 static_assert(ByteModel{Propagation::two_pass}.traffic_per_update() == 332.0);
 static_assert(ByteModel{Propagation::fused}.traffic_per_update() == 188.0);
+static_assert(ByteModel{Propagation::two_pass, Storage::float16}.memory_per_cell() == 74.0);
+static_assert(ByteModel{Propagation::fused, Storage::float16}.memory_per_cell() == 110.0);
+static_assert(ByteModel{Propagation::fused, Storage::float16}.traffic_per_update() == 112.0);
 
 }  // namespace rockperm

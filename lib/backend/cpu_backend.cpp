@@ -11,42 +11,52 @@
 
 namespace rockperm {
 
-CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params)
-    : lattice_(lattice), params_(params), owned_{lattice.owned_begin(), lattice.owned_end()},
+CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params, Storage storage)
+    : lattice_(lattice), params_(params), storage_(storage), owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
-      f_(lattice::q * lattice.stride(), 0.0f) {
+      f_(lattice::q * lattice.stride() * storage_bytes(storage), std::byte{0}) {
   const std::uint32_t n = lattice.fluid_count();
-  for (int i = 0; i < lattice::q; ++i) {
-    const Population rest = StorageTraits<Population>::store(physics::rest_population(i, params));
-    std::fill(f_.begin() + i * lattice.stride(), f_.begin() + i * lattice.stride() + n, rest);
-  }
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
+    for (int i = 0; i < lattice::q; ++i) {
+      const S rest = StorageTraits<S>::store(physics::rest_population(i, params));
+      std::fill(f + i * lattice.stride(), f + i * lattice.stride() + n, rest);
+    }
+  });
 }
 
 std::string CpuBackend::description() const {
-  return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";
+  return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads, " + to_string(storage_) + ")";
 }
 
 double CpuBackend::bytes_per_cell() const {
-  const ByteModel model{lattice_.has_negative() ? Propagation::fused : Propagation::two_pass};
+  const ByteModel model{lattice_.has_negative() ? Propagation::fused : Propagation::two_pass, storage_};
   return model.memory_per_cell() * lattice_.padding();
 }
 
 void CpuBackend::collide(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  Population* f = f_.data();
   const physics::CollisionParams p = params_;
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
 #pragma omp parallel for simd schedule(simd : static)
-  for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<Population, propagation::WideIndex>(f, stride, c, p);
+    for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<S, propagation::WideIndex>(f, stride, c, p);
+  });
 }
 
 void CpuBackend::swap(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  Population* f = f_.data();
   const std::uint32_t* nbr = lattice_.neighbours().data();
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = first; c < n; ++c) propagation::swap_cell<Population, propagation::WideIndex>(f, stride, nbr, c);
+    for (std::int64_t c = first; c < n; ++c) propagation::swap_cell<S, propagation::WideIndex>(f, stride, nbr, c);
+  });
 }
 
 void CpuBackend::fused_odd(CellRange cells) {
@@ -55,14 +65,17 @@ void CpuBackend::fused_odd(CellRange cells) {
   }
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  Population* f = f_.data();
   const std::uint32_t* pos = lattice_.neighbours().data();
   const std::uint32_t* neg = lattice_.negative_neighbours().data();
   const physics::CollisionParams p = params_;
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = first; c < n; ++c) {
-    propagation::fused_odd_cell<Population, propagation::WideIndex>(f, stride, pos, neg, c, p);
-  }
+    for (std::int64_t c = first; c < n; ++c) {
+      propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, pos, neg, c, p);
+    }
+  });
 }
 
 FlowSums CpuBackend::sums(CellRange cells) {
@@ -70,15 +83,18 @@ FlowSums CpuBackend::sums(CellRange cells) {
   const std::int64_t blocks = (cells.size() + reduction_block - 1) / reduction_block;
   std::vector<FlowSums> partial(blocks);
   const auto stride = lattice_.stride();
-  const Population* f = f_.data();
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* f = slots<S>();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::uint32_t begin = first + b * reduction_block;
-    const std::uint32_t end = std::min<std::uint64_t>(n, begin + std::uint64_t{reduction_block});
-    FlowSums s;
-    for (std::uint32_t c = begin; c < end; ++c) s.add(cell_sums(f, stride, c, params_));
-    partial[b] = s;
-  }
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::uint32_t begin = first + b * reduction_block;
+      const std::uint32_t end = std::min<std::uint64_t>(n, begin + std::uint64_t{reduction_block});
+      FlowSums s;
+      for (std::uint32_t c = begin; c < end; ++c) s.add(cell_sums(f, stride, c, params_));
+      partial[b] = s;
+    }
+  });
   FlowSums total;
   for (const auto& s : partial) total.add(s);
   return total;
@@ -88,16 +104,20 @@ void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
   out.resize(cells.size());
   const auto stride = lattice_.stride();
   const std::int64_t first = cells.begin, n = cells.size();
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* f = slots<S>();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) {
-    float v[lattice::q];
-    for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<Population>::load(f_[i * stride + first + k]);
-    const physics::Moments m = physics::moments(v, params_);
-    out.drho[k] = m.drho;
-    out.ux[k] = m.u[0];
-    out.uy[k] = m.u[1];
-    out.uz[k] = m.u[2];
-  }
+    for (std::int64_t k = 0; k < n; ++k) {
+      float v[lattice::q];
+      for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + first + k]);
+      const physics::Moments m = physics::moments(v, params_);
+      out.drho[k] = m.drho;
+      out.ux[k] = m.u[0];
+      out.uy[k] = m.u[1];
+      out.uz[k] = m.u[2];
+    }
+  });
 }
 
 void CpuBackend::set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) {
@@ -112,60 +132,76 @@ void CpuBackend::plane_sums(PlaneSums& out) {
   out.flux.assign(planes_, 0);
   const auto stride = lattice_.stride();
   const std::int64_t first = owned_.begin, n = owned_.size();
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* f = slots<S>();
 #pragma omp parallel
-  {
-    std::vector<std::int64_t> drho(planes_, 0), flux(planes_, 0);
+    {
+      std::vector<std::int64_t> drho(planes_, 0), flux(planes_, 0);
 #pragma omp for schedule(static) nowait
-    for (std::int64_t k = 0; k < n; ++k) {
-      const PlaneValues v = cell_plane_values(f_.data(), stride, static_cast<std::uint32_t>(first + k), plane_axis_,
-                                              params_);
-      drho[plane_of_[k]] += v.drho;
-      flux[plane_of_[k]] += v.flux;
-    }
+      for (std::int64_t k = 0; k < n; ++k) {
+        const PlaneValues v = cell_plane_values(f, stride, static_cast<std::uint32_t>(first + k), plane_axis_, params_);
+        drho[plane_of_[k]] += v.drho;
+        flux[plane_of_[k]] += v.flux;
+      }
 #pragma omp critical
-    for (std::uint32_t p = 0; p < planes_; ++p) {  // integer sums: the order does not matter
-      out.drho[p] += drho[p];
-      out.flux[p] += flux[p];
+      for (std::uint32_t p = 0; p < planes_; ++p) {  // integer sums: the order does not matter
+        out.drho[p] += drho[p];
+        out.flux[p] += flux[p];
+      }
     }
-  }
+  });
 }
 
 void CpuBackend::rescale(float factor, const physics::CollisionParams& params) {
   params_ = params;
   if (factor == 1.0f) return;
-  const std::int64_t n = static_cast<std::int64_t>(f_.size());
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
+    const std::int64_t n = static_cast<std::int64_t>(f_.size() / sizeof(S));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) {
-    f_[k] = StorageTraits<Population>::store(factor * StorageTraits<Population>::load(f_[k]));
-  }
+    for (std::int64_t k = 0; k < n; ++k) f[k] = StorageTraits<S>::store(factor * StorageTraits<S>::load(f[k]));
+  });
 }
 
 void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {
   lists_ = lists;
   buffers_.assign(lists.size(), {});
-  for (std::size_t k = 0; k < lists.size(); ++k) buffers_[k].resize(lists[k].size());
+  for (std::size_t k = 0; k < lists.size(); ++k) buffers_[k].resize(lists[k].size() * storage_bytes(storage_));
 }
 
 void CpuBackend::pack_halo(int list) {
   const auto& idx = lists_[list];
-  Population* out = buffers_[list].data();
   const auto n = static_cast<std::int64_t>(idx.size());
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* out = reinterpret_cast<S*>(buffers_[list].data());
+    const S* f = slots<S>();
 #pragma omp parallel for schedule(static) if (n > 65536)
-  for (std::int64_t k = 0; k < n; ++k) out[k] = f_[idx[k]];
+    for (std::int64_t k = 0; k < n; ++k) out[k] = f[idx[k]];
+  });
 }
 
 void CpuBackend::unpack_halo(int list) {
   const auto& idx = lists_[list];
-  const Population* in = buffers_[list].data();
   const auto n = static_cast<std::int64_t>(idx.size());
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* in = reinterpret_cast<const S*>(buffers_[list].data());
+    S* f = slots<S>();
 #pragma omp parallel for schedule(static) if (n > 65536)
-  for (std::int64_t k = 0; k < n; ++k) f_[idx[k]] = in[k];
+    for (std::int64_t k = 0; k < n; ++k) f[idx[k]] = in[k];
+  });
 }
 
-void CpuBackend::download(std::vector<Population>& f) { f = f_; }
+void CpuBackend::download_raw(std::vector<std::byte>& f) { f = f_; }
 
-void CpuBackend::upload(const std::vector<Population>& f) {
-  if (f.size() != f_.size()) throw Error("internal: upload of " + std::to_string(f.size()) + " populations, expected " + std::to_string(f_.size()));
+void CpuBackend::upload_raw(const std::vector<std::byte>& f) {
+  if (f.size() != f_.size()) {
+    throw Error("internal: upload of " + std::to_string(f.size()) + " bytes of populations, expected " +
+                std::to_string(f_.size()));
+  }
   f_ = f;
 }
 

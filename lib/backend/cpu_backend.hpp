@@ -1,6 +1,8 @@
 #pragma once
 // The CPU reference backend: OpenMP loops over fluid indices calling the shared per-cell
-// functions of lib/propagation.hpp.
+// functions of lib/propagation.hpp, in either storage (the loops are compiled for each).
+#include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "lib/backend/backend.hpp"
@@ -15,16 +17,19 @@ double cpu_copy_bandwidth_gbs();
 class CpuBackend final : public Backend {
  public:
   // Populations start at rest (physics::rest_population); the padding slots stay zero.
-  CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params);
+  CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params,
+             Storage storage = Storage::float32);
 
   std::string description() const override;
   double bytes_per_cell() const override;
+  Storage storage() const override { return storage_; }
   CellRange owned() const override { return owned_; }
   CellRange all() const override { return all_; }
   using Backend::collide;
   using Backend::fused_odd;
   using Backend::sums;
   using Backend::swap;
+  void begin_step(std::int64_t step) override { params_.seed = step_seed(step); }
   void collide(CellRange cells) override;
   void swap(CellRange cells) override;
   void fused_odd(CellRange cells) override;
@@ -34,23 +39,34 @@ class CpuBackend final : public Backend {
   void plane_sums(PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
-  Population* halo_buffer(int list) override { return buffers_[list].data(); }
+  void* halo_buffer(int list) override { return buffers_[list].data(); }
   void pack_halo(int list) override;
   void unpack_halo(int list) override;
-  void download(std::vector<Population>& f) override;
-  void upload(const std::vector<Population>& f) override;
+  void download_raw(std::vector<std::byte>& f) override;
+  void upload_raw(const std::vector<std::byte>& f) override;
 
  private:
+  template <class S>
+  S* slots() {
+    return reinterpret_cast<S*>(f_.data());
+  }
+  // fn(S{}) with the slot type of this backend's storage
+  template <class Fn>
+  void each_storage(Fn&& fn) {
+    with_storage(storage_, std::forward<Fn>(fn));
+  }
+
   const SparseLattice& lattice_;
   physics::CollisionParams params_;
+  Storage storage_;
   CellRange owned_;
   CellRange all_;
-  std::vector<Population> f_;
+  std::vector<std::byte> f_;  // 19 * stride slots
   int plane_axis_ = 0;
   std::uint32_t planes_ = 0;
   std::vector<std::uint16_t> plane_of_;
   std::vector<std::vector<std::uint64_t>> lists_;
-  std::vector<std::vector<Population>> buffers_;
+  std::vector<std::vector<std::byte>> buffers_;
 };
 
 }  // namespace rockperm

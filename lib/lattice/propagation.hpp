@@ -29,8 +29,8 @@ inline constexpr std::uint32_t none_index = 0xFFFFFFFFu;
 using WideIndex = std::uint64_t;
 
 // Every function is written over the storage type S of the slots (lib/physics/storage.hpp):
-// populations are loaded into float, collided in float and stored back; the swap moves slots
-// as they are.
+// populations are loaded into float, collided in float and stored back (16-bit storage rounds
+// stochastically, seeded by the slot's offset and p.seed); the swap moves slots as they are.
 template <class S, class Index>
 ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
   using T = StorageTraits<S>;
@@ -39,7 +39,10 @@ ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[addr[i]]);
   physics::collide(v, p);
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) f[addr[lattice::opposite(i)]] = T::store(v[i]);
+  for (int i = 0; i < lattice::q; ++i) {
+    const Index at = addr[lattice::opposite(i)];
+    f[at] = T::store(v[i], rounding_noise(at, p.seed));
+  }
 }
 
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
@@ -53,7 +56,10 @@ ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
   physics::collide(v, p);
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) f[lattice::opposite(i) * stride + cell] = T::store(v[i]);
+  for (int i = 0; i < lattice::q; ++i) {
+    const Index at = lattice::opposite(i) * stride + cell;
+    f[at] = T::store(v[i], rounding_noise(at, p.seed));
+  }
 }
 
 // Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads

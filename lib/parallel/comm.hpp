@@ -42,12 +42,13 @@ class Comm {
   // Ranks with the same `color` form a new communicator, ordered by `key` then rank.
   Comm split(int color, int key) const;
 
-  // Non-blocking exchange of population buffers (lib/physics/storage.hpp) with the neighbours; returns when all are done.
+  // Non-blocking exchange of halo buffers (slots as stored, lib/physics/storage.hpp) with the
+  // neighbours; returns when all are done.
   struct Transfer {
     int peer;
     int tag;
-    Population* data;
-    std::size_t count;
+    void* data;
+    std::size_t bytes;
   };
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const;
 

@@ -28,14 +28,6 @@ namespace rockperm {
 
 namespace {
 
-// The MPI type of a population slot (lib/physics/storage.hpp).
-template <class S>
-MPI_Datatype population_type();
-template <>
-MPI_Datatype population_type<float>() {
-  return MPI_FLOAT;
-}
-
 class MpiComm final : public detail::CommImpl {
  public:
   // `owned`: free the communicator with this object (not for MPI_COMM_WORLD)
@@ -66,11 +58,11 @@ class MpiComm final : public detail::CommImpl {
     requests.reserve(sends.size() + receives.size());
     for (const auto& r : receives) {
       requests.emplace_back();
-      ROCKPERM_MPI_CHECK(MPI_Irecv(r.data, static_cast<int>(r.count), population_type<Population>(), r.peer, r.tag, comm_, &requests.back()));
+      ROCKPERM_MPI_CHECK(MPI_Irecv(r.data, static_cast<int>(r.bytes), MPI_BYTE, r.peer, r.tag, comm_, &requests.back()));
     }
     for (const auto& s : sends) {
       requests.emplace_back();
-      ROCKPERM_MPI_CHECK(MPI_Isend(s.data, static_cast<int>(s.count), population_type<Population>(), s.peer, s.tag, comm_, &requests.back()));
+      ROCKPERM_MPI_CHECK(MPI_Isend(s.data, static_cast<int>(s.bytes), MPI_BYTE, s.peer, s.tag, comm_, &requests.back()));
     }
     ROCKPERM_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
   }

@@ -19,8 +19,8 @@ class SerialComm final : public CommImpl {
     for (const auto& r : receives) {
       for (const auto& s : sends) {
         if (s.tag == r.tag) {
-          if (s.count != r.count) throw Error("internal: self-exchange of mismatched sizes");
-          std::memcpy(r.data, s.data, s.count * sizeof(Population));
+          if (s.bytes != r.bytes) throw Error("internal: self-exchange of mismatched sizes");
+          std::memcpy(r.data, s.data, s.bytes);
         }
       }
     }

@@ -6,7 +6,9 @@
 
 namespace rockperm {
 
-std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation) {
+std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,
+                                    Storage storage) {
+  const ByteModel model{propagation, storage};
   const std::vector<Slab> slabs = partition_slabs(plane_fluid, ranks);
   const auto nz = static_cast<std::int64_t>(plane_fluid.size());
   std::vector<RankMemory> out;
@@ -21,16 +23,17 @@ std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_flui
       m.cells += below + above;
       halo_cells = below + above + plane_fluid[slabs[r].z_begin] + plane_fluid[slabs[r].z_end - 1];
     }
-    m.bytes = static_cast<double>(m.cells) * ByteModel{propagation}.memory_per_cell() + halo_cells * ByteModel{propagation}.halo_per_cell();
+    m.bytes = static_cast<double>(m.cells) * model.memory_per_cell() + halo_cells * model.halo_per_cell();
     out.push_back(m);
   }
   return out;
 }
 
-int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation) {
+int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation,
+                 Storage storage) {
   const int max_ranks = static_cast<int>(std::min<std::size_t>(plane_fluid.size(), 4096));
   for (int ranks = 1; ranks <= max_ranks; ++ranks) {
-    const auto plan = plan_memory(plane_fluid, ranks, propagation);
+    const auto plan = plan_memory(plane_fluid, ranks, propagation, storage);
     double largest = 0;
     for (const auto& m : plan) largest = std::max(largest, m.bytes);
     if (largest <= 0.95 * device_bytes) return ranks;

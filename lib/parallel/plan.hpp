@@ -16,11 +16,13 @@ struct RankMemory {
   double bytes = 0;         // populations, tables, halo buffers
 };
 
-// Memory of every rank for `ranks` slabs.
-std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation);
+// Memory of every rank for `ranks` slabs, populations in `storage`.
+std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,
+                                    Storage storage = Storage::float32);
 
 // Smallest rank count whose largest rank fits in `device_bytes` (keeping 5 % for the runtime),
 // or 0 when even one plane per rank does not fit.
-int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation);
+int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation,
+                 Storage storage = Storage::float32);
 
 }  // namespace rockperm

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 // Collision, equilibrium, Guo forcing and moments: the one physics definition that the CPU
 // backend and the CUDA kernels both call.
 //
@@ -24,6 +25,9 @@ struct CollisionParams {
   float omega_plus = 1.0f;
   float omega_minus = 1.0f;
   float g[3] = {0.0f, 0.0f, 0.0f};  // body acceleration in lattice units; force density is rho * g
+  // the step's seed of the stochastic rounding of 16-bit storage (lib/physics/storage.hpp);
+  // unused by float storage
+  std::uint32_t seed = 0;
 };
 
 inline double viscosity(double tau) { return (tau - 0.5) / 3.0; }

@@ -96,7 +96,8 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   Header h{};
   std::memcpy(h.magic, magic, sizeof magic);
   h.q = lattice::q;
-  h.population_bytes = sizeof(Population);
+  const std::uint64_t slot_bytes = storage_bytes(simulation.storage());
+  h.population_bytes = static_cast<decltype(h.population_bytes)>(slot_bytes);
   h.loop_bytes = sizeof(SteadyStateLoop::State);
   h.drive_bytes = sizeof(SampleDrive);
   h.fluid_cells = sample.fluid;
@@ -121,13 +122,13 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
     }
     if (::close(fd) != 0) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
   });
-  const std::uint64_t slot = lattice::q * sizeof(Population);
+  const std::uint64_t slot = lattice::q * slot_bytes;
   collectively(comm, [&] {
     const int fd = ::open(tmp.c_str(), O_WRONLY);
     if (fd < 0) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be opened"));
     try {
       const std::uint64_t offset = h.data_offset + first_global_cell(comm, simulation.rank_lattice()) * slot;
-      write_all(fd, state.owned.data(), state.owned.size() * sizeof(Population), offset, tmp);
+      write_all(fd, state.owned.data(), state.owned.size(), offset, tmp);
       if (::fsync(fd) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
     } catch (...) {
       ::close(fd);
@@ -159,9 +160,17 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
       if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
         throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
       }
-      if (h.q != lattice::q || h.population_bytes != sizeof(Population) ||
+      if (h.q != lattice::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
           h.loop_bytes != sizeof(SteadyStateLoop::State) || h.drive_bytes != sizeof(SampleDrive)) {
         throw InputError("checkpoint", file.string() + ": written by a rockperm build of another layout");
+      }
+      const std::uint64_t slot_bytes = storage_bytes(simulation.storage());
+      if (h.population_bytes != slot_bytes) {
+        const char* written = h.population_bytes == 2 ? "fp16" : "fp32";
+        throw InputError("execution.storage", file.string() + ": written with " + written +
+                                                  " population storage, this run stores " +
+                                                  to_string(simulation.storage()) + "; resume it with storage " +
+                                                  written);
       }
       if (std::string(h.identity, sizeof h.identity) != identity.substr(0, sizeof h.identity)) {
         throw InputError("checkpoint", file.string() + ": belongs to another input, crop, labels or physics; "
@@ -173,9 +182,10 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
                                            std::to_string(h.fluid_cells) + " fluid cells)");
       }
       const RankLattice& r = simulation.rank_lattice();
-      state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q);
-      const std::uint64_t offset = h.data_offset + first_global_cell(comm, r) * lattice::q * sizeof(Population);
-      read_all(fd, state.owned.data(), state.owned.size() * sizeof(Population), offset, file);
+      state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q *
+                         slot_bytes);
+      const std::uint64_t offset = h.data_offset + first_global_cell(comm, r) * lattice::q * slot_bytes;
+      read_all(fd, state.owned.data(), state.owned.size(), offset, file);
       state.loop = h.loop;
       state.drive = h.drive;
       state.force = h.force;

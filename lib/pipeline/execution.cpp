@@ -71,15 +71,24 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
       // (which vectorizes only that one)
       plan.propagation = plan.cuda ? Propagation::fused : Propagation::two_pass;
   }
+  plan.storage = spec.storage == StorageChoice::fp16 ? Storage::float16 : Storage::float32;
   if (!plan.cuda) return plan;
   plan.device = assign_device(comm, hostname(), plan.gpus(), spec.devices, plan.device_log);
   plan.device_halo = comm.size() > 1 && spec.cuda_aware_mpi && comm.cuda_aware();
   if (plane_fluid.empty()) return plan;
-  const std::vector<RankMemory> memory = plan_memory(plane_fluid, comm.size(), plan.propagation);
   const double capacity = plan.memory_of(plan.device);
-  const bool fits = memory[comm.rank()].bytes <= 0.95 * capacity;
-  if (comm.sum(std::uint64_t{fits ? 0u : 1u}) > 0) {
-    const int needed = ranks_needed(plane_fluid, capacity, plan.propagation);
+  const auto fits_as = [&](Storage storage) {
+    const std::vector<RankMemory> memory = plan_memory(plane_fluid, comm.size(), plan.propagation, storage);
+    return comm.sum(std::uint64_t{memory[comm.rank()].bytes <= 0.95 * capacity ? 0u : 1u}) == 0;
+  };
+  bool fits = fits_as(plan.storage);
+  if (!fits && spec.storage == StorageChoice::auto_select && fits_as(Storage::float16)) {
+    plan.storage = Storage::float16;  // half the population bytes: the sample fits these GPUs
+    plan.note += "; populations in fp16 (fp32 does not fit " + std::to_string(comm.size()) + " GPU(s))";
+    fits = true;
+  }
+  if (!fits) {
+    const int needed = ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage);
     throw on_all_ranks(CapacityError(
         "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
         std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +
@@ -99,9 +108,9 @@ double copy_bandwidth_gbs(const ExecutionPlan& plan) {
 std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
                                       const physics::CollisionParams& params) {
 #if ROCKPERM_HAVE_CUDA
-  if (plan.cuda) return std::make_unique<cuda::CudaBackend>(lattice, params, plan.device);
+  if (plan.cuda) return std::make_unique<cuda::CudaBackend>(lattice, params, plan.device, plan.storage);
 #endif
-  return std::make_unique<CpuBackend>(lattice, params);
+  return std::make_unique<CpuBackend>(lattice, params, plan.storage);
 }
 
 }  // namespace rockperm::pipeline

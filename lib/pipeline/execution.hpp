@@ -23,6 +23,7 @@ struct ExecutionPlan {
   // this rank's device as reports name it: "cpu" or "<name> (<uuid>)"
   std::string identity() const { return cuda && device < static_cast<int>(device_names.size()) ? device_names[device] : "cpu"; }
   Propagation propagation = Propagation::two_pass;
+  Storage storage = Storage::float32;
   bool device_halo = false;           // MPI gets device buffers (CUDA-aware library, several ranks)
   int gpus() const { return static_cast<int>(device_memory.size()); }
   double memory_of(int d) const { return d >= 0 && d < gpus() ? device_memory[d] : 0.0; }

@@ -40,6 +40,7 @@ class Simulation {
   // The result as of the last check (collective: the slowest rank's exchange time).
   SampleResult result() const;
   std::string backend_description() const;  // this rank's backend
+  Storage storage() const;                   // of the populations (lib/physics/storage.hpp)
   double setup_seconds() const { return setup_seconds_; }
   double halo_bytes_per_step() const;       // this rank
 
@@ -48,7 +49,7 @@ class Simulation {
   // the drive of the last check. restore() takes the same from a run of the same sample and
   // physics on any number of ranks and either backend.
   struct State {
-    std::vector<Population> owned;  // owned cells x 19
+    std::vector<std::byte> owned;  // owned cells x 19 slots, as stored (storage())
     SteadyStateLoop::State loop;
     SampleDrive drive;
     double force = 0;                  // the body force at that step (auto force: adjusted)

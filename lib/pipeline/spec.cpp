@@ -17,6 +17,10 @@ const char* to_string(PropagationChoice p) {
   return p == PropagationChoice::two_pass ? "two-pass" : (p == PropagationChoice::fused ? "fused" : "auto");
 }
 
+const char* to_string(StorageChoice s) {
+  return s == StorageChoice::fp32 ? "fp32" : (s == StorageChoice::fp16 ? "fp16" : "auto");
+}
+
 const char* to_string(RunStatus s) {
   switch (s) {
     case RunStatus::converged: return "converged";

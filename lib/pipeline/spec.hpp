@@ -18,6 +18,10 @@ namespace rockperm::pipeline {
 
 enum class BackendChoice { auto_select, cpu, cuda };
 enum class PropagationChoice { auto_select, two_pass, fused };
+// fp32; fp16 (half the population bytes, lib/physics/storage.hpp); auto: fp32, or fp16 on GPUs
+// that fp32 does not fit
+enum class StorageChoice { auto_select, fp32, fp16 };
+const char* to_string(StorageChoice s);
 const char* to_string(BackendChoice b);
 const char* to_string(PropagationChoice p);
 
@@ -66,6 +70,7 @@ struct FlowSpec {
 struct ExecutionSpec {
   BackendChoice backend = BackendChoice::auto_select;
   PropagationChoice propagation = PropagationChoice::auto_select;
+  StorageChoice storage = StorageChoice::auto_select;
   bool cuda_aware_mpi = true;  // hand MPI device buffers when the library reports CUDA support
   std::vector<int> devices;    // device index for each rank of a host, in order (empty: by host name)
   std::int64_t max_steps = 200000;

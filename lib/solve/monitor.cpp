@@ -51,7 +51,7 @@ struct Fit {
 };
 
 // The geometric fit through k at step/2, 3 step/4 and step (see monitor.hpp).
-Fit fit(const KHistory& history, double step, double k) {
+Fit fit(const KHistory& history, double step, double k, double noise) {
   Fit f;
   const auto half = history.at(0.5 * step);
   const auto three_quarters = history.at(0.75 * step);
@@ -60,6 +60,10 @@ Fit fit(const KHistory& history, double step, double k) {
   f.known = true;
   f.limit = k;
   if (d2 == 0.0) return f;
+  if (noise > 0 && std::abs(d1) < noise * std::abs(k) && std::abs(d2) < noise * std::abs(k)) {
+    f.remainder = std::max(std::abs(d1), std::abs(d2));  // at the noise floor: no trend left to read
+    return f;
+  }
   const double r = d1 != 0.0 ? d2 / d1 : 1.0;
   if (r >= 1.0 || r <= 0.0) {  // not shrinking, or turning: no distance can be read
     f.known = false;
@@ -72,18 +76,18 @@ Fit fit(const KHistory& history, double step, double k) {
 
 }  // namespace
 
-double remaining_change(const KHistory& history, std::int64_t step, double k) {
+double remaining_change(const KHistory& history, std::int64_t step, double k, double noise) {
   constexpr double unknown = std::numeric_limits<double>::infinity();
   if (step < 8 * history.spacing()) return unknown;  // too short a history to fit
   const double n = static_cast<double>(step);
-  const Fit now = fit(history, n, k);
+  const Fit now = fit(history, n, k, noise);
   if (!now.known) return unknown;
   double remaining = remaining_safety * now.remainder;
   // the same fit a quarter of the run ago: where its limit has moved since, modes slower than
   // the fit sees are still at work, and the move is a measure of them
   const auto earlier_k = history.at(0.75 * n);
   if (earlier_k && step >= 16 * history.spacing()) {
-    const Fit earlier = fit(history, 0.75 * n, *earlier_k);
+    const Fit earlier = fit(history, 0.75 * n, *earlier_k, noise);
     if (earlier.known) remaining = std::max(remaining, std::abs(now.limit - earlier.limit));
   }
   return remaining;
@@ -141,7 +145,7 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
     if (steps_since_last != 100) relative_change_ *= 100.0 / static_cast<double>(steps_since_last);
   }
   last_k_ = k;
-  const double remaining = remaining_change(history_, step, k);
+  const double remaining = remaining_change(history_, step, k, settings_.k_noise);
   error_estimate_ = k != 0.0 ? remaining / std::abs(k) : (remaining == 0.0 ? 0.0 : remaining);
   flux_nonuniformity_ = flux_nonuniformity;
   history_.record(step, k);

@@ -40,13 +40,20 @@ struct MonitorSettings {
   bool auto_flux_tolerance = true; // flux_tolerance follows tolerance: flux_limit()
   double mass_drift_limit = 1e-4;  // relative change of total mass that stops the run
   int required_checks = 2;         // consecutive checks that meet both
+  // the lowest automatic flux tolerance: above the spread the storage's rounding leaves
+  double flux_floor = 1e-5;
+  // relative fluctuation of k that the storage's rounding leaves at steady state (0: none):
+  // changes of k below it are not a trend to extrapolate but the end of one
+  double k_noise = 0;
   // The flux spread a run must reach: flux_tolerance, or with auto_flux_tolerance half of
   // `tolerance` but not below 1e-5 (float populations leave a spread of 5e-7 on 128^3 packs and
   // 1.5e-6 on 256^3 ones at steady state, growing with the sample).
   // Half: on a 20 % pack between buffers a slow mode moved k by 5 times the flux spread it left
   // (at a spread of 1e-4 the run stopped 2.8e-4 from steady); once the spread is below 5e-5 that
   // mode dominates the history of k and the fit sees it (14 packs: docs/ACCURACY.md).
-  double flux_limit() const { return auto_flux_tolerance ? std::max(0.5 * tolerance, 1e-5) : flux_tolerance; }
+  // fp16 storage (stochastic rounding) leaves a spread of 5e-5 to 1.2e-4 on the 64^3 sample at
+  // steady state: its floor is 2e-4 (lib/pipeline/simulation.cpp).
+  double flux_limit() const { return auto_flux_tolerance ? std::max(0.5 * tolerance, flux_floor) : flux_tolerance; }
 };
 
 // k at equally spaced steps (0, s, 2s, ...), thinned to every other value when full, so that a
@@ -72,7 +79,7 @@ class KHistory {
 inline constexpr double remaining_safety = 2.0;
 
 // The estimated remaining change of k after `step` steps (absolute; +inf when unknown).
-double remaining_change(const KHistory& history, std::int64_t step, double k);
+double remaining_change(const KHistory& history, std::int64_t step, double k, double noise = 0);
 
 class ConvergenceMonitor {
  public:

@@ -15,7 +15,7 @@ Stepper::Stepper(Backend& backend, Propagation propagation, const Comm& comm, co
                  const SparseLattice& local, bool device_buffers)
     : backend_(backend), propagation_(propagation), comm_(&comm), domain_(domain), ranges_(slab_ranges(local, domain)) {
   const auto lists = build_halo_lists(local, domain);
-  for (const auto& l : lists) counts_.push_back(l.size());
+  for (const auto& l : lists) counts_.push_back(l.size() * storage_bytes(backend.storage()));  // bytes
   backend_.set_halo_lists(lists, device_buffers);
 }
 
@@ -47,6 +47,7 @@ void Stepper::backward_exchange() { exchange(recv_low, send_down, recv_high, sen
 
 bool Stepper::advance(std::int64_t step) {
   if (!domain_) return rockperm::advance(backend_, propagation_, step);
+  backend_.begin_step(step);
   const SlabDomain& d = *domain_;
   const bool odd = propagation_ == Propagation::fused && step % 2 == 1;
   if (odd) {
@@ -76,7 +77,7 @@ FlowSums Stepper::sums() {
 
 std::uint64_t Stepper::halo_bytes_per_step() const {
   if (!domain_) return 0;
-  return (counts_[send_down] + counts_[send_up]) * sizeof(Population);
+  return counts_[send_down] + counts_[send_up];
 }
 
 }  // namespace rockperm

@@ -49,7 +49,7 @@ class Stepper {
   const Comm* comm_ = nullptr;
   std::optional<SlabDomain> domain_;
   SlabRanges ranges_{};
-  std::vector<std::size_t> counts_;
+  std::vector<std::size_t> counts_;  // bytes of each halo list's buffer
   double mpi_seconds_ = 0;
 };
 

@@ -23,8 +23,8 @@ TEST(SerialComm, IsOneRankAndItsReductionsAreIdentities) {
 TEST(SerialComm, ExchangeWithItselfMatchesByTag) {
   const Comm comm;
   std::vector<Population> send_a{1, 2}, send_b{3}, recv_a(2), recv_b(1);
-  comm.exchange({{0, 5, send_a.data(), 2}, {0, 6, send_b.data(), 1}},
-                {{0, 6, recv_b.data(), 1}, {0, 5, recv_a.data(), 2}});
+  comm.exchange({{0, 5, send_a.data(), 2 * sizeof(Population)}, {0, 6, send_b.data(), sizeof(Population)}},
+                {{0, 6, recv_b.data(), sizeof(Population)}, {0, 5, recv_a.data(), 2 * sizeof(Population)}});
   EXPECT_EQ(recv_a, send_a);
   EXPECT_EQ(recv_b, send_b);
 }
