@@ -30,7 +30,7 @@ using WideIndex = std::uint64_t;
 
 // Every function is written over the storage type S of the slots (lib/physics/storage.hpp):
 // populations are loaded into float, collided in float and stored back (16-bit storage rounds
-// stochastically, seeded by the slot's offset and p.seed); the swap moves slots as they are.
+// stochastically, seeded by the cell and p.seed); the swap moves slots as they are.
 template <class S, class Index>
 ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
   using T = StorageTraits<S>;
@@ -38,10 +38,11 @@ ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const 
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[addr[i]]);
   physics::collide(v, p);
+  std::uint32_t noise = rounding_noise(addr[0], p.seed) | 1u;  // addr[0]: the cell itself; never 0
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    const Index at = addr[lattice::opposite(i)];
-    f[at] = T::store(v[i], rounding_noise(at, p.seed));
+    noise = next_noise(noise);
+    f[addr[lattice::opposite(i)]] = T::store(v[i], noise);
   }
 }
 
@@ -55,10 +56,11 @@ ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physi
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
   physics::collide(v, p);
+  std::uint32_t noise = rounding_noise(cell, p.seed) | 1u;  // never 0 (xorshift would stay there)
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    const Index at = lattice::opposite(i) * stride + cell;
-    f[at] = T::store(v[i], rounding_noise(at, p.seed));
+    noise = next_noise(noise);
+    f[lattice::opposite(i) * stride + cell] = T::store(v[i], noise);
   }
 }
 

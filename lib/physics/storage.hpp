@@ -43,8 +43,9 @@ struct Half {
 template <class S>
 struct StorageTraits;
 
-// The random bits of one stored slot: a 32-bit mix (the finalizer of MurmurHash3) of the slot's
-// offset and the step's seed.
+// The random bits of a cell's stores: a 32-bit mix (the finalizer of MurmurHash3) of the cell's
+// index and the step's seed, then next_noise for each slot (one multiply-free step apiece:
+// a hash per slot made the fp16 kernels compute-bound on the GPU).
 ROCKPERM_HD inline std::uint32_t rounding_noise(std::uint64_t slot, std::uint32_t seed) {
   std::uint32_t h = static_cast<std::uint32_t>(slot) ^ static_cast<std::uint32_t>(slot >> 32) ^ seed;
   h ^= h >> 16;
@@ -53,6 +54,14 @@ ROCKPERM_HD inline std::uint32_t rounding_noise(std::uint64_t slot, std::uint32_
   h *= 0xC2B2AE35u;
   h ^= h >> 16;
   return h;
+}
+
+// xorshift32 (Marsaglia 2003): the next random word after `x` (never 0 after a non-zero one).
+ROCKPERM_HD inline std::uint32_t next_noise(std::uint32_t x) {
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return x;
 }
 
 // The seed of a step's rounding.
@@ -109,6 +118,10 @@ ROCKPERM_HD inline std::uint16_t to_half_stochastic(float f, std::uint32_t noise
   const std::uint32_t all = bits_of(f);
   const std::uint32_t sign = (all >> 16) & 0x8000u;
   const std::uint32_t x = all & 0x7FFFFFFFu;
+#if defined(__CUDA_ARCH__)
+  // the GPU: the common normal case alone (a warp rarely meets a subnormal, and then diverges briefly)
+  if (x >= 0x38800000u && x < 0x47800000u) return static_cast<std::uint16_t>(((x - 0x38000000u + (noise & 0x1FFFu)) >> 13) | sign);
+#endif
   // normal: rebias the exponent; the 13 cut bits against 13 random ones
   const std::uint32_t normal = (x - 0x38000000u + (noise & 0x1FFFu)) >> 13;
   // subnormal: whole units of 2^-24 and the fraction of one (exact: a power-of-two scale)
