@@ -41,8 +41,8 @@ ROCKPERM_UNROLL
   std::uint32_t noise = rounding_noise(addr[0], p.seed) | 1u;  // addr[0]: the cell itself; never 0
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    noise = next_noise(noise);
-    f[addr[lattice::opposite(i)]] = T::store(v[i], noise);
+    if (i % 2 == 0) noise = next_noise(noise);  // one word for two slots: the low and the high half
+    f[addr[lattice::opposite(i)]] = T::store(v[i], i % 2 == 0 ? noise : noise >> 16);
   }
 }
 
@@ -59,8 +59,8 @@ ROCKPERM_UNROLL
   std::uint32_t noise = rounding_noise(cell, p.seed) | 1u;  // never 0 (xorshift would stay there)
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    noise = next_noise(noise);
-    f[lattice::opposite(i) * stride + cell] = T::store(v[i], noise);
+    if (i % 2 == 0) noise = next_noise(noise);  // one word for two slots: the low and the high half
+    f[lattice::opposite(i) * stride + cell] = T::store(v[i], i % 2 == 0 ? noise : noise >> 16);
   }
 }
 

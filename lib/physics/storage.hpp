@@ -44,8 +44,9 @@ template <class S>
 struct StorageTraits;
 
 // The random bits of a cell's stores: a 32-bit mix (the finalizer of MurmurHash3) of the cell's
-// index and the step's seed, then next_noise for each slot (one multiply-free step apiece:
-// a hash per slot made the fp16 kernels compute-bound on the GPU).
+// index and the step's seed, then next_noise for each pair of slots (its low 16 bits for one,
+// its high 16 for the other; the normal-number rounding takes 13 of them): a hash per slot made
+// the fp16 kernels compute-bound on the GPU.
 ROCKPERM_HD inline std::uint32_t rounding_noise(std::uint64_t slot, std::uint32_t seed) {
   std::uint32_t h = static_cast<std::uint32_t>(slot) ^ static_cast<std::uint32_t>(slot >> 32) ^ seed;
   h ^= h >> 16;
