@@ -1,6 +1,7 @@
 // Fields written for ParaView, read back with VTK's own readers: extents, spacing, array
 // names and values (a slit flow against the SI Poiseuille profile), solid voxels masked.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <vtkCellData.h>
 #include <vtkDataArray.h>
 #include <vtkImageData.h>
@@ -41,7 +42,8 @@ SlitRun slit(bool obstacle) {
 
 FieldOutput output(const std::string& name) {
   FieldOutput o;
-  o.dir = std::filesystem::temp_directory_path() / "rockperm_fields";
+  // one folder per process: ctest runs the cases of this file side by side
+  o.dir = std::filesystem::temp_directory_path() / ("rockperm_fields_" + std::to_string(::getpid()));
   o.name = name;
   o.voxel_size_m = 2e-6;
   o.viscosity_pa_s = 1e-3;
