@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -10,7 +11,7 @@ namespace rockperm::app {
 
 namespace {
 std::filesystem::path write_ini(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "rockperm_config_test";
+  const auto dir = std::filesystem::temp_directory_path() / ("rockperm_config_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
   std::ofstream(path) << text;

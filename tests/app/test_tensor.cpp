@@ -2,6 +2,7 @@
 // tensor from the runs' mean velocities (app/tensor.hpp), through the command's own path
 // (options -> run_sample -> report.json), on the CPU.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
@@ -21,7 +22,7 @@ constexpr int n = 24;
 
 // A periodic n^3 volume (x fastest, 1 = solid) with fluid where `fluid(x, z)`.
 fs::path write_volume(const std::string& name, const std::function<bool(int, int)>& fluid) {
-  const fs::path dir = fs::temp_directory_path() / "rockperm_tensor_test";
+  const fs::path dir = fs::temp_directory_path() / ("rockperm_tensor_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string bytes(static_cast<std::size_t>(n) * n * n, '\1');
   for (int z = 0; z < n; ++z)

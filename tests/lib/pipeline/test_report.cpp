@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,7 +13,7 @@
 namespace rockperm::pipeline {
 
 TEST(Report, JsonParsesBackWithTypedWarningsAndCsvQuotesNames) {
-  const auto dir = std::filesystem::temp_directory_path() / "rockperm_report_test";
+  const auto dir = std::filesystem::temp_directory_path() / ("rockperm_report_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   SampleResult r;
   r.input.name = "rock \"A\".raw";
@@ -92,7 +93,7 @@ std::string html_text_by_id(const std::string& html, const std::string& id) {
 
 // report.html parses (well-formed) and shows the numbers of report.json; names are escaped.
 TEST(Report, HtmlParsesAndHoldsTheNumbersOfTheJson) {
-  const auto dir = std::filesystem::temp_directory_path() / "rockperm_report_html_test";
+  const auto dir = std::filesystem::temp_directory_path() / ("rockperm_report_html_test_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   SampleResult r;
   r.input.name = "rock <A> & \"B\".raw";

@@ -1,5 +1,6 @@
 // The pipeline's stages as a library caller uses them (CPU backend, one process).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 
@@ -93,7 +94,7 @@ TEST(Specs, RejectedValuesNameTheirField) {
   execution.max_steps = 0;
   EXPECT_EQ(field_of([&] { execution.validate(); }), "execution.max_steps");
   OutputSpec output;
-  output.dir = std::filesystem::temp_directory_path() / "rockperm_spec_test";
+  output.dir = std::filesystem::temp_directory_path() / ("rockperm_spec_test_" + std::to_string(::getpid()));
   output.fields.stride = 0;
   EXPECT_EQ(field_of([&] { output.validate(); }), "output.fields.stride");
   const PoreMask solid{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 0)};
