@@ -7,9 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "app/campaign.hpp"
 #include "app/options.hpp"
-#include "app/sample_run.hpp"
 #include "app/service/auth.hpp"
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
@@ -21,7 +19,6 @@
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/error.hpp"
-#include "lib/parallel/comm.hpp"
 #include "rockperm/config.hpp"
 #if ROCKPERM_HAVE_CUDA
 #include "cuda/device_info.hpp"
