@@ -50,6 +50,7 @@ struct Row {
   double mflups;
   double gbs;
   double fraction;
+  double index_bytes = 4;  // of the neighbour tables the backend chose (byte model)
 };
 
 std::vector<int> parse_sizes(const std::string& text) {
@@ -213,10 +214,11 @@ int bench_command(const std::vector<std::string>& args) {
       std::sort(times.begin(), times.end());
       const double t = times[times.size() / 2];
       // memory a run of this propagation holds: the fused form also needs the negative table
-      const ByteModel model{prop, storage};
+      const ByteModel model{prop, storage, backend->index_bytes()};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
       Row row{c.name, comm.size(), 0, 0, to_string(prop), storage, dims.voxels(), static_cast<std::uint32_t>(fluid),
               bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0};
+      row.index_bytes = model.index_bytes;
       row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
       row.halo_kb = comm.max(static_cast<double>(stepper->halo_bytes_per_step())) * 1e-3;
@@ -243,7 +245,7 @@ int bench_command(const std::vector<std::string>& args) {
                   "\"fraction_of_copy\": %.4f}%s\n",
                   r.name.c_str(), r.propagation.c_str(), to_string(r.storage), r.ranks, r.halo_kb, r.mpi_ms,
                   static_cast<unsigned long long>(r.voxels), r.fluid,
-                  r.bytes_per_cell, ByteModel{parse_propagation(r.propagation), r.storage}.traffic_per_update(), r.mflups,
+                  r.bytes_per_cell, ByteModel{parse_propagation(r.propagation), r.storage, r.index_bytes}.traffic_per_update(), r.mflups,
                   r.gbs, r.fraction,
                   i + 1 < rows.size() ? "," : "");
     }

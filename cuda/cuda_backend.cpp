@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "cuda/kernels.hpp"
@@ -35,25 +37,42 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       storage_(storage),
       stream_(),
       f_(lattice::q * lattice.stride() * storage_bytes(storage)),
-      neighbours_(lattice.neighbours().size()),
-      negative_(lattice.negative_neighbours().size()),
+      has_negative_(lattice.has_negative()),
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
   each_storage([&](auto, auto* f) { launch_rest_state(f, stride_, cells_, params_, stream_.get()); });
-  neighbours_.upload(lattice.neighbours().data(), lattice.neighbours().size());
-  if (lattice.has_negative()) negative_.upload(lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
+  // 3-byte tables when every entry packs (both tables, so that the kernels read one form)
+  PackedTableData pos, neg;
+  packed_tables_ = pack_table(lattice.neighbours().data(), lattice.neighbours().size(), stride_, cells_, pos) &&
+                   (!has_negative_ || pack_table(lattice.negative_neighbours().data(),
+                                                 lattice.negative_neighbours().size(), stride_, cells_, neg));
+  const auto upload = [](auto& buffer, const auto* data, std::size_t count) {
+    buffer = std::remove_reference_t<decltype(buffer)>(count);
+    if (count) buffer.upload(data, count);
+  };
+  if (packed_tables_) {
+    upload(pos_low_, pos.low.data(), pos.low.size());
+    upload(pos_high_, pos.high.data(), pos.high.size());
+    upload(neg_low_, neg.low.data(), neg.low.size());
+    upload(neg_high_, neg.high.data(), neg.high.size());
+  } else {
+    upload(neighbours_, lattice.neighbours().data(), lattice.neighbours().size());
+    upload(negative_, lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
+  }
 }
 
 std::string CudaBackend::description() const {
   char text[256];
-  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s)", info_.index,
-                info_.name.c_str(), info_.major, info_.minor, info_.multiprocessors, info_.memory_bytes / 1073741824.0,
-                to_string(storage_));
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s, %d-byte tables)",
+                info_.index, info_.name.c_str(), info_.major, info_.minor, info_.multiprocessors,
+                info_.memory_bytes / 1073741824.0, to_string(storage_), packed_tables_ ? 3 : 4);
   return text;
 }
 
 double CudaBackend::bytes_per_cell() const {
-  return static_cast<double>(f_.bytes() + neighbours_.bytes() + negative_.bytes() + plane_of_.bytes()) / cells_;
+  const std::size_t tables = neighbours_.bytes() + negative_.bytes() + pos_low_.bytes() + pos_high_.bytes() +
+                             neg_low_.bytes() + neg_high_.bytes();
+  return static_cast<double>(f_.bytes() + tables + plane_of_.bytes()) / cells_;
 }
 
 void CudaBackend::collide(CellRange c) {
@@ -61,15 +80,15 @@ void CudaBackend::collide(CellRange c) {
 }
 
 void CudaBackend::swap(CellRange c) {
-  each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, neighbours_.data(), stream_.get()); });
+  with_tables([&](auto pos, auto) {
+    each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, pos, stream_.get()); });
+  });
 }
 
 void CudaBackend::fused_odd(CellRange c) {
-  if (negative_.size() == 0) {
-    throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
-  }
-  each_storage([&](auto, auto* f) {
-    launch_fused_odd(f, stride_, c.begin, c.end, neighbours_.data(), negative_.data(), params_, stream_.get());
+  if (!has_negative_) throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
+  with_tables([&](auto pos, auto neg) {
+    each_storage([&](auto, auto* f) { launch_fused_odd(f, stride_, c.begin, c.end, pos, neg, params_, stream_.get()); });
   });
 }
 

@@ -9,6 +9,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
 #include "lib/backend/backend.hpp"
+#include "lib/lattice/neighbour_table.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm::cuda {
@@ -25,6 +26,7 @@ class CudaBackend final : public Backend {
 
   std::string description() const override;
   double bytes_per_cell() const override;
+  double index_bytes() const override { return packed_tables_ ? 3.0 : 4.0; }
   Storage storage() const override { return storage_; }
   CellRange owned() const override { return owned_; }
   CellRange all() const override { return all_; }
@@ -72,8 +74,22 @@ class CudaBackend final : public Backend {
   Storage storage_;
   Stream stream_;
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
+  // fn(positive, negative) with the neighbour tables as the kernels read them: packed to 3 bytes
+  // per entry when the lattice allows (lib/lattice/neighbour_table.hpp), else 4
+  template <class Fn>
+  void with_tables(Fn&& fn) {
+    if (packed_tables_) {
+      fn(PackedTable{pos_low_.data(), pos_high_.data(), cells_}, PackedTable{neg_low_.data(), neg_high_.data(), cells_});
+    } else {
+      fn(IndexTable{neighbours_.data()}, IndexTable{negative_.data()});
+    }
+  }
+  bool packed_tables_ = false;
+  bool has_negative_ = false;
   DeviceBuffer<std::uint32_t> neighbours_;
   DeviceBuffer<std::uint32_t> negative_;
+  DeviceBuffer<std::uint16_t> pos_low_, neg_low_;
+  DeviceBuffer<std::uint8_t> pos_high_, neg_high_;
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;
   int plane_axis_ = 0;

@@ -11,25 +11,31 @@ namespace rockperm::cuda {
 namespace {
 
 constexpr int block_threads = 256;
+// Blocks per multiprocessor the collide kernels are compiled for (registers: 65536 / (256 * n)).
+// fp16 is bound by its instructions and its memory latency rather than by bandwidth: 3 blocks
+// (80 registers) ran the fused 512^3 pack at 24.2 GFLUPS against 21.9 with 2 (up to 128
+// registers), 19.2 with 4 (64, spilling), 23.6 and 21.6 with 6 and 7 blocks of 128 threads;
+// fp32 runs at 18.3 with 2 and 17.5 with 3. (H200, docs/PERFORMANCE.md, "fp16 population storage")
+template <class S>
+constexpr int min_blocks = sizeof(S) == 2 ? 3 : 2;
 
 template <class S, class Index>
-__global__ void collide_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+__global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
                                physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
 }
 
-template <class S, class Index>
+template <class S, class Index, class Table>
 __global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
-                            const std::uint32_t* __restrict__ neighbours) {
+                            Table neighbours) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
-template <class S, class Index>
-__global__ void fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
-                                 const std::uint32_t* __restrict__ pos, const std::uint32_t* __restrict__ neg,
-                                 physics::CollisionParams p) {
+template <class S, class Index, class Table>
+__global__ void __launch_bounds__(block_threads, min_blocks<S>) fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+                                 Table pos, Table neg, physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < end) propagation::fused_odd_cell<S, Index>(f, stride, pos, neg, cell, p);
 }
@@ -158,29 +164,28 @@ void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-template <class S>
-void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                 const std::uint32_t* neighbours, cudaStream_t stream) {
+template <class S, class Table>
+void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table neighbours,
+                 cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    swap_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint32_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
   } else {
-    swap_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint64_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-template <class S>
-void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                      const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
-                      cudaStream_t stream) {
+template <class S, class Table>
+void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table pos, Table neg,
+                      const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    fused_odd_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+    fused_odd_kernel<S, std::uint32_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
   } else {
-    fused_odd_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+    fused_odd_kernel<S, std::uint64_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
@@ -246,9 +251,13 @@ void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, cons
   template void launch_rest_state<S>(S*, std::uint64_t, std::uint32_t, const physics::CollisionParams&, cudaStream_t); \
   template void launch_collide<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&,   \
                                   cudaStream_t);                                                                       \
-  template void launch_swap<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint32_t*, cudaStream_t);  \
-  template void launch_fused_odd<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint32_t*,             \
-                                    const std::uint32_t*, const physics::CollisionParams&, cudaStream_t);              \
+  template void launch_swap<S, IndexTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTable, cudaStream_t); \
+  template void launch_swap<S, PackedTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedTable,               \
+                                            cudaStream_t);                                                              \
+  template void launch_fused_odd<S, IndexTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTable, IndexTable, \
+                                                const physics::CollisionParams&, cudaStream_t);                         \
+  template void launch_fused_odd<S, PackedTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedTable,          \
+                                                 PackedTable, const physics::CollisionParams&, cudaStream_t);           \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                FlowSums*, cudaStream_t);                                                               \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

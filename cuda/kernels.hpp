@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/flow_sums.hpp"
 #include "lib/physics/storage.hpp"
@@ -20,13 +21,13 @@ void launch_rest_state(S* f, std::uint64_t stride, std::uint32_t cells, const ph
 template <class S>
 void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream);
-template <class S>
-void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                 const std::uint32_t* neighbours, cudaStream_t stream);
-template <class S>
-void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                      const std::uint32_t* pos, const std::uint32_t* neg, const physics::CollisionParams& p,
-                      cudaStream_t stream);
+// Table: IndexTable or PackedTable (lib/lattice/neighbour_table.hpp), with device pointers.
+template <class S, class Table>
+void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table neighbours,
+                 cudaStream_t stream);
+template <class S, class Table>
+void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table pos, Table neg,
+                      const physics::CollisionParams& p, cudaStream_t stream);
 // One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
 template <class S>
 void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,

@@ -41,11 +41,12 @@ inline std::string backend_unavailable() {
     if (!why.empty()) GTEST_SKIP() << why;                                  \
   } while (0)
 
-inline std::unique_ptr<Backend> make_test_backend(const SparseLattice& lat, const physics::CollisionParams& p) {
+inline std::unique_ptr<Backend> make_test_backend(const SparseLattice& lat, const physics::CollisionParams& p,
+                                                  Storage storage = Storage::float32) {
 #if ROCKPERM_TEST_ON_CUDA
-  return std::make_unique<cuda::CudaBackend>(lat, p, 0);
+  return std::make_unique<cuda::CudaBackend>(lat, p, 0, storage);
 #else
-  return std::make_unique<CpuBackend>(lat, p);
+  return std::make_unique<CpuBackend>(lat, p, storage);
 #endif
 }
 

@@ -53,6 +53,9 @@ class Backend {
   virtual Storage storage() const = 0;
   // Device bytes per fluid cell actually held (populations + neighbour tables).
   virtual double bytes_per_cell() const = 0;
+  // Bytes per neighbour-table entry the kernels read: 4, or 3 where the tables are packed
+  // (lib/lattice/neighbour_table.hpp); the byte model's index_bytes.
+  virtual double index_bytes() const { return 4.0; }
   // The cells this backend updates: all of them, or a rank's owned slab (ghosts excluded).
   virtual CellRange owned() const = 0;
   // Every local cell, ghosts included: the swap must visit ghost cells too, because the

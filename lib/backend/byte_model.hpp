@@ -11,6 +11,8 @@
 //                          (144 B, an upper bound: bounce-back links move nothing) = 332 B.
 //                          fused: even step 152 B; odd step 152 B + 18 indices (72 B) = 224 B;
 //                          mean 188 B. fp16: two-pass 36 + 76 + 72 = 184 B, fused 76 + 36 = 112 B.
+//   packed tables (the CUDA backend, 3-byte entries): fp16 fused 92 B per cell and 103 B per
+//                          update, fp32 fused 130 B and 179 B.
 //   halo:                  5 crossing populations per cell of a halo plane (offset + 2 slots).
 //   dense comparison:      a dense single-copy D3Q19 array, 19 populations per *voxel* (76 B).
 #include <cstdint>
@@ -29,7 +31,8 @@ struct ByteModel {
   Propagation propagation = Propagation::two_pass;
   Storage storage = StorageTraits<Population>::kind;
 
-  static constexpr double index_bytes = sizeof(std::uint32_t);
+  // 4 (the lattice's tables), or 3 where the CUDA backend packs them (lib/lattice/neighbour_table.hpp)
+  double index_bytes = sizeof(std::uint32_t);
   constexpr double population_bytes() const { return static_cast<double>(storage_bytes(storage)); }
   constexpr int neighbour_tables() const { return propagation == Propagation::fused ? 2 : 1; }
   // Device bytes per fluid cell: populations and neighbour tables (without stride padding).
@@ -58,5 +61,7 @@ static_assert(ByteModel{Propagation::fused}.traffic_per_update() == 188.0);
 static_assert(ByteModel{Propagation::two_pass, Storage::float16}.memory_per_cell() == 74.0);
 static_assert(ByteModel{Propagation::fused, Storage::float16}.memory_per_cell() == 110.0);
 static_assert(ByteModel{Propagation::fused, Storage::float16}.traffic_per_update() == 112.0);
+static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.memory_per_cell() == 92.0);
+static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.traffic_per_update() == 103.0);
 
 }  // namespace rockperm

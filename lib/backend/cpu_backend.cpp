@@ -50,7 +50,7 @@ void CpuBackend::collide(CellRange cells) {
 void CpuBackend::swap(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const std::uint32_t* nbr = lattice_.neighbours().data();
+  const IndexTable nbr{lattice_.neighbours().data()};
   each_storage([&](auto slot) {
     using S = decltype(slot);
     S* f = slots<S>();
@@ -65,8 +65,8 @@ void CpuBackend::fused_odd(CellRange cells) {
   }
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const std::uint32_t* pos = lattice_.neighbours().data();
-  const std::uint32_t* neg = lattice_.negative_neighbours().data();
+  const IndexTable pos{lattice_.neighbours().data()};
+  const IndexTable neg{lattice_.negative_neighbours().data()};
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);

@@ -17,6 +17,7 @@
 #include "lib/physics/collision.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/hd.hpp"
+#include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/storage.hpp"
 
 namespace rockperm::propagation {
@@ -38,12 +39,14 @@ ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const 
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[addr[i]]);
   physics::collide(v, p);
-  std::uint32_t noise = rounding_noise(addr[0], p.seed) | 1u;  // addr[0]: the cell itself; never 0
+  const std::uint32_t noise = rounding_noise(addr[0], p.seed);  // addr[0]: the cell itself
+  bool beyond = false;  // a value the storage cannot hold (StorageTraits::beyond)
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    if (i % 2 == 0) noise = next_noise(noise);  // one word for two slots: the low and the high half
-    f[addr[lattice::opposite(i)]] = T::store(v[i], i % 2 == 0 ? noise : noise >> 16);
+    f[addr[lattice::opposite(i)]] = T::store(v[i], slot_noise(noise, i));
+    beyond |= T::beyond(v[i]);
   }
+  if (beyond) f[addr[0]] = T::poison();  // the rest slot (opposite(0) = 0)
 }
 
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
@@ -56,24 +59,27 @@ ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physi
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
   physics::collide(v, p);
-  std::uint32_t noise = rounding_noise(cell, p.seed) | 1u;  // never 0 (xorshift would stay there)
+  const std::uint32_t noise = rounding_noise(cell, p.seed);
+  bool beyond = false;  // a value the storage cannot hold (StorageTraits::beyond)
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    if (i % 2 == 0) noise = next_noise(noise);  // one word for two slots: the low and the high half
-    f[lattice::opposite(i) * stride + cell] = T::store(v[i], i % 2 == 0 ? noise : noise >> 16);
+    f[lattice::opposite(i) * stride + cell] = T::store(v[i], slot_noise(noise, i));
+    beyond |= T::beyond(v[i]);
   }
+  if (beyond) f[cell] = T::poison();  // the rest slot
 }
 
 // Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads
 // are issued before any store: every slot takes part in exactly one exchange, so nothing
 // aliases, but the compiler cannot know that; exchanging pair by pair serializes 9 memory
 // round trips per thread (the GPU swap ran at 65 % of copy bandwidth that way).
-template <class S, class Index>
-ROCKPERM_HD inline void swap_cell(S* f, Index stride, const std::uint32_t* neighbours, Index cell) {
+// Table: how the neighbour table is read (lib/lattice/neighbour_table.hpp).
+template <class S, class Index, class Table>
+ROCKPERM_HD inline void swap_cell(S* f, Index stride, const Table& neighbours, Index cell) {
   std::uint32_t t[lattice::half];
   S mine[lattice::half], theirs[lattice::half];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::half; ++i) t[i] = neighbours[i * stride + cell];
+  for (int i = 0; i < lattice::half; ++i) t[i] = neighbours.at(i * stride + cell, static_cast<std::uint32_t>(cell));
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::half; ++i) {
     if (t[i] == none_index) continue;
@@ -89,15 +95,15 @@ ROCKPERM_UNROLL
 }
 
 // Fused A-A odd step: gather from the neighbours' swapped slots, collide, scatter back.
-template <class S, class Index>
-ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const std::uint32_t* pos, const std::uint32_t* neg,
-                                       Index cell, const physics::CollisionParams& p) {
+template <class S, class Index, class Table>
+ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Table& pos, const Table& neg, Index cell,
+                                       const physics::CollisionParams& p) {
   Index addr[lattice::q];
   addr[0] = cell;
 ROCKPERM_UNROLL
   for (int i = 1; i <= lattice::half; ++i) {
-    const std::uint32_t behind = neg[(i - 1) * stride + cell];
-    const std::uint32_t ahead = pos[(i - 1) * stride + cell];
+    const std::uint32_t behind = neg.at((i - 1) * stride + cell, static_cast<std::uint32_t>(cell));
+    const std::uint32_t ahead = pos.at((i - 1) * stride + cell, static_cast<std::uint32_t>(cell));
     addr[i] = behind != none_index ? (i + lattice::half) * stride + behind : i * stride + cell;
     addr[i + lattice::half] = ahead != none_index ? i * stride + ahead : (i + lattice::half) * stride + cell;
   }

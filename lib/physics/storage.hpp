@@ -14,7 +14,7 @@
 //    tight rock (velocities of 1e-8 and up, deviations of w_i * 3u) stay normal numbers with
 //    full precision, and no stable state comes near the top (|f - w| < 1).
 //    The time loop stores with stochastic rounding: up with the probability of the fraction of
-//    a unit in the last place that was cut, from a hash of the slot and the step (the same bits
+//    a unit in the last place that was cut, from a hash of the cell and the step (the same bits
 //    on the CPU and the GPU, and again after a resume). Rounding to nearest stalls the approach
 //    to steady flow: near the end the change of a population per step is below half a unit in
 //    its last place, so every step rounds it back, and the run "converges" short of the steady
@@ -44,9 +44,10 @@ template <class S>
 struct StorageTraits;
 
 // The random bits of a cell's stores: a 32-bit mix (the finalizer of MurmurHash3) of the cell's
-// index and the step's seed, then next_noise for each pair of slots (its low 16 bits for one,
-// its high 16 for the other; the normal-number rounding takes 13 of them): a hash per slot made
-// the fp16 kernels compute-bound on the GPU.
+// index and the step's seed, once per cell; slot i takes slot_noise(mix, i), the mix times an odd
+// constant of its own (one multiply: a bijection of the 32-bit words, so its top bits, which the
+// rounding uses, are as uniform as the mix). A hash per slot, and later an xorshift step per
+// pair of slots, made the fp16 kernels compute-bound on the GPU.
 ROCKPERM_HD inline std::uint32_t rounding_noise(std::uint64_t slot, std::uint32_t seed) {
   std::uint32_t h = static_cast<std::uint32_t>(slot) ^ static_cast<std::uint32_t>(slot >> 32) ^ seed;
   h ^= h >> 16;
@@ -57,13 +58,17 @@ ROCKPERM_HD inline std::uint32_t rounding_noise(std::uint64_t slot, std::uint32_
   return h;
 }
 
-// xorshift32 (Marsaglia 2003): the next random word after `x` (never 0 after a non-zero one).
-ROCKPERM_HD inline std::uint32_t next_noise(std::uint32_t x) {
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return x;
+// The odd multiplier of slot i: the mix of i + 1, made odd (constants once the loops unroll).
+ROCKPERM_HD constexpr std::uint32_t slot_multiplier(int i) {
+  std::uint32_t h = static_cast<std::uint32_t>(i + 1) * 0x9E3779B9u;
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h | 1u;
 }
+ROCKPERM_HD inline std::uint32_t slot_noise(std::uint32_t cell_noise, int i) { return cell_noise * slot_multiplier(i); }
 
 // The seed of a step's rounding.
 inline std::uint32_t step_seed(std::int64_t step) {
@@ -76,6 +81,8 @@ struct StorageTraits<float> {
   static ROCKPERM_HD float load(float s) { return s; }
   static ROCKPERM_HD float store(float v) { return v; }
   static ROCKPERM_HD float store(float v, std::uint32_t /*noise*/) { return v; }
+  static ROCKPERM_HD bool beyond(float /*v*/) { return false; }  // a float holds infinity and NaN as they are
+  static ROCKPERM_HD float poison() { return __builtin_nanf(""); }
 };
 
 namespace half_detail {
@@ -113,27 +120,37 @@ ROCKPERM_HD inline std::uint16_t to_half(float f) {
   return static_cast<std::uint16_t>(h | sign);
 }
 
-// binary16 of `f`, rounded up (in magnitude) with the probability of the cut fraction: `noise`
-// holds uniform random bits. Branch-free (selects), so that the CPU's cell loops vectorize.
+// binary16 of the float with bits `t`, rounded toward zero (what the GPU's cvt.rz does: a finite
+// value beyond the largest half gives the largest half, infinity stays infinity, NaN gives NaN).
+ROCKPERM_HD inline std::uint16_t to_half_toward_zero(std::uint32_t t) {
+  const std::uint32_t sign = (t >> 16) & 0x8000u;
+  const std::uint32_t x = t & 0x7FFFFFFFu;
+  const std::uint32_t normal = (x - 0x38000000u) >> 13;  // rebias the exponent, cut the mantissa
+  // below 2^-14: whole units of 2^-24 (exact: a power-of-two scale, then truncation)
+  const auto subnormal = static_cast<std::uint32_t>(static_cast<std::int32_t>(float_of(x < 0x38800000u ? x : 0u) * 16777216.0f));
+  std::uint32_t h = x < 0x38800000u ? subnormal : normal;
+  h = x >= 0x47800000u ? (x > 0x7F800000u ? 0x7FFFu : x == 0x7F800000u ? 0x7C00u : 0x7BFFu) : h;
+  return static_cast<std::uint16_t>(h | sign);
+}
+
+// binary16 of `f`, rounded up (in magnitude) with the probability of the cut fraction: 13 random
+// bits of `noise` (its top ones) are added below the cut, then the value is rounded toward zero
+// (on the GPU: an add and the hardware's conversion; the same bits in software on the CPU). A
+// value below 2^-14 (a subnormal half) is first lifted by 2^-14 into [2^-14, 2^-13), where the
+// halves are 2^-24 apart as the subnormals are, rounded there, and lowered again (0x0400 off its
+// bits), so that it is rounded without bias too. Meant for |f| <= 65504 (the largest half): the
+// time loop marks a cell that leaves that range (StorageTraits<Half>::beyond).
 ROCKPERM_HD inline std::uint16_t to_half_stochastic(float f, std::uint32_t noise) {
   const std::uint32_t all = bits_of(f);
-  const std::uint32_t sign = (all >> 16) & 0x8000u;
-  const std::uint32_t x = all & 0x7FFFFFFFu;
+  const bool small = (all & 0x7FFFFFFFu) < 0x38800000u;
+  const float lifted = f + float_of((all & 0x80000000u) | 0x38800000u);  // f + copysign(2^-14, f)
+  const std::uint32_t t = (small ? bits_of(lifted) : all) + (noise >> 19);
 #if defined(__CUDA_ARCH__)
-  // the GPU: the common normal case alone (a warp rarely meets a subnormal, and then diverges briefly)
-  if (x >= 0x38800000u && x < 0x47800000u) return static_cast<std::uint16_t>(((x - 0x38000000u + (noise & 0x1FFFu)) >> 13) | sign);
+  const std::uint16_t h = __half_as_ushort(__float2half_rz(float_of(t)));
+#else
+  const std::uint16_t h = to_half_toward_zero(t);
 #endif
-  // normal: rebias the exponent; the 13 cut bits against 13 random ones
-  const std::uint32_t normal = (x - 0x38000000u + (noise & 0x1FFFu)) >> 13;
-  // subnormal: whole units of 2^-24 and the fraction of one (exact: a power-of-two scale)
-  const float units = float_of(x < 0x38800000u ? x : 0x38800000u) * 16777216.0f;
-  const auto whole = static_cast<std::uint32_t>(static_cast<std::int32_t>(units));
-  const float fraction = units - static_cast<float>(static_cast<std::int32_t>(whole));
-  const float chance = static_cast<float>(static_cast<std::int32_t>(noise >> 8)) * 5.9604644775390625e-8f;
-  const std::uint32_t subnormal = whole + (chance < fraction ? 1u : 0u);
-  std::uint32_t h = x < 0x38800000u ? subnormal : normal;
-  h = x >= 0x47800000u ? (x > 0x7F800000u ? 0x7E00u : 0x7C00u) : h;
-  return static_cast<std::uint16_t>(h | sign);
+  return static_cast<std::uint16_t>(small ? h - 0x0400u : h);
 }
 
 // float of a binary16, branch-free: normal and subnormal halves are their bits moved into a
@@ -165,10 +182,26 @@ struct StorageTraits<Half> {
     return Half{half_detail::to_half(v * half_detail::shift)};
 #endif
   }
-  // stochastic rounding (the time loop): the same integer arithmetic on the host and the device
+  // stochastic rounding (the time loop): the same bits on the host and the device
   static ROCKPERM_HD Half store(float v, std::uint32_t noise) {
+#if defined(__CUDA_ARCH__)
+    // half_detail::to_half_stochastic(v * 2^14, noise) with the shift and the lift in one
+    // multiply-add (the product is exact, so its one rounding is the lift's, as on the CPU)
+    const bool small = fabsf(v) < 0x1p-28f;
+    const float lift = __uint_as_float((__float_as_uint(v) & 0x80000000u) | (small ? 0x38800000u : 0u));
+    const float x = fmaf(v, half_detail::shift, lift);
+    const std::uint16_t h = __half_as_ushort(__float2half_rz(__uint_as_float(__float_as_uint(x) + (noise >> 19))));
+    return Half{static_cast<std::uint16_t>(small ? h - 0x0400u : h)};
+#else
     return Half{half_detail::to_half_stochastic(v * half_detail::shift, noise)};
+#endif
   }
+  // Whether `v` is beyond the stored range (|v| > 65504 / 2^14, infinity, NaN). A diverging run
+  // gets there; the time loop then stores poison() in the cell's rest slot, so that the monitor's
+  // sums turn NaN and report the divergence (rounding toward zero would otherwise hold the
+  // populations at the largest half, and stochastic noise could turn a NaN into a number).
+  static ROCKPERM_HD bool beyond(float v) { return !(v <= 3.998046875f && v >= -3.998046875f); }
+  static ROCKPERM_HD Half poison() { return Half{0x7E00u}; }
 };
 
 // The float32 storage's type: what buffers default to (halo sizes, tests).

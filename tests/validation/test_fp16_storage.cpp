@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "lib/physics/collision.hpp"
+#include "tests/test_support.hpp"
 #include "tests/pipeline_support.hpp"
 
 namespace rockperm {
@@ -116,6 +117,29 @@ TEST(Validation, Fp16ResumeIsBitwise) {
   ASSERT_EQ(sim.progress().step, 300);
   while (!sim.finished()) sim.advance();
   EXPECT_EQ(sim.save().owned, straight.simulation->save().owned);
+}
+
+// A cell whose populations leave the 16-bit range (a diverging run) is marked NaN, so that the
+// monitor's sums report the divergence: rounding toward zero would hold it at the largest half.
+TEST(Validation, Fp16DivergingCellMakesTheSumsNaN) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat =
+      SparseLattice::build(testing::random_mask(Dims{8, 8, 8}, 0.7, 2), {true, true, true}, true);
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-5);
+  for (const Propagation prop : {Propagation::two_pass, Propagation::fused}) {
+    const auto backend = testing::make_test_backend(lat, p, Storage::float16);
+    std::vector<float> f(lattice::q * lat.stride(), 0.0f);
+    f[1 * lat.stride() + 5] = 1e-3f;  // a sane state stays finite
+    backend->upload(f);
+    advance(*backend, prop, 0);
+    EXPECT_TRUE(backend->sums().finite) << to_string(prop);
+    // storable, but far beyond any flow (a speed of ~8): the collision leaves the range
+    f[1 * lat.stride() + 5] = 3.9f;
+    f[lattice::opposite(1) * lat.stride() + 5] = -3.9f;
+    backend->upload(f);
+    advance(*backend, prop, 0);
+    EXPECT_FALSE(backend->sums().finite) << to_string(prop);
+  }
 }
 
 }  // namespace rockperm

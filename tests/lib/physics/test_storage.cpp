@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "lib/physics/storage.hpp"
@@ -12,6 +13,26 @@ namespace rockperm {
 using half_detail::from_half;
 using half_detail::to_half;
 using half_detail::to_half_stochastic;
+using half_detail::to_half_toward_zero;
+
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+TEST(Storage, RoundingTowardZeroAtTheEdges) {
+  EXPECT_EQ(to_half_toward_zero(bits(1.0f + std::ldexp(1.0f, -10) * 0.999f)), 0x3C00);  // just below the next half
+  EXPECT_EQ(to_half_toward_zero(bits(-1.0f - std::ldexp(1.0f, -10) * 0.999f)), 0xBC00);
+  EXPECT_EQ(to_half_toward_zero(bits(65535.0f)), 0x7BFF);         // beyond the largest half: the largest
+  EXPECT_EQ(to_half_toward_zero(bits(1e30f)), 0x7BFF);
+  EXPECT_EQ(to_half_toward_zero(bits(-INFINITY)), 0xFC00);        // infinity stays infinity
+  EXPECT_TRUE(std::isnan(from_half(to_half_toward_zero(bits(std::nanf(""))))));
+  EXPECT_EQ(to_half_toward_zero(bits(std::ldexp(1.9f, -24))), 0x0001);  // subnormal: whole units of 2^-24
+  EXPECT_EQ(to_half_toward_zero(bits(std::ldexp(1.0f, -25))), 0x0000);
+  EXPECT_EQ(to_half_toward_zero(bits(std::ldexp(1.0f, -14) * 0.9999f)), 0x03FF);
+  EXPECT_EQ(to_half_toward_zero(bits(1e-40f)), 0x0000);  // a subnormal float
+}
 
 TEST(Storage, HalfConversionsRoundToNearestEvenAtTheEdges) {
   EXPECT_EQ(to_half(1.0f), 0x3C00);
@@ -41,22 +62,22 @@ TEST(Storage, EveryFiniteHalfSurvivesTheRoundTrip) {
 TEST(Storage, StochasticRoundingIsUnbiasedAndPicksANeighbour) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> exponent(-26.0f, 15.0f);
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < 300; ++trial) {
     const float v = std::ldexp(1.0f + static_cast<float>(rng() % 100000) / 100000.0f, static_cast<int>(exponent(rng))) *
                     (trial % 2 ? -1.0f : 1.0f);
-    const std::uint16_t nearest = to_half(v);
+    const std::uint16_t down = to_half_toward_zero(bits(v));
     double mean = 0;
     constexpr int draws = 20000;
     for (int d = 0; d < draws; ++d) {
       const std::uint16_t h = to_half_stochastic(v, static_cast<std::uint32_t>(rng()));
-      ASSERT_LE(std::abs(static_cast<int>(h & 0x7FFF) - static_cast<int>(nearest & 0x7FFF)), 1) << v;
+      ASSERT_TRUE(h == down || h == down + 1) << v << ": not one of the two neighbours";
       mean += from_half(h);
     }
     mean /= draws;
-    // one unit in the last place around v, and the standard error of the mean of the draws
-    const double ulp = std::abs(from_half(static_cast<std::uint16_t>((nearest & 0x7FFF) | 1u)) -
-                                from_half(static_cast<std::uint16_t>((nearest & 0x7FFF) & ~1u)));
-    EXPECT_NEAR(mean, v, 5.0 * ulp / std::sqrt(static_cast<double>(draws)) + 1e-12) << v;
+    const double ulp = std::abs(from_half(static_cast<std::uint16_t>(down + 1)) - from_half(down));
+    // unbiased (normal and subnormal halves), to the standard error of the draws and the 13
+    // bits of the noise
+    EXPECT_NEAR(mean, v, 5.0 * ulp / std::sqrt(static_cast<double>(draws)) + ulp * std::ldexp(1.0, -13)) << v;
   }
 }
 

@@ -1,0 +1,31 @@
+#include "lib/lattice/neighbour_table.hpp"
+
+#include "lib/lattice/propagation.hpp"
+
+namespace rockperm {
+
+bool pack_table(const std::uint32_t* table, std::uint64_t entries, std::uint64_t stride, std::uint32_t cells,
+                PackedTableData& out) {
+  if (cells >= 0x80000000u - packed_limit) return false;
+  out.low.assign(entries, 0);
+  out.high.assign(entries, 0);
+  const auto n = static_cast<std::int64_t>(cells);
+  for (std::uint64_t slot = 0; slot < entries; ++slot) {
+    const auto cell = static_cast<std::int64_t>(slot % stride);
+    const std::uint32_t t = table[slot];
+    std::uint32_t bits = packed_none;
+    if (cell < n && t != propagation::none_index) {
+      std::int64_t offset = static_cast<std::int64_t>(t) - cell;
+      // the shorter way round the array: a periodic wrap becomes a short step
+      if (offset > n / 2) offset -= n;
+      if (offset < -(n / 2)) offset += n;
+      if (offset > packed_limit || offset < -packed_limit) return false;
+      bits = static_cast<std::uint32_t>(offset) & 0xFFFFFFu;
+    }
+    out.low[slot] = static_cast<std::uint16_t>(bits & 0xFFFFu);
+    out.high[slot] = static_cast<std::uint8_t>(bits >> 16);
+  }
+  return true;
+}
+
+}  // namespace rockperm
