@@ -84,7 +84,9 @@ int bench_command(const std::vector<std::string>& args) {
       ("steps", po::value<int>()->default_value(0), "steps per timed repeat (0: about 0.2 s of work)")
       ("repeats", po::value<int>()->default_value(5), "timed repeats; the median is reported")
       ("config", po::value<std::string>(), "also time the sample of this run configuration (INI)")
-      ("stage-halo", "under MPI: stage halos through pinned host memory even with a CUDA-aware MPI")
+      ("halo-transport", po::value<std::string>()->default_value("auto"),
+       "under MPI: auto, staged, cuda-aware, ipc or nccl (run.halo_transport)")
+      ("stage-halo", "under MPI: the same as --halo-transport staged")
       ("weak", "under MPI: every rank gets a whole cube (z extent times the rank count)")
       ("json", "print the rows as JSON instead of a table");
   po::variables_map vm;
@@ -104,7 +106,8 @@ int bench_command(const std::vector<std::string>& args) {
   if (b == "cpu") execution.backend = pipeline::BackendChoice::cpu;
   else if (b == "cuda") execution.backend = pipeline::BackendChoice::cuda;
   else if (b != "auto") throw InputError("bench: --backend '" + b + "' is unknown; use auto, cuda or cpu");
-  execution.cuda_aware_mpi = !vm.count("stage-halo");
+  execution.halo_transport = vm.count("stage-halo") ? HaloTransportChoice::staged
+                                                    : parse_halo_transport(vm["halo-transport"].as<std::string>());
   std::vector<Propagation> props;
   const std::string p = vm["propagation"].as<std::string>();
   if (p == "both") props = {Propagation::two_pass, Propagation::fused};
@@ -120,7 +123,9 @@ int bench_command(const std::vector<std::string>& args) {
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution);
   const bool on_gpu = plan.cuda;
   const bool weak = vm.count("weak") > 0;
-  const bool device_halo = plan.device_halo;
+  bool device_halo = plan.device_halo;
+  HaloTransport transport = plan.halo_transport;
+  std::string halo_note = plan.halo_note;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   const std::string geometries = vm["geometries"].as<std::string>();
@@ -176,9 +181,7 @@ int bench_command(const std::vector<std::string>& args) {
       if (!json && comm.root()) {
         std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n", device.c_str(),
                     comm.size() > 1 ? (" x " + std::to_string(comm.size()) + " ranks").c_str() : "", copy_gbs);
-        if (comm.size() > 1) {
-          std::printf("halo        %s\n", device_halo ? "device buffers, CUDA-aware MPI" : "host buffers");
-        }
+        if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(transport), halo_note.c_str());
         std::printf("\n");
         std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
                     "B/cell", "MFLUPS", "GB/s", "of copy", "halo kB", "mpi ms");
@@ -186,8 +189,23 @@ int bench_command(const std::vector<std::string>& args) {
     }
     for (const Propagation prop : props) {
       std::optional<Stepper> stepper;
-      if (domain) stepper.emplace(*backend, prop, comm, *domain, lattice, device_halo);
-      else stepper.emplace(*backend, prop);
+      if (domain) {
+        stepper.emplace(*backend, prop, comm, *domain, lattice, device_halo);
+        if (transport == HaloTransport::ipc) {
+          std::string why;
+          auto exchanger = pipeline::make_exchanger(plan, comm, stepper->receive_endpoints(), why);
+          if (exchanger) {
+            stepper->set_exchanger(std::move(exchanger));
+          } else {  // as a run does: staged instead (the halo line above is printed before; say so here)
+            if (comm.root()) std::printf("halo        staged: CUDA IPC not available (%s)\n", why.c_str());
+            transport = HaloTransport::staged;
+            device_halo = false;
+            stepper.emplace(*backend, prop, comm, *domain, lattice, false);
+          }
+        }
+      } else {
+        stepper.emplace(*backend, prop);
+      }
       // seconds for `steps` steps of every rank: host clock around a synchronized loop
       // (barriers on several ranks; ~10 us of synchronization against >= 0.2 s of work)
       const auto timed = [&](std::int64_t first, std::int64_t steps) {

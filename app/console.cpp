@@ -50,11 +50,8 @@ void print_backend(const pipeline::Simulation& simulation, const pipeline::Execu
   std::printf("backend     %s, %s propagation; %s; setup %.2f s\n", simulation.backend_description().c_str(),
               to_string(plan.propagation), plan.note.c_str(), simulation.setup_seconds());
   if (ranks > 1) {
-    std::printf("halo        %.1f kB per step from rank 0, %s\n", simulation.halo_bytes_per_step() * 1e-3,
-                plan.device_halo ? "device buffers handed to CUDA-aware MPI"
-                                 : (plan.cuda ? "staged through pinned host buffers (MPI not CUDA-aware, or "
-                                                "run.cuda_aware_mpi = off)"
-                                              : "host buffers"));
+    std::printf("halo        %.1f kB per step from rank 0, %s: %s\n", simulation.halo_bytes_per_step() * 1e-3,
+                to_string(simulation.plan().halo_transport), simulation.plan().halo_note.c_str());
   }
   std::fflush(stdout);
 }

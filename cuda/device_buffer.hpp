@@ -130,4 +130,27 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
+// Device memory of another process of this host, opened from the handle that process exported
+// (cudaIpcGetMemHandle on the base of one of its allocations); closed on destruction.
+class IpcMapping {
+ public:
+  explicit IpcMapping(const cudaIpcMemHandle_t& handle) {
+    ROCKPERM_CUDA_CHECK(cudaIpcOpenMemHandle(&ptr_, handle, cudaIpcMemLazyEnablePeerAccess));
+  }
+  ~IpcMapping() {
+    if (ptr_) cudaIpcCloseMemHandle(ptr_);
+  }
+  IpcMapping(IpcMapping&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+  IpcMapping& operator=(IpcMapping&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    return *this;
+  }
+  IpcMapping(const IpcMapping&) = delete;
+  IpcMapping& operator=(const IpcMapping&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
 }  // namespace rockperm::cuda

@@ -13,6 +13,7 @@
 #if ROCKPERM_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/ipc_exchanger.hpp"
 #endif
 
 namespace rockperm::pipeline {
@@ -58,6 +59,62 @@ ExecutionPlan choose_backend(BackendChoice choice) {
   return plan;
 }
 
+// The halo transport of a run on several ranks (lib/parallel/halo_transport.hpp). Collective;
+// every rank decides alike.
+HaloTransport choose_transport(const Comm& comm, const ExecutionSpec& spec, bool cuda, std::string& note) {
+  const HaloTransportChoice choice = spec.halo_transport;
+  if (!cuda) {
+    if (choice != HaloTransportChoice::auto_select && choice != HaloTransportChoice::staged) {
+      throw on_all_ranks(InputError("execution.halo_transport", std::string("run.halo_transport = ") + to_string(choice) +
+                                                       " needs the CUDA backend; use auto or staged"));
+    }
+    note = "host buffers";
+    return HaloTransport::staged;
+  }
+  const std::vector<std::string> names = comm.gather(hostname());
+  bool one_host = true;
+  for (const auto& n : names) one_host = one_host && n == names.front();
+  one_host = comm.sum(std::uint64_t{comm.root() && !one_host ? 1u : 0u}) == 0;  // rank 0's finding, everywhere
+  const bool aware = comm.cuda_aware();
+  switch (choice) {
+    case HaloTransportChoice::auto_select:
+      if (one_host) {
+        note = "device to device through CUDA IPC (all ranks on one host)";
+        return HaloTransport::ipc;
+      }
+      if (aware && spec.cuda_aware_mpi) {
+        note = "device buffers handed to CUDA-aware MPI (ranks on several hosts)";
+        return HaloTransport::cuda_aware;
+      }
+      note = "staged through pinned host buffers (ranks on several hosts, MPI not CUDA-aware)";
+      return HaloTransport::staged;
+    case HaloTransportChoice::staged:
+      note = "staged through pinned host buffers (asked for)";
+      return HaloTransport::staged;
+    case HaloTransportChoice::cuda_aware:
+      if (!aware) {
+        throw on_all_ranks(InputError("execution.halo_transport",
+                                      "run.halo_transport = cuda-aware, but this MPI library does not report CUDA "
+                                      "support; use auto, ipc (ranks of one host) or staged"));
+      }
+      note = "device buffers handed to CUDA-aware MPI (asked for)";
+      return HaloTransport::cuda_aware;
+    case HaloTransportChoice::ipc:
+      if (!one_host) {
+        throw on_all_ranks(InputError("execution.halo_transport",
+                                      "run.halo_transport = ipc needs every rank on one host (CUDA IPC does not "
+                                      "cross hosts); use auto, cuda-aware or staged"));
+      }
+      note = "device to device through CUDA IPC (asked for)";
+      return HaloTransport::ipc;
+    case HaloTransportChoice::nccl:
+      throw on_all_ranks(InputError("execution.halo_transport",
+                                    "run.halo_transport = nccl, but this rockperm was built without NCCL (CMake did "
+                                    "not find it); use auto, ipc, cuda-aware or staged"));
+  }
+  return HaloTransport::staged;
+}
+
 }  // namespace
 
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid) {
@@ -72,9 +129,15 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
       plan.propagation = plan.cuda ? Propagation::fused : Propagation::two_pass;
   }
   plan.storage = spec.storage == StorageChoice::fp16 ? Storage::float16 : Storage::float32;
-  if (!plan.cuda) return plan;
+  if (!plan.cuda) {
+    if (comm.size() > 1) plan.halo_transport = choose_transport(comm, spec, false, plan.halo_note);
+    return plan;
+  }
   plan.device = assign_device(comm, hostname(), plan.gpus(), spec.devices, plan.device_log);
-  plan.device_halo = comm.size() > 1 && spec.cuda_aware_mpi && comm.cuda_aware();
+  if (comm.size() > 1) {
+    plan.halo_transport = choose_transport(comm, spec, true, plan.halo_note);
+    plan.device_halo = plan.halo_transport != HaloTransport::staged;
+  }
   if (plane_fluid.empty()) return plan;
   const double capacity = plan.memory_of(plan.device);
   const auto fits_as = [&](Storage storage) {
@@ -103,6 +166,15 @@ double copy_bandwidth_gbs(const ExecutionPlan& plan) {
 #endif
   (void)plan;
   return cpu_copy_bandwidth_gbs();
+}
+
+std::unique_ptr<HaloExchanger> make_exchanger(const ExecutionPlan& plan, const Comm& comm,
+                                              const std::vector<Comm::Transfer>& receives, std::string& why) {
+#if ROCKPERM_HAVE_CUDA
+  if (plan.halo_transport == HaloTransport::ipc) return cuda::make_ipc_exchanger(comm, receives, why);
+#endif
+  (void)plan, (void)comm, (void)receives, (void)why;
+  return nullptr;
 }
 
 std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,

@@ -24,7 +24,10 @@ struct ExecutionPlan {
   std::string identity() const { return cuda && device < static_cast<int>(device_names.size()) ? device_names[device] : "cpu"; }
   Propagation propagation = Propagation::two_pass;
   Storage storage = Storage::float32;
-  bool device_halo = false;           // MPI gets device buffers (CUDA-aware library, several ranks)
+  // how halos travel between ranks (lib/parallel/halo_transport.hpp), and why
+  HaloTransport halo_transport = HaloTransport::staged;
+  std::string halo_note;
+  bool device_halo = false;           // the halo buffers are device memory (cuda-aware or ipc)
   int gpus() const { return static_cast<int>(device_memory.size()); }
   double memory_of(int d) const { return d >= 0 && d < gpus() ? device_memory[d] : 0.0; }
 };
@@ -34,6 +37,13 @@ struct ExecutionPlan {
 // and none is usable, or when the sample needs more GPU memory than the ranks hold.
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
                              const std::vector<std::uint64_t>& plane_fluid = {});
+
+// The halo exchanger of plan.halo_transport for a stepper's receive endpoints, or null when MPI
+// carries the halos (staged, cuda-aware). Collective; with ipc unavailable on a rank (a
+// container without CUDA IPC) it returns null on every rank and the caller falls back to staged:
+// `why` says why.
+std::unique_ptr<HaloExchanger> make_exchanger(const ExecutionPlan& plan, const Comm& comm,
+                                              const std::vector<Comm::Transfer>& receives, std::string& why);
 
 // The copy bandwidth where this plan runs (host memory, or the chosen GPU's memory).
 double copy_bandwidth_gbs(const ExecutionPlan& plan);

@@ -65,6 +65,8 @@ class Simulation {
   const Macroscopic& owned_macroscopic() const;
   const RankLattice& rank_lattice() const { return lattice_; }
   const Sample& sample() const { return sample_; }
+  // The plan as it runs (the halo transport falls back to staged where CUDA IPC is unavailable).
+  const ExecutionPlan& plan() const { return plan_; }
   const physics::CollisionParams& params() const { return params_; }
 
  private:

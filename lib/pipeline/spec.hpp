@@ -11,6 +11,7 @@
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
+#include "lib/parallel/halo_transport.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/solve/monitor.hpp"
 
@@ -72,6 +73,7 @@ struct ExecutionSpec {
   PropagationChoice propagation = PropagationChoice::auto_select;
   StorageChoice storage = StorageChoice::auto_select;
   bool cuda_aware_mpi = true;  // hand MPI device buffers when the library reports CUDA support
+  HaloTransportChoice halo_transport = HaloTransportChoice::auto_select;  // lib/parallel/halo_transport.hpp
   std::vector<int> devices;    // device index for each rank of a host, in order (empty: by host name)
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form

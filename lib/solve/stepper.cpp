@@ -22,9 +22,9 @@ Stepper::Stepper(Backend& backend, Propagation propagation, const Comm& comm, co
 // Sends list `to_lower` down and `to_upper` up, receives into `from_lower` and `from_upper`,
 // then unpacks those. The forward exchange carries boundary slots into the neighbours' ghosts;
 // the backward one (fused odd step) returns the ghost slots to their owners.
-void Stepper::exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
+void Stepper::transfers(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down,
+                        std::vector<Comm::Transfer>& sends, std::vector<Comm::Transfer>& receives) const {
   const SlabDomain& d = *domain_;
-  std::vector<Comm::Transfer> sends, receives;
   if (d.lower >= 0) {
     sends.push_back({d.lower, tag_down, backend_.halo_buffer(to_lower), counts_[to_lower]});
     receives.push_back({d.lower, tag_up, backend_.halo_buffer(from_lower), counts_[from_lower]});
@@ -33,9 +33,29 @@ void Stepper::exchange(int to_lower, int from_lower, int to_upper, int from_uppe
     sends.push_back({d.upper, tag_up, backend_.halo_buffer(to_upper), counts_[to_upper]});
     receives.push_back({d.upper, tag_down, backend_.halo_buffer(from_upper), counts_[from_upper]});
   }
+}
+
+std::vector<Comm::Transfer> Stepper::receive_endpoints() const {
+  std::vector<Comm::Transfer> sends, receives;
+  if (!domain_) return receives;
+  transfers(send_down, recv_low, send_up, recv_high, tag_up, tag_down, sends, receives);
+  if (propagation_ == Propagation::fused) {
+    transfers(recv_low, send_down, recv_high, send_up, tag_back_up, tag_back_down, sends, receives);
+  }
+  return receives;
+}
+
+void Stepper::exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
+  const SlabDomain& d = *domain_;
+  std::vector<Comm::Transfer> sends, receives;
+  transfers(to_lower, from_lower, to_upper, from_upper, tag_up, tag_down, sends, receives);
   backend_.wait_halo();
   const auto start = std::chrono::steady_clock::now();
-  comm_->exchange(sends, receives);
+  if (exchanger_) {
+    exchanger_->exchange(sends, receives);
+  } else {
+    comm_->exchange(sends, receives);
+  }
   mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (d.lower >= 0) backend_.unpack_halo(from_lower);
   if (d.upper >= 0) backend_.unpack_halo(from_upper);

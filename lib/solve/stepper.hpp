@@ -10,11 +10,13 @@
 // The fused odd step writes into the ghost slots it gathered from, so those values travel
 // back to the ranks that own them.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "lib/backend/backend.hpp"
 #include "lib/parallel/comm.hpp"
+#include "lib/parallel/halo_transport.hpp"
 #include "lib/parallel/partition.hpp"
 
 namespace rockperm {
@@ -33,6 +35,12 @@ class Stepper {
   // Sums over every rank's owned cells, in rank order.
   FlowSums sums();
   Propagation propagation() const { return propagation_; }
+  // Every buffer this rank receives into (both exchanges, both neighbours), with its peer and
+  // tag: what a HaloExchanger sets up once.
+  std::vector<Comm::Transfer> receive_endpoints() const;
+  // Moves the halo buffers with `exchanger` instead of Comm::exchange (the backend's halo
+  // buffers must be device buffers).
+  void set_exchanger(std::unique_ptr<HaloExchanger> exchanger) { exchanger_ = std::move(exchanger); }
   // Bytes sent per step by this rank (both neighbours), for the halo report.
   std::uint64_t halo_bytes_per_step() const;
   // Seconds this rank spent inside the MPI exchange (the GPU computes the interior meanwhile;
@@ -40,6 +48,8 @@ class Stepper {
   double mpi_seconds() const { return mpi_seconds_; }
 
  private:
+  void transfers(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down,
+                 std::vector<Comm::Transfer>& sends, std::vector<Comm::Transfer>& receives) const;
   void exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
   void forward_exchange();
   void backward_exchange();
@@ -50,6 +60,7 @@ class Stepper {
   std::optional<SlabDomain> domain_;
   SlabRanges ranges_{};
   std::vector<std::size_t> counts_;  // bytes of each halo list's buffer
+  std::unique_ptr<HaloExchanger> exchanger_;
   double mpi_seconds_ = 0;
 };
 
