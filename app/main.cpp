@@ -7,6 +7,7 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "lib/parallel/comm.hpp"
+#include "lib/base/build_info.hpp"
 #include "lib/base/error.hpp"
 #include "rockperm/config.hpp"
 
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
     if (command == "plan") return rockperm::app::plan_command(args);
     if (command == "devices") return rockperm::app::devices_command();
     if (command == "version" || command == "--version") {
-      std::cout << "rockperm " << ROCKPERM_VERSION << " (CUDA " << (ROCKPERM_HAVE_CUDA ? "on" : "off") << ", MPI "
+      std::cout << "rockperm " << ROCKPERM_VERSION << " (commit " << rockperm::build_commit() << ", "
+                << rockperm::build_type() << "; CUDA " << (ROCKPERM_HAVE_CUDA ? "on" : "off") << ", MPI "
                 << (ROCKPERM_HAVE_MPI ? "on" : "off") << ", VTK " << (ROCKPERM_HAVE_VTK ? "on" : "off") << ")\n";
       return 0;
     }
