@@ -50,11 +50,13 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
     buffer = std::remove_reference_t<decltype(buffer)>(count);
     if (count) buffer.upload(data, count);
   };
-  if (packed_tables_) {
+  if (packed_tables_ && has_negative_) {
+    const PackedPairData pair = interleave(pos, neg);
+    upload(pair_low_, pair.low.data(), pair.low.size());
+    upload(pair_high_, pair.high.data(), pair.high.size());
+  } else if (packed_tables_) {
     upload(pos_low_, pos.low.data(), pos.low.size());
     upload(pos_high_, pos.high.data(), pos.high.size());
-    upload(neg_low_, neg.low.data(), neg.low.size());
-    upload(neg_high_, neg.high.data(), neg.high.size());
   } else {
     upload(neighbours_, lattice.neighbours().data(), lattice.neighbours().size());
     upload(negative_, lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
@@ -71,7 +73,7 @@ std::string CudaBackend::description() const {
 
 double CudaBackend::bytes_per_cell() const {
   const std::size_t tables = neighbours_.bytes() + negative_.bytes() + pos_low_.bytes() + pos_high_.bytes() +
-                             neg_low_.bytes() + neg_high_.bytes();
+                             pair_low_.bytes() + pair_high_.bytes();
   return static_cast<double>(f_.bytes() + tables + plane_of_.bytes()) / cells_;
 }
 
@@ -80,15 +82,19 @@ void CudaBackend::collide(CellRange c) {
 }
 
 void CudaBackend::swap(CellRange c) {
-  with_tables([&](auto pos, auto) {
-    each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, pos, stream_.get()); });
+  with_tables([&](auto tables) {
+    each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, tables, stream_.get()); });
   });
 }
 
 void CudaBackend::fused_odd(CellRange c) {
   if (!has_negative_) throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
-  with_tables([&](auto pos, auto neg) {
-    each_storage([&](auto, auto* f) { launch_fused_odd(f, stride_, c.begin, c.end, pos, neg, params_, stream_.get()); });
+  with_tables([&](auto tables) {
+    if constexpr (std::is_same_v<decltype(tables), PackedTables>) {
+      throw Error("internal: the fused propagation needs the negative table");  // not reached (has_negative_)
+    } else {
+      each_storage([&](auto, auto* f) { launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, stream_.get()); });
+    }
   });
 }
 

@@ -74,22 +74,26 @@ class CudaBackend final : public Backend {
   Storage storage_;
   Stream stream_;
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
-  // fn(positive, negative) with the neighbour tables as the kernels read them: packed to 3 bytes
-  // per entry when the lattice allows (lib/lattice/neighbour_table.hpp), else 4
+  // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):
+  // packed to 3 bytes per entry when the lattice allows (the fused form's two interleaved), else 4
   template <class Fn>
   void with_tables(Fn&& fn) {
-    if (packed_tables_) {
-      fn(PackedTable{pos_low_.data(), pos_high_.data(), cells_}, PackedTable{neg_low_.data(), neg_high_.data(), cells_});
+    if (packed_tables_ && has_negative_) {
+      fn(PackedPairTables{pair_low_.data(), pair_high_.data(), cells_});
+    } else if (packed_tables_) {
+      fn(PackedTables{PackedTable{pos_low_.data(), pos_high_.data(), cells_}});
     } else {
-      fn(IndexTable{neighbours_.data()}, IndexTable{negative_.data()});
+      fn(IndexTables{{neighbours_.data()}, {negative_.data()}});
     }
   }
   bool packed_tables_ = false;
   bool has_negative_ = false;
   DeviceBuffer<std::uint32_t> neighbours_;
   DeviceBuffer<std::uint32_t> negative_;
-  DeviceBuffer<std::uint16_t> pos_low_, neg_low_;
-  DeviceBuffer<std::uint8_t> pos_high_, neg_high_;
+  DeviceBuffer<std::uint16_t> pos_low_;  // two-pass lattices
+  DeviceBuffer<std::uint8_t> pos_high_;
+  DeviceBuffer<std::uint32_t> pair_low_;  // fused lattices
+  DeviceBuffer<std::uint16_t> pair_high_;
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;
   int plane_axis_ = 0;

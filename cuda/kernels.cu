@@ -26,18 +26,19 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S
   if (cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
 }
 
-template <class S, class Index, class Table>
+template <class S, class Index, class Tables>
 __global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
-                            Table neighbours) {
+                            Tables neighbours) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
-template <class S, class Index, class Table>
-__global__ void __launch_bounds__(block_threads, min_blocks<S>) fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
-                                 Table pos, Table neg, physics::CollisionParams p) {
+template <class S, class Index, class Tables>
+__global__ void __launch_bounds__(block_threads, min_blocks<S>)
+    fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end, Tables tables,
+                     physics::CollisionParams p) {
   const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::fused_odd_cell<S, Index>(f, stride, pos, neg, cell, p);
+  if (cell < end) propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
 }
 
 template <class S>
@@ -164,28 +165,28 @@ void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-template <class S, class Table>
-void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table neighbours,
+template <class S, class Tables>
+void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables neighbours,
                  cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    swap_kernel<S, std::uint32_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
   } else {
-    swap_kernel<S, std::uint64_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-template <class S, class Table>
-void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table pos, Table neg,
+template <class S, class Tables>
+void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables tables,
                       const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t cells = end - begin;
   if (narrow(stride)) {
-    fused_odd_kernel<S, std::uint32_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+    fused_odd_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, tables, p);
   } else {
-    fused_odd_kernel<S, std::uint64_t, Table><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, pos, neg, p);
+    fused_odd_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, tables, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
@@ -251,13 +252,16 @@ void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, cons
   template void launch_rest_state<S>(S*, std::uint64_t, std::uint32_t, const physics::CollisionParams&, cudaStream_t); \
   template void launch_collide<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&,   \
                                   cudaStream_t);                                                                       \
-  template void launch_swap<S, IndexTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTable, cudaStream_t); \
-  template void launch_swap<S, PackedTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedTable,               \
+  template void launch_swap<S, IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTables,            \
                                             cudaStream_t);                                                              \
-  template void launch_fused_odd<S, IndexTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTable, IndexTable, \
-                                                const physics::CollisionParams&, cudaStream_t);                         \
-  template void launch_fused_odd<S, PackedTable>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedTable,          \
-                                                 PackedTable, const physics::CollisionParams&, cudaStream_t);           \
+  template void launch_swap<S, PackedTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedTables,          \
+                                             cudaStream_t);                                                             \
+  template void launch_swap<S, PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedPairTables,  \
+                                                 cudaStream_t);                                                         \
+  template void launch_fused_odd<S, IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTables,       \
+                                                 const physics::CollisionParams&, cudaStream_t);                        \
+  template void launch_fused_odd<S, PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                \
+                                                      PackedPairTables, const physics::CollisionParams&, cudaStream_t); \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                FlowSums*, cudaStream_t);                                                               \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

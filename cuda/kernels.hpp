@@ -21,12 +21,13 @@ void launch_rest_state(S* f, std::uint64_t stride, std::uint32_t cells, const ph
 template <class S>
 void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream);
-// Table: IndexTable or PackedTable (lib/lattice/neighbour_table.hpp), with device pointers.
-template <class S, class Table>
-void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table neighbours,
+// Tables: IndexTables, PackedTables (swap only) or PackedPairTables (lib/lattice/neighbour_table.hpp),
+// with device pointers.
+template <class S, class Tables>
+void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables neighbours,
                  cudaStream_t stream);
-template <class S, class Table>
-void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Table pos, Table neg,
+template <class S, class Tables>
+void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables tables,
                       const physics::CollisionParams& p, cudaStream_t stream);
 // One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
 template <class S>

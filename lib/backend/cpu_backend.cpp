@@ -50,7 +50,7 @@ void CpuBackend::collide(CellRange cells) {
 void CpuBackend::swap(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const IndexTable nbr{lattice_.neighbours().data()};
+  const IndexTables nbr{{lattice_.neighbours().data()}, {nullptr}};
   each_storage([&](auto slot) {
     using S = decltype(slot);
     S* f = slots<S>();
@@ -65,15 +65,14 @@ void CpuBackend::fused_odd(CellRange cells) {
   }
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const IndexTable pos{lattice_.neighbours().data()};
-  const IndexTable neg{lattice_.negative_neighbours().data()};
+  const IndexTables tables{{lattice_.neighbours().data()}, {lattice_.negative_neighbours().data()}};
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);
     S* f = slots<S>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t c = first; c < n; ++c) {
-      propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, pos, neg, c, p);
+      propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, tables, c, p);
     }
   });
 }

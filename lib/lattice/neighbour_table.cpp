@@ -28,4 +28,15 @@ bool pack_table(const std::uint32_t* table, std::uint64_t entries, std::uint64_t
   return true;
 }
 
+PackedPairData interleave(const PackedTableData& pos, const PackedTableData& neg) {
+  PackedPairData out;
+  out.low.resize(pos.low.size());
+  out.high.resize(pos.high.size());
+  for (std::size_t k = 0; k < pos.low.size(); ++k) {
+    out.low[k] = pos.low[k] | static_cast<std::uint32_t>(neg.low[k]) << 16;
+    out.high[k] = static_cast<std::uint16_t>(pos.high[k] | neg.high[k] << 8);
+  }
+  return out;
+}
+
 }  // namespace rockperm

@@ -73,9 +73,9 @@ ROCKPERM_UNROLL
 // are issued before any store: every slot takes part in exactly one exchange, so nothing
 // aliases, but the compiler cannot know that; exchanging pair by pair serializes 9 memory
 // round trips per thread (the GPU swap ran at 65 % of copy bandwidth that way).
-// Table: how the neighbour table is read (lib/lattice/neighbour_table.hpp).
-template <class S, class Index, class Table>
-ROCKPERM_HD inline void swap_cell(S* f, Index stride, const Table& neighbours, Index cell) {
+// Tables: how the neighbour tables are read (lib/lattice/neighbour_table.hpp).
+template <class S, class Index, class Tables>
+ROCKPERM_HD inline void swap_cell(S* f, Index stride, const Tables& neighbours, Index cell) {
   std::uint32_t t[lattice::half];
   S mine[lattice::half], theirs[lattice::half];
 ROCKPERM_UNROLL
@@ -95,15 +95,15 @@ ROCKPERM_UNROLL
 }
 
 // Fused A-A odd step: gather from the neighbours' swapped slots, collide, scatter back.
-template <class S, class Index, class Table>
-ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Table& pos, const Table& neg, Index cell,
+template <class S, class Index, class Tables>
+ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Tables& tables, Index cell,
                                        const physics::CollisionParams& p) {
   Index addr[lattice::q];
   addr[0] = cell;
 ROCKPERM_UNROLL
   for (int i = 1; i <= lattice::half; ++i) {
-    const std::uint32_t behind = neg.at((i - 1) * stride + cell, static_cast<std::uint32_t>(cell));
-    const std::uint32_t ahead = pos.at((i - 1) * stride + cell, static_cast<std::uint32_t>(cell));
+    std::uint32_t ahead, behind;
+    tables.pair((i - 1) * stride + cell, static_cast<std::uint32_t>(cell), ahead, behind);
     addr[i] = behind != none_index ? (i + lattice::half) * stride + behind : i * stride + cell;
     addr[i + lattice::half] = ahead != none_index ? i * stride + ahead : (i + lattice::half) * stride + cell;
   }

@@ -36,6 +36,28 @@ TEST(NeighbourTable, PackedTablesReadBackEveryEntryIncludingPeriodicWraps) {
   }
 }
 
+TEST(NeighbourTable, InterleavedPairsReadBackBothTables) {
+  const PoreMask mask = testing::random_mask(Dims{13, 9, 11}, 0.6, 8);
+  const SparseLattice lat = SparseLattice::build(mask, {true, false, true}, true);
+  PackedTableData pos, neg;
+  ASSERT_TRUE(pack_table(lat.neighbours().data(), lat.neighbours().size(), lat.stride(), lat.fluid_count(), pos));
+  ASSERT_TRUE(pack_table(lat.negative_neighbours().data(), lat.negative_neighbours().size(), lat.stride(),
+                         lat.fluid_count(), neg));
+  const PackedPairData pair = interleave(pos, neg);
+  const PackedPairTables packed{pair.low.data(), pair.high.data(), lat.fluid_count()};
+  const IndexTables plain{{lat.neighbours().data()}, {lat.negative_neighbours().data()}};
+  for (std::uint64_t slot = 0; slot < lat.neighbours().size(); ++slot) {
+    const auto cell = static_cast<std::uint32_t>(slot % lat.stride());
+    if (cell >= lat.fluid_count()) continue;
+    std::uint32_t a, b, x, y;
+    packed.pair(slot, cell, a, b);
+    plain.pair(slot, cell, x, y);
+    ASSERT_EQ(a, x) << "slot " << slot;
+    ASSERT_EQ(b, y) << "slot " << slot;
+    ASSERT_EQ(packed.at(slot, cell), x);
+  }
+}
+
 TEST(NeighbourTable, AnOffsetBeyond24BitsDoesNotPack) {
   // a neighbour 2^23 cells ahead, half-way round an array of 2^24 cells: no short way round
   const std::uint64_t stride = 1u << 24;
