@@ -111,8 +111,8 @@ ROCKPERM_UNROLL
   for (int i = 1; i <= lattice::half; ++i) {
     const int o = i + lattice::half;
     const float w = lattice::weightf(i);
-    const float cu = lattice::cx(i) * ux + lattice::cy(i) * uy + lattice::cz(i) * uz;
-    const float cF = lattice::cx(i) * Fx + lattice::cy(i) * Fy + lattice::cz(i) * Fz;
+    const float cu = lattice::dot(i, ux, uy, uz);
+    const float cF = lattice::dot(i, Fx, Fy, Fz);
     const float eq_plus = w * (drho + rho * (4.5f * cu * cu - 1.5f * usq));
     const float eq_minus = w * rho * 3.0f * cu;
     const float src_plus = w * (9.0f * cu * cF - 3.0f * uF);

@@ -33,4 +33,13 @@ ROCKPERM_HD constexpr double weight(int i) {
 }
 ROCKPERM_HD constexpr float weightf(int i) { return static_cast<float>(weight(i)); }
 
+// e_i . (x, y, z) with no arithmetic for the zero components: a zero term is -0.0f, which an add
+// leaves out (x + -0 is x for every x, so compilers drop it; 0.0f * x + ... they may not). The
+// same value as cx * x + cy * y + cz * z wherever that is not a signed zero; it saves 4 of 6
+// multiply-adds per direction pair in the collision.
+ROCKPERM_HD constexpr float dot(int i, float x, float y, float z) {
+  const auto term = [](int c, float v) { return c == 1 ? v : (c == -1 ? -v : -0.0f); };
+  return term(cx(i), x) + term(cy(i), y) + term(cz(i), z);
+}
+
 }  // namespace rockperm::lattice
