@@ -6,6 +6,7 @@
 #include <optional>
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -87,6 +88,8 @@ int bench_command(const std::vector<std::string>& args) {
       ("halo-transport", po::value<std::string>()->default_value("auto"),
        "under MPI: auto, staged, cuda-aware, ipc or nccl (run.halo_transport)")
       ("stage-halo", "under MPI: the same as --halo-transport staged")
+      ("devices", po::value<std::string>(), "GPU of each rank of a host, comma separated (run.devices; e.g. 0,0 "
+       "puts two ranks on one GPU, to time a transport without a second GPU)")
       ("weak", "under MPI: every rank gets a whole cube (z extent times the rank count)")
       ("json", "print the rows as JSON instead of a table");
   po::variables_map vm;
@@ -108,6 +111,15 @@ int bench_command(const std::vector<std::string>& args) {
   else if (b != "auto") throw InputError("bench: --backend '" + b + "' is unknown; use auto, cuda or cpu");
   execution.halo_transport = vm.count("stage-halo") ? HaloTransportChoice::staged
                                                     : parse_halo_transport(vm["halo-transport"].as<std::string>());
+  if (vm.count("devices")) {
+    std::istringstream in(vm["devices"].as<std::string>());
+    for (std::string item; std::getline(in, item, ',');) {
+      char* end = nullptr;
+      const long d = std::strtol(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || d < 0) throw InputError("bench: --devices '" + item + "' is not a device index; write e.g. 0,1");
+      execution.devices.push_back(static_cast<int>(d));
+    }
+  }
   std::vector<Propagation> props;
   const std::string p = vm["propagation"].as<std::string>();
   if (p == "both") props = {Propagation::two_pass, Propagation::fused};

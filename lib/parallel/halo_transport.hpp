@@ -6,8 +6,8 @@
 //               through CUDA IPC and written by a device-to-device copy (NVLink or PCIe); MPI
 //               carries only zero-byte messages that order the steps (cuda/ipc_exchanger.hpp)
 //   nccl        NCCL point-to-point: only in a build where CMake found NCCL
-// `auto` takes ipc when every rank runs on one host with the CUDA backend, else cuda-aware when
-// the MPI library reports CUDA support, else staged (lib/pipeline/execution.cpp).
+// `auto` takes cuda-aware when the MPI library reports CUDA support, else staged; ipc only when
+// asked for until it is measured on two GPUs (lib/pipeline/execution.cpp, docs/SCALING.md).
 #include <string>
 #include <vector>
 
