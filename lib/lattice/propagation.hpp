@@ -39,7 +39,8 @@ ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const 
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[addr[i]]);
   physics::collide(v, p);
-  const std::uint32_t noise = rounding_noise(addr[0], p.seed);  // addr[0]: the cell itself
+  // addr[0]: the cell itself; its global index keys the noise (CollisionParams::cell_offset)
+  const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(addr[0]) + p.cell_offset, p.seed);
   bool beyond = false;  // a value the storage cannot hold (StorageTraits::beyond)
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
@@ -59,7 +60,7 @@ ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physi
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
   physics::collide(v, p);
-  const std::uint32_t noise = rounding_noise(cell, p.seed);
+  const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
   bool beyond = false;  // a value the storage cannot hold (StorageTraits::beyond)
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {

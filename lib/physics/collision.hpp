@@ -25,9 +25,12 @@ struct CollisionParams {
   float omega_plus = 1.0f;
   float omega_minus = 1.0f;
   float g[3] = {0.0f, 0.0f, 0.0f};  // body acceleration in lattice units; force density is rho * g
-  // the step's seed of the stochastic rounding of 16-bit storage (lib/physics/storage.hpp);
-  // unused by float storage
+  // the step's seed of the stochastic rounding of 16-bit storage (lib/physics/storage.hpp),
+  // and the global index of local cell 0 (modulo 2^32; a rank's slab: its first owned cell's
+  // global index minus its owned_begin), so that the rounding of a cell does not depend on the
+  // decomposition; unused by float storage
   std::uint32_t seed = 0;
+  std::uint32_t cell_offset = 0;
 };
 
 inline double viscosity(double tau) { return (tau - 0.5) / 3.0; }

@@ -56,6 +56,17 @@ std::vector<Warning> warnings_for(const SampleResult& r) {
 
 }  // namespace
 
+physics::CollisionParams Simulation::collision_params() const {
+  physics::CollisionParams p =
+      physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+  // the global index of local cell 0: the fp16 rounding of a cell is then the same on any
+  // number of ranks (lib/physics/collision.hpp)
+  std::uint64_t first_global = 0;
+  for (int r = 0; r < comm_.rank() && r < static_cast<int>(lattice_.slabs.size()); ++r) first_global += lattice_.slabs[r].fluid;
+  p.cell_offset = static_cast<std::uint32_t>(first_global - lattice_.lattice.owned_begin());
+  return p;
+}
+
 Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
                        const ExecutionSpec& execution, const ExecutionPlan& plan)
     : comm_(comm), lattice_(std::move(lattice)), flow_(resolve_flow(flow, sample)), execution_(execution), plan_(plan) {
@@ -80,7 +91,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   sample_.read_seconds = sample.read_seconds;
   sample_.percolation_seconds = sample.percolation_seconds;
 
-  params_ = physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+  params_ = collision_params();
   problem_.flow_axis = flow_.flow_axis;
   problem_.tau = flow_.tau;
   problem_.acceleration = flow_.force;
@@ -179,7 +190,7 @@ void Simulation::adjust_drive() {
   const double factor = 1.0 / over;
   flow_.force *= factor;
   problem_.acceleration = flow_.force;
-  params_ = physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+  params_ = collision_params();
   drive_.acceleration *= factor;
   drive_.end_planes *= factor;
   backend_->rescale(static_cast<float>(factor), params_);
@@ -228,7 +239,7 @@ void Simulation::restore(const State& s) {
   if (s.force > 0 && s.force != flow_.force) {  // an adjusted drive: the populations are already its
     flow_.force = s.force;
     problem_.acceleration = flow_.force;
-    params_ = physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+    params_ = collision_params();
     backend_->rescale(1.0f, params_);
   }
 }

@@ -70,6 +70,7 @@ class Simulation {
   const physics::CollisionParams& params() const { return params_; }
 
  private:
+  physics::CollisionParams collision_params() const;  // of flow_, with this rank's cell offset
   Measurement measure(const FlowSums& sums);
   void add_trust(SampleResult& r) const;  // collective
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
