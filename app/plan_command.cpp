@@ -68,18 +68,21 @@ int plan_command(const std::vector<std::string>& args) {
                                    std::pair{Propagation::fused, Storage::float32},
                                    std::pair{Propagation::two_pass, Storage::float16},
                                    std::pair{Propagation::fused, Storage::float16}}) {
-    const ByteModel model{p, storage};
-    std::printf("\n%s propagation, %s: %.0f B per fluid cell, %.2f GB in all, %.0f B moved per update\n", to_string(p),
-                to_string(storage), model.memory_per_cell(), model.memory_per_cell() * layout.fluid * 1e-9,
-                model.traffic_per_update());
-    const auto plan = plan_memory(layout.plane_fluid, ranks, p, storage);
+    // on GPUs (what this plans for): the neighbour tables in 3 bytes per entry where they pack
+    const double index_bytes = gpu_index_bytes(layout.plane_fluid);
+    const ByteModel model{p, storage, index_bytes};
+    std::printf("\n%s propagation, %s: %.0f B per fluid cell on a GPU (%.0f-byte neighbour tables), %.2f GB in all, "
+                "%.0f B moved per update\n",
+                to_string(p), to_string(storage), model.memory_per_cell(), index_bytes,
+                model.memory_per_cell() * layout.fluid * 1e-9, model.traffic_per_update());
+    const auto plan = plan_memory(layout.plane_fluid, ranks, p, storage, index_bytes);
     for (int r = 0; r < ranks; ++r) {
       std::printf("  rank %-4d planes %5lld..%-5lld %12llu cells %10.2f GB\n", r,
                   static_cast<long long>(plan[r].slab.z_begin), static_cast<long long>(plan[r].slab.z_end - 1),
                   static_cast<unsigned long long>(plan[r].cells), plan[r].bytes * 1e-9);
     }
     for (const double g : gib) {
-      const int needed = ranks_needed(layout.plane_fluid, g * 1073741824.0, p, storage);
+      const int needed = ranks_needed(layout.plane_fluid, g * 1073741824.0, p, storage, index_bytes);
       if (needed > 0) std::printf("  fewest GPUs of %.0f GiB: %d\n", g, needed);
       else std::printf("  GPUs of %.0f GiB: does not fit even at one plane per GPU; crop the sample\n", g);
     }

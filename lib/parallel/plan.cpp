@@ -3,12 +3,26 @@
 #include <algorithm>
 
 #include "lib/backend/byte_model.hpp"
+#include "lib/lattice/neighbour_table.hpp"
 
 namespace rockperm {
 
+double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid) {
+  // a neighbour is at most the rest of its cell's plane and the start of the next one away in
+  // the raster order (the periodic wrap in z pairs the last plane with the first)
+  std::uint64_t total = 0, widest = 0;
+  const std::size_t nz = plane_fluid.size();
+  for (std::size_t z = 0; z < nz; ++z) {
+    total += plane_fluid[z];
+    widest = std::max(widest, plane_fluid[z] + plane_fluid[(z + 1) % nz]);
+  }
+  const auto limit = static_cast<std::uint64_t>(packed_limit);
+  return widest <= limit && total < 0x80000000ull - limit ? 3.0 : 4.0;
+}
+
 std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,
-                                    Storage storage) {
-  const ByteModel model{propagation, storage};
+                                    Storage storage, double index_bytes) {
+  const ByteModel model{propagation, storage, index_bytes};
   const std::vector<Slab> slabs = partition_slabs(plane_fluid, ranks);
   const auto nz = static_cast<std::int64_t>(plane_fluid.size());
   std::vector<RankMemory> out;
@@ -30,10 +44,10 @@ std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_flui
 }
 
 int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation,
-                 Storage storage) {
+                 Storage storage, double index_bytes) {
   const int max_ranks = static_cast<int>(std::min<std::size_t>(plane_fluid.size(), 4096));
   for (int ranks = 1; ranks <= max_ranks; ++ranks) {
-    const auto plan = plan_memory(plane_fluid, ranks, propagation, storage);
+    const auto plan = plan_memory(plane_fluid, ranks, propagation, storage, index_bytes);
     double largest = 0;
     for (const auto& m : plan) largest = std::max(largest, m.bytes);
     if (largest <= 0.95 * device_bytes) return ranks;

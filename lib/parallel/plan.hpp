@@ -16,13 +16,18 @@ struct RankMemory {
   double bytes = 0;         // populations, tables, halo buffers
 };
 
-// Memory of every rank for `ranks` slabs, populations in `storage`.
+// Bytes per neighbour-table entry the CUDA backend takes for a sample with these planes: 3 when
+// every offset fits its packed tables (lib/lattice/neighbour_table.hpp; two neighbouring planes
+// hold at most ~8.4 M fluid cells together), else 4. The CPU backend always takes 4.
+double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid);
+
+// Memory of every rank for `ranks` slabs, populations in `storage`, tables of `index_bytes`.
 std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,
-                                    Storage storage = Storage::float32);
+                                    Storage storage = Storage::float32, double index_bytes = 4.0);
 
 // Smallest rank count whose largest rank fits in `device_bytes` (keeping 5 % for the runtime),
 // or 0 when even one plane per rank does not fit.
 int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation,
-                 Storage storage = Storage::float32);
+                 Storage storage = Storage::float32, double index_bytes = 4.0);
 
 }  // namespace rockperm

@@ -141,7 +141,8 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   if (plane_fluid.empty()) return plan;
   const double capacity = plan.memory_of(plan.device);
   const auto fits_as = [&](Storage storage) {
-    const std::vector<RankMemory> memory = plan_memory(plane_fluid, comm.size(), plan.propagation, storage);
+    const std::vector<RankMemory> memory =
+        plan_memory(plane_fluid, comm.size(), plan.propagation, storage, gpu_index_bytes(plane_fluid));
     return comm.sum(std::uint64_t{memory[comm.rank()].bytes <= 0.95 * capacity ? 0u : 1u}) == 0;
   };
   bool fits = fits_as(plan.storage);
@@ -151,7 +152,8 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
     fits = true;
   }
   if (!fits) {
-    const int needed = ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage);
+    const int needed =
+        ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage, gpu_index_bytes(plane_fluid));
     throw on_all_ranks(CapacityError(
         "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
         std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +

@@ -55,6 +55,16 @@ TEST(Plan, MemoryAndRanksNeeded) {
   EXPECT_EQ(ranks_needed(planes, 1e6, Propagation::two_pass), 0);
 }
 
+TEST(Plan, GpuTablesPackUnlessTwoNeighbouringPlanesHoldTooManyCells) {
+  EXPECT_EQ(gpu_index_bytes(std::vector<std::uint64_t>(512, 78643)), 3.0);  // a 512^3 pack at 30 %
+  // 2 x 4.2 M: beyond the 24-bit offsets (also across the periodic wrap from the last plane to the first)
+  EXPECT_EQ(gpu_index_bytes({4200000, 10, 4200000}), 4.0);
+  EXPECT_EQ(gpu_index_bytes({4200000, 10, 10, 4200000}), 4.0);
+  EXPECT_EQ(gpu_index_bytes({4200000, 10, 10, 10}), 3.0);
+  const std::vector<std::uint64_t> planes(64, 1000);
+  EXPECT_DOUBLE_EQ(plan_memory(planes, 1, Propagation::fused, Storage::float16, 3.0)[0].bytes, 64000 * 92.0);
+}
+
 TEST(DeviceAssignment, CountsEarlierRanksOnTheSameHost) {
   EXPECT_EQ(assign_devices({"a", "a", "b", "a", "b", "c"}), (std::vector<int>{0, 1, 0, 2, 1, 0}));
   EXPECT_EQ(assign_devices({}), std::vector<int>{});
