@@ -132,12 +132,9 @@ int bench_command(const std::vector<std::string>& args) {
   const bool json = vm.count("json") > 0;
 
   const Comm comm = Comm::world();
-  const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution);
+  pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution);  // its halo transport may fall back
   const bool on_gpu = plan.cuda;
   const bool weak = vm.count("weak") > 0;
-  bool device_halo = plan.device_halo;
-  HaloTransport transport = plan.halo_transport;
-  std::string halo_note = plan.halo_note;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   const std::string geometries = vm["geometries"].as<std::string>();
@@ -193,7 +190,7 @@ int bench_command(const std::vector<std::string>& args) {
       if (!json && comm.root()) {
         std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n", device.c_str(),
                     comm.size() > 1 ? (" x " + std::to_string(comm.size()) + " ranks").c_str() : "", copy_gbs);
-        if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(transport), halo_note.c_str());
+        if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(plan.halo_transport), plan.halo_note.c_str());
         std::printf("\n");
         std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
                     "B/cell", "MFLUPS", "GB/s", "of copy", "halo kB", "mpi ms");
@@ -202,18 +199,11 @@ int bench_command(const std::vector<std::string>& args) {
     for (const Propagation prop : props) {
       std::optional<Stepper> stepper;
       if (domain) {
-        stepper.emplace(*backend, prop, comm, *domain, lattice, device_halo);
-        if (transport == HaloTransport::ipc) {
-          std::string why;
-          auto exchanger = pipeline::make_exchanger(plan, comm, stepper->receive_endpoints(), why);
-          if (exchanger) {
-            stepper->set_exchanger(std::move(exchanger));
-          } else {  // as a run does: staged instead (the halo line above is printed before; say so here)
-            if (comm.root()) std::printf("halo        staged: CUDA IPC not available (%s)\n", why.c_str());
-            transport = HaloTransport::staged;
-            device_halo = false;
-            stepper.emplace(*backend, prop, comm, *domain, lattice, false);
-          }
+        stepper.emplace(*backend, prop, comm, *domain, lattice, plan.device_halo);
+        if (!pipeline::connect_halos(plan, execution.halo_transport, comm, *stepper)) {
+          // as a run does: staged instead (the halo line above was printed before; say so here)
+          if (comm.root()) std::printf("halo        %s: %s\n", to_string(plan.halo_transport), plan.halo_note.c_str());
+          stepper.emplace(*backend, prop, comm, *domain, lattice, false);
         }
       } else {
         stepper.emplace(*backend, prop);

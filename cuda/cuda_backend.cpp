@@ -42,23 +42,29 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       partial_host_(sum_blocks(lattice.fluid_count())) {
   each_storage([&](auto, auto* f) { launch_rest_state(f, stride_, cells_, params_, stream_.get()); });
   // 3-byte tables when every entry packs (both tables, so that the kernels read one form)
-  PackedTableData pos, neg;
-  packed_tables_ = pack_table(lattice.neighbours().data(), lattice.neighbours().size(), stride_, cells_, pos) &&
-                   (!has_negative_ || pack_table(lattice.negative_neighbours().data(),
-                                                 lattice.negative_neighbours().size(), stride_, cells_, neg));
   const auto upload = [](auto& buffer, const auto* data, std::size_t count) {
     buffer = std::remove_reference_t<decltype(buffer)>(count);
     if (count) buffer.upload(data, count);
   };
-  if (packed_tables_ && has_negative_) {
-    const PackedPairData pair = interleave(pos, neg);
-    upload(pair_low_, pair.low.data(), pair.low.size());
-    upload(pair_high_, pair.high.data(), pair.high.size());
-  } else if (packed_tables_) {
-    upload(pos_low_, pos.low.data(), pos.low.size());
-    upload(pos_high_, pos.high.data(), pos.high.size());
+  const std::uint64_t entries = lattice.neighbours().size();
+  if (has_negative_) {
+    PackedPairData pair;
+    packed_tables_ = pack_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(), entries,
+                                      stride_, cells_, pair);
+    if (packed_tables_) {
+      upload(pair_low_, pair.low.data(), pair.low.size());
+      upload(pair_high_, pair.high.data(), pair.high.size());
+    }
   } else {
-    upload(neighbours_, lattice.neighbours().data(), lattice.neighbours().size());
+    PackedTableData pos;
+    packed_tables_ = pack_table(lattice.neighbours().data(), entries, stride_, cells_, pos);
+    if (packed_tables_) {
+      upload(pos_low_, pos.low.data(), pos.low.size());
+      upload(pos_high_, pos.high.data(), pos.high.size());
+    }
+  }
+  if (!packed_tables_) {
+    upload(neighbours_, lattice.neighbours().data(), entries);
     upload(negative_, lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
   }
 }

@@ -127,11 +127,13 @@ struct PackedTableData {
 bool pack_table(const std::uint32_t* table, std::uint64_t entries, std::uint64_t stride, std::uint32_t cells,
                 PackedTableData& out);
 
-// The host side of a PackedPairTables, from the two packed tables (of equal size).
+// The host side of a PackedPairTables: both tables (`entries` slots each) packed and interleaved
+// in one pass; false, as pack_table, when an offset does not fit.
 struct PackedPairData {
   std::vector<std::uint32_t> low;
   std::vector<std::uint16_t> high;
 };
-PackedPairData interleave(const PackedTableData& pos, const PackedTableData& neg);
+bool pack_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries, std::uint64_t stride,
+                      std::uint32_t cells, PackedPairData& out);
 
 }  // namespace rockperm

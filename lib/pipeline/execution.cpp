@@ -170,13 +170,27 @@ double copy_bandwidth_gbs(const ExecutionPlan& plan) {
   return cpu_copy_bandwidth_gbs();
 }
 
-std::unique_ptr<HaloExchanger> make_exchanger(const ExecutionPlan& plan, const Comm& comm,
-                                              const std::vector<Comm::Transfer>& receives, std::string& why) {
+bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper) {
+  if (plan.halo_transport != HaloTransport::ipc) return true;
+  std::string why = "this rockperm was built without CUDA";
 #if ROCKPERM_HAVE_CUDA
-  if (plan.halo_transport == HaloTransport::ipc) return cuda::make_ipc_exchanger(comm, receives, why);
+  why.clear();
+  if (auto exchanger = cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), why)) {
+    stepper.set_exchanger(std::move(exchanger));
+    return true;
+  }
+#else
+  (void)comm, (void)stepper;
 #endif
-  (void)plan, (void)comm, (void)receives, (void)why;
-  return nullptr;
+  if (asked == HaloTransportChoice::ipc) {
+    throw on_all_ranks(InputError("execution.halo_transport",
+                                  "run.halo_transport = ipc, but CUDA IPC is not available here (" + why +
+                                      "); use auto or staged"));
+  }
+  plan.halo_transport = HaloTransport::staged;
+  plan.device_halo = false;
+  plan.halo_note = "staged through pinned host buffers (CUDA IPC not available: " + why + ")";
+  return false;
 }
 
 std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,

@@ -10,6 +10,7 @@
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/pipeline/spec.hpp"
+#include "lib/solve/stepper.hpp"
 
 namespace rockperm::pipeline {
 
@@ -38,12 +39,12 @@ struct ExecutionPlan {
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
                              const std::vector<std::uint64_t>& plane_fluid = {});
 
-// The halo exchanger of plan.halo_transport for a stepper's receive endpoints, or null when MPI
-// carries the halos (staged, cuda-aware). Collective; with ipc unavailable on a rank (a
-// container without CUDA IPC) it returns null on every rank and the caller falls back to staged:
-// `why` says why.
-std::unique_ptr<HaloExchanger> make_exchanger(const ExecutionPlan& plan, const Comm& comm,
-                                              const std::vector<Comm::Transfer>& receives, std::string& why);
+// Gives `stepper` (a rank's slab, built with plan.device_halo) the exchanger of
+// plan.halo_transport: the CUDA IPC one for ipc, none for staged and cuda-aware (MPI carries
+// them). Collective. Where CUDA IPC is not available on some rank, it throws on every rank when
+// ipc was asked for (`asked`); under auto it falls back to staged — `plan` says so (transport,
+// device_halo, note) — and returns false: the caller then rebuilds the stepper with host buffers.
+bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper);
 
 // The copy bandwidth where this plan runs (host memory, or the chosen GPU's memory).
 double copy_bandwidth_gbs(const ExecutionPlan& plan);

@@ -109,20 +109,8 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
       stepper_.emplace(*backend_, plan_.propagation);
     }
   });
-  if (lattice_.domain && plan_.halo_transport == HaloTransport::ipc) {
-    std::string why;
-    auto exchanger = make_exchanger(plan_, comm_, stepper_->receive_endpoints(), why);
-    if (exchanger) {
-      stepper_->set_exchanger(std::move(exchanger));
-    } else if (execution_.halo_transport == HaloTransportChoice::ipc) {
-      throw on_all_ranks(InputError("execution.halo_transport", "run.halo_transport = ipc, but CUDA IPC is not "
-                                                                "available here (" + why + "); use auto or staged"));
-    } else {  // auto: the halos go staged, as they did before the ipc transport
-      plan_.halo_transport = HaloTransport::staged;
-      plan_.device_halo = false;
-      plan_.halo_note = "staged through pinned host buffers (CUDA IPC not available: " + why + ")";
-      stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, false);
-    }
+  if (lattice_.domain && !connect_halos(plan_, execution_.halo_transport, comm_, *stepper_)) {
+    stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, false);  // staged
   }
   backend_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - backend_start).count();
   const int axis = flow_.flow_axis;

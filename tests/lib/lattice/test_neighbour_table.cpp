@@ -39,11 +39,9 @@ TEST(NeighbourTable, PackedTablesReadBackEveryEntryIncludingPeriodicWraps) {
 TEST(NeighbourTable, InterleavedPairsReadBackBothTables) {
   const PoreMask mask = testing::random_mask(Dims{13, 9, 11}, 0.6, 8);
   const SparseLattice lat = SparseLattice::build(mask, {true, false, true}, true);
-  PackedTableData pos, neg;
-  ASSERT_TRUE(pack_table(lat.neighbours().data(), lat.neighbours().size(), lat.stride(), lat.fluid_count(), pos));
-  ASSERT_TRUE(pack_table(lat.negative_neighbours().data(), lat.negative_neighbours().size(), lat.stride(),
-                         lat.fluid_count(), neg));
-  const PackedPairData pair = interleave(pos, neg);
+  PackedPairData pair;
+  ASSERT_TRUE(pack_pair_tables(lat.neighbours().data(), lat.negative_neighbours().data(), lat.neighbours().size(),
+                               lat.stride(), lat.fluid_count(), pair));
   const PackedPairTables packed{pair.low.data(), pair.high.data(), lat.fluid_count()};
   const IndexTables plain{{lat.neighbours().data()}, {lat.negative_neighbours().data()}};
   for (std::uint64_t slot = 0; slot < lat.neighbours().size(); ++slot) {
