@@ -84,12 +84,12 @@ double CudaBackend::bytes_per_cell() const {
 }
 
 void CudaBackend::collide(CellRange c) {
-  each_storage([&](auto, auto* f) { launch_collide(f, stride_, c.begin, c.end, params_, stream_.get()); });
+  each_storage([&](auto, auto* f) { launch_collide(f, stride_, c.begin, c.end, params_, work().get()); });
 }
 
 void CudaBackend::swap(CellRange c) {
   with_tables([&](auto tables) {
-    each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, tables, stream_.get()); });
+    each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, tables, work().get()); });
   });
 }
 
@@ -99,7 +99,7 @@ void CudaBackend::fused_odd(CellRange c) {
     if constexpr (std::is_same_v<decltype(tables), PackedTables>) {
       throw Error("internal: the fused propagation needs the negative table");  // not reached (has_negative_)
     } else {
-      each_storage([&](auto, auto* f) { launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, stream_.get()); });
+      each_storage([&](auto, auto* f) { launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, work().get()); });
     }
   });
 }
@@ -136,13 +136,13 @@ void CudaBackend::pack_halo(int list) {
   each_storage([&](auto, auto* f) {
     using S = std::remove_pointer_t<decltype(f)>;
     launch_pack(f, h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), reinterpret_cast<S*>(h.device.data()),
-                stream_.get());
+                work().get());
   });
   if (device_halo_) {
-    halo_event_.record(stream_);
+    halo_event_.record(work());
     return;
   }
-  packed_.record(stream_);
+  packed_.record(work());
   packed_.make_wait(copy_stream_);
   ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.host.data(), h.device.data(), h.device.bytes(), cudaMemcpyDeviceToHost,
                                       copy_stream_.get()));
@@ -167,8 +167,15 @@ void CudaBackend::unpack_halo(int list) {
 
 void CudaBackend::wait_halo() { halo_event_.synchronize(); }
 
+void CudaBackend::begin_boundary() {
+  step_start_.record(stream_);
+  step_start_.make_wait(boundary_stream_);
+  in_boundary_ = true;
+}
+
 void CudaBackend::synchronize() {
   stream_.synchronize();
+  boundary_stream_.synchronize();
   copy_stream_.synchronize();
 }
 

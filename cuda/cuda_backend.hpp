@@ -50,6 +50,8 @@ class CudaBackend final : public Backend {
   void pack_halo(int list) override;
   void unpack_halo(int list) override;
   void wait_halo() override;
+  void begin_boundary() override;
+  void end_boundary() override { in_boundary_ = false; }
   void synchronize() override;
   void download_raw(std::vector<std::byte>& f) override;
   void upload_raw(const std::vector<std::byte>& f) override;
@@ -73,6 +75,12 @@ class CudaBackend final : public Backend {
   physics::CollisionParams params_;
   Storage storage_;
   Stream stream_;
+  // A slab's boundary work, beside the interior on stream_ (begin_boundary): its small kernels
+  // no longer sit in front of the interior, and their blocks go first where the interior's retire.
+  Stream boundary_stream_{highest_stream_priority()};
+  Event step_start_;  // on stream_: what the boundary work waits for
+  bool in_boundary_ = false;
+  const Stream& work() const { return in_boundary_ ? boundary_stream_ : stream_; }
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
   // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):
   // packed to 3 bytes per entry when the lattice allows (the fused form's two interleaved), else 4
@@ -105,7 +113,7 @@ class CudaBackend final : public Backend {
   // Staged halos copy on their own stream, so the copies overlap the interior kernels
   // instead of queueing in front of them (that cost ~0.25 ms per step on two H200s).
   Stream copy_stream_;
-  Event packed_;     // on stream_: the pack kernels are done
+  Event packed_;     // on the boundary stream: the pack kernels are done
   Event halo_event_; // on the stream whose work the host must wait for before MPI
   Event arrived_;    // on copy_stream_: the received halo is on the device
 };

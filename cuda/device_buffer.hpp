@@ -101,6 +101,14 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// The highest priority a stream of the current device can have: its blocks are scheduled before
+// those of streams of default priority as soon as multiprocessors free up.
+inline int highest_stream_priority() {
+  int least = 0, greatest = 0;
+  ROCKPERM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
+}
+
 class Event {
  public:
   Event() { ROCKPERM_CUDA_CHECK(cudaEventCreate(&event_)); }

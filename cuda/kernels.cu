@@ -20,25 +20,25 @@ template <class S>
 constexpr int min_blocks = sizeof(S) == 2 ? 3 : 2;
 
 template <class S, class Index>
-__global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+__global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
                                physics::CollisionParams p) {
-  const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
+  const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell >= begin && cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
 }
 
 template <class S, class Index, class Tables>
-__global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end,
+__global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
                             Tables neighbours) {
-  const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
+  const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell >= begin && cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
 template <class S, class Index, class Tables>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>)
-    fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t begin, std::uint32_t end, Tables tables,
-                     physics::CollisionParams p) {
-  const std::uint32_t cell = begin + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < end) propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
+    fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
+                     Tables tables, physics::CollisionParams p) {
+  const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell >= begin && cell < end) propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
 }
 
 template <class S>
@@ -138,6 +138,12 @@ __global__ void unpack_kernel(S* __restrict__ f, const std::uint64_t* __restrict
 
 unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / block_threads; }
 
+// The first thread of a cell range: its cell rounded down to a multiple of 32, so that every
+// warp's slots start on a 128-byte line of each population row (the rows' stride is a multiple
+// of 32 cells). A range that starts elsewhere (a slab's interior, after its boundary planes)
+// would otherwise split each warp's loads and stores across two lines.
+std::uint32_t warp_aligned(std::uint32_t begin) { return begin & ~31u; }
+
 // 32-bit offsets when every population offset fits (see lib/propagation.hpp).
 bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
 
@@ -156,11 +162,11 @@ template <class S>
 void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
-  const std::uint32_t cells = end - begin;
+  const std::uint32_t first = warp_aligned(begin), cells = end - first;
   if (narrow(stride)) {
-    collide_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
+    collide_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p);
   } else {
-    collide_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, p);
+    collide_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
@@ -169,11 +175,11 @@ template <class S, class Tables>
 void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables neighbours,
                  cudaStream_t stream) {
   if (end <= begin) return;
-  const std::uint32_t cells = end - begin;
+  const std::uint32_t first = warp_aligned(begin), cells = end - first;
   if (narrow(stride)) {
-    swap_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, neighbours);
   } else {
-    swap_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, neighbours);
+    swap_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, neighbours);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
@@ -182,11 +188,11 @@ template <class S, class Tables>
 void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables tables,
                       const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
-  const std::uint32_t cells = end - begin;
+  const std::uint32_t first = warp_aligned(begin), cells = end - first;
   if (narrow(stride)) {
-    fused_odd_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, tables, p);
+    fused_odd_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, tables, p);
   } else {
-    fused_odd_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, begin, end, tables, p);
+    fused_odd_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, tables, p);
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }

@@ -91,6 +91,12 @@ class Backend {
   virtual void pack_halo(int list) = 0;
   virtual void unpack_halo(int list) = 0;
   virtual void wait_halo() {}
+  // A slab step's boundary work (its boundary planes' collide or fused_odd, and the packs) goes
+  // between begin_boundary() and end_boundary(); it may then run beside the interior, which
+  // touches none of its slots: the CUDA backend puts it on a second stream of the highest
+  // priority, started after everything enqueued before (lib/solve/stepper.hpp).
+  virtual void begin_boundary() {}
+  virtual void end_boundary() {}
 
   // Whole-lattice conveniences over owned().
   void collide() { collide(owned()); }

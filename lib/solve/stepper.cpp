@@ -71,18 +71,22 @@ bool Stepper::advance(std::int64_t step) {
   const SlabDomain& d = *domain_;
   const bool odd = propagation_ == Propagation::fused && step % 2 == 1;
   if (odd) {
+    backend_.begin_boundary();
     backend_.fused_odd(ranges_.low);
     backend_.fused_odd(ranges_.high);
     if (d.lower >= 0) backend_.pack_halo(recv_low);
     if (d.upper >= 0) backend_.pack_halo(recv_high);
+    backend_.end_boundary();
     backend_.fused_odd(ranges_.interior);
     backward_exchange();
     return true;
   }
+  backend_.begin_boundary();
   backend_.collide(ranges_.low);
   backend_.collide(ranges_.high);
   if (d.lower >= 0) backend_.pack_halo(send_down);
   if (d.upper >= 0) backend_.pack_halo(send_up);
+  backend_.end_boundary();
   backend_.collide(ranges_.interior);
   forward_exchange();
   if (propagation_ == Propagation::fused) return false;

@@ -8,7 +8,9 @@
 //   fused even: collide(boundary) pack | collide(interior) | exchange | unpack
 //   fused odd:  odd(boundary) pack-back | odd(interior)    | exchange | unpack-back
 // The fused odd step writes into the ghost slots it gathered from, so those values travel
-// back to the ranks that own them.
+// back to the ranks that own them. The boundary work (before the first "|") may run beside the
+// interior's update (Backend::begin_boundary): in every step each slot is read and written by
+// one cell's update only, so the two touch disjoint slots.
 #include <cstdint>
 #include <memory>
 #include <optional>
