@@ -5,9 +5,12 @@
 //   ipc         ranks of one host: each rank's receive buffers are opened by its neighbours
 //               through CUDA IPC and written by a device-to-device copy (NVLink or PCIe); MPI
 //               carries only zero-byte messages that order the steps (cuda/ipc_exchanger.hpp)
-//   nccl        NCCL point-to-point: only in a build where CMake found NCCL
-// `auto` takes cuda-aware when the MPI library reports CUDA support, else staged; ipc only when
-// asked for until it is measured on two GPUs (lib/pipeline/execution.cpp, docs/SCALING.md).
+//   nccl        NCCL point-to-point sends and receives of the device buffers, within a host and
+//               across hosts: in a build where CMake found nccl.h, with libnccl.so.2 opened at run
+//               time (cuda/nccl_exchanger.hpp)
+// `auto` tries, in this order, nccl (a GPU per rank), cuda-aware (MPI reports CUDA support), ipc
+// (one host, a GPU per rank) and staged, taking the first that starts (measured order:
+// docs/SCALING.md, "Halo transports"; lib/pipeline/execution.cpp).
 #include <string>
 #include <vector>
 

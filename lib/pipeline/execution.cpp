@@ -14,6 +14,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/ipc_exchanger.hpp"
+#include "cuda/nccl_exchanger.hpp"
 #endif
 
 namespace rockperm::pipeline {
@@ -59,9 +60,21 @@ ExecutionPlan choose_backend(BackendChoice choice) {
   return plan;
 }
 
-// The halo transport of a run on several ranks (lib/parallel/halo_transport.hpp). Collective;
-// every rank decides alike.
-HaloTransport choose_transport(const Comm& comm, const ExecutionSpec& spec, bool cuda, std::string& note) {
+const char* describe(HaloTransport t) {
+  switch (t) {
+    case HaloTransport::staged: return "staged through pinned host buffers";
+    case HaloTransport::cuda_aware: return "device buffers handed to CUDA-aware MPI";
+    case HaloTransport::ipc: return "device to device through CUDA IPC";
+    case HaloTransport::nccl: return "device to device through NCCL point-to-point";
+  }
+  return "";
+}
+
+// The halo transports a run on several ranks may use, best first (lib/parallel/halo_transport.hpp);
+// connect_halos takes the first that starts. Collective; every rank decides alike. `device`:
+// this rank's GPU.
+std::vector<HaloTransport> transport_candidates(const Comm& comm, const ExecutionSpec& spec, bool cuda, int device,
+                                                std::string& note) {
   const HaloTransportChoice choice = spec.halo_transport;
   if (!cuda) {
     if (choice != HaloTransportChoice::auto_select && choice != HaloTransportChoice::staged) {
@@ -69,50 +82,77 @@ HaloTransport choose_transport(const Comm& comm, const ExecutionSpec& spec, bool
                                                        " needs the CUDA backend; use auto or staged"));
     }
     note = "host buffers";
-    return HaloTransport::staged;
+    return {HaloTransport::staged};
   }
-  const std::vector<std::string> names = comm.gather(hostname());
-  bool one_host = true;
-  for (const auto& n : names) one_host = one_host && n == names.front();
-  one_host = comm.sum(std::uint64_t{comm.root() && !one_host ? 1u : 0u}) == 0;  // rank 0's finding, everywhere
+  // rank 0 looks at every rank's host and GPU; its findings go to every rank
+  const std::vector<std::string> places = comm.gather(hostname() + "\n" + std::to_string(device));
+  std::uint64_t one_host = 1, shared_gpu = 0;
+  for (std::size_t r = 0; r < places.size(); ++r) {
+    const auto host = [&](std::size_t i) { return places[i].substr(0, places[i].rfind('\n')); };
+    if (host(r) != host(0)) one_host = 0;
+    if (std::count(places.begin(), places.end(), places[r]) > 1) shared_gpu = 1;
+  }
+  one_host = comm.sum(comm.root() ? 1 - one_host : std::uint64_t{0}) == 0;
+  shared_gpu = comm.sum(comm.root() ? shared_gpu : std::uint64_t{0}) > 0;
   const bool aware = comm.cuda_aware();
+  bool nccl = false;
+#if ROCKPERM_HAVE_CUDA
+  nccl = cuda::nccl_built();
+#endif
   switch (choice) {
-    case HaloTransportChoice::auto_select:
-      // ipc is not chosen by itself yet: it is bitwise right, but it has not been timed on two
-      // GPUs (docs/SCALING.md, "Halo transports"); on two ranks sharing one GPU it was slower
-      // than staged. Until it is measured to win, auto keeps the transports that were.
-      if (aware && spec.cuda_aware_mpi) {
-        note = "device buffers handed to CUDA-aware MPI";
-        return HaloTransport::cuda_aware;
-      }
-      note = std::string("staged through pinned host buffers (MPI not CUDA-aware") +
-             (one_host ? "; run.halo_transport = ipc copies device to device)" : ")");
-      return HaloTransport::staged;
+    case HaloTransportChoice::auto_select: {
+      // Measured on two H200s (docs/SCALING.md): with the boundary work beside the interior, all
+      // four keep two GPUs at 97-98 %, but the time a step spends exchanging, which bounds strong
+      // scaling once the interior shrinks, is ~0.1-0.16 ms through NCCL, 0.6-1.0 ms through CUDA
+      // IPC and 1.3-2.0 ms staged (768^3 pack). NCCL and IPC want a GPU per rank (NCCL refuses
+      // a shared one; IPC on a shared GPU was slower than staged).
+      std::vector<HaloTransport> order;
+      if (nccl && !shared_gpu) order.push_back(HaloTransport::nccl);
+      if (aware && spec.cuda_aware_mpi) order.push_back(HaloTransport::cuda_aware);
+      if (one_host && !shared_gpu) order.push_back(HaloTransport::ipc);
+      order.push_back(HaloTransport::staged);
+      note = std::string(describe(order.front())) + " (auto" +
+             (order.front() == HaloTransport::staged
+                  ? std::string(shared_gpu ? ": ranks share a GPU" : "") + (aware ? "" : "; MPI not CUDA-aware") +
+                        (nccl ? "" : "; built without NCCL")
+                  : std::string()) +
+             ")";
+      return order;
+    }
     case HaloTransportChoice::staged:
       note = "staged through pinned host buffers (asked for)";
-      return HaloTransport::staged;
+      return {HaloTransport::staged};
     case HaloTransportChoice::cuda_aware:
       if (!aware) {
         throw on_all_ranks(InputError("execution.halo_transport",
                                       "run.halo_transport = cuda-aware, but this MPI library does not report CUDA "
-                                      "support; use auto, ipc (ranks of one host) or staged"));
+                                      "support; use auto, nccl, ipc (ranks of one host) or staged"));
       }
-      note = "device buffers handed to CUDA-aware MPI (asked for)";
-      return HaloTransport::cuda_aware;
+      note = std::string(describe(HaloTransport::cuda_aware)) + " (asked for)";
+      return {HaloTransport::cuda_aware};
     case HaloTransportChoice::ipc:
       if (!one_host) {
         throw on_all_ranks(InputError("execution.halo_transport",
                                       "run.halo_transport = ipc needs every rank on one host (CUDA IPC does not "
-                                      "cross hosts); use auto, cuda-aware or staged"));
+                                      "cross hosts); use auto, nccl, cuda-aware or staged"));
       }
-      note = "device to device through CUDA IPC (asked for)";
-      return HaloTransport::ipc;
+      note = std::string(describe(HaloTransport::ipc)) + " (asked for)";
+      return {HaloTransport::ipc};
     case HaloTransportChoice::nccl:
-      throw on_all_ranks(InputError("execution.halo_transport",
-                                    "run.halo_transport = nccl, but this rockperm was built without NCCL (CMake did "
-                                    "not find it); use auto, ipc, cuda-aware or staged"));
+      if (!nccl) {
+        throw on_all_ranks(InputError("execution.halo_transport",
+                                      "run.halo_transport = nccl, but this rockperm was built without NCCL (CMake did "
+                                      "not find nccl.h; set NCCL_HOME and rebuild); use auto, ipc, cuda-aware or staged"));
+      }
+      if (shared_gpu) {
+        throw on_all_ranks(InputError("execution.halo_transport",
+                                      "run.halo_transport = nccl needs a GPU per rank, but ranks share one (run.devices "
+                                      "or more ranks than GPUs); use auto, ipc or staged"));
+      }
+      note = std::string(describe(HaloTransport::nccl)) + " (asked for)";
+      return {HaloTransport::nccl};
   }
-  return HaloTransport::staged;
+  return {HaloTransport::staged};
 }
 
 }  // namespace
@@ -130,12 +170,14 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   }
   plan.storage = spec.storage == StorageChoice::fp16 ? Storage::float16 : Storage::float32;
   if (!plan.cuda) {
-    if (comm.size() > 1) plan.halo_transport = choose_transport(comm, spec, false, plan.halo_note);
+    if (comm.size() > 1) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note);
+    plan.halo_transport = plan.halo_candidates.front();
     return plan;
   }
   plan.device = assign_device(comm, hostname(), plan.gpus(), spec.devices, plan.device_log);
   if (comm.size() > 1) {
-    plan.halo_transport = choose_transport(comm, spec, true, plan.halo_note);
+    plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note);
+    plan.halo_transport = plan.halo_candidates.front();
     plan.device_halo = plan.halo_transport != HaloTransport::staged;
   }
   if (plane_fluid.empty()) return plan;
@@ -171,26 +213,42 @@ double copy_bandwidth_gbs(const ExecutionPlan& plan) {
 }
 
 bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper) {
-  if (plan.halo_transport != HaloTransport::ipc) return true;
-  std::string why = "this rockperm was built without CUDA";
+  std::string passed_over;  // why better transports were not taken (auto)
+  for (const HaloTransport t : plan.halo_candidates) {
+    if (t == HaloTransport::staged || t == HaloTransport::cuda_aware) {  // MPI moves the buffers
+      const bool rebuild = t == HaloTransport::staged && plan.device_halo;
+      if (t != plan.halo_transport) {
+        plan.halo_transport = t;
+        plan.device_halo = t != HaloTransport::staged;
+        plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
+      }
+      return !rebuild;
+    }
+    const std::string name = t == HaloTransport::ipc ? "CUDA IPC" : "NCCL";
+    std::string why = "this rockperm was built without CUDA";
 #if ROCKPERM_HAVE_CUDA
-  why.clear();
-  if (auto exchanger = cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), why)) {
-    stepper.set_exchanger(std::move(exchanger));
-    return true;
-  }
+    why.clear();
+    auto exchanger = t == HaloTransport::ipc ? cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), why)
+                                             : cuda::make_nccl_exchanger(comm, why);
+    if (exchanger) {
+      stepper.set_exchanger(std::move(exchanger));
+      if (t != plan.halo_transport) {
+        plan.halo_transport = t;
+        plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
+      }
+      return true;
+    }
 #else
-  (void)comm, (void)stepper;
+    (void)comm, (void)stepper;
 #endif
-  if (asked == HaloTransportChoice::ipc) {
-    throw on_all_ranks(InputError("execution.halo_transport",
-                                  "run.halo_transport = ipc, but CUDA IPC is not available here (" + why +
-                                      "); use auto or staged"));
+    if (asked != HaloTransportChoice::auto_select) {
+      throw on_all_ranks(InputError("execution.halo_transport", std::string("run.halo_transport = ") + to_string(t) +
+                                                                    ", but " + name + " is not available here (" +
+                                                                    why + "); use auto or staged"));
+    }
+    passed_over += (passed_over.empty() ? "" : "; ") + name + " not available: " + why;
   }
-  plan.halo_transport = HaloTransport::staged;
-  plan.device_halo = false;
-  plan.halo_note = "staged through pinned host buffers (CUDA IPC not available: " + why + ")";
-  return false;
+  throw Error("internal: no halo transport to fall back to");
 }
 
 std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,

@@ -27,6 +27,7 @@ struct ExecutionPlan {
   Storage storage = Storage::float32;
   // how halos travel between ranks (lib/parallel/halo_transport.hpp), and why
   HaloTransport halo_transport = HaloTransport::staged;
+  std::vector<HaloTransport> halo_candidates{HaloTransport::staged};  // best first; connect_halos takes one
   std::string halo_note;
   bool device_halo = false;           // the halo buffers are device memory (cuda-aware or ipc)
   int gpus() const { return static_cast<int>(device_memory.size()); }
@@ -39,11 +40,12 @@ struct ExecutionPlan {
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
                              const std::vector<std::uint64_t>& plane_fluid = {});
 
-// Gives `stepper` (a rank's slab, built with plan.device_halo) the exchanger of
-// plan.halo_transport: the CUDA IPC one for ipc, none for staged and cuda-aware (MPI carries
-// them). Collective. Where CUDA IPC is not available on some rank, it throws on every rank when
-// ipc was asked for (`asked`); under auto it falls back to staged — `plan` says so (transport,
-// device_halo, note) — and returns false: the caller then rebuilds the stepper with host buffers.
+// Gives `stepper` (a rank's slab, built with plan.device_halo) the first of
+// plan.halo_candidates that starts: the NCCL exchanger for nccl, the CUDA IPC one for ipc, none
+// for cuda-aware and staged (MPI carries them). Collective. A transport asked for (`asked`) that
+// cannot start here (no libnccl.so.2, no IPC in a container) throws on every rank; under auto
+// the next candidate is taken and `plan` says so (transport, device_halo, note). Returns false
+// when the stepper must be rebuilt with host buffers (staged after all).
 bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper);
 
 // The copy bandwidth where this plan runs (host memory, or the chosen GPU's memory).

@@ -1,8 +1,9 @@
 // The halo transports (lib/parallel/halo_transport.hpp) on two ranks of the CUDA backend: the
 // populations after the same steps are bit for bit those of the staged transport with ipc (and
-// with cuda-aware where the MPI library supports it), in fp32 and fp16, both propagations.
-// Run as `mpiexec -n 2 gpu_mpi_tests` (both ranks may share one GPU: CUDA IPC works between
-// processes on one device too); skips without a device.
+// with cuda-aware where the MPI library supports it, and with nccl where NCCL can run), in fp32
+// and fp16, both propagations. Run as `mpiexec -n 2 gpu_mpi_tests` (both ranks may share one GPU:
+// CUDA IPC works between processes on one device too; NCCL needs a GPU per rank and skips
+// otherwise); skips without a device.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/ipc_exchanger.hpp"
+#include "cuda/nccl_exchanger.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/parallel/partition.hpp"
 #include "lib/solve/stepper.hpp"
@@ -21,7 +23,7 @@ namespace rockperm {
 
 namespace {
 
-enum class Way { staged, ipc, cuda_aware };
+enum class Way { staged, ipc, cuda_aware, nccl };
 
 // This rank's owned slots (as stored) after `steps` steps from rest; empty with `skipped` set
 // when the transport is not available here.
@@ -36,8 +38,9 @@ std::vector<std::byte> owned_after(Way way, Propagation propagation, Storage sto
   const int devices = static_cast<int>(cuda::list_devices().devices.size());
   cuda::CudaBackend backend(local, params, comm.rank() % devices, storage);
   Stepper stepper(backend, propagation, comm, domain, local, way != Way::staged);
-  if (way == Way::ipc) {
-    auto exchanger = cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), skipped);
+  if (way == Way::ipc || way == Way::nccl) {
+    auto exchanger = way == Way::ipc ? cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), skipped)
+                                     : cuda::make_nccl_exchanger(comm, skipped);
     if (!exchanger) return {};
     stepper.set_exchanger(std::move(exchanger));
   }
@@ -72,6 +75,23 @@ TEST(HaloTransports, IpcAndCudaAwareAreBitwiseEqualToStaged) {
         const auto aware = owned_after(Way::cuda_aware, propagation, storage, 60, why);
         EXPECT_TRUE(aware == staged) << "cuda-aware, " << to_string(storage) << ", " << to_string(propagation);
       }
+    }
+  }
+}
+
+TEST(HaloTransports, NcclIsBitwiseEqualToStaged) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const Comm comm = Comm::world();
+  ASSERT_GE(comm.size(), 2) << "run under mpiexec -n 2";
+  if (!cuda::nccl_built()) GTEST_SKIP() << "built without NCCL";
+  for (const Storage storage : {Storage::float32, Storage::float16}) {
+    for (const Propagation propagation : {Propagation::two_pass, Propagation::fused}) {
+      std::string why;
+      const auto nccl = owned_after(Way::nccl, propagation, storage, 60, why);
+      if (nccl.empty()) GTEST_SKIP() << "NCCL not available: " << why;  // e.g. both ranks on one GPU
+      const auto staged = owned_after(Way::staged, propagation, storage, 60, why);
+      EXPECT_TRUE(nccl == staged) << "nccl, " << to_string(storage) << ", " << to_string(propagation) << ", rank "
+                                  << comm.rank();
     }
   }
 }
