@@ -52,6 +52,7 @@ struct Row {
   double gbs;
   double fraction;
   double index_bytes = 4;  // of the neighbour tables the backend chose (byte model)
+  std::string halo;        // the transport that moved the halos ("-" on one rank)
 };
 
 std::vector<int> parse_sizes(const std::string& text) {
@@ -86,7 +87,8 @@ int bench_command(const std::vector<std::string>& args) {
       ("repeats", po::value<int>()->default_value(5), "timed repeats; the median is reported")
       ("config", po::value<std::string>(), "also time the sample of this run configuration (INI)")
       ("halo-transport", po::value<std::string>()->default_value("auto"),
-       "under MPI: auto, staged, cuda-aware, ipc or nccl (run.halo_transport)")
+       "under MPI: auto, staged, cuda-aware, ipc or nccl (run.halo_transport), or several, comma separated, "
+       "each timed on the same lattice")
       ("stage-halo", "under MPI: the same as --halo-transport staged")
       ("devices", po::value<std::string>(), "GPU of each rank of a host, comma separated (run.devices; e.g. 0,0 "
        "puts two ranks on one GPU, to time a transport without a second GPU)")
@@ -109,8 +111,14 @@ int bench_command(const std::vector<std::string>& args) {
   if (b == "cpu") execution.backend = pipeline::BackendChoice::cpu;
   else if (b == "cuda") execution.backend = pipeline::BackendChoice::cuda;
   else if (b != "auto") throw InputError("bench: --backend '" + b + "' is unknown; use auto, cuda or cpu");
-  execution.halo_transport = vm.count("stage-halo") ? HaloTransportChoice::staged
-                                                    : parse_halo_transport(vm["halo-transport"].as<std::string>());
+  std::vector<HaloTransportChoice> transports;
+  if (vm.count("stage-halo")) {
+    transports = {HaloTransportChoice::staged};
+  } else {
+    std::istringstream in(vm["halo-transport"].as<std::string>());
+    for (std::string item; std::getline(in, item, ',');) transports.push_back(parse_halo_transport(item));
+    if (transports.empty()) throw InputError("bench: --halo-transport is empty; write e.g. staged,ipc");
+  }
   if (vm.count("devices")) {
     std::istringstream in(vm["devices"].as<std::string>());
     for (std::string item; std::getline(in, item, ',');) {
@@ -132,7 +140,13 @@ int bench_command(const std::vector<std::string>& args) {
   const bool json = vm.count("json") > 0;
 
   const Comm comm = Comm::world();
-  pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution);  // its halo transport may fall back
+  std::vector<pipeline::ExecutionPlan> plans;  // one per transport; its transport may fall back
+  for (const HaloTransportChoice t : transports) {
+    execution.halo_transport = t;
+    plans.push_back(pipeline::plan_execution(comm, execution));
+    if (comm.size() == 1) break;  // no halos: one plan
+  }
+  const pipeline::ExecutionPlan& plan = plans.front();
   const bool on_gpu = plan.cuda;
   const bool weak = vm.count("weak") > 0;
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
@@ -190,19 +204,23 @@ int bench_command(const std::vector<std::string>& args) {
       if (!json && comm.root()) {
         std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n", device.c_str(),
                     comm.size() > 1 ? (" x " + std::to_string(comm.size()) + " ranks").c_str() : "", copy_gbs);
-        if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(plan.halo_transport), plan.halo_note.c_str());
+        for (const auto& pl : plans) {
+          if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(pl.halo_transport), pl.halo_note.c_str());
+        }
         std::printf("\n");
-        std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %9s %10s\n", "case", "kernel", "ranks", "voxels", "fluid",
-                    "B/cell", "MFLUPS", "GB/s", "of copy", "halo kB", "mpi ms");
+        std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %-10s %9s %10s\n", "case", "kernel", "ranks", "voxels",
+                    "fluid", "B/cell", "MFLUPS", "GB/s", "of copy", "halo", "halo kB", "mpi ms");
       }
     }
     for (const Propagation prop : props) {
+    for (std::size_t k = 0; k < plans.size(); ++k) {
+      pipeline::ExecutionPlan halo_plan = plans[k];
       std::optional<Stepper> stepper;
       if (domain) {
-        stepper.emplace(*backend, prop, comm, *domain, lattice, plan.device_halo);
-        if (!pipeline::connect_halos(plan, execution.halo_transport, comm, *stepper)) {
+        stepper.emplace(*backend, prop, comm, *domain, lattice, halo_plan.device_halo);
+        if (!pipeline::connect_halos(halo_plan, transports[k], comm, *stepper)) {
           // as a run does: staged instead (the halo line above was printed before; say so here)
-          if (comm.root()) std::printf("halo        %s: %s\n", to_string(plan.halo_transport), plan.halo_note.c_str());
+          if (comm.root()) std::printf("halo        %s: %s\n", to_string(halo_plan.halo_transport), halo_plan.halo_note.c_str());
           stepper.emplace(*backend, prop, comm, *domain, lattice, false);
         }
       } else {
@@ -237,8 +255,8 @@ int bench_command(const std::vector<std::string>& args) {
       const ByteModel model{prop, storage, backend->index_bytes()};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
       Row row{c.name, comm.size(), 0, 0, to_string(prop), storage, dims.voxels(), static_cast<std::uint32_t>(fluid),
-              bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0};
-      row.index_bytes = model.index_bytes;
+              bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0,
+              model.index_bytes, domain ? to_string(halo_plan.halo_transport) : "-"};
       row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
       row.halo_kb = comm.max(static_cast<double>(stepper->halo_bytes_per_step())) * 1e-3;
@@ -246,11 +264,15 @@ int bench_command(const std::vector<std::string>& args) {
           comm.max((stepper->mpi_seconds() - mpi_before) / (repeats * static_cast<double>(steps))) * 1e3;
       rows.push_back(row);
       if (!json && comm.root()) {
-        std::printf("%-16s %-14s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %9.1f %10.3f\n", row.name.c_str(),
+        std::printf("%-16s %-14s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %-10s %9.1f %10.3f\n", row.name.c_str(),
                     (row.propagation + " " + to_string(row.storage)).c_str(), row.ranks, static_cast<unsigned long long>(row.voxels), row.fluid,
-                    row.bytes_per_cell, row.mflups, row.gbs, 100.0 * row.fraction, row.halo_kb, row.mpi_ms);
+                    row.bytes_per_cell, row.mflups, row.gbs, 100.0 * row.fraction, row.halo.c_str(), row.halo_kb, row.mpi_ms);
         std::fflush(stdout);
       }
+      // the next transport's halo buffers replace these: every rank lets go of its peers' first
+      stepper.reset();
+      comm.barrier();
+    }
     }
     }
   }
@@ -259,11 +281,12 @@ int bench_command(const std::vector<std::string>& args) {
     std::printf("{\"device\": \"%s\", \"copy_gbs\": %.2f, \"rows\": [\n", device.c_str(), copy_gbs);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"storage\": \"%s\", \"ranks\": %d, \"halo_kb_per_step\": %.2f, "
+      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"storage\": \"%s\", \"ranks\": %d, \"halo\": \"%s\", "
+                  "\"halo_kb_per_step\": %.2f, "
                   "\"mpi_ms_per_step\": %.4f, \"voxels\": %llu, \"fluid_cells\": %u, "
                   "\"bytes_per_cell\": %.2f, \"bytes_per_update\": %.0f, \"mflups\": %.2f, \"gbs_per_rank\": %.2f, "
                   "\"fraction_of_copy\": %.4f}%s\n",
-                  r.name.c_str(), r.propagation.c_str(), to_string(r.storage), r.ranks, r.halo_kb, r.mpi_ms,
+                  r.name.c_str(), r.propagation.c_str(), to_string(r.storage), r.ranks, r.halo.c_str(), r.halo_kb, r.mpi_ms,
                   static_cast<unsigned long long>(r.voxels), r.fluid,
                   r.bytes_per_cell, ByteModel{parse_propagation(r.propagation), r.storage, r.index_bytes}.traffic_per_update(), r.mflups,
                   r.gbs, r.fraction,
