@@ -272,7 +272,7 @@ const std::vector<Option>& table() {
                  [](RunSpec& s, const std::string& v) { s.execution.cuda_aware_mpi = parse_switch(v, "auto", "off"); },
                  [](const RunSpec& s) { return std::string(s.execution.cuda_aware_mpi ? "auto" : "off"); }});
     t.push_back({"run.halo_transport", "execution.halo_transport", "auto",
-                 "how halos travel between GPU ranks: auto (the first that starts of nccl, cuda-aware, ipc, "
+                 "how halos travel between GPU ranks: auto (the first that starts of ipc, nccl, cuda-aware, "
                  "staged), staged (pinned host buffers), cuda-aware (MPI given device buffers), ipc (CUDA IPC "
                  "device-to-device copies between ranks of one host) or nccl (NCCL point-to-point; a GPU per "
                  "rank, libnccl.so.2 on the library path)",

@@ -8,8 +8,8 @@
 //   nccl        NCCL point-to-point sends and receives of the device buffers, within a host and
 //               across hosts: in a build where CMake found nccl.h, with libnccl.so.2 opened at run
 //               time (cuda/nccl_exchanger.hpp)
-// `auto` tries, in this order, nccl (a GPU per rank), cuda-aware (MPI reports CUDA support), ipc
-// (one host, a GPU per rank) and staged, taking the first that starts (measured order:
+// `auto` tries, in this order, ipc (one host, a GPU per rank), nccl (a GPU per rank), cuda-aware
+// (MPI reports CUDA support) and staged, taking the first that starts (measured order:
 // docs/SCALING.md, "Halo transports"; lib/pipeline/execution.cpp).
 #include <string>
 #include <vector>

@@ -101,15 +101,15 @@ std::vector<HaloTransport> transport_candidates(const Comm& comm, const Executio
 #endif
   switch (choice) {
     case HaloTransportChoice::auto_select: {
-      // Measured on two H200s (docs/SCALING.md): with the boundary work beside the interior, all
-      // four keep two GPUs at 97-98 %, but the time a step spends exchanging, which bounds strong
-      // scaling once the interior shrinks, is ~0.1-0.16 ms through NCCL, 0.6-1.0 ms through CUDA
-      // IPC and 1.3-2.0 ms staged (768^3 pack). NCCL and IPC want a GPU per rank (NCCL refuses
-      // a shared one; IPC on a shared GPU was slower than staged).
+      // Measured on two H200s (docs/SCALING.md, "Halo transports"), on the slabs strong scaling of
+      // a 768^3 pack gives 2 to 64 GPUs: staged falls to 48 % at 8 GPUs' slabs; CUDA IPC keeps
+      // 96 % there and 71 % at 64 GPUs' (fp32), NCCL 94 % and 60 % (its kernels take multiprocessors
+      // from the interior update). So within a host ipc, across hosts NCCL; both want a GPU per rank
+      // (NCCL refuses a shared one; IPC on a shared GPU was slower than staged).
       std::vector<HaloTransport> order;
+      if (one_host && !shared_gpu) order.push_back(HaloTransport::ipc);
       if (nccl && !shared_gpu) order.push_back(HaloTransport::nccl);
       if (aware && spec.cuda_aware_mpi) order.push_back(HaloTransport::cuda_aware);
-      if (one_host && !shared_gpu) order.push_back(HaloTransport::ipc);
       order.push_back(HaloTransport::staged);
       note = std::string(describe(order.front())) + " (auto" +
              (order.front() == HaloTransport::staged
