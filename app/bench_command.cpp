@@ -93,6 +93,8 @@ int bench_command(const std::vector<std::string>& args) {
       ("devices", po::value<std::string>(), "GPU of each rank of a host, comma separated (run.devices; e.g. 0,0 "
        "puts two ranks on one GPU, to time a transport without a second GPU)")
       ("weak", "under MPI: every rank gets a whole cube (z extent times the rank count)")
+      ("planes", po::value<int>(), "with --weak: z planes per rank instead of the cube edge (e.g. 96 on two ranks "
+       "gives each the slab that strong scaling of a 768^3 sample on 8 GPUs would)")
       ("json", "print the rows as JSON instead of a table");
   po::variables_map vm;
   try {
@@ -149,6 +151,10 @@ int bench_command(const std::vector<std::string>& args) {
   const pipeline::ExecutionPlan& plan = plans.front();
   const bool on_gpu = plan.cuda;
   const bool weak = vm.count("weak") > 0;
+  const int planes = vm.count("planes") ? vm["planes"].as<int>() : 0;
+  if (vm.count("planes") && (!weak || planes < 4)) {
+    throw InputError("bench: --planes needs --weak and at least 4 planes per rank");
+  }
   const std::vector<int> sizes = parse_sizes(vm.count("sizes") ? vm["sizes"].as<std::string>()
                                                                 : (on_gpu ? "256,512" : "64,128"));
   const std::string geometries = vm["geometries"].as<std::string>();
@@ -157,8 +163,9 @@ int bench_command(const std::vector<std::string>& args) {
   if (!with_box && !with_pack) throw InputError("bench: --geometries '" + geometries + "' names neither box nor pack");
   std::vector<Case> cases;
   for (int n : sizes) {
-    const Dims d{n, n, weak ? static_cast<std::int64_t>(n) * comm.size() : n};
-    const std::string suffix = std::to_string(n) + (weak ? "w" : "");
+    const std::int64_t per_rank = planes > 0 ? planes : n;
+    const Dims d{n, n, weak ? per_rank * comm.size() : n};
+    const std::string suffix = std::to_string(n) + (weak ? "w" : "") + (planes > 0 ? "x" + std::to_string(planes) : "");
     if (with_box) cases.push_back({"box-" + suffix, PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}});
     if (!with_pack) continue;
     SpherePackSpec spec;
