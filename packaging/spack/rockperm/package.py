@@ -21,6 +21,8 @@ class Rockperm(CMakePackage, CudaPackage):
 
     variant("mpi", default=True, description="Z-slab decomposition over MPI ranks (one per GPU)")
     variant("vtk", default=True, description="ParaView field output (VTK XML image data)")
+    variant("nccl", default=True, description="NCCL halo transport (header at build time; "
+            "libnccl.so.2 opened at run time)", when="+cuda")
 
     depends_on("cmake@3.24:", type="build")
     depends_on("boost@1.74:+program_options")
@@ -35,6 +37,7 @@ class Rockperm(CMakePackage, CudaPackage):
     depends_on("vtk@9: ~mpi", when="+vtk")
     depends_on("googletest", type="test")
     depends_on("cuda@12:", when="+cuda")
+    depends_on("nccl@2.7:", when="+cuda+nccl")
 
     def cmake_args(self):
         args = [
@@ -47,7 +50,14 @@ class Rockperm(CMakePackage, CudaPackage):
             archs = self.spec.variants["cuda_arch"].value
             if "none" not in archs:
                 args.append(self.define("CMAKE_CUDA_ARCHITECTURES", ";".join(archs)))
+            if self.spec.satisfies("+nccl"):
+                args.append(self.define("ROCKPERM_NCCL_INCLUDE_DIR", self.spec["nccl"].prefix.include))
         return args
+
+    def setup_run_environment(self, env):
+        # rockperm opens libnccl.so.2 at run time (dlopen), so its module puts NCCL on the path
+        if self.spec.satisfies("+cuda+nccl"):
+            env.prepend_path("LD_LIBRARY_PATH", self.spec["nccl"].prefix.lib)
 
     def check(self):
         with working_dir(self.build_directory):
