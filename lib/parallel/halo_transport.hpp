@@ -24,6 +24,22 @@ enum class HaloTransportChoice { auto_select, staged, cuda_aware, ipc, nccl };
 const char* to_string(HaloTransport t);
 const char* to_string(HaloTransportChoice t);
 HaloTransportChoice parse_halo_transport(const std::string& text);  // throws InputError naming the choices
+// How the transport moves the buffers, for the run's `halo` line ("device to device through CUDA IPC").
+const char* describe(HaloTransport t);
+
+// What a run on several GPU ranks offers the transports (agreed by every rank).
+struct HaloFacts {
+  bool one_host = true;     // every rank on one host
+  bool shared_gpu = false;  // two ranks of a host on one GPU
+  bool nccl = false;        // this build has the NCCL transport
+  bool cuda_aware = false;  // the MPI library reports CUDA support, and run.cuda_aware_mpi allows it
+};
+
+// The transports `choice` may use on GPU ranks, best first (the run takes the first that
+// starts); `note` says which and why. Throws InputError (field execution.halo_transport) naming
+// what is missing when the transport asked for cannot work with these facts.
+std::vector<HaloTransport> halo_transport_candidates(HaloTransportChoice choice, const HaloFacts& facts,
+                                                     std::string& note);
 
 // Moves one exchange's buffers other than through Comm::exchange. The sends and receives are
 // those Comm::exchange would get (device buffers); on return the receives hold the peers' slots.

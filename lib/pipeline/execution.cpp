@@ -60,16 +60,6 @@ ExecutionPlan choose_backend(BackendChoice choice) {
   return plan;
 }
 
-const char* describe(HaloTransport t) {
-  switch (t) {
-    case HaloTransport::staged: return "staged through pinned host buffers";
-    case HaloTransport::cuda_aware: return "device buffers handed to CUDA-aware MPI";
-    case HaloTransport::ipc: return "device to device through CUDA IPC";
-    case HaloTransport::nccl: return "device to device through NCCL point-to-point";
-  }
-  return "";
-}
-
 // The halo transports a run on several ranks may use, best first (lib/parallel/halo_transport.hpp);
 // connect_halos takes the first that starts. Collective; every rank decides alike. `device`:
 // this rank's GPU.
@@ -86,73 +76,23 @@ std::vector<HaloTransport> transport_candidates(const Comm& comm, const Executio
   }
   // rank 0 looks at every rank's host and GPU; its findings go to every rank
   const std::vector<std::string> places = comm.gather(hostname() + "\n" + std::to_string(device));
-  std::uint64_t one_host = 1, shared_gpu = 0;
-  for (std::size_t r = 0; r < places.size(); ++r) {
-    const auto host = [&](std::size_t i) { return places[i].substr(0, places[i].rfind('\n')); };
-    if (host(r) != host(0)) one_host = 0;
-    if (std::count(places.begin(), places.end(), places[r]) > 1) shared_gpu = 1;
+  std::uint64_t several_hosts = 0, shared_gpu = 0;
+  for (const auto& place : places) {
+    if (place.substr(0, place.rfind('\n')) != places.front().substr(0, places.front().rfind('\n'))) several_hosts = 1;
+    if (std::count(places.begin(), places.end(), place) > 1) shared_gpu = 1;
   }
-  one_host = comm.sum(comm.root() ? 1 - one_host : std::uint64_t{0}) == 0;
-  shared_gpu = comm.sum(comm.root() ? shared_gpu : std::uint64_t{0}) > 0;
-  const bool aware = comm.cuda_aware();
-  bool nccl = false;
+  HaloFacts facts;
+  facts.one_host = comm.sum(several_hosts) == 0;  // only rank 0 counted
+  facts.shared_gpu = comm.sum(shared_gpu) > 0;
+  facts.cuda_aware = comm.cuda_aware() && spec.cuda_aware_mpi;
 #if ROCKPERM_HAVE_CUDA
-  nccl = cuda::nccl_built();
+  facts.nccl = cuda::nccl_built();
 #endif
-  switch (choice) {
-    case HaloTransportChoice::auto_select: {
-      // Measured on two H200s (docs/SCALING.md, "Halo transports"), on the slabs strong scaling of
-      // a 768^3 pack gives 2 to 64 GPUs: staged falls to 48 % at 8 GPUs' slabs; CUDA IPC keeps
-      // 96 % there and 71 % at 64 GPUs' (fp32), NCCL 94 % and 60 % (its kernels take multiprocessors
-      // from the interior update). So within a host ipc, across hosts NCCL; both want a GPU per rank
-      // (NCCL refuses a shared one; IPC on a shared GPU was slower than staged).
-      std::vector<HaloTransport> order;
-      if (one_host && !shared_gpu) order.push_back(HaloTransport::ipc);
-      if (nccl && !shared_gpu) order.push_back(HaloTransport::nccl);
-      if (aware && spec.cuda_aware_mpi) order.push_back(HaloTransport::cuda_aware);
-      order.push_back(HaloTransport::staged);
-      note = std::string(describe(order.front())) + " (auto" +
-             (order.front() == HaloTransport::staged
-                  ? std::string(shared_gpu ? ": ranks share a GPU" : "") + (aware ? "" : "; MPI not CUDA-aware") +
-                        (nccl ? "" : "; built without NCCL")
-                  : std::string()) +
-             ")";
-      return order;
-    }
-    case HaloTransportChoice::staged:
-      note = "staged through pinned host buffers (asked for)";
-      return {HaloTransport::staged};
-    case HaloTransportChoice::cuda_aware:
-      if (!aware) {
-        throw on_all_ranks(InputError("execution.halo_transport",
-                                      "run.halo_transport = cuda-aware, but this MPI library does not report CUDA "
-                                      "support; use auto, nccl, ipc (ranks of one host) or staged"));
-      }
-      note = std::string(describe(HaloTransport::cuda_aware)) + " (asked for)";
-      return {HaloTransport::cuda_aware};
-    case HaloTransportChoice::ipc:
-      if (!one_host) {
-        throw on_all_ranks(InputError("execution.halo_transport",
-                                      "run.halo_transport = ipc needs every rank on one host (CUDA IPC does not "
-                                      "cross hosts); use auto, nccl, cuda-aware or staged"));
-      }
-      note = std::string(describe(HaloTransport::ipc)) + " (asked for)";
-      return {HaloTransport::ipc};
-    case HaloTransportChoice::nccl:
-      if (!nccl) {
-        throw on_all_ranks(InputError("execution.halo_transport",
-                                      "run.halo_transport = nccl, but this rockperm was built without NCCL (CMake did "
-                                      "not find nccl.h; set NCCL_HOME and rebuild); use auto, ipc, cuda-aware or staged"));
-      }
-      if (shared_gpu) {
-        throw on_all_ranks(InputError("execution.halo_transport",
-                                      "run.halo_transport = nccl needs a GPU per rank, but ranks share one (run.devices "
-                                      "or more ranks than GPUs); use auto, ipc or staged"));
-      }
-      note = std::string(describe(HaloTransport::nccl)) + " (asked for)";
-      return {HaloTransport::nccl};
+  try {
+    return halo_transport_candidates(choice, facts, note);
+  } catch (const InputError& e) {
+    throw on_all_ranks(e);
   }
-  return {HaloTransport::staged};
 }
 
 }  // namespace
