@@ -165,7 +165,22 @@ void CudaBackend::unpack_halo(int list) {
   });
 }
 
-void CudaBackend::wait_halo() { halo_event_.synchronize(); }
+// The host waits for the packs (MPI reads their buffers); the device work enqueued from here on
+// (the unpacks, the next step's interior, sums) waits for all of the boundary work, also where a
+// boundary plane sends nothing (an empty halo list records no pack event).
+void CudaBackend::wait_halo() {
+  halo_event_.synchronize();
+  if (boundary_pending_) {
+    boundary_done_.make_wait(stream_);
+    boundary_pending_ = false;
+  }
+}
+
+void CudaBackend::end_boundary() {
+  in_boundary_ = false;
+  boundary_done_.record(boundary_stream_);
+  boundary_pending_ = true;
+}
 
 void CudaBackend::begin_boundary() {
   step_start_.record(stream_);

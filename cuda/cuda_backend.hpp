@@ -51,7 +51,7 @@ class CudaBackend final : public Backend {
   void unpack_halo(int list) override;
   void wait_halo() override;
   void begin_boundary() override;
-  void end_boundary() override { in_boundary_ = false; }
+  void end_boundary() override;
   void synchronize() override;
   void download_raw(std::vector<std::byte>& f) override;
   void upload_raw(const std::vector<std::byte>& f) override;
@@ -78,8 +78,10 @@ class CudaBackend final : public Backend {
   // A slab's boundary work, beside the interior on stream_ (begin_boundary): its small kernels
   // no longer sit in front of the interior, and their blocks go first where the interior's retire.
   Stream boundary_stream_{highest_stream_priority()};
-  Event step_start_;  // on stream_: what the boundary work waits for
+  Event step_start_;     // on stream_: what the boundary work waits for
+  Event boundary_done_;  // on boundary_stream_: what stream_'s work after the exchange waits for
   bool in_boundary_ = false;
+  bool boundary_pending_ = false;  // boundary_done_ recorded, stream_ not yet made to wait
   const Stream& work() const { return in_boundary_ ? boundary_stream_ : stream_; }
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
   // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):

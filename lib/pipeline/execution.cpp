@@ -157,6 +157,7 @@ bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& c
   for (const HaloTransport t : plan.halo_candidates) {
     if (t == HaloTransport::staged || t == HaloTransport::cuda_aware) {  // MPI moves the buffers
       const bool rebuild = t == HaloTransport::staged && plan.device_halo;
+      plan.halo_candidates = {t};  // chosen: a second call keeps it
       if (t != plan.halo_transport) {
         plan.halo_transport = t;
         plan.device_halo = t != HaloTransport::staged;
@@ -172,6 +173,7 @@ bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& c
                                              : cuda::make_nccl_exchanger(comm, why);
     if (exchanger) {
       stepper.set_exchanger(std::move(exchanger));
+      plan.halo_candidates = {t};
       if (t != plan.halo_transport) {
         plan.halo_transport = t;
         plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
