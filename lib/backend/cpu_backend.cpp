@@ -35,15 +35,58 @@ double CpuBackend::bytes_per_cell() const {
   return model.memory_per_cell() * lattice_.padding();
 }
 
+namespace {
+
+// The cell loops that convert populations, in two builds: for the generic x86-64 the binary
+// targets, and once more for processors with AVX2 (8 floats a vector instead of 4), chosen at
+// run time. The same per-cell code and the same operations in the same order (no FMA: the clone
+// does not enable it), so the same bits either way (unit test CpuBackend.WideVectorsGiveTheSameBits).
+#define ROCKPERM_CELL_LOOPS(SUFFIX, ATTRIBUTES)                                                              \
+  template <class S>                                                                                      \
+  ATTRIBUTES void collide_loop##SUFFIX(S* f, std::uint64_t stride, std::int64_t first, std::int64_t n,     \
+                                       const physics::CollisionParams& p) {                               \
+    _Pragma("omp parallel for simd schedule(simd : static)")                                              \
+    for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<S, propagation::WideIndex>(f, stride, c, p); \
+  }                                                                                                       \
+  template <class S>                                                                                      \
+  ATTRIBUTES void fused_odd_loop##SUFFIX(S* f, std::uint64_t stride, const IndexTables& tables, std::int64_t first, \
+                                         std::int64_t n, const physics::CollisionParams& p) {             \
+    _Pragma("omp parallel for schedule(static)")                                                          \
+    for (std::int64_t c = first; c < n; ++c) propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, tables, c, p); \
+  }
+
+ROCKPERM_CELL_LOOPS(, )
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+#define ROCKPERM_AVX2_CLONE 1
+ROCKPERM_CELL_LOOPS(_avx2, __attribute__((target("avx2"))))
+#endif
+#undef ROCKPERM_CELL_LOOPS
+
+bool wide_vectors_allowed = true;
+
+bool wide_vectors() {
+#if ROCKPERM_AVX2_CLONE
+  static const bool present = __builtin_cpu_supports("avx2");
+  return present && wide_vectors_allowed;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+void cpu_wide_vectors(bool allowed) { wide_vectors_allowed = allowed; }
+
 void CpuBackend::collide(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);
-    S* f = slots<S>();
-#pragma omp parallel for simd schedule(simd : static)
-    for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<S, propagation::WideIndex>(f, stride, c, p);
+#if ROCKPERM_AVX2_CLONE
+    if (wide_vectors()) return collide_loop_avx2(slots<S>(), stride, first, n, p);
+#endif
+    collide_loop(slots<S>(), stride, first, n, p);
   });
 }
 
@@ -69,11 +112,10 @@ void CpuBackend::fused_odd(CellRange cells) {
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);
-    S* f = slots<S>();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t c = first; c < n; ++c) {
-      propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, tables, c, p);
-    }
+#if ROCKPERM_AVX2_CLONE
+    if (wide_vectors()) return fused_odd_loop_avx2(slots<S>(), stride, tables, first, n, p);
+#endif
+    fused_odd_loop(slots<S>(), stride, tables, first, n, p);
   });
 }
 

@@ -14,6 +14,10 @@ namespace rockperm {
 // copies of 256 MiB over all OpenMP threads): the roofline `rockperm bench` compares with.
 double cpu_copy_bandwidth_gbs();
 
+// Whether the cell loops may use their AVX2 build where the processor has AVX2 (the default);
+// tests turn it off to compare the two builds bit for bit.
+void cpu_wide_vectors(bool allowed);
+
 class CpuBackend final : public Backend {
  public:
   // Populations start at rest (physics::rest_population); the padding slots stay zero.

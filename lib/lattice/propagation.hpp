@@ -41,13 +41,15 @@ ROCKPERM_UNROLL
   physics::collide(v, p);
   // addr[0]: the cell itself; its global index keys the noise (CollisionParams::cell_offset)
   const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(addr[0]) + p.cell_offset, p.seed);
-  bool beyond = false;  // a value the storage cannot hold (StorageTraits::beyond)
+  // A cell with a value its storage cannot hold (StorageTraits::beyond) gets poison in its rest
+  // slot (opposite(0) = 0): a select, not a branch, so that the CPU loop over cells vectorizes.
+  bool beyond = false;
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond(v[i]);
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    f[addr[lattice::opposite(i)]] = T::store(v[i], slot_noise(noise, i));
-    beyond |= T::beyond(v[i]);
+    f[addr[lattice::opposite(i)]] = T::poisoned(i == 0 && beyond, T::store(v[i], slot_noise(noise, i)));
   }
-  if (beyond) f[addr[0]] = T::poison();  // the rest slot (opposite(0) = 0)
 }
 
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
@@ -61,13 +63,13 @@ ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
   physics::collide(v, p);
   const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
-  bool beyond = false;  // a value the storage cannot hold (StorageTraits::beyond)
+  bool beyond = false;  // as in collide_at: poison in the rest slot, by a select
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond(v[i]);
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    f[lattice::opposite(i) * stride + cell] = T::store(v[i], slot_noise(noise, i));
-    beyond |= T::beyond(v[i]);
+    f[lattice::opposite(i) * stride + cell] = T::poisoned(i == 0 && beyond, T::store(v[i], slot_noise(noise, i)));
   }
-  if (beyond) f[cell] = T::poison();  // the rest slot
 }
 
 // Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads

@@ -82,7 +82,7 @@ struct StorageTraits<float> {
   static ROCKPERM_HD float store(float v) { return v; }
   static ROCKPERM_HD float store(float v, std::uint32_t /*noise*/) { return v; }
   static ROCKPERM_HD bool beyond(float /*v*/) { return false; }  // a float holds infinity and NaN as they are
-  static ROCKPERM_HD float poison() { return __builtin_nanf(""); }
+  static ROCKPERM_HD float poisoned(bool /*beyond*/, float s) { return s; }  // never beyond
 };
 
 namespace half_detail {
@@ -90,15 +90,20 @@ namespace half_detail {
 inline constexpr float shift = 16384.0f;          // 2^14
 inline constexpr float unshift = 1.0f / 16384.0f;  // exact
 
+// (bit casts without memcpy, whose calls inside the selects below kept the CPU loops scalar)
 ROCKPERM_HD inline std::uint32_t bits_of(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  return __builtin_bit_cast(std::uint32_t, f);
+#endif
 }
 ROCKPERM_HD inline float float_of(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  return __builtin_bit_cast(float, u);
+#endif
 }
 
 // binary16 of `f`, rounded to nearest even; overflow gives infinity, NaN stays NaN.
@@ -122,14 +127,16 @@ ROCKPERM_HD inline std::uint16_t to_half(float f) {
 
 // binary16 of the float with bits `t`, rounded toward zero (what the GPU's cvt.rz does: a finite
 // value beyond the largest half gives the largest half, infinity stays infinity, NaN gives NaN).
+// (Signed 32-bit compares and selects throughout: the magnitude is below 2^31, and in this form
+// the CPU's cell loops vectorize, which they do not with unsigned compares.)
 ROCKPERM_HD inline std::uint16_t to_half_toward_zero(std::uint32_t t) {
-  const std::uint32_t sign = (t >> 16) & 0x8000u;
-  const std::uint32_t x = t & 0x7FFFFFFFu;
-  const std::uint32_t normal = (x - 0x38000000u) >> 13;  // rebias the exponent, cut the mantissa
+  const std::int32_t sign = static_cast<std::int32_t>((t >> 16) & 0x8000u);
+  const auto x = static_cast<std::int32_t>(t & 0x7FFFFFFFu);
+  const std::int32_t normal = (x - 0x38000000) >> 13;  // rebias the exponent, cut the mantissa
   // below 2^-14: whole units of 2^-24 (exact: a power-of-two scale, then truncation)
-  const auto subnormal = static_cast<std::uint32_t>(static_cast<std::int32_t>(float_of(x < 0x38800000u ? x : 0u) * 16777216.0f));
-  std::uint32_t h = x < 0x38800000u ? subnormal : normal;
-  h = x >= 0x47800000u ? (x > 0x7F800000u ? 0x7FFFu : x == 0x7F800000u ? 0x7C00u : 0x7BFFu) : h;
+  const std::int32_t subnormal = static_cast<std::int32_t>(float_of(static_cast<std::uint32_t>(x < 0x38800000 ? x : 0)) * 16777216.0f);
+  std::int32_t h = x < 0x38800000 ? subnormal : normal;
+  h = x >= 0x47800000 ? (x > 0x7F800000 ? 0x7FFF : x == 0x7F800000 ? 0x7C00 : 0x7BFF) : h;
   return static_cast<std::uint16_t>(h | sign);
 }
 
@@ -142,7 +149,7 @@ ROCKPERM_HD inline std::uint16_t to_half_toward_zero(std::uint32_t t) {
 // time loop marks a cell that leaves that range (StorageTraits<Half>::beyond).
 ROCKPERM_HD inline std::uint16_t to_half_stochastic(float f, std::uint32_t noise) {
   const std::uint32_t all = bits_of(f);
-  const bool small = (all & 0x7FFFFFFFu) < 0x38800000u;
+  const bool small = static_cast<std::int32_t>(all & 0x7FFFFFFFu) < 0x38800000;
   const float lifted = f + float_of((all & 0x80000000u) | 0x38800000u);  // f + copysign(2^-14, f)
   const std::uint32_t t = (small ? bits_of(lifted) : all) + (noise >> 19);
 #if defined(__CUDA_ARCH__)
@@ -159,7 +166,8 @@ ROCKPERM_HD inline float from_half(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t magnitude = h & 0x7FFFu;
   const float finite = float_of(magnitude << 13) * 5.192296858534828e33f;
-  const std::uint32_t bits = magnitude >= 0x7C00u ? (0x7F800000u | (magnitude << 13)) : bits_of(finite);
+  const std::uint32_t bits =
+      static_cast<std::int32_t>(magnitude) >= 0x7C00 ? (0x7F800000u | (magnitude << 13)) : bits_of(finite);
   return float_of(bits | sign);
 }
 
@@ -197,11 +205,12 @@ struct StorageTraits<Half> {
 #endif
   }
   // Whether `v` is beyond the stored range (|v| > 65504 / 2^14, infinity, NaN). A diverging run
-  // gets there; the time loop then stores poison() in the cell's rest slot, so that the monitor's
+  // gets there; the time loop then stores NaN (poisoned) in the cell's rest slot, so that the monitor's
   // sums turn NaN and report the divergence (rounding toward zero would otherwise hold the
   // populations at the largest half, and stochastic noise could turn a NaN into a number).
   static ROCKPERM_HD bool beyond(float v) { return !(v <= 3.998046875f && v >= -3.998046875f); }
-  static ROCKPERM_HD Half poison() { return Half{0x7E00u}; }
+  // `s`, or NaN where `beyond` (a select on the bits, which the CPU's cell loops vectorize)
+  static ROCKPERM_HD Half poisoned(bool beyond, Half s) { return Half{static_cast<std::uint16_t>(beyond ? 0x7E00u : s.bits)}; }
 };
 
 // The float32 storage's type: what buffers default to (halo sizes, tests).
