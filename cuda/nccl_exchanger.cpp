@@ -46,10 +46,9 @@ struct Library {
 };
 
 template <typename F>
-bool resolve(void* handle, const char* name, F& f, std::string& why) {
+void resolve(void* handle, const char* name, F& f, std::string& why) {
   f = reinterpret_cast<F>(dlsym(handle, name));
   if (!f && why.empty()) why = std::string("libnccl.so.2 has no ") + name;
-  return f != nullptr;
 }
 
 // Opened once per process and kept (NCCL's own threads outlive any one communicator).

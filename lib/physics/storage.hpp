@@ -23,7 +23,6 @@
 //    outside the loop (the rest state, uploads) round to nearest even.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "lib/base/hd.hpp"

@@ -154,15 +154,18 @@ double copy_bandwidth_gbs(const ExecutionPlan& plan) {
 
 bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper) {
   std::string passed_over;  // why better transports were not taken (auto)
+  // the plan says what runs: the transport, its buffers, and (when auto passed some over) why
+  const auto take = [&](HaloTransport t) {
+    plan.halo_candidates = {t};  // chosen: a second call keeps it
+    if (t == plan.halo_transport) return;
+    plan.halo_transport = t;
+    plan.device_halo = t != HaloTransport::staged;
+    plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
+  };
   for (const HaloTransport t : plan.halo_candidates) {
     if (t == HaloTransport::staged || t == HaloTransport::cuda_aware) {  // MPI moves the buffers
       const bool rebuild = t == HaloTransport::staged && plan.device_halo;
-      plan.halo_candidates = {t};  // chosen: a second call keeps it
-      if (t != plan.halo_transport) {
-        plan.halo_transport = t;
-        plan.device_halo = t != HaloTransport::staged;
-        plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
-      }
+      take(t);
       return !rebuild;
     }
     const std::string name = t == HaloTransport::ipc ? "CUDA IPC" : "NCCL";
@@ -173,11 +176,7 @@ bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& c
                                              : cuda::make_nccl_exchanger(comm, why);
     if (exchanger) {
       stepper.set_exchanger(std::move(exchanger));
-      plan.halo_candidates = {t};
-      if (t != plan.halo_transport) {
-        plan.halo_transport = t;
-        plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
-      }
+      take(t);
       return true;
     }
 #else
