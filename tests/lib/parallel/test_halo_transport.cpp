@@ -66,7 +66,7 @@ TEST(HaloTransportChoice, AnAskedForTransportIsTheOnlyCandidate) {
   }
 }
 
-TEST(HaloTransportChoice, AnAskedForTransportThatCannotWorkIsRefusedWithWhatToDo) {
+TEST(HaloTransportChoice, AnAskedForTransportThatCannotWorkIsRefusedNamingTheAlternatives) {
   EXPECT_NE(refusal(HaloTransportChoice::ipc, {false, false, true, true}).find("every rank on one host"), std::string::npos);
   EXPECT_NE(refusal(HaloTransportChoice::nccl, {true, false, false, true}).find("built without NCCL"), std::string::npos);
   EXPECT_NE(refusal(HaloTransportChoice::nccl, {true, true, true, true}).find("needs a GPU per rank"), std::string::npos);
