@@ -33,15 +33,43 @@ struct IndexTable {
 inline constexpr std::uint32_t packed_none = 0x800000u;  // -2^23 in 24 bits
 inline constexpr std::int64_t packed_limit = 0x7FFFFF;   // the largest |offset|
 
-// The fluid index of a packed entry `bits` (24 bits) of `cell`, or 0xFFFFFFFF (none).
-ROCKPERM_HD inline std::uint32_t unpack_neighbour(std::uint32_t bits, std::uint32_t cell, std::uint32_t cells) {
-  // sign-extend the 24 bits; as an unsigned add, a negative offset wraps
-  const auto offset = static_cast<std::int32_t>(bits << 8) >> 8;
-  std::uint32_t t = cell + static_cast<std::uint32_t>(offset);
-  // past either end of [0, cells): the periodic wrap (cells < 2^31, so the two cases are apart)
-  if (t >= cells) t = offset < 0 ? t + cells : t - cells;
-  return bits == packed_none ? 0xFFFFFFFFu : t;
+// A neighbour as the fused odd step reads it: its fluid index, and whether there is one (no:
+// the population bounces back). A flag beside the index, not a reserved index, so that the
+// step tests each entry once.
+struct Neighbour {
+  std::uint32_t index;
+  bool present;
+};
+
+// The fluid index of a packed entry of `cell` whose 24 bits, sign-extended, are `offset`
+// (`present` false where they mark none). Offsets are the shorter way round the array
+// (|offset| <= cells / 2), so cell + offset lies in [-cells / 2, 3 cells / 2): one add of
+// `cells` either way brings it back (cells < 2^31 - 2^23, so nothing overflows).
+ROCKPERM_HD inline Neighbour unpack_neighbour(std::int32_t offset, std::uint32_t cell, std::uint32_t cells) {
+  const auto n = static_cast<std::int32_t>(cells);
+  std::int32_t t = static_cast<std::int32_t>(cell) + offset;
+  t = t < 0 ? t + n : t;
+  t = t >= n ? t - n : t;
+  return {static_cast<std::uint32_t>(t), offset != -static_cast<std::int32_t>(packed_none)};
 }
+
+// The 24-bit entry of a packed table as a signed offset: bytes `b0` and `b1` of `low` and byte
+// `b2` of `high`, sign-extended (on the GPU one byte permute, whose selector can replicate a
+// byte's sign bit).
+template <int b0, int b1, int b2>
+ROCKPERM_HD inline std::int32_t packed_offset(std::uint32_t low, std::uint32_t high) {
+#if defined(__CUDA_ARCH__)
+  std::uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(low), "r"(high), "n"(b0 | b1 << 4 | (4 + b2) << 8 | (12 + b2) << 12));
+  return static_cast<std::int32_t>(r);
+#else
+  const std::uint32_t bits = ((low >> (8 * b0)) & 0xFFu) | ((low >> (8 * b1)) & 0xFFu) << 8 | ((high >> (8 * b2)) & 0xFFu) << 16;
+  return static_cast<std::int32_t>(bits << 8) >> 8;
+#endif
+}
+
+// index-or-none form of a Neighbour (the swap, tests)
+ROCKPERM_HD inline std::uint32_t index_or_none(Neighbour n) { return n.present ? n.index : 0xFFFFFFFFu; }
 
 struct PackedTable {
   const std::uint16_t* low;  // bits 0..15 of the 24-bit offset
@@ -50,11 +78,11 @@ struct PackedTable {
   template <class Index>
   ROCKPERM_HD std::uint32_t at(Index slot, std::uint32_t cell) const {
 #if defined(__CUDA_ARCH__)
-    const std::uint32_t bits = (static_cast<std::uint32_t>(__ldg(high + slot)) << 16) | __ldg(low + slot);
+    const std::uint32_t l = __ldg(low + slot), h = __ldg(high + slot);
 #else
-    const std::uint32_t bits = (static_cast<std::uint32_t>(high[slot]) << 16) | low[slot];
+    const std::uint32_t l = low[slot], h = high[slot];
 #endif
-    return unpack_neighbour(bits, cell, cells);
+    return index_or_none(unpack_neighbour(packed_offset<0, 1, 0>(l, h), cell, cells));
   }
 };
 
@@ -72,9 +100,10 @@ struct IndexTables {
     return pos.at(slot, cell);
   }
   template <class Index>
-  ROCKPERM_HD void pair(Index slot, std::uint32_t cell, std::uint32_t& ahead, std::uint32_t& behind) const {
-    ahead = pos.at(slot, cell);
-    behind = neg.at(slot, cell);
+  ROCKPERM_HD void pair(Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
+    const std::uint32_t a = pos.at(slot, cell), b = neg.at(slot, cell);
+    ahead = {a, a != 0xFFFFFFFFu};
+    behind = {b, b != 0xFFFFFFFFu};
   }
 };
 
@@ -104,14 +133,14 @@ struct PackedPairTables {
   ROCKPERM_HD std::uint32_t at(Index slot, std::uint32_t cell) const {
     std::uint32_t l, h;
     load(slot, l, h);
-    return unpack_neighbour(((h & 0xFFu) << 16) | (l & 0xFFFFu), cell, cells);
+    return index_or_none(unpack_neighbour(packed_offset<0, 1, 0>(l, h), cell, cells));
   }
   template <class Index>
-  ROCKPERM_HD void pair(Index slot, std::uint32_t cell, std::uint32_t& ahead, std::uint32_t& behind) const {
+  ROCKPERM_HD void pair(Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
     std::uint32_t l, h;
     load(slot, l, h);
-    ahead = unpack_neighbour(((h & 0xFFu) << 16) | (l & 0xFFFFu), cell, cells);
-    behind = unpack_neighbour(((h >> 8) << 16) | (l >> 16), cell, cells);
+    ahead = unpack_neighbour(packed_offset<0, 1, 0>(l, h), cell, cells);
+    behind = unpack_neighbour(packed_offset<2, 3, 1>(l, h), cell, cells);
   }
 };
 

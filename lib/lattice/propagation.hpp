@@ -105,10 +105,10 @@ ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Tables& tables,
   addr[0] = cell;
 ROCKPERM_UNROLL
   for (int i = 1; i <= lattice::half; ++i) {
-    std::uint32_t ahead, behind;
+    Neighbour ahead, behind;
     tables.pair((i - 1) * stride + cell, static_cast<std::uint32_t>(cell), ahead, behind);
-    addr[i] = behind != none_index ? (i + lattice::half) * stride + behind : i * stride + cell;
-    addr[i + lattice::half] = ahead != none_index ? i * stride + ahead : (i + lattice::half) * stride + cell;
+    addr[i] = behind.present ? (i + lattice::half) * stride + behind.index : i * stride + cell;
+    addr[i + lattice::half] = ahead.present ? i * stride + ahead.index : (i + lattice::half) * stride + cell;
   }
   collide_at(f, addr, p);
 }
