@@ -30,46 +30,55 @@ inline constexpr std::uint32_t none_index = 0xFFFFFFFFu;
 using WideIndex = std::uint64_t;
 
 // Every function is written over the storage type S of the slots (lib/physics/storage.hpp):
-// populations are loaded into float, collided in float and stored back (16-bit storage rounds
-// stochastically, seeded by the cell and p.seed); the swap moves slots as they are.
+// populations are loaded into float as the slots hold them, collided in those units
+// (StorageTraits::unit) and stored back (16-bit storage rounds stochastically, seeded by the cell
+// and p.seed); the swap moves slots as they are.
 template <class S, class Index>
 ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
   using T = StorageTraits<S>;
   float v[lattice::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[addr[i]]);
-  physics::collide(v, p);
+  for (int i = 0; i < lattice::q; ++i) v[i] = T::load_held(f[addr[i]]);
+  physics::collide(v, p, T::unit);
   // addr[0]: the cell itself; its global index keys the noise (CollisionParams::cell_offset)
   const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(addr[0]) + p.cell_offset, p.seed);
-  // A cell with a value its storage cannot hold (StorageTraits::beyond) gets poison in its rest
+  // A cell with a value its storage cannot hold (StorageTraits::beyond_held) gets poison in its rest
   // slot (opposite(0) = 0): a select, not a branch, so that the CPU loop over cells vectorizes.
   bool beyond = false;
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond(v[i]);
+  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond_held(v[i]);
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
-    f[addr[lattice::opposite(i)]] = T::poisoned(i == 0 && beyond, T::store(v[i], slot_noise(noise, i)));
+    f[addr[lattice::opposite(i)]] = T::poisoned(i == 0 && beyond, T::store_held(v[i], slot_noise(noise, i)));
   }
 }
 
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
+// `v` holds the cell's 19 slots as loaded (StorageTraits::load_held); the GPU stages them
+// through shared memory, the CPU loads them directly (collide_cell).
+template <class S, class Index>
+ROCKPERM_HD inline void collide_loaded(S* f, Index stride, Index cell, float (&v)[lattice::q],
+                                       const physics::CollisionParams& p) {
+  using T = StorageTraits<S>;
+  physics::collide(v, p, T::unit);
+  const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
+  bool beyond = false;  // as in collide_at: poison in the rest slot, by a select
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond_held(v[i]);
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) {
+    f[lattice::opposite(i) * stride + cell] = T::poisoned(i == 0 && beyond, T::store_held(v[i], slot_noise(noise, i)));
+  }
+}
+
 // (Written with direct addresses rather than through collide_at, so that the compiler sees
 // unit-stride loads and vectorizes the CPU loop over cells.)
 template <class S, class Index>
 ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
-  using T = StorageTraits<S>;
   float v[lattice::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = T::load(f[i * stride + cell]);
-  physics::collide(v, p);
-  const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
-  bool beyond = false;  // as in collide_at: poison in the rest slot, by a select
-ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond(v[i]);
-ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) {
-    f[lattice::opposite(i) * stride + cell] = T::poisoned(i == 0 && beyond, T::store(v[i], slot_noise(noise, i)));
-  }
+  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load_held(f[i * stride + cell]);
+  collide_loaded(f, stride, cell, v, p);
 }
 
 // Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads

@@ -22,6 +22,7 @@
 //    (Croci & Giles 2020 show the same for the heat equation in low precision). Conversions
 //    outside the loop (the rest state, uploads) round to nearest even.
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -77,10 +78,14 @@ inline std::uint32_t step_seed(std::int64_t step) {
 template <>
 struct StorageTraits<float> {
   static constexpr Storage kind = Storage::float32;
+  // The time loop collides the values as held (load_held, store_held): what a unit of them is
+  // worth is `unit` (physics::collide folds it into its constants).
+  static constexpr float unit = 1.0f;
   static ROCKPERM_HD float load(float s) { return s; }
   static ROCKPERM_HD float store(float v) { return v; }
-  static ROCKPERM_HD float store(float v, std::uint32_t /*noise*/) { return v; }
-  static ROCKPERM_HD bool beyond(float /*v*/) { return false; }  // a float holds infinity and NaN as they are
+  static ROCKPERM_HD float load_held(float s) { return s; }
+  static ROCKPERM_HD float store_held(float v, std::uint32_t /*noise*/) { return v; }
+  static ROCKPERM_HD bool beyond_held(float /*v*/) { return false; }  // a float holds infinity and NaN as they are
   static ROCKPERM_HD float poisoned(bool /*beyond*/, float s) { return s; }  // never beyond
 };
 
@@ -175,13 +180,16 @@ ROCKPERM_HD inline float from_half(std::uint16_t h) {
 template <>
 struct StorageTraits<Half> {
   static constexpr Storage kind = Storage::float16;
-  static ROCKPERM_HD float load(Half s) {
+  // held: the deviation times 2^14, as the half holds it (see StorageTraits<float>::unit)
+  static constexpr float unit = half_detail::unshift;
+  static ROCKPERM_HD float load_held(Half s) {
 #if defined(__CUDA_ARCH__)
-    return __half2float(__ushort_as_half(s.bits)) * half_detail::unshift;
+    return __half2float(__ushort_as_half(s.bits));
 #else
-    return half_detail::from_half(s.bits) * half_detail::unshift;
+    return half_detail::from_half(s.bits);
 #endif
   }
+  static ROCKPERM_HD float load(Half s) { return load_held(s) * half_detail::unshift; }
   static ROCKPERM_HD Half store(float v) {
 #if defined(__CUDA_ARCH__)
     return Half{__half_as_ushort(__float2half_rn(v * half_detail::shift))};
@@ -189,25 +197,24 @@ struct StorageTraits<Half> {
     return Half{half_detail::to_half(v * half_detail::shift)};
 #endif
   }
-  // stochastic rounding (the time loop): the same bits on the host and the device
-  static ROCKPERM_HD Half store(float v, std::uint32_t noise) {
+  // stochastic rounding of a held value (the time loop): the same bits on the host and the device
+  static ROCKPERM_HD Half store_held(float x, std::uint32_t noise) {
 #if defined(__CUDA_ARCH__)
-    // half_detail::to_half_stochastic(v * 2^14, noise) with the shift and the lift in one
-    // multiply-add (the product is exact, so its one rounding is the lift's, as on the CPU)
-    const bool small = fabsf(v) < 0x1p-28f;
-    const float lift = __uint_as_float((__float_as_uint(v) & 0x80000000u) | (small ? 0x38800000u : 0u));
-    const float x = fmaf(v, half_detail::shift, lift);
-    const std::uint16_t h = __half_as_ushort(__float2half_rz(__uint_as_float(__float_as_uint(x) + (noise >> 19))));
+    // half_detail::to_half_stochastic(x, noise): the lift, the noise and the hardware's conversion
+    const bool small = fabsf(x) < 0x1p-14f;
+    const float lift = __uint_as_float((__float_as_uint(x) & 0x80000000u) | (small ? 0x38800000u : 0u));
+    const float y = x + lift;  // x itself where not small (lift is a zero of x's sign)
+    const std::uint16_t h = __half_as_ushort(__float2half_rz(__uint_as_float(__float_as_uint(y) + (noise >> 19))));
     return Half{static_cast<std::uint16_t>(small ? h - 0x0400u : h)};
 #else
-    return Half{half_detail::to_half_stochastic(v * half_detail::shift, noise)};
+    return Half{half_detail::to_half_stochastic(x, noise)};
 #endif
   }
-  // Whether `v` is beyond the stored range (|v| > 65504 / 2^14, infinity, NaN). A diverging run
+  // Whether a held value is beyond the stored range (|x| > 65504, infinity, NaN). A diverging run
   // gets there; the time loop then stores NaN (poisoned) in the cell's rest slot, so that the monitor's
   // sums turn NaN and report the divergence (rounding toward zero would otherwise hold the
   // populations at the largest half, and stochastic noise could turn a NaN into a number).
-  static ROCKPERM_HD bool beyond(float v) { return !(v <= 3.998046875f && v >= -3.998046875f); }
+  static ROCKPERM_HD bool beyond_held(float x) { return !(fabsf(x) <= 65504.0f); }  // NaN too
   // `s`, or NaN where `beyond` (a select on the bits, which the CPU's cell loops vectorize)
   static ROCKPERM_HD Half poisoned(bool beyond, Half s) { return Half{static_cast<std::uint16_t>(beyond ? 0x7E00u : s.bits)}; }
 };
