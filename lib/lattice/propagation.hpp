@@ -54,12 +54,14 @@ ROCKPERM_UNROLL
 }
 
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
-// `v` holds the cell's 19 slots as loaded (StorageTraits::load_held); the GPU stages them
-// through shared memory, the CPU loads them directly (collide_cell).
+// (Written with direct addresses rather than through collide_at, so that the compiler sees
+// unit-stride loads and vectorizes the CPU loop over cells.)
 template <class S, class Index>
-ROCKPERM_HD inline void collide_loaded(S* f, Index stride, Index cell, float (&v)[lattice::q],
-                                       const physics::CollisionParams& p) {
+ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
   using T = StorageTraits<S>;
+  float v[lattice::q];
+ROCKPERM_UNROLL
+  for (int i = 0; i < lattice::q; ++i) v[i] = T::load_held(f[i * stride + cell]);
   physics::collide(v, p, T::unit);
   const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
   bool beyond = false;  // as in collide_at: poison in the rest slot, by a select
@@ -69,16 +71,6 @@ ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
     f[lattice::opposite(i) * stride + cell] = T::poisoned(i == 0 && beyond, T::store_held(v[i], slot_noise(noise, i)));
   }
-}
-
-// (Written with direct addresses rather than through collide_at, so that the compiler sees
-// unit-stride loads and vectorizes the CPU loop over cells.)
-template <class S, class Index>
-ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
-  float v[lattice::q];
-ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load_held(f[i * stride + cell]);
-  collide_loaded(f, stride, cell, v, p);
 }
 
 // Two-pass step 2: the 9 exchanges owned by `cell` (its positive directions). All 18 loads
