@@ -41,17 +41,23 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
   each_storage([&](auto, auto* f) { launch_rest_state(f, stride_, cells_, params_, stream_.get()); });
-  // 3-byte tables when every entry packs (both tables, so that the kernels read one form)
+  // 2-byte tables when every group fits, else 3-byte tables when every entry packs (both tables,
+  // so that the kernels read one form), else the lattice's own
   const auto upload = [](auto& buffer, const auto* data, std::size_t count) {
     buffer = std::remove_reference_t<decltype(buffer)>(count);
     if (count) buffer.upload(data, count);
   };
   const std::uint64_t entries = lattice.neighbours().size();
   if (has_negative_) {
+    GroupedPairData grouped;
+    grouped_tables_ = pack_grouped_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(),
+                                               entries, stride_, cells_, grouped);
     PackedPairData pair;
-    packed_tables_ = pack_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(), entries,
-                                      stride_, cells_, pair);
-    if (packed_tables_) {
+    if (grouped_tables_) {
+      upload(group_delta_, grouped.delta.data(), grouped.delta.size());
+      upload(group_base_, grouped.base.data(), grouped.base.size());
+    } else if ((packed_tables_ = pack_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(),
+                                                  entries, stride_, cells_, pair))) {
       upload(pair_low_, pair.low.data(), pair.low.size());
       upload(pair_high_, pair.high.data(), pair.high.size());
     }
@@ -63,7 +69,7 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       upload(pos_high_, pos.high.data(), pos.high.size());
     }
   }
-  if (!packed_tables_) {
+  if (!grouped_tables_ && !packed_tables_) {
     upload(neighbours_, lattice.neighbours().data(), entries);
     upload(negative_, lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
   }
@@ -71,15 +77,15 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
 
 std::string CudaBackend::description() const {
   char text[256];
-  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s, %d-byte tables)",
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s, %g-byte tables)",
                 info_.index, info_.name.c_str(), info_.major, info_.minor, info_.multiprocessors,
-                info_.memory_bytes / 1073741824.0, to_string(storage_), packed_tables_ ? 3 : 4);
+                info_.memory_bytes / 1073741824.0, to_string(storage_), index_bytes());
   return text;
 }
 
 double CudaBackend::bytes_per_cell() const {
   const std::size_t tables = neighbours_.bytes() + negative_.bytes() + pos_low_.bytes() + pos_high_.bytes() +
-                             pair_low_.bytes() + pair_high_.bytes();
+                             pair_low_.bytes() + pair_high_.bytes() + group_delta_.bytes() + group_base_.bytes();
   return static_cast<double>(f_.bytes() + tables + plane_of_.bytes()) / cells_;
 }
 

@@ -26,7 +26,7 @@ class CudaBackend final : public Backend {
 
   std::string description() const override;
   double bytes_per_cell() const override;
-  double index_bytes() const override { return packed_tables_ ? 3.0 : 4.0; }
+  double index_bytes() const override { return grouped_tables_ ? 2.0 + 8.0 / group_cells : packed_tables_ ? 3.0 : 4.0; }
   Storage storage() const override { return storage_; }
   CellRange owned() const override { return owned_; }
   CellRange all() const override { return all_; }
@@ -85,10 +85,13 @@ class CudaBackend final : public Backend {
   const Stream& work() const { return in_boundary_ ? boundary_stream_ : stream_; }
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
   // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):
-  // packed to 3 bytes per entry when the lattice allows (the fused form's two interleaved), else 4
+  // the fused form's two grouped to 2 bytes per entry (and two bases per 32 cells) where every
+  // group fits, else packed to 3 bytes per entry (the fused form's two interleaved), else 4
   template <class Fn>
   void with_tables(Fn&& fn) {
-    if (packed_tables_ && has_negative_) {
+    if (grouped_tables_) {
+      fn(GroupedPairTables{group_delta_.data(), group_base_.data(), cells_});
+    } else if (packed_tables_ && has_negative_) {
       fn(PackedPairTables{pair_low_.data(), pair_high_.data(), cells_});
     } else if (packed_tables_) {
       fn(PackedTables{PackedTable{pos_low_.data(), pos_high_.data(), cells_}});
@@ -96,6 +99,7 @@ class CudaBackend final : public Backend {
       fn(IndexTables{{neighbours_.data()}, {negative_.data()}});
     }
   }
+  bool grouped_tables_ = false;
   bool packed_tables_ = false;
   bool has_negative_ = false;
   DeviceBuffer<std::uint32_t> neighbours_;
@@ -104,6 +108,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::uint8_t> pos_high_;
   DeviceBuffer<std::uint32_t> pair_low_;  // fused lattices
   DeviceBuffer<std::uint16_t> pair_high_;
+  DeviceBuffer<std::uint32_t> group_delta_;  // fused lattices whose groups fit
+  DeviceBuffer<std::int32_t> group_base_;
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;
   int plane_axis_ = 0;

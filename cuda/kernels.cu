@@ -268,6 +268,10 @@ void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, cons
                                                  const physics::CollisionParams&, cudaStream_t);                        \
   template void launch_fused_odd<S, PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                \
                                                       PackedPairTables, const physics::CollisionParams&, cudaStream_t); \
+  template void launch_swap<S, GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, GroupedPairTables,\
+                                                  cudaStream_t);                                                        \
+  template void launch_fused_odd<S, GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,               \
+                                                       GroupedPairTables, const physics::CollisionParams&, cudaStream_t); \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                FlowSums*, cudaStream_t);                                                               \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

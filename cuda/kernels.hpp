@@ -21,7 +21,8 @@ void launch_rest_state(S* f, std::uint64_t stride, std::uint32_t cells, const ph
 template <class S>
 void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream);
-// Tables: IndexTables, PackedTables (swap only) or PackedPairTables (lib/lattice/neighbour_table.hpp),
+// Tables: IndexTables, PackedTables (swap only), PackedPairTables or GroupedPairTables
+// (lib/lattice/neighbour_table.hpp),
 // with device pointers.
 template <class S, class Tables>
 void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables neighbours,

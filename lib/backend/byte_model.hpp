@@ -12,7 +12,9 @@
 //                          fused: even step 152 B; odd step 152 B + 18 indices (72 B) = 224 B;
 //                          mean 188 B. fp16: two-pass 36 + 76 + 72 = 184 B, fused 76 + 36 = 112 B.
 //   packed tables (the CUDA backend, 3-byte entries): fp16 fused 92 B per cell and 103 B per
-//                          update, fp32 fused 130 B and 179 B.
+//                          update, fp32 fused 130 B and 179 B; grouped (the fused form's 2-byte
+//                          entries and 8 bytes of bases per 32 cells and direction, 2.25 B per
+//                          entry): fp16 78.5 B and 96.25 B, fp32 116.5 B and 172.25 B.
 //   halo:                  5 crossing populations per cell of a halo plane (offset + 2 slots).
 //   dense comparison:      a dense single-copy D3Q19 array, 19 populations per *voxel* (76 B).
 #include <cstdint>
@@ -31,7 +33,7 @@ struct ByteModel {
   Propagation propagation = Propagation::two_pass;
   Storage storage = StorageTraits<Population>::kind;
 
-  // 4 (the lattice's tables), or 3 where the CUDA backend packs them (lib/lattice/neighbour_table.hpp)
+  // 4 (the lattice's tables), or 3 or 2.25 where the CUDA backend packs them (lib/lattice/neighbour_table.hpp)
   double index_bytes = sizeof(std::uint32_t);
   constexpr double population_bytes() const { return static_cast<double>(storage_bytes(storage)); }
   constexpr int neighbour_tables() const { return propagation == Propagation::fused ? 2 : 1; }
@@ -63,5 +65,7 @@ static_assert(ByteModel{Propagation::fused, Storage::float16}.memory_per_cell() 
 static_assert(ByteModel{Propagation::fused, Storage::float16}.traffic_per_update() == 112.0);
 static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.memory_per_cell() == 92.0);
 static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.traffic_per_update() == 103.0);
+static_assert(ByteModel{Propagation::fused, Storage::float16, 2.25}.memory_per_cell() == 78.5);
+static_assert(ByteModel{Propagation::fused, Storage::float16, 2.25}.traffic_per_update() == 96.25);
 
 }  // namespace rockperm

@@ -1,6 +1,9 @@
 #include "lib/lattice/neighbour_table.hpp"
 
+#include <algorithm>
+
 #include "lib/lattice/propagation.hpp"
+#include "lib/physics/d3q19.hpp"
 
 namespace rockperm {
 
@@ -8,13 +11,19 @@ namespace {
 
 // The 24 bits of the entry `t` of `cell` (none for padding or no neighbour), or false when its
 // offset does not fit.
+// The offset from `cell` to `t` the shorter way round an array of n cells: a periodic wrap becomes
+// a short step.
+std::int64_t short_offset(std::uint32_t t, std::int64_t cell, std::int64_t n) {
+  std::int64_t offset = static_cast<std::int64_t>(t) - cell;
+  if (offset > n / 2) offset -= n;
+  if (offset < -(n / 2)) offset += n;
+  return offset;
+}
+
 bool pack_entry(std::uint32_t t, std::int64_t cell, std::int64_t n, std::uint32_t& bits) {
   bits = packed_none;
   if (cell >= n || t == propagation::none_index) return true;
-  std::int64_t offset = static_cast<std::int64_t>(t) - cell;
-  // the shorter way round the array: a periodic wrap becomes a short step
-  if (offset > n / 2) offset -= n;
-  if (offset < -(n / 2)) offset += n;
+  const std::int64_t offset = short_offset(t, cell, n);
   if (offset > packed_limit || offset < -packed_limit) return false;
   bits = static_cast<std::uint32_t>(offset) & 0xFFFFFFu;
   return true;
@@ -49,6 +58,53 @@ bool pack_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::u
     if (!pack_entry(pos[slot], cell, cells, p) || !pack_entry(neg[slot], cell, cells, q)) return false;
     out.low[slot] = (p & 0xFFFFu) | (q & 0xFFFFu) << 16;
     out.high[slot] = static_cast<std::uint16_t>((p >> 16) | (q >> 16) << 8);
+  }
+  return true;
+}
+
+bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,
+                              std::uint64_t stride, std::uint32_t cells, GroupedPairData& out) {
+  if (!packable_size(cells) || stride % group_cells != 0 || entries != lattice::half * stride) return false;
+  const std::uint64_t groups = stride / group_cells;
+  out.delta.assign(entries, 0);
+  out.base.assign(groups * 4 * lattice::half, 0);
+  const std::uint32_t* tables[2] = {pos, neg};
+  std::vector<std::int64_t> offsets;
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    const std::int64_t first = static_cast<std::int64_t>(g * group_cells);
+    const std::int64_t last = std::min<std::int64_t>(first + group_cells, cells);
+    for (int k = 0; k < lattice::half; ++k) {
+      for (int side = 0; side < 2; ++side) {
+        const std::uint32_t* table = tables[side] + k * stride;
+        offsets.clear();
+        for (std::int64_t c = first; c < last; ++c) {
+          if (table[c] != propagation::none_index) offsets.push_back(short_offset(table[c], c, cells));
+        }
+        std::sort(offsets.begin(), offsets.end());
+        // two clusters: the first from the smallest offset as far as one span reaches, the second
+        // the rest; each base half-way across its cluster
+        std::int64_t base[2] = {0, 0}, split = 0;
+        if (!offsets.empty()) {
+          const auto second = std::upper_bound(offsets.begin(), offsets.end(), offsets.front() + grouped_span);
+          if (second != offsets.end() && offsets.back() - *second > grouped_span) return false;
+          split = second == offsets.end() ? offsets.back() + 1 : *second;
+          base[0] = offsets.front() + ((second[-1] - offsets.front()) / 2);
+          base[1] = second == offsets.end() ? base[0] : *second + (offsets.back() - *second) / 2;
+        }
+        std::int32_t* bases = &out.base[(g * lattice::half + k) * 4 + 2 * side];
+        bases[0] = static_cast<std::int32_t>(base[0]);
+        bases[1] = static_cast<std::int32_t>(base[1]);
+        for (std::int64_t c = first; c < first + static_cast<std::int64_t>(group_cells); ++c) {
+          std::uint32_t bits = static_cast<std::uint32_t>(grouped_none) & 0x7FFFu;
+          if (c < last && table[c] != propagation::none_index) {
+            const std::int64_t offset = short_offset(table[c], c, cells);
+            const int which = offset >= split ? 1 : 0;
+            bits = (static_cast<std::uint32_t>(offset - base[which]) & 0x7FFFu) | static_cast<std::uint32_t>(which) << 15;
+          }
+          out.delta[k * stride + c] |= bits << (16 * side);
+        }
+      }
+    }
   }
   return true;
 }

@@ -1,6 +1,8 @@
 #pragma once
 // How the propagation reads the neighbour tables (lib/lattice/propagation.hpp): `at(slot, cell)`
 // is the fluid index stored at table slot `slot` (= k * stride + cell), or propagation's none_index.
+// The GPU's fused form reads GroupedPairTables (2.25 bytes per entry, below) where they fit, else
+// PackedPairTables (3), else IndexTables (4).
 //
 //  - IndexTable: the lattice's own table, 4 bytes per entry (the CPU backend; any lattice).
 //  - PackedTable: 3 bytes per entry, for the GPU, where the tables are a third of the fused
@@ -41,16 +43,21 @@ struct Neighbour {
   bool present;
 };
 
-// The fluid index of a packed entry of `cell` whose 24 bits, sign-extended, are `offset`
-// (`present` false where they mark none). Offsets are the shorter way round the array
-// (|offset| <= cells / 2), so cell + offset lies in [-cells / 2, 3 cells / 2): one add of
+// The fluid index `offset` cells from `cell`, where offsets are the shorter way round the array
+// (|offset| <= cells / 2): cell + offset lies in [-cells / 2, 3 cells / 2), and one add of
 // `cells` either way brings it back (cells < 2^31 - 2^23, so nothing overflows).
-ROCKPERM_HD inline Neighbour unpack_neighbour(std::int32_t offset, std::uint32_t cell, std::uint32_t cells) {
+ROCKPERM_HD inline std::uint32_t wrap_offset(std::int32_t offset, std::uint32_t cell, std::uint32_t cells) {
   const auto n = static_cast<std::int32_t>(cells);
   std::int32_t t = static_cast<std::int32_t>(cell) + offset;
   t = t < 0 ? t + n : t;
   t = t >= n ? t - n : t;
-  return {static_cast<std::uint32_t>(t), offset != -static_cast<std::int32_t>(packed_none)};
+  return static_cast<std::uint32_t>(t);
+}
+
+// The neighbour of a packed entry of `cell` whose 24 bits, sign-extended, are `offset`
+// (not present where they mark none).
+ROCKPERM_HD inline Neighbour unpack_neighbour(std::int32_t offset, std::uint32_t cell, std::uint32_t cells) {
+  return {wrap_offset(offset, cell, cells), offset != -static_cast<std::int32_t>(packed_none)};
 }
 
 // The 24-bit entry of a packed table as a signed offset: bytes `b0` and `b1` of `low` and byte
@@ -86,8 +93,9 @@ struct PackedTable {
   }
 };
 
-// What the propagation reads: at(slot, cell) the positive table (the swap), and for the fused
-// form pair(slot, cell, ahead, behind) both tables of a direction.
+// What the propagation reads: at(k, slot, cell) the positive table (the swap), and for the fused
+// form pair(k, slot, cell, ahead, behind) both tables of a direction; k = 0..8 is the direction
+// (e_{k+1}) and slot = k * stride + cell.
 //  - IndexTables: the lattice's own tables (the CPU; the GPU when they do not pack);
 //  - PackedTables: the positive table packed (a two-pass lattice on the GPU);
 //  - PackedPairTables: both packed and interleaved, a direction's two entries in one 32-bit
@@ -96,11 +104,11 @@ struct PackedTable {
 struct IndexTables {
   IndexTable pos, neg;
   template <class Index>
-  ROCKPERM_HD std::uint32_t at(Index slot, std::uint32_t cell) const {
+  ROCKPERM_HD std::uint32_t at(int /*k*/, Index slot, std::uint32_t cell) const {
     return pos.at(slot, cell);
   }
   template <class Index>
-  ROCKPERM_HD void pair(Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
+  ROCKPERM_HD void pair(int /*k*/, Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
     const std::uint32_t a = pos.at(slot, cell), b = neg.at(slot, cell);
     ahead = {a, a != 0xFFFFFFFFu};
     behind = {b, b != 0xFFFFFFFFu};
@@ -110,7 +118,7 @@ struct IndexTables {
 struct PackedTables {
   PackedTable pos;
   template <class Index>
-  ROCKPERM_HD std::uint32_t at(Index slot, std::uint32_t cell) const {
+  ROCKPERM_HD std::uint32_t at(int /*k*/, Index slot, std::uint32_t cell) const {
     return pos.at(slot, cell);
   }
 };
@@ -130,17 +138,70 @@ struct PackedPairTables {
 #endif
   }
   template <class Index>
-  ROCKPERM_HD std::uint32_t at(Index slot, std::uint32_t cell) const {
+  ROCKPERM_HD std::uint32_t at(int /*k*/, Index slot, std::uint32_t cell) const {
     std::uint32_t l, h;
     load(slot, l, h);
     return index_or_none(unpack_neighbour(packed_offset<0, 1, 0>(l, h), cell, cells));
   }
   template <class Index>
-  ROCKPERM_HD void pair(Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
+  ROCKPERM_HD void pair(int /*k*/, Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
     std::uint32_t l, h;
     load(slot, l, h);
     ahead = unpack_neighbour(packed_offset<0, 1, 0>(l, h), cell, cells);
     behind = unpack_neighbour(packed_offset<2, 3, 1>(l, h), cell, cells);
+  }
+};
+
+// GroupedPairTables: both tables at 2 bytes per entry (the fused form on the GPU, where the odd
+// step is bound by the L2 traffic of its gathers, scatters and tables: 4-byte tables made it 5 %
+// slower than 3-byte ones). The offsets of 32 consecutive cells (a warp) in one direction lie in
+// at most two clusters (a periodic wrap is the second: the last row's +y neighbours are a plane
+// back), so each group keeps two 32-bit bases per direction and table, and each entry a bit that
+// picks one and its offset from it as a 15-bit number (-2^14 marks none): 2 + 16/64 bytes per
+// entry. Used when every group fits (pack_grouped_pair_tables), else PackedPairTables.
+inline constexpr std::uint32_t group_cells = 32;
+inline constexpr std::int32_t grouped_none = -0x4000;
+inline constexpr std::int64_t grouped_span = 2 * 0x3FFF;  // the widest cluster of offsets
+
+// The neighbour of a grouped entry: its 16 bits are the top half of `bits` (the others zero),
+// bit 31 picks the base.
+ROCKPERM_HD inline Neighbour grouped_neighbour(std::uint32_t bits, std::int32_t base0, std::int32_t base1,
+                                               std::uint32_t cell, std::uint32_t cells) {
+  const std::int32_t delta = static_cast<std::int32_t>(bits << 1) >> 17;
+  const std::int32_t base = static_cast<std::int32_t>(bits) < 0 ? base1 : base0;
+  return {wrap_offset(base + delta, cell, cells), delta != grouped_none};
+}
+
+struct GroupedPairTables {
+  const std::uint32_t* delta;  // per slot: the positive entry's 16 bits | the negative entry's << 16
+  const std::int32_t* base;    // per group and direction: the positive table's two bases, the negative's
+  std::uint32_t cells;
+  template <class Index>
+  ROCKPERM_HD void load(int k, Index slot, std::uint32_t cell, std::uint32_t& d, std::int32_t (&b)[4]) const {
+    const std::uint64_t at = 4 * ((cell / group_cells) * static_cast<std::uint64_t>(9) + k);
+#if defined(__CUDA_ARCH__)
+    d = __ldg(delta + slot);
+    const int4 bases = __ldg(reinterpret_cast<const int4*>(base + at));  // one 16-byte word for the warp
+    b[0] = bases.x, b[1] = bases.y, b[2] = bases.z, b[3] = bases.w;
+#else
+    d = delta[slot];
+    for (int i = 0; i < 4; ++i) b[i] = base[at + i];
+#endif
+  }
+  template <class Index>
+  ROCKPERM_HD std::uint32_t at(int k, Index slot, std::uint32_t cell) const {
+    std::uint32_t d;
+    std::int32_t b[4];
+    load(k, slot, cell, d, b);
+    return index_or_none(grouped_neighbour(d << 16, b[0], b[1], cell, cells));
+  }
+  template <class Index>
+  ROCKPERM_HD void pair(int k, Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
+    std::uint32_t d;
+    std::int32_t b[4];
+    load(k, slot, cell, d, b);
+    ahead = grouped_neighbour(d << 16, b[0], b[1], cell, cells);
+    behind = grouped_neighbour(d & 0xFFFF0000u, b[2], b[3], cell, cells);
   }
 };
 
@@ -164,5 +225,15 @@ struct PackedPairData {
 };
 bool pack_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries, std::uint64_t stride,
                       std::uint32_t cells, PackedPairData& out);
+
+// The host side of a GroupedPairTables: both tables (`entries` = 9 * stride slots each, stride a
+// multiple of group_cells) as deltas and bases; false when a group's offsets in one direction do
+// not fall into two clusters of 15 bits (then the 3-byte tables serve).
+struct GroupedPairData {
+  std::vector<std::uint32_t> delta;
+  std::vector<std::int32_t> base;  // 36 per group: for each direction the positive table's 2, the negative's 2
+};
+bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,
+                              std::uint64_t stride, std::uint32_t cells, GroupedPairData& out);
 
 }  // namespace rockperm

@@ -83,7 +83,7 @@ ROCKPERM_HD inline void swap_cell(S* f, Index stride, const Tables& neighbours, 
   std::uint32_t t[lattice::half];
   S mine[lattice::half], theirs[lattice::half];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::half; ++i) t[i] = neighbours.at(i * stride + cell, static_cast<std::uint32_t>(cell));
+  for (int i = 0; i < lattice::half; ++i) t[i] = neighbours.at(i, i * stride + cell, static_cast<std::uint32_t>(cell));
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::half; ++i) {
     if (t[i] == none_index) continue;
@@ -107,7 +107,7 @@ ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Tables& tables,
 ROCKPERM_UNROLL
   for (int i = 1; i <= lattice::half; ++i) {
     Neighbour ahead, behind;
-    tables.pair((i - 1) * stride + cell, static_cast<std::uint32_t>(cell), ahead, behind);
+    tables.pair(i - 1, (i - 1) * stride + cell, static_cast<std::uint32_t>(cell), ahead, behind);
     addr[i] = behind.present ? (i + lattice::half) * stride + behind.index : i * stride + cell;
     addr[i + lattice::half] = ahead.present ? i * stride + ahead.index : (i + lattice::half) * stride + cell;
   }

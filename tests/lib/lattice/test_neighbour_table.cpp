@@ -48,13 +48,63 @@ TEST(NeighbourTable, InterleavedPairsReadBackBothTables) {
     const auto cell = static_cast<std::uint32_t>(slot % lat.stride());
     if (cell >= lat.fluid_count()) continue;
     Neighbour a, b, x, y;
-    packed.pair(slot, cell, a, b);
-    plain.pair(slot, cell, x, y);
+    const int k = static_cast<int>(slot / lat.stride());
+    packed.pair(k, slot, cell, a, b);
+    plain.pair(k, slot, cell, x, y);
     ASSERT_EQ(index_or_none(a), index_or_none(x)) << "slot " << slot;
     ASSERT_EQ(index_or_none(b), index_or_none(y)) << "slot " << slot;
     ASSERT_EQ(a.present, x.present);
-    ASSERT_EQ(packed.at(slot, cell), index_or_none(x));
+    ASSERT_EQ(packed.at(k, slot, cell), index_or_none(x));
   }
+}
+
+TEST(NeighbourTable, GroupedPairsReadBackBothTablesIncludingPeriodicWraps) {
+  for (const bool periodic : {false, true}) {
+    const PoreMask mask = testing::random_mask(Dims{19, 13, 11}, 0.5, 4);
+    const SparseLattice lat = SparseLattice::build(mask, {periodic, true, periodic}, true);
+    GroupedPairData data;
+    ASSERT_TRUE(pack_grouped_pair_tables(lat.neighbours().data(), lat.negative_neighbours().data(),
+                                         lat.neighbours().size(), lat.stride(), lat.fluid_count(), data));
+    EXPECT_EQ(data.base.size(), lat.stride() / group_cells * 36);
+    const GroupedPairTables grouped{data.delta.data(), data.base.data(), lat.fluid_count()};
+    const IndexTables plain{{lat.neighbours().data()}, {lat.negative_neighbours().data()}};
+    for (std::uint64_t slot = 0; slot < lat.neighbours().size(); ++slot) {
+      const auto cell = static_cast<std::uint32_t>(slot % lat.stride());
+      if (cell >= lat.fluid_count()) continue;
+      const int k = static_cast<int>(slot / lat.stride());
+      Neighbour a, b, x, y;
+      grouped.pair(k, slot, cell, a, b);
+      plain.pair(k, slot, cell, x, y);
+      ASSERT_EQ(index_or_none(a), index_or_none(x)) << "slot " << slot;
+      ASSERT_EQ(index_or_none(b), index_or_none(y)) << "slot " << slot;
+      ASSERT_EQ(grouped.at(k, slot, cell), index_or_none(x));
+    }
+  }
+}
+
+TEST(NeighbourTable, AGroupsOffsetsMayFormTwoClustersButNotThree) {
+  // one direction, 64 cells (two groups) of a long array; in the second group one neighbour
+  // 70000 cells further than the others (a second cluster, as a periodic wrap makes), then
+  // another 70000 beyond that (a third: no two 15-bit clusters reach all three)
+  const std::uint32_t cells = 1000000;
+  const std::uint64_t stride = 64;
+  std::vector<std::uint32_t> pos(9 * stride, propagation::none_index), neg(9 * stride, propagation::none_index);
+  for (std::uint32_t c = 0; c < stride; ++c) pos[c] = c + 10, neg[c] = c + 500000;  // neg: half-way round
+  GroupedPairData data;
+  const auto grouped = [&] { return GroupedPairTables{data.delta.data(), data.base.data(), cells}; };
+  ASSERT_TRUE(pack_grouped_pair_tables(pos.data(), neg.data(), pos.size(), stride, cells, data));
+  EXPECT_EQ(grouped().at(0, 40u, 40u), 50u);
+  pos[40] = 40 + 70000;
+  ASSERT_TRUE(pack_grouped_pair_tables(pos.data(), neg.data(), pos.size(), stride, cells, data));
+  Neighbour a, b;
+  for (std::uint32_t c : {33u, 40u, 63u}) {
+    grouped().pair(0, c, c, a, b);
+    EXPECT_EQ(a.index, pos[c]);
+    EXPECT_EQ(b.index, neg[c]);
+    EXPECT_TRUE(a.present && b.present);
+  }
+  pos[41] = 41 + 140000;
+  EXPECT_FALSE(pack_grouped_pair_tables(pos.data(), neg.data(), pos.size(), stride, cells, data));
 }
 
 TEST(NeighbourTable, AnOffsetBeyond24BitsDoesNotPack) {
