@@ -32,7 +32,8 @@ struct IndexTable {
   }
 };
 
-inline constexpr std::uint32_t packed_none = 0x800000u;  // -2^23 in 24 bits
+inline constexpr std::uint32_t no_neighbour = 0xFFFFFFFFu;  // an index table's "none" (propagation::none_index)
+inline constexpr std::uint32_t packed_none = 0x800000u;    // -2^23 in 24 bits
 inline constexpr std::int64_t packed_limit = 0x7FFFFF;   // the largest |offset|
 
 // A neighbour as the fused odd step reads it: its fluid index, and whether there is one (no:
@@ -76,7 +77,7 @@ ROCKPERM_HD inline std::int32_t packed_offset(std::uint32_t low, std::uint32_t h
 }
 
 // index-or-none form of a Neighbour (the swap, tests)
-ROCKPERM_HD inline std::uint32_t index_or_none(Neighbour n) { return n.present ? n.index : 0xFFFFFFFFu; }
+ROCKPERM_HD inline std::uint32_t index_or_none(Neighbour n) { return n.present ? n.index : no_neighbour; }
 
 struct PackedTable {
   const std::uint16_t* low;  // bits 0..15 of the 24-bit offset
@@ -110,8 +111,8 @@ struct IndexTables {
   template <class Index>
   ROCKPERM_HD void pair(int /*k*/, Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
     const std::uint32_t a = pos.at(slot, cell), b = neg.at(slot, cell);
-    ahead = {a, a != 0xFFFFFFFFu};
-    behind = {b, b != 0xFFFFFFFFu};
+    ahead = {a, a != no_neighbour};
+    behind = {b, b != no_neighbour};
   }
 };
 

@@ -22,7 +22,7 @@
 
 namespace rockperm::propagation {
 
-inline constexpr std::uint32_t none_index = 0xFFFFFFFFu;
+inline constexpr std::uint32_t none_index = no_neighbour;
 
 // Offsets into f are computed in Index: the CUDA launchers use 32-bit offsets whenever
 // 19 * stride fits (up to about 226 million fluid cells), which saves a register per address

@@ -21,8 +21,8 @@
 //    state (k 0.25 % low on the bundled sample); stochastic rounding keeps the expected change
 //    (Croci & Giles 2020 show the same for the heat equation in low precision). Conversions
 //    outside the loop (the rest state, uploads) round to nearest even.
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
