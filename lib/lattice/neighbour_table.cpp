@@ -11,15 +11,6 @@ namespace {
 
 // The 24 bits of the entry `t` of `cell` (none for padding or no neighbour), or false when its
 // offset does not fit.
-// The offset from `cell` to `t` the shorter way round an array of n cells: a periodic wrap becomes
-// a short step.
-std::int64_t short_offset(std::uint32_t t, std::int64_t cell, std::int64_t n) {
-  std::int64_t offset = static_cast<std::int64_t>(t) - cell;
-  if (offset > n / 2) offset -= n;
-  if (offset < -(n / 2)) offset += n;
-  return offset;
-}
-
 bool pack_entry(std::uint32_t t, std::int64_t cell, std::int64_t n, std::uint32_t& bits) {
   bits = packed_none;
   if (cell >= n || t == propagation::none_index) return true;
@@ -29,9 +20,16 @@ bool pack_entry(std::uint32_t t, std::int64_t cell, std::int64_t n, std::uint32_
   return true;
 }
 
-bool packable_size(std::uint32_t cells) { return cells < 0x80000000u - packed_limit; }
-
 }  // namespace
+
+std::int64_t short_offset(std::uint32_t t, std::int64_t cell, std::int64_t n) {
+  std::int64_t offset = static_cast<std::int64_t>(t) - cell;
+  if (offset > n / 2) offset -= n;
+  if (offset < -(n / 2)) offset += n;
+  return offset;
+}
+
+bool packable_size(std::uint32_t cells) { return cells < 0x80000000u - packed_limit; }
 
 bool pack_table(const std::uint32_t* table, std::uint64_t entries, std::uint64_t stride, std::uint32_t cells,
                 PackedTableData& out) {
@@ -62,6 +60,26 @@ bool pack_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::u
   return true;
 }
 
+bool group_bases(std::vector<std::int64_t>& offsets, GroupBases& out) {
+  out = GroupBases{};
+  if (offsets.empty()) return true;
+  std::sort(offsets.begin(), offsets.end());
+  // two clusters: the first from the smallest offset as far as one span reaches, the second the
+  // rest; each base half-way across its cluster
+  const auto second = std::upper_bound(offsets.begin(), offsets.end(), offsets.front() + grouped_span);
+  if (second != offsets.end() && offsets.back() - *second > grouped_span) return false;
+  out.split = second == offsets.end() ? offsets.back() + 1 : *second;
+  out.base[0] = offsets.front() + ((second[-1] - offsets.front()) / 2);
+  out.base[1] = second == offsets.end() ? out.base[0] : *second + (offsets.back() - *second) / 2;
+  return true;
+}
+
+std::uint32_t grouped_bits(const GroupBases& bases, std::int64_t offset, bool present) {
+  if (!present) return static_cast<std::uint32_t>(grouped_none) & 0x7FFFu;
+  const int which = offset >= bases.split ? 1 : 0;
+  return (static_cast<std::uint32_t>(offset - bases.base[which]) & 0x7FFFu) | static_cast<std::uint32_t>(which) << 15;
+}
+
 bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,
                               std::uint64_t stride, std::uint32_t cells, GroupedPairData& out) {
   if (!packable_size(cells) || stride % group_cells != 0 || entries != lattice::half * stride) return false;
@@ -80,27 +98,14 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
         for (std::int64_t c = first; c < last; ++c) {
           if (table[c] != propagation::none_index) offsets.push_back(short_offset(table[c], c, cells));
         }
-        std::sort(offsets.begin(), offsets.end());
-        // two clusters: the first from the smallest offset as far as one span reaches, the second
-        // the rest; each base half-way across its cluster
-        std::int64_t base[2] = {0, 0}, split = 0;
-        if (!offsets.empty()) {
-          const auto second = std::upper_bound(offsets.begin(), offsets.end(), offsets.front() + grouped_span);
-          if (second != offsets.end() && offsets.back() - *second > grouped_span) return false;
-          split = second == offsets.end() ? offsets.back() + 1 : *second;
-          base[0] = offsets.front() + ((second[-1] - offsets.front()) / 2);
-          base[1] = second == offsets.end() ? base[0] : *second + (offsets.back() - *second) / 2;
-        }
-        std::int32_t* bases = &out.base[(g * lattice::half + k) * 4 + 2 * side];
-        bases[0] = static_cast<std::int32_t>(base[0]);
-        bases[1] = static_cast<std::int32_t>(base[1]);
+        GroupBases bases;
+        if (!group_bases(offsets, bases)) return false;
+        std::int32_t* stored = &out.base[(g * lattice::half + k) * 4 + 2 * side];
+        stored[0] = static_cast<std::int32_t>(bases.base[0]);
+        stored[1] = static_cast<std::int32_t>(bases.base[1]);
         for (std::int64_t c = first; c < first + static_cast<std::int64_t>(group_cells); ++c) {
-          std::uint32_t bits = static_cast<std::uint32_t>(grouped_none) & 0x7FFFu;
-          if (c < last && table[c] != propagation::none_index) {
-            const std::int64_t offset = short_offset(table[c], c, cells);
-            const int which = offset >= split ? 1 : 0;
-            bits = (static_cast<std::uint32_t>(offset - base[which]) & 0x7FFFu) | static_cast<std::uint32_t>(which) << 15;
-          }
+          const bool present = c < last && table[c] != propagation::none_index;
+          const std::uint32_t bits = grouped_bits(bases, present ? short_offset(table[c], c, cells) : 0, present);
           out.delta[k * stride + c] |= bits << (16 * side);
         }
       }

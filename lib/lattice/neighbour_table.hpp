@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lib/base/hd.hpp"
+#include "lib/physics/d3q19.hpp"
 
 namespace rockperm {
 
@@ -206,6 +207,20 @@ struct GroupedPairTables {
   }
 };
 
+// The fused odd step's read of all 18 neighbours (lib/lattice/propagation.hpp): ahead[k] along
+// e_{k+1}, behind[k] along -e_{k+1}; direction by direction for these tables (LineTables decode
+// them together, lib/lattice/line_tables.hpp). True: the step steps the cell (LineTables leave
+// their exceptions to a second pass).
+template <class Tables, class Index>
+ROCKPERM_HD inline bool read_pairs(const Tables& tables, Index stride, Index cell, Neighbour (&ahead)[lattice::half],
+                                   Neighbour (&behind)[lattice::half]) {
+ROCKPERM_UNROLL
+  for (int k = 0; k < lattice::half; ++k) {
+    tables.pair(k, k * stride + cell, static_cast<std::uint32_t>(cell), ahead[k], behind[k]);
+  }
+  return true;
+}
+
 // The host side of a PackedTable.
 struct PackedTableData {
   std::vector<std::uint16_t> low;
@@ -236,5 +251,21 @@ struct GroupedPairData {
 };
 bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,
                               std::uint64_t stride, std::uint32_t cells, GroupedPairData& out);
+
+// The packers' pieces, shared with lib/lattice/line_tables.cpp:
+//  - short_offset: from `cell` to `t` the shorter way round an array of n cells (a periodic wrap
+//    becomes a short step);
+//  - packable_size: whether a lattice of `cells` is small enough for offsets of 24 bits or less;
+//  - group_bases: the two bases of one group's offsets in one direction (sorts `offsets`), false
+//    when they do not fall into two clusters of 15 bits;
+//  - grouped_bits: the 16 bits of an entry under those bases (grouped_none where not present).
+struct GroupBases {
+  std::int64_t base[2] = {0, 0};
+  std::int64_t split = 0;  // offsets from here on take base[1]
+};
+std::int64_t short_offset(std::uint32_t t, std::int64_t cell, std::int64_t n);
+bool packable_size(std::uint32_t cells);
+bool group_bases(std::vector<std::int64_t>& offsets, GroupBases& out);
+std::uint32_t grouped_bits(const GroupBases& bases, std::int64_t offset, bool present);
 
 }  // namespace rockperm

@@ -17,6 +17,7 @@
 #include "lib/physics/collision.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/hd.hpp"
+#include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/storage.hpp"
 
@@ -102,14 +103,16 @@ ROCKPERM_UNROLL
 template <class S, class Index, class Tables>
 ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Tables& tables, Index cell,
                                        const physics::CollisionParams& p) {
+  Neighbour ahead[lattice::half], behind[lattice::half];
+  if (!read_pairs(tables, stride, cell, ahead, behind)) return;  // a cell of a second pass (LineTables)
   Index addr[lattice::q];
   addr[0] = cell;
 ROCKPERM_UNROLL
   for (int i = 1; i <= lattice::half; ++i) {
-    Neighbour ahead, behind;
-    tables.pair(i - 1, (i - 1) * stride + cell, static_cast<std::uint32_t>(cell), ahead, behind);
-    addr[i] = behind.present ? (i + lattice::half) * stride + behind.index : i * stride + cell;
-    addr[i + lattice::half] = ahead.present ? i * stride + ahead.index : (i + lattice::half) * stride + cell;
+    const Neighbour& b = behind[i - 1];
+    const Neighbour& a = ahead[i - 1];
+    addr[i] = b.present ? (i + lattice::half) * stride + b.index : i * stride + cell;
+    addr[i + lattice::half] = a.present ? i * stride + a.index : (i + lattice::half) * stride + cell;
   }
   collide_at(f, addr, p);
 }

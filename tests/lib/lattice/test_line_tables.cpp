@@ -1,0 +1,124 @@
+// LineTables (lib/lattice/line_tables.hpp): every neighbour of every cell reads back as the
+// lattice's own tables hold it, and the fused odd step over them is the same step bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "lib/lattice/line_tables.hpp"
+#include "lib/lattice/propagation.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "tests/test_support.hpp"
+
+namespace rockperm {
+
+namespace {
+
+struct Packed {
+  LineTableData data;
+  LineTables tables(const SparseLattice& lat) const {
+    return {data.mask.data(), data.ranks.data(), data.base.data(), data.exception_first.data(), data.exceptions.data(),
+            lat.fluid_count(), lat.stride()};
+  }
+};
+
+bool pack(const SparseLattice& lat, Packed& out) {
+  return pack_line_tables(lat.neighbours().data(), lat.negative_neighbours().data(), lat.neighbours().size(),
+                          lat.stride(), lat.fluid_count(), out.data);
+}
+
+// every neighbour of every cell, through pairs() and at(), against the lattice's tables
+void expect_reads_back(const SparseLattice& lat, const LineTables& line) {
+  const IndexTables plain{{lat.neighbours().data()}, {lat.negative_neighbours().data()}};
+  std::uint64_t exception = 0;
+  for (std::uint32_t cell = 0; cell < lat.fluid_count(); ++cell) {
+    Neighbour ahead[lattice::half], behind[lattice::half];
+    if (line.by_rule(cell)) {
+      ASSERT_TRUE(line.pairs(cell, ahead, behind));
+    } else {  // the next record, in cell order
+      const LineException record{line.exceptions + exception++ * line_exception_words};
+      ASSERT_EQ(record.record[line_exception_cell], cell);
+      read_pairs(record, lat.stride(), std::uint64_t{cell}, ahead, behind);
+    }
+    for (int k = 0; k < lattice::half; ++k) {
+      const std::uint64_t slot = k * lat.stride() + cell;
+      Neighbour a, b;
+      plain.pair(k, slot, cell, a, b);
+      ASSERT_EQ(index_or_none(ahead[k]), index_or_none(a)) << "cell " << cell << " along e_" << k + 1;
+      ASSERT_EQ(index_or_none(behind[k]), index_or_none(b)) << "cell " << cell << " along -e_" << k + 1;
+      ASSERT_EQ(line.at(k, slot, cell), index_or_none(a)) << "cell " << cell << " along e_" << k + 1;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(LineTables, EveryNeighbourReadsBackOnOpenAndPeriodicLattices) {
+  int lattice_count = 0;
+  for (const double porosity : {0.25, 0.5, 0.9}) {
+    for (const bool px : {false, true}) {
+      for (const bool pyz : {false, true}) {
+        for (const EdgeContacts edges : {EdgeContacts::open, EdgeContacts::sealed}) {
+          const PoreMask mask = testing::random_mask(Dims{37, 13, 11}, porosity, 7 + lattice_count++);
+          const SparseLattice lat = SparseLattice::build(mask, {px, pyz, pyz}, true, false, edges);
+          Packed packed;
+          ASSERT_TRUE(pack(lat, packed)) << "porosity " << porosity;
+          expect_reads_back(lat, packed.tables(lat));
+          // the x wrap breaks the line rule; on a lattice closed along x only a cell next to the
+          // last one can be an exception (a rank one past it would be the cell count)
+          if (px) {
+            EXPECT_GT(packed.data.exception_count(), 0u);
+          } else {
+            for (std::uint32_t cell = 0; cell < lat.fluid_count(); ++cell) {
+              if (!(packed.data.mask[cell] & line_exception)) continue;
+              bool next_to_last = false;
+              for (int k = 0; k < lattice::half; ++k) {
+                next_to_last |= lat.neighbours()[k * lat.stride() + cell] == lat.fluid_count() - 1 ||
+                                lat.negative_neighbours()[k * lat.stride() + cell] == lat.fluid_count() - 1;
+              }
+              EXPECT_TRUE(next_to_last) << "cell " << cell;
+            }
+          }
+          EXPECT_EQ(packed.data.ranks.size(), line_rank_rows * lat.stride());
+        }
+      }
+    }
+  }
+}
+
+TEST(LineTables, ANarrowPeriodicLatticeHasTooManyExceptionsAndFallsBack) {
+  // 4 voxels along x, periodic: every other cell of a line is at an end and wraps
+  const PoreMask mask = testing::random_mask(Dims{4, 16, 16}, 0.8, 2);
+  Packed packed;
+  EXPECT_FALSE(pack(SparseLattice::build(mask, {true, true, true}, true), packed));
+  EXPECT_TRUE(pack(SparseLattice::build(mask, {false, true, true}, true), packed));
+}
+
+TEST(LineTables, FusedOddStepEqualsTheIndexTablesStepBitwise) {
+  const PoreMask mask = testing::random_mask(Dims{40, 12, 10}, 0.45, 11);
+  const SparseLattice lat = SparseLattice::build(mask, {true, true, true}, true);
+  Packed packed;
+  ASSERT_TRUE(pack(lat, packed));
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 2, 1e-4);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1e-3f, 1e-3f);
+  std::vector<float> a(lattice::q * lat.stride(), 0.0f);
+  for (float& v : a) v = dist(rng);
+  std::vector<float> b = a;
+  const IndexTables plain{{lat.neighbours().data()}, {lat.negative_neighbours().data()}};
+  const LineTables line = packed.tables(lat);
+  // as the GPU steps them: the cells the rule covers, then the exceptions from their records
+  for (std::uint64_t cell = 0; cell < lat.fluid_count(); ++cell) {
+    propagation::fused_odd_cell<float, std::uint64_t>(a.data(), lat.stride(), plain, cell, p);
+    propagation::fused_odd_cell<float, std::uint64_t>(b.data(), lat.stride(), line, cell, p);  // not exceptions
+  }
+  ASSERT_GT(packed.data.exception_count(), 0u);
+  for (std::uint64_t e = 0; e < packed.data.exception_count(); ++e) {
+    const LineException record{packed.data.exceptions.data() + e * line_exception_words};
+    propagation::fused_odd_cell<float, std::uint64_t>(b.data(), lat.stride(), record, record.record[line_exception_cell], p);
+  }
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
+}
+
+}  // namespace rockperm
