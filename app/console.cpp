@@ -28,7 +28,7 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
               flow.collision == physics::CollisionModel::trt ? "TRT" : "BGK", flow.tau, flow.auto_tau ? " (auto)" : "",
               flow.force, flow.auto_force ? " (auto)" : "", s.pores.hydraulic_diameter, s.pores.kozeny_carman_k,
               t.momentum, t.pressure);
-  const double index_bytes = plan.cuda ? gpu_index_bytes(s.plane_fluid) : 4.0;  // the GPU's packed tables
+  const double index_bytes = plan.cuda ? gpu_index_bytes(s.plane_fluid, plan.propagation) : 4.0;  // the GPU's packed tables
   const ByteModel model{plan.propagation, plan.storage, index_bytes};
   const std::vector<RankMemory> memory = plan_memory(s.plane_fluid, ranks, plan.propagation, plan.storage, index_bytes);
   const double largest =

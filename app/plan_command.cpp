@@ -68,11 +68,11 @@ int plan_command(const std::vector<std::string>& args) {
                                    std::pair{Propagation::fused, Storage::float32},
                                    std::pair{Propagation::two_pass, Storage::float16},
                                    std::pair{Propagation::fused, Storage::float16}}) {
-    // on GPUs (what this plans for): the neighbour tables in 3 bytes per entry where they pack, an
-    // upper bound for the fused form, which takes 2.25 where its groups of 32 cells fit
-    const double index_bytes = gpu_index_bytes(layout.plane_fluid);
+    // on GPUs (what this plans for): the neighbour tables packed (3 bytes per entry for the two-pass
+    // form, 22 per cell for the fused one's line tables), where they pack
+    const double index_bytes = gpu_index_bytes(layout.plane_fluid, p);
     const ByteModel model{p, storage, index_bytes};
-    std::printf("\n%s propagation, %s: %.0f B per fluid cell on a GPU (%.0f-byte neighbour tables, or fewer), %.2f GB in all, "
+    std::printf("\n%s propagation, %s: %.0f B per fluid cell on a GPU (%.3g-byte neighbour tables), %.2f GB in all, "
                 "%.0f B moved per update\n",
                 to_string(p), to_string(storage), model.memory_per_cell(), index_bytes,
                 model.memory_per_cell() * layout.fluid * 1e-9, model.traffic_per_update());

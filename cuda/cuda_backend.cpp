@@ -27,7 +27,7 @@ DeviceInfo select_device(int device) {
 }  // namespace
 
 CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device,
-                         Storage storage)
+                         Storage storage, TableForm tables)
     : info_(select_device(device)),
       owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
@@ -41,35 +41,52 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
   each_storage([&](auto, auto* f) { launch_rest_state(f, stride_, cells_, params_, stream_.get()); });
-  // 2-byte tables when every group fits, else 3-byte tables when every entry packs (both tables,
-  // so that the kernels read one form), else the lattice's own
+  // the fused form's: line tables (22 bytes per cell) where the grouped ones do not fit the device
+  // (TableForm) and their ranks group, else 2-byte tables where every group fits, else 3-byte
+  // tables where every entry packs (both tables, so that the kernels read one form), else the
+  // lattice's own
   const auto upload = [](auto& buffer, const auto* data, std::size_t count) {
     buffer = std::remove_reference_t<decltype(buffer)>(count);
     if (count) buffer.upload(data, count);
   };
   const std::uint64_t entries = lattice.neighbours().size();
   if (has_negative_) {
+    LineTableData line;
     GroupedPairData grouped;
-    grouped_tables_ = pack_grouped_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(),
-                                               entries, stride_, cells_, grouped);
     PackedPairData pair;
-    if (grouped_tables_) {
+    std::size_t free = 0, total = 0;
+    ROCKPERM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    const double grouped_bytes = static_cast<double>(entries) * 4 + stride_ / group_cells * 4.0 * 4 * lattice::half;
+    const bool grouped_fit = free >= grouped_bytes + 0.05 * total;
+    if ((tables == TableForm::line || (tables == TableForm::automatic && !grouped_fit)) &&
+        (line_tables_ = pack_line_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(), entries,
+                                         stride_, cells_, line))) {
+      upload(line_mask_, line.mask.data(), line.mask.size());
+      upload(line_ranks_, line.ranks.data(), line.ranks.size());
+      upload(line_base_, line.base.data(), line.base.size());
+      upload(line_first_, line.exception_first.data(), line.exception_first.size());
+      upload(line_exceptions_, line.exceptions.data(), line.exceptions.size());
+      line_first_host_ = std::move(line.exception_first);
+      line_exception_count_ = static_cast<std::uint32_t>(line.exception_count());
+    } else if (tables <= TableForm::grouped && (grouped_tables_ = pack_grouped_pair_tables(lattice.neighbours().data(),
+                                                           lattice.negative_neighbours().data(), entries, stride_,
+                                                           cells_, grouped))) {
       upload(group_delta_, grouped.delta.data(), grouped.delta.size());
       upload(group_base_, grouped.base.data(), grouped.base.size());
-    } else if ((packed_tables_ = pack_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(),
+    } else if (tables <= TableForm::packed && (packed_tables_ = pack_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(),
                                                   entries, stride_, cells_, pair))) {
       upload(pair_low_, pair.low.data(), pair.low.size());
       upload(pair_high_, pair.high.data(), pair.high.size());
     }
   } else {
     PackedTableData pos;
-    packed_tables_ = pack_table(lattice.neighbours().data(), entries, stride_, cells_, pos);
+    packed_tables_ = tables <= TableForm::packed && pack_table(lattice.neighbours().data(), entries, stride_, cells_, pos);
     if (packed_tables_) {
       upload(pos_low_, pos.low.data(), pos.low.size());
       upload(pos_high_, pos.high.data(), pos.high.size());
     }
   }
-  if (!grouped_tables_ && !packed_tables_) {
+  if (!line_tables_ && !grouped_tables_ && !packed_tables_) {
     upload(neighbours_, lattice.neighbours().data(), entries);
     upload(negative_, lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
   }
@@ -77,7 +94,7 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
 
 std::string CudaBackend::description() const {
   char text[256];
-  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s, %g-byte tables)",
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s, %.3g-byte tables)",
                 info_.index, info_.name.c_str(), info_.major, info_.minor, info_.multiprocessors,
                 info_.memory_bytes / 1073741824.0, to_string(storage_), index_bytes());
   return text;
@@ -85,7 +102,9 @@ std::string CudaBackend::description() const {
 
 double CudaBackend::bytes_per_cell() const {
   const std::size_t tables = neighbours_.bytes() + negative_.bytes() + pos_low_.bytes() + pos_high_.bytes() +
-                             pair_low_.bytes() + pair_high_.bytes() + group_delta_.bytes() + group_base_.bytes();
+                             pair_low_.bytes() + pair_high_.bytes() + group_delta_.bytes() + group_base_.bytes() +
+                             line_mask_.bytes() + line_ranks_.bytes() + line_base_.bytes() + line_first_.bytes() +
+                             line_exceptions_.bytes();
   return static_cast<double>(f_.bytes() + tables + plane_of_.bytes()) / cells_;
 }
 
@@ -105,7 +124,16 @@ void CudaBackend::fused_odd(CellRange c) {
     if constexpr (std::is_same_v<decltype(tables), PackedTables>) {
       throw Error("internal: the fused propagation needs the negative table");  // not reached (has_negative_)
     } else {
-      each_storage([&](auto, auto* f) { launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, work().get()); });
+      each_storage([&](auto, auto* f) {
+        launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, work().get());
+        if constexpr (std::is_same_v<decltype(tables), LineTables>) {
+          // the exceptions of the groups that hold c (the kernel keeps those inside it)
+          const std::uint64_t first_group = c.begin / group_cells, end_group = (c.end + group_cells - 1) / group_cells;
+          const std::uint32_t first = line_first_host_[first_group];
+          const std::uint32_t last = end_group < line_first_host_.size() ? line_first_host_[end_group] : line_exception_count_;
+          launch_fused_odd_exceptions(f, stride_, c.begin, c.end, tables, first, last, params_, work().get());
+        }
+      });
     }
   });
 }

@@ -9,6 +9,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
 #include "lib/backend/backend.hpp"
+#include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
@@ -18,15 +19,24 @@ namespace rockperm::cuda {
 // median of 10 copies of 1 GiB timed with events): the roofline `rockperm bench` compares with.
 double copy_bandwidth_gbs(int device);
 
+// The form of the fused form's neighbour tables (see with_tables): `automatic` takes the grouped
+// tables (78.5 B per fluid cell with fp16 populations; on an H200 about 1 % faster) where the
+// device's memory holds them with 5 % to spare, else the line tables (60 B); the others name the
+// form to take, or the next larger where it does not hold the lattice (the tests run every form's
+// kernels). Two-pass lattices take the packed tables, or the index tables.
+enum class TableForm { automatic, line, grouped, packed, index };
+
 class CudaBackend final : public Backend {
  public:
   // Uploads the lattice's neighbour tables to `device`; populations start at rest.
   CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device,
-              Storage storage = Storage::float32);
+              Storage storage = Storage::float32, TableForm tables = TableForm::automatic);
 
   std::string description() const override;
   double bytes_per_cell() const override;
-  double index_bytes() const override { return grouped_tables_ ? 2.0 + 8.0 / group_cells : packed_tables_ ? 3.0 : 4.0; }
+  double index_bytes() const override {
+    return line_tables_ ? line_table_bytes / (lattice::q - 1) : grouped_tables_ ? 2.0 + 8.0 / group_cells : packed_tables_ ? 3.0 : 4.0;
+  }
   Storage storage() const override { return storage_; }
   CellRange owned() const override { return owned_; }
   CellRange all() const override { return all_; }
@@ -85,11 +95,15 @@ class CudaBackend final : public Backend {
   const Stream& work() const { return in_boundary_ ? boundary_stream_ : stream_; }
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
   // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):
-  // the fused form's two grouped to 2 bytes per entry (and two bases per 32 cells) where every
-  // group fits, else packed to 3 bytes per entry (the fused form's two interleaved), else 4
+  // the fused form's two as line ranks and masks (22 bytes per cell, lib/lattice/line_tables.hpp),
+  // else grouped to 2 bytes per entry (and two bases per 32 cells) where every group fits, else
+  // packed to 3 bytes per entry (the fused form's two interleaved), else 4
   template <class Fn>
   void with_tables(Fn&& fn) {
-    if (grouped_tables_) {
+    if (line_tables_) {
+      fn(LineTables{line_mask_.data(), line_ranks_.data(), line_base_.data(), line_first_.data(),
+                    line_exceptions_.data(), cells_, stride_});
+    } else if (grouped_tables_) {
       fn(GroupedPairTables{group_delta_.data(), group_base_.data(), cells_});
     } else if (packed_tables_ && has_negative_) {
       fn(PackedPairTables{pair_low_.data(), pair_high_.data(), cells_});
@@ -99,6 +113,7 @@ class CudaBackend final : public Backend {
       fn(IndexTables{{neighbours_.data()}, {negative_.data()}});
     }
   }
+  bool line_tables_ = false;
   bool grouped_tables_ = false;
   bool packed_tables_ = false;
   bool has_negative_ = false;
@@ -108,7 +123,14 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::uint8_t> pos_high_;
   DeviceBuffer<std::uint32_t> pair_low_;  // fused lattices
   DeviceBuffer<std::uint16_t> pair_high_;
-  DeviceBuffer<std::uint32_t> group_delta_;  // fused lattices whose groups fit
+  DeviceBuffer<std::uint32_t> line_mask_;  // fused lattices whose line ranks group
+  DeviceBuffer<std::uint32_t> line_ranks_;
+  DeviceBuffer<std::int32_t> line_base_;
+  DeviceBuffer<std::uint32_t> line_first_;
+  DeviceBuffer<std::uint32_t> line_exceptions_;
+  std::vector<std::uint32_t> line_first_host_;  // each group's first exception (the odd step's second launch)
+  std::uint32_t line_exception_count_ = 0;
+  DeviceBuffer<std::uint32_t> group_delta_;  // else fused lattices whose groups fit
   DeviceBuffer<std::int32_t> group_base_;
   DeviceBuffer<FlowSums> partial_;
   PinnedBuffer<FlowSums> partial_host_;

@@ -41,6 +41,19 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>)
   if (cell >= begin && cell < end) propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
 }
 
+// The exception cells of LineTables, numbers [first, first + count), that lie in [begin, end).
+template <class S, class Index>
+__global__ void __launch_bounds__(block_threads, min_blocks<S>)
+    fused_odd_exceptions_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t count,
+                                std::uint32_t begin, std::uint32_t end, const std::uint32_t* __restrict__ records,
+                                physics::CollisionParams p) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const LineException exception{records + static_cast<std::uint64_t>(first + k) * line_exception_words};
+  const std::uint32_t cell = __ldg(exception.record + line_exception_cell);
+  if (cell >= begin && cell < end) propagation::fused_odd_cell<S, Index>(f, stride, exception, Index{cell}, p);
+}
+
 template <class S>
 __global__ void rest_kernel(S* __restrict__ f, std::uint64_t stride, std::uint32_t cells,
                             physics::CollisionParams p) {
@@ -198,6 +211,22 @@ void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint
 }
 
 template <class S>
+void launch_fused_odd_exceptions(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                                 const LineTables& tables, std::uint32_t first, std::uint32_t last,
+                                 const physics::CollisionParams& p, cudaStream_t stream) {
+  if (end <= begin || last <= first) return;
+  const std::uint32_t count = last - first;
+  if (narrow(stride)) {
+    fused_odd_exceptions_kernel<S, std::uint32_t><<<grid_for(count), block_threads, 0, stream>>>(
+        f, stride, first, count, begin, end, tables.exceptions, p);
+  } else {
+    fused_odd_exceptions_kernel<S, std::uint64_t><<<grid_for(count), block_threads, 0, stream>>>(
+        f, stride, first, count, begin, end, tables.exceptions, p);
+  }
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+template <class S>
 void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                  const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream) {
   if (end <= begin) return;
@@ -272,6 +301,12 @@ void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, cons
                                                   cudaStream_t);                                                        \
   template void launch_fused_odd<S, GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,               \
                                                        GroupedPairTables, const physics::CollisionParams&, cudaStream_t); \
+  template void launch_swap<S, LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, LineTables, cudaStream_t); \
+  template void launch_fused_odd<S, LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, LineTables,          \
+                                                const physics::CollisionParams&, cudaStream_t);                         \
+  template void launch_fused_odd_exceptions<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const LineTables&,     \
+                                              std::uint32_t, std::uint32_t, const physics::CollisionParams&,          \
+                                              cudaStream_t);                                                           \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                FlowSums*, cudaStream_t);                                                               \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

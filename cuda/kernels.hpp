@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/flow_sums.hpp"
@@ -21,7 +22,7 @@ void launch_rest_state(S* f, std::uint64_t stride, std::uint32_t cells, const ph
 template <class S>
 void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                     const physics::CollisionParams& p, cudaStream_t stream);
-// Tables: IndexTables, PackedTables (swap only), PackedPairTables or GroupedPairTables
+// Tables: IndexTables, PackedTables (swap only), PackedPairTables, GroupedPairTables or LineTables
 // (lib/lattice/neighbour_table.hpp),
 // with device pointers.
 template <class S, class Tables>
@@ -30,6 +31,13 @@ void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t 
 template <class S, class Tables>
 void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables tables,
                       const physics::CollisionParams& p, cudaStream_t stream);
+// LineTables' odd step leaves its exception cells to this second launch: exceptions numbered
+// [first, last) (those of the groups that hold [begin, end)), each stepped where its cell lies in
+// [begin, end) (lib/lattice/line_tables.hpp).
+template <class S>
+void launch_fused_odd_exceptions(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                                 const LineTables& tables, std::uint32_t first, std::uint32_t last,
+                                 const physics::CollisionParams& p, cudaStream_t stream);
 // One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
 template <class S>
 void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,

@@ -14,7 +14,10 @@
 //   packed tables (the CUDA backend, 3-byte entries): fp16 fused 92 B per cell and 103 B per
 //                          update, fp32 fused 130 B and 179 B; grouped (the fused form's 2-byte
 //                          entries and 8 bytes of bases per 32 cells and direction, 2.25 B per
-//                          entry): fp16 78.5 B and 96.25 B, fp32 116.5 B and 172.25 B.
+//                          entry): fp16 78.5 B and 96.25 B, fp32 116.5 B and 172.25 B; line
+//                          tables (a presence mask and 8 line ranks, 22 B per cell for both
+//                          tables, lib/lattice/line_tables.hpp): fp16 60 B and 87 B, fp32 98 B
+//                          and 163 B.
 //   halo:                  5 crossing populations per cell of a halo plane (offset + 2 slots).
 //   dense comparison:      a dense single-copy D3Q19 array, 19 populations per *voxel* (76 B).
 #include <cstdint>
@@ -67,5 +70,10 @@ static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.memory_per_cell
 static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.traffic_per_update() == 103.0);
 static_assert(ByteModel{Propagation::fused, Storage::float16, 2.25}.memory_per_cell() == 78.5);
 static_assert(ByteModel{Propagation::fused, Storage::float16, 2.25}.traffic_per_update() == 96.25);
+// (22 / 18 is not a binary fraction: the line tables' figures to a part in 1e12)
+static_assert(ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.memory_per_cell() - 60.0 < 1e-12);
+static_assert(60.0 - ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.memory_per_cell() < 1e-12);
+static_assert(ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.traffic_per_update() - 87.0 < 1e-12);
+static_assert(87.0 - ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.traffic_per_update() < 1e-12);
 
 }  // namespace rockperm

@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "lib/backend/byte_model.hpp"
+#include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 
 namespace rockperm {
 
-double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid) {
+double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid, Propagation propagation) {
   // a neighbour is at most the rest of its cell's plane and the start of the next one away in
   // the raster order (the periodic wrap in z pairs the last plane with the first)
   std::uint64_t total = 0, widest = 0;
@@ -17,7 +18,8 @@ double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid) {
     widest = std::max(widest, plane_fluid[z] + plane_fluid[(z + 1) % nz]);
   }
   const auto limit = static_cast<std::uint64_t>(packed_limit);
-  return widest <= limit && total < 0x80000000ull - limit ? 3.0 : 4.0;
+  if (widest > limit || total >= 0x80000000ull - limit) return 4.0;
+  return propagation == Propagation::fused ? line_table_bytes / (lattice::q - 1) : 3.0;
 }
 
 std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,

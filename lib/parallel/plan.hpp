@@ -16,12 +16,13 @@ struct RankMemory {
   double bytes = 0;         // populations, tables, halo buffers
 };
 
-// Bytes per neighbour-table entry the CUDA backend takes for a sample with these planes, at most:
-// 3 when every offset fits its packed tables (lib/lattice/neighbour_table.hpp; two neighbouring
-// planes hold at most ~8.4 M fluid cells together), else 4. The fused form takes 2.25 where the
-// offsets of every 32 cells fall into two 15-bit clusters, which the plane counts cannot tell, so
-// plans count 3 (an upper bound). The CPU backend always takes 4.
-double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid);
+// Bytes per neighbour-table entry the CUDA backend needs for a sample with these planes: where
+// every offset fits its packed tables (lib/lattice/neighbour_table.hpp; two neighbouring planes
+// hold at most ~8.4 M fluid cells together) 3 for the two-pass form and, for the fused form, the
+// line tables' 22 bytes per cell (lib/lattice/line_tables.hpp; the backend takes them where the
+// faster grouped tables, 2.25 B per entry, do not fit the device); else 4. The CPU backend
+// always takes 4.
+double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid, Propagation propagation = Propagation::two_pass);
 
 // Memory of every rank for `ranks` slabs, populations in `storage`, tables of `index_bytes`.
 std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,

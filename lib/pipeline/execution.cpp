@@ -124,7 +124,7 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   const double capacity = plan.memory_of(plan.device);
   const auto fits_as = [&](Storage storage) {
     const std::vector<RankMemory> memory =
-        plan_memory(plane_fluid, comm.size(), plan.propagation, storage, gpu_index_bytes(plane_fluid));
+        plan_memory(plane_fluid, comm.size(), plan.propagation, storage, gpu_index_bytes(plane_fluid, plan.propagation));
     return comm.sum(std::uint64_t{memory[comm.rank()].bytes <= 0.95 * capacity ? 0u : 1u}) == 0;
   };
   bool fits = fits_as(plan.storage);
@@ -135,7 +135,7 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   }
   if (!fits) {
     const int needed =
-        ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage, gpu_index_bytes(plane_fluid));
+        ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage, gpu_index_bytes(plane_fluid, plan.propagation));
     throw on_all_ranks(CapacityError(
         "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
         std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +

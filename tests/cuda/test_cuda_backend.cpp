@@ -144,6 +144,72 @@ TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
   testing::record("k_gpu_fused_over_cpu", k_gpu[1] / a.k.k_lattice);
 }
 
+TEST(CudaBackend, EveryTableFormStepsTheSameBitwise) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  // periodic: the line tables hold exceptions at the x wrap, the grouped ones a second cluster
+  const SparseLattice lat =
+      SparseLattice::build(testing::random_mask(Dims{70, 23, 19}, 0.45, 6), {true, true, true}, true);
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 2, g);
+  const std::pair<cuda::TableForm, double> forms[] = {{cuda::TableForm::automatic, 2.25},
+                                                      {cuda::TableForm::line, line_table_bytes / 18},
+                                                      {cuda::TableForm::grouped, 2.25},
+                                                      {cuda::TableForm::packed, 3.0},
+                                                      {cuda::TableForm::index, 4.0}};
+  for (const Storage storage : {Storage::float32, Storage::float16}) {
+    for (const Propagation prop : {Propagation::fused, Propagation::two_pass}) {
+      std::vector<float> first;
+      for (const auto& [form, bytes] : forms) {
+        cuda::CudaBackend gpu(lat, p, 0, storage, form);
+        EXPECT_DOUBLE_EQ(gpu.index_bytes(), bytes);
+        for (int s = 0; s < 101; ++s) advance(gpu, prop, s);
+        std::vector<float> f;
+        gpu.download(f);
+        if (first.empty()) {
+          first = f;
+        } else {
+          EXPECT_TRUE(f == first) << to_string(storage) << " " << to_string(prop) << " " << bytes << "-byte tables";
+        }
+      }
+      if (prop == Propagation::fused) {
+        // the line tables' odd steps in three ranges that split groups of 32 cells, as a slab's
+        // boundary planes and interior do: each exception is stepped once, in its range
+        cuda::CudaBackend gpu(lat, p, 0, storage, cuda::TableForm::line);
+        const std::uint32_t n = lat.fluid_count(), a = n / 3 + 7, b = 2 * n / 3 + 13;
+        for (int s = 0; s < 101; ++s) {
+          gpu.begin_step(s);
+          if (s % 2 == 0) {
+            gpu.collide();
+          } else {
+            for (const CellRange range : {CellRange{0, a}, CellRange{a, b}, CellRange{b, n}}) gpu.fused_odd(range);
+          }
+        }
+        std::vector<float> f;
+        gpu.download(f);
+        EXPECT_TRUE(f == first) << to_string(storage) << " line tables in three ranges";
+      }
+    }
+  }
+}
+
+TEST(CudaBackend, AutomaticTablesAreLineTablesWhereTheGroupedOnesDoNotFit) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const SparseLattice lat =
+      SparseLattice::build(testing::random_mask(Dims{160, 160, 160}, 0.9, 5), {true, true, true}, true);
+  const double stride = static_cast<double>(lat.stride());
+  // fp16 populations, then room for line tables (~23 B per cell) but not for grouped ones (36.5)
+  const double populations = lattice::q * 2 * stride, line = 23 * stride, grouped = 36.5 * stride;
+  std::size_t free = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  const double keep = 0.05 * total + populations + (line + grouped) / 2;  // ~25 MB either side
+  ASSERT_GT(static_cast<double>(free), keep);
+  cuda::DeviceBuffer<std::byte> hog(static_cast<std::size_t>(free - keep));
+  const cuda::CudaBackend tight(lat, physics::CollisionParams{}, 0, Storage::float16);
+  EXPECT_DOUBLE_EQ(tight.index_bytes(), line_table_bytes / 18);
+  EXPECT_LT(tight.bytes_per_cell(), 62.0 * lat.stride() / lat.fluid_count());
+  hog = cuda::DeviceBuffer<std::byte>();
+  EXPECT_DOUBLE_EQ(cuda::CudaBackend(lat, physics::CollisionParams{}, 0, Storage::float16).index_bytes(), 2.25);
+}
+
 TEST(CudaBackend, MemoryPerCellOfTheTwoPassIsAtMost112Bytes) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const SparseLattice lat = sample_lattice(false);

@@ -61,6 +61,9 @@ TEST(Plan, GpuTablesPackUnlessTwoNeighbouringPlanesHoldTooManyCells) {
   EXPECT_EQ(gpu_index_bytes({4200000, 10, 4200000}), 4.0);
   EXPECT_EQ(gpu_index_bytes({4200000, 10, 10, 4200000}), 4.0);
   EXPECT_EQ(gpu_index_bytes({4200000, 10, 10, 10}), 3.0);
+  // the fused form: its line tables, 22 bytes per cell
+  EXPECT_DOUBLE_EQ(gpu_index_bytes(std::vector<std::uint64_t>(512, 78643), Propagation::fused), 22.0 / 18);
+  EXPECT_EQ(gpu_index_bytes({4200000, 10, 4200000}, Propagation::fused), 4.0);
   const std::vector<std::uint64_t> planes(64, 1000);
   EXPECT_DOUBLE_EQ(plan_memory(planes, 1, Propagation::fused, Storage::float16, 3.0)[0].bytes, 64000 * 92.0);
 }
