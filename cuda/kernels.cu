@@ -19,10 +19,42 @@ constexpr int block_threads = 256;
 template <class S>
 constexpr int min_blocks = sizeof(S) == 2 ? 3 : 2;
 
+// Prefetches into L2 what the warps `ahead` cells on will load first (blocks run roughly in
+// order, so those are the warps that start as this one ends): their loads then wait for L2
+// rather than for memory. The steps are bound by the latency of their loads at the occupancy
+// their registers allow, not by bandwidth (docs/PERFORMANCE.md). One sector per lane.
+__device__ inline void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
+// the 32-cell rows of `rows` arrays of T from `cell` (each 32 * sizeof(T) bytes: sizeof(T) sectors)
+template <class T, class Index>
+__device__ inline void prefetch_rows(const T* a, Index stride, int rows, std::uint32_t cell) {
+  const int lane = threadIdx.x % 32;
+  for (int s = lane; s < rows * static_cast<int>(sizeof(T)); s += 32) {
+    prefetch_l2(a + (s / static_cast<int>(sizeof(T))) * stride + cell + (s % static_cast<int>(sizeof(T))) * (32 / sizeof(T)));
+  }
+}
+
+// what the odd step loads first: its tables (none for the forms without a prefetch here)
+template <class Tables>
+__device__ inline void prefetch_tables(const Tables&, std::uint64_t, std::uint32_t) {}
+__device__ inline void prefetch_tables(const GroupedPairTables& t, std::uint64_t stride, std::uint32_t cell) {
+  prefetch_rows(t.delta, stride, lattice::half, cell);
+  const int lane = threadIdx.x % 32;  // 4 bases per direction and group: 144 bytes
+  if (lane < 5) prefetch_l2(t.base + 4 * (cell / group_cells) * lattice::half + 8 * lane);
+}
+__device__ inline void prefetch_tables(const LineTables& t, std::uint64_t stride, std::uint32_t cell) {
+  prefetch_rows(t.mask, stride, 1, cell);
+  prefetch_rows(t.ranks, stride, line_rank_rows, cell);
+  const int lane = threadIdx.x % 32;  // 16 bases per group: 64 bytes
+  if (lane < 2) prefetch_l2(t.base + 4 * line_rank_rows * (cell / group_cells) + 8 * lane);
+}
+
 template <class S, class Index>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
-                               physics::CollisionParams p) {
+                               physics::CollisionParams p, std::uint32_t ahead) {
   const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t next = (cell & ~31u) + ahead;
+  if (next < end) prefetch_rows(f, stride, lattice::q, next);
   if (cell >= begin && cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
 }
 
@@ -36,8 +68,13 @@ __global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t first
 template <class S, class Index, class Tables>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>)
     fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
-                     Tables tables, physics::CollisionParams p) {
+                     Tables tables, physics::CollisionParams p, std::uint32_t ahead) {
   const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t next = (cell & ~31u) + ahead;
+  if (next < end) {  // its tables, and its own rows (bounce-back and the x neighbours read there)
+    prefetch_tables(tables, static_cast<std::uint64_t>(stride), next);
+    prefetch_rows(f, stride, lattice::q, next);
+  }
   if (cell >= begin && cell < end) propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
 }
 
@@ -160,6 +197,18 @@ std::uint32_t warp_aligned(std::uint32_t begin) { return begin & ~31u; }
 // 32-bit offsets when every population offset fits (see lib/propagation.hpp).
 bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
 
+// How far ahead the collide kernels prefetch: half the cells of the blocks resident at once on the
+// current device (its multiprocessors times the kernel's blocks per multiprocessor). On an H200's
+// 512^3 pack a quarter and three quarters of them ran 0.4-0.6 % slower than a half, all of them
+// 0.2-0.4 %, twice 0.8-2.7 %, four times 6-12 % (docs/PERFORMANCE.md).
+template <class S>
+std::uint32_t prefetch_distance() {
+  int device = 0, sms = 0;
+  ROCKPERM_CUDA_CHECK(cudaGetDevice(&device));
+  ROCKPERM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return static_cast<std::uint32_t>(sms * min_blocks<S> * block_threads / 2) & ~31u;
+}
+
 }  // namespace
 
 template <class S>
@@ -177,9 +226,11 @@ void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32
   if (end <= begin) return;
   const std::uint32_t first = warp_aligned(begin), cells = end - first;
   if (narrow(stride)) {
-    collide_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p);
+    collide_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p,
+                                                                                    prefetch_distance<S>());
   } else {
-    collide_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p);
+    collide_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p,
+                                                                                    prefetch_distance<S>());
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }
@@ -203,9 +254,11 @@ void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint
   if (end <= begin) return;
   const std::uint32_t first = warp_aligned(begin), cells = end - first;
   if (narrow(stride)) {
-    fused_odd_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, tables, p);
+    fused_odd_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(
+        f, stride, first, begin, end, tables, p, prefetch_distance<S>());
   } else {
-    fused_odd_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, tables, p);
+    fused_odd_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(
+        f, stride, first, begin, end, tables, p, prefetch_distance<S>());
   }
   ROCKPERM_CUDA_CHECK_LAST();
 }

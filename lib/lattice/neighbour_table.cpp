@@ -87,8 +87,12 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
   out.delta.assign(entries, 0);
   out.base.assign(groups * 4 * lattice::half, 0);
   const std::uint32_t* tables[2] = {pos, neg};
-  std::vector<std::int64_t> offsets;
-  for (std::uint64_t g = 0; g < groups; ++g) {
+  bool grouped = true;
+  // the groups are independent: in parallel (a 512^3 box took 15 s in one thread)
+#pragma omp parallel for schedule(static) reduction(&& : grouped)
+  for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(group_cells);
     const std::int64_t first = static_cast<std::int64_t>(g * group_cells);
     const std::int64_t last = std::min<std::int64_t>(first + group_cells, cells);
     for (int k = 0; k < lattice::half; ++k) {
@@ -99,7 +103,10 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
           if (table[c] != propagation::none_index) offsets.push_back(short_offset(table[c], c, cells));
         }
         GroupBases bases;
-        if (!group_bases(offsets, bases)) return false;
+        if (!group_bases(offsets, bases)) {
+          grouped = false;
+          continue;
+        }
         std::int32_t* stored = &out.base[(g * lattice::half + k) * 4 + 2 * side];
         stored[0] = static_cast<std::int32_t>(bases.base[0]);
         stored[1] = static_cast<std::int32_t>(bases.base[1]);
@@ -111,7 +118,7 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
       }
     }
   }
-  return true;
+  return grouped;
 }
 
 }  // namespace rockperm
