@@ -1,8 +1,9 @@
 #pragma once
 // How the propagation reads the neighbour tables (lib/lattice/propagation.hpp): `at(slot, cell)`
 // is the fluid index stored at table slot `slot` (= k * stride + cell), or propagation's none_index.
-// The GPU's fused form reads GroupedPairTables (2.25 bytes per entry, below) where they fit, else
-// PackedPairTables (3), else IndexTables (4).
+// The GPU's fused form reads GroupedPairTables (2.25 bytes per entry, below) where they fit the
+// device, else LineTables (1.22, lib/lattice/line_tables.hpp), and where those do not hold the
+// lattice PackedPairTables (3), else IndexTables (4).
 //
 //  - IndexTable: the lattice's own table, 4 bytes per entry (the CPU backend; any lattice).
 //  - PackedTable: 3 bytes per entry, for the GPU, where the tables are a third of the fused
