@@ -67,7 +67,6 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       upload(line_first_, line.exception_first.data(), line.exception_first.size());
       upload(line_exceptions_, line.exceptions.data(), line.exceptions.size());
       line_first_host_ = std::move(line.exception_first);
-      line_exception_count_ = static_cast<std::uint32_t>(line.exception_count());
     } else if (tables <= TableForm::grouped && (grouped_tables_ = pack_grouped_pair_tables(lattice.neighbours().data(),
                                                            lattice.negative_neighbours().data(), entries, stride_,
                                                            cells_, grouped))) {
@@ -130,7 +129,8 @@ void CudaBackend::fused_odd(CellRange c) {
           // the exceptions of the groups that hold c (the kernel keeps those inside it)
           const std::uint64_t first_group = c.begin / group_cells, end_group = (c.end + group_cells - 1) / group_cells;
           const std::uint32_t first = line_first_host_[first_group];
-          const std::uint32_t last = end_group < line_first_host_.size() ? line_first_host_[end_group] : line_exception_count_;
+          const auto all = static_cast<std::uint32_t>(line_exceptions_.size() / line_exception_words);
+          const std::uint32_t last = end_group < line_first_host_.size() ? line_first_host_[end_group] : all;
           launch_fused_odd_exceptions(f, stride_, c.begin, c.end, tables, first, last, params_, work().get());
         }
       });

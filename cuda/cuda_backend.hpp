@@ -129,7 +129,6 @@ class CudaBackend final : public Backend {
   DeviceBuffer<std::uint32_t> line_first_;
   DeviceBuffer<std::uint32_t> line_exceptions_;
   std::vector<std::uint32_t> line_first_host_;  // each group's first exception (the odd step's second launch)
-  std::uint32_t line_exception_count_ = 0;
   DeviceBuffer<std::uint32_t> group_delta_;  // else fused lattices whose groups fit
   DeviceBuffer<std::int32_t> group_base_;
   DeviceBuffer<FlowSums> partial_;
