@@ -142,10 +142,10 @@ FlowSums CudaBackend::sums(CellRange c) {
   const std::uint32_t blocks = c.size() ? sum_blocks(c.size()) : 0;
   FlowSums total;
   if (blocks == 0) return total;
-  each_storage([&](auto, auto* f) { launch_sums(f, stride_, c.begin, c.end, params_, partial_.data(), stream_.get()); });
+  each_storage([&](auto, auto* f) { launch_sums(f, stride_, c.begin, c.end, params_, partial_.data(), main_stream().get()); });
   ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), blocks * sizeof(FlowSums),
-                                      cudaMemcpyDeviceToHost, stream_.get()));
-  stream_.synchronize();
+                                      cudaMemcpyDeviceToHost, main_stream().get()));
+  main_stream().synchronize();
   for (std::uint32_t b = 0; b < blocks; ++b) total.add(partial_host_[b]);
   return total;
 }
@@ -190,17 +190,27 @@ void CudaBackend::unpack_halo(int list) {
     ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.device.data(), h.host.data(), h.device.bytes(), cudaMemcpyHostToDevice,
                                         copy_stream_.get()));
     arrived_.record(copy_stream_);
-    arrived_.make_wait(stream_);
+    arrived_.make_wait(boundary_stream_);
   }
   each_storage([&](auto, auto* f) {
     using S = std::remove_pointer_t<decltype(f)>;
     launch_unpack(f, h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()),
-                  reinterpret_cast<const S*>(h.device.data()), stream_.get());
+                  reinterpret_cast<const S*>(h.device.data()), boundary_stream_.get());
   });
+  unpacked_.record(boundary_stream_);
+  unpack_pending_ = true;
 }
 
-// The host waits for the packs (MPI reads their buffers); the device work enqueued from here on
-// (the unpacks, the next step's interior, sums) waits for all of the boundary work, also where a
+const Stream& CudaBackend::main_stream() {
+  if (unpack_pending_) {
+    unpacked_.make_wait(stream_);
+    unpack_pending_ = false;
+  }
+  return stream_;
+}
+
+// The host waits for the packs (MPI reads their buffers); the device work enqueued on stream_
+// from here on (the next step's interior, sums) waits for all of the boundary work, also where a
 // boundary plane sends nothing (an empty halo list records no pack event).
 void CudaBackend::wait_halo() {
   halo_event_.synchronize();
@@ -220,6 +230,7 @@ void CudaBackend::begin_boundary() {
   step_start_.record(stream_);
   step_start_.make_wait(boundary_stream_);
   in_boundary_ = true;
+  unpack_pending_ = false;  // the last step's unpacks come first on the boundary stream
 }
 
 void CudaBackend::synchronize() {
@@ -238,9 +249,9 @@ void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
     const std::uint32_t n = std::min(chunk, c.end - first);
     each_storage([&](auto, auto* f) {
       launch_macroscopic<std::remove_pointer_t<decltype(f)>>(f, stride_, first, first + n, params_, scratch.data(),
-                                                             stream_.get());
+                                                             main_stream().get());
     });
-    stream_.synchronize();
+    main_stream().synchronize();
     scratch.download(host);
     const std::size_t at = first - c.begin;
     std::copy(host.begin(), host.begin() + n, out.drho.begin() + at);
@@ -263,13 +274,13 @@ void CudaBackend::plane_sums(PlaneSums& out) {
   out.drho.assign(planes_, 0);
   out.flux.assign(planes_, 0);
   if (planes_ == 0) return;
-  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), stream_.get()));
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), main_stream().get()));
   each_storage([&](auto, auto* f) {
     launch_plane_sums<std::remove_pointer_t<decltype(f)>>(f, stride_, owned_.begin, owned_.end, plane_of_.data(),
                                                           plane_axis_, planes_, params_, plane_out_.data(),
-                                                          8 * info_.multiprocessors, stream_.get());
+                                                          8 * info_.multiprocessors, main_stream().get());
   });
-  stream_.synchronize();
+  main_stream().synchronize();
   std::vector<unsigned long long> host;
   plane_out_.download(host);
   for (std::uint32_t p = 0; p < planes_; ++p) {
@@ -281,18 +292,18 @@ void CudaBackend::plane_sums(PlaneSums& out) {
 void CudaBackend::rescale(float factor, const physics::CollisionParams& params) {
   params_ = params;
   if (factor == 1.0f) return;
-  each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, stream_.get()); });
-  stream_.synchronize();
+  each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, main_stream().get()); });
+  main_stream().synchronize();
 }
 
 void CudaBackend::download_raw(std::vector<std::byte>& f) {
-  stream_.synchronize();
+  main_stream().synchronize();
   f_.download(f);
 }
 
 void CudaBackend::upload_raw(const std::vector<std::byte>& f) {
   if (f.size() != f_.size()) throw Error("internal: upload of " + std::to_string(f.size()) + " bytes of populations");
-  stream_.synchronize();
+  main_stream().synchronize();
   f_.upload(f);
 }
 

@@ -92,7 +92,14 @@ class CudaBackend final : public Backend {
   Event boundary_done_;  // on boundary_stream_: what stream_'s work after the exchange waits for
   bool in_boundary_ = false;
   bool boundary_pending_ = false;  // boundary_done_ recorded, stream_ not yet made to wait
-  const Stream& work() const { return in_boundary_ ? boundary_stream_ : stream_; }
+  // The unpacks go on the boundary stream too: they touch only ghost slots and the boundary
+  // planes' slots, which the next step's boundary work (after them on that stream) reads and the
+  // next step's interior does not, so the interior follows the interior with no gap on stream_.
+  // Any other work on stream_ waits for them first (main_stream()).
+  Event unpacked_;               // on boundary_stream_: the unpacks enqueued so far are done
+  bool unpack_pending_ = false;  // unpacked_ recorded, stream_ not yet made to wait
+  const Stream& main_stream();
+  const Stream& work() { return in_boundary_ ? boundary_stream_ : main_stream(); }
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
   // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):
   // the fused form's two as line ranks and masks (22 bytes per cell, lib/lattice/line_tables.hpp),

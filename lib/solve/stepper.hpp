@@ -10,7 +10,9 @@
 // The fused odd step writes into the ghost slots it gathered from, so those values travel
 // back to the ranks that own them. The boundary work (before the first "|") may run beside the
 // interior's update (Backend::begin_boundary): in every step each slot is read and written by
-// one cell's update only, so the two touch disjoint slots.
+// one cell's update only, so the two touch disjoint slots. The unpack writes only ghost slots
+// and the boundary planes' own slots, which the next step's interior never touches: the CUDA
+// backend runs it ahead of the next step's boundary work, not between two interiors.
 #include <cstdint>
 #include <memory>
 #include <optional>
