@@ -53,7 +53,47 @@ struct Row {
   double fraction;
   double index_bytes = 4;  // of the neighbour tables the backend chose (byte model)
   std::string halo;        // the transport that moved the halos ("-" on one rank)
+  double alone_ms = 0;     // per step, the slowest rank stepping its slab with no exchange (0: one rank)
+  double of_alone = 0;     // alone_ms over this row's time per step (the decomposition's efficiency)
 };
+
+struct Timing {
+  std::int64_t steps = 0;  // per timed repeat
+  double seconds = 0;      // the median repeat's, of the slowest rank
+  double mpi_ms = 0;       // per step inside the exchange, of the slowest rank
+};
+
+// Times `stepper`: a few warm-up steps, then `repeats` runs of `steps` steps (0: about 0.2 s of
+// work), each with the host clock around a synchronized loop (barriers on several ranks; ~10 us
+// of synchronization against >= 0.2 s of work).
+Timing time_steps(Stepper& stepper, Backend& backend, const Comm& comm, std::int64_t steps, int repeats) {
+  const auto timed = [&](std::int64_t first, std::int64_t n) {
+    backend.synchronize();
+    comm.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    for (std::int64_t s = 0; s < n; ++s) stepper.advance(first + s);
+    backend.synchronize();
+    comm.barrier();
+    return comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  const std::int64_t warm = 4;
+  const double t_warm = timed(0, warm);
+  if (steps <= 0) steps = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.2 / (t_warm / warm)), 4, 5000);
+  steps += steps % 2;  // fused steps come in pairs
+  std::vector<double> times;
+  std::int64_t step = warm;
+  const double mpi_before = stepper.mpi_seconds();
+  for (int r = 0; r < repeats; ++r) {
+    times.push_back(timed(step, steps));
+    step += steps;
+  }
+  std::sort(times.begin(), times.end());
+  Timing timing;
+  timing.steps = steps;
+  timing.seconds = times[times.size() / 2];
+  timing.mpi_ms = comm.max((stepper.mpi_seconds() - mpi_before) / (repeats * static_cast<double>(steps))) * 1e3;
+  return timing;
+}
 
 std::vector<int> parse_sizes(const std::string& text) {
   std::vector<int> sizes;
@@ -215,11 +255,22 @@ int bench_command(const std::vector<std::string>& args) {
           if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(pl.halo_transport), pl.halo_note.c_str());
         }
         std::printf("\n");
-        std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %-10s %9s %10s\n", "case", "kernel", "ranks", "voxels",
-                    "fluid", "B/cell", "MFLUPS", "GB/s", "of copy", "halo", "halo kB", "mpi ms");
+        std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %-10s %9s %10s %9s\n", "case", "kernel", "ranks", "voxels",
+                    "fluid", "B/cell", "MFLUPS", "GB/s", "of copy", "halo", "halo kB", "mpi ms", "of alone");
       }
     }
     for (const Propagation prop : props) {
+    // The reference of a decomposed row: every rank steps its own slab at once with no exchange
+    // (its ghosts left as they are); the slowest rank's time per step is what the ranks' GPUs
+    // (or cores) allow, so the decomposed time against it is what the decomposition costs. It
+    // takes out how much the devices of one host differ (two H200s of one host: 2.4 % in fp16),
+    // which an efficiency against one device alone counts as scaling loss.
+    double alone = 0;
+    if (domain) {
+      Stepper solo(*backend, prop);
+      const Timing timing = time_steps(solo, *backend, comm, vm["steps"].as<int>(), repeats);
+      alone = timing.seconds / static_cast<double>(timing.steps);
+    }
     for (std::size_t k = 0; k < plans.size(); ++k) {
       pipeline::ExecutionPlan halo_plan = plans[k];
       std::optional<Stepper> stepper;
@@ -233,31 +284,9 @@ int bench_command(const std::vector<std::string>& args) {
       } else {
         stepper.emplace(*backend, prop);
       }
-      // seconds for `steps` steps of every rank: host clock around a synchronized loop
-      // (barriers on several ranks; ~10 us of synchronization against >= 0.2 s of work)
-      const auto timed = [&](std::int64_t first, std::int64_t steps) {
-        backend->synchronize();
-        comm.barrier();
-        const auto start = std::chrono::steady_clock::now();
-        for (std::int64_t s = 0; s < steps; ++s) stepper->advance(first + s);
-        backend->synchronize();
-        comm.barrier();
-        return comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      };
-      const std::int64_t warm = 4;
-      const double t_warm = timed(0, warm);
-      std::int64_t steps = vm["steps"].as<int>();
-      if (steps <= 0) steps = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.2 / (t_warm / warm)), 4, 5000);
-      steps += steps % 2;  // fused steps come in pairs
-      std::vector<double> times;
-      std::int64_t step = warm;
-      const double mpi_before = stepper->mpi_seconds();
-      for (int r = 0; r < repeats; ++r) {
-        times.push_back(timed(step, steps));
-        step += steps;
-      }
-      std::sort(times.begin(), times.end());
-      const double t = times[times.size() / 2];
+      const Timing timing = time_steps(*stepper, *backend, comm, vm["steps"].as<int>(), repeats);
+      const std::int64_t steps = timing.steps;
+      const double t = timing.seconds;
       // memory a run of this propagation holds: the fused form also needs the negative table
       const ByteModel model{prop, storage, backend->index_bytes()};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
@@ -267,13 +296,19 @@ int bench_command(const std::vector<std::string>& args) {
       row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
       row.halo_kb = comm.max(static_cast<double>(stepper->halo_bytes_per_step())) * 1e-3;
-      row.mpi_ms =
-          comm.max((stepper->mpi_seconds() - mpi_before) / (repeats * static_cast<double>(steps))) * 1e3;
+      row.mpi_ms = timing.mpi_ms;
+      if (alone > 0) {
+        row.alone_ms = alone * 1e3;
+        row.of_alone = alone / (t / static_cast<double>(steps));
+      }
       rows.push_back(row);
       if (!json && comm.root()) {
-        std::printf("%-16s %-14s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %-10s %9.1f %10.3f\n", row.name.c_str(),
+        char of_alone[16] = "-";
+        if (row.of_alone > 0) std::snprintf(of_alone, sizeof of_alone, "%.1f%%", 100.0 * row.of_alone);
+        std::printf("%-16s %-14s %5d %12llu %11u %8.1f %9.1f %8.1f %8.1f%% %-10s %9.1f %10.3f %9s\n", row.name.c_str(),
                     (row.propagation + " " + to_string(row.storage)).c_str(), row.ranks, static_cast<unsigned long long>(row.voxels), row.fluid,
-                    row.bytes_per_cell, row.mflups, row.gbs, 100.0 * row.fraction, row.halo.c_str(), row.halo_kb, row.mpi_ms);
+                    row.bytes_per_cell, row.mflups, row.gbs, 100.0 * row.fraction, row.halo.c_str(), row.halo_kb, row.mpi_ms,
+                    of_alone);
         std::fflush(stdout);
       }
       // the next transport's halo buffers replace these: every rank lets go of its peers' first
@@ -290,10 +325,12 @@ int bench_command(const std::vector<std::string>& args) {
       const Row& r = rows[i];
       std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"storage\": \"%s\", \"ranks\": %d, \"halo\": \"%s\", "
                   "\"halo_kb_per_step\": %.2f, "
-                  "\"mpi_ms_per_step\": %.4f, \"voxels\": %llu, \"fluid_cells\": %u, "
+                  "\"mpi_ms_per_step\": %.4f, \"alone_ms_per_step\": %.4f, \"of_alone\": %.4f, "
+                  "\"voxels\": %llu, \"fluid_cells\": %u, "
                   "\"bytes_per_cell\": %.2f, \"bytes_per_update\": %.0f, \"mflups\": %.2f, \"gbs_per_rank\": %.2f, "
                   "\"fraction_of_copy\": %.4f}%s\n",
                   r.name.c_str(), r.propagation.c_str(), to_string(r.storage), r.ranks, r.halo.c_str(), r.halo_kb, r.mpi_ms,
+                  r.alone_ms, r.of_alone,
                   static_cast<unsigned long long>(r.voxels), r.fluid,
                   r.bytes_per_cell, ByteModel{parse_propagation(r.propagation), r.storage, r.index_bytes}.traffic_per_update(), r.mflups,
                   r.gbs, r.fraction,
