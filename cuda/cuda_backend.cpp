@@ -142,10 +142,11 @@ FlowSums CudaBackend::sums(CellRange c) {
   const std::uint32_t blocks = c.size() ? sum_blocks(c.size()) : 0;
   FlowSums total;
   if (blocks == 0) return total;
-  each_storage([&](auto, auto* f) { launch_sums(f, stride_, c.begin, c.end, params_, partial_.data(), main_stream().get()); });
+  const Stream& s = main_stream();
+  each_storage([&](auto, auto* f) { launch_sums(f, stride_, c.begin, c.end, params_, partial_.data(), s.get()); });
   ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), blocks * sizeof(FlowSums),
-                                      cudaMemcpyDeviceToHost, main_stream().get()));
-  main_stream().synchronize();
+                                      cudaMemcpyDeviceToHost, s.get()));
+  s.synchronize();
   for (std::uint32_t b = 0; b < blocks; ++b) total.add(partial_host_[b]);
   return total;
 }
@@ -274,13 +275,14 @@ void CudaBackend::plane_sums(PlaneSums& out) {
   out.drho.assign(planes_, 0);
   out.flux.assign(planes_, 0);
   if (planes_ == 0) return;
-  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), main_stream().get()));
+  const Stream& s = main_stream();
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), s.get()));
   each_storage([&](auto, auto* f) {
     launch_plane_sums<std::remove_pointer_t<decltype(f)>>(f, stride_, owned_.begin, owned_.end, plane_of_.data(),
                                                           plane_axis_, planes_, params_, plane_out_.data(),
-                                                          8 * info_.multiprocessors, main_stream().get());
+                                                          8 * info_.multiprocessors, s.get());
   });
-  main_stream().synchronize();
+  s.synchronize();
   std::vector<unsigned long long> host;
   plane_out_.download(host);
   for (std::uint32_t p = 0; p < planes_; ++p) {
@@ -292,8 +294,9 @@ void CudaBackend::plane_sums(PlaneSums& out) {
 void CudaBackend::rescale(float factor, const physics::CollisionParams& params) {
   params_ = params;
   if (factor == 1.0f) return;
-  each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, main_stream().get()); });
-  main_stream().synchronize();
+  const Stream& s = main_stream();
+  each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, s.get()); });
+  s.synchronize();
 }
 
 void CudaBackend::download_raw(std::vector<std::byte>& f) {
