@@ -235,7 +235,8 @@ int bench_command(const std::vector<std::string>& args) {
   for (Case& c : cases) {
     // the run's stages: one process gets the whole lattice; several, their slabs and halos
     const Dims dims = c.mask.dims;
-    pipeline::Sample sample = pipeline::sample_from_mask(comm, std::move(c.mask), 1.0, flow, false, c.name, false);
+    pipeline::Sample sample = pipeline::sample_from_mask(comm, std::move(c.mask), 1.0, flow, false, c.name,
+                                                                 pipeline::SampleUse::benchmark);
     const pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), Propagation::fused,
                                                            flow.edge_contacts);
     const std::optional<SlabDomain>& domain = part.domain;

@@ -32,8 +32,9 @@ struct Header {
 };
 
 // Rank 0: filter, extend and count planes.
-void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, bool physics_checks) {
+void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use) {
   const auto start = Clock::now();
+  const bool physics_checks = use == SampleUse::run;
   s.sample_dims = mask.dims;
   if (percolation_filter) {
     s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
@@ -56,7 +57,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   s.sample_begin = extended.sample_begin;
   s.sample_end = extended.sample_end;
   s.plane_fluid = plane_fluid_counts(s.mask);
-  {
+  if (use == SampleUse::run) {
     const std::vector<std::uint8_t> classes = pore_width_classes(s.mask);
     const Dims& d = s.mask.dims;
     s.width_class.reserve(s.mask.pore_count());
@@ -162,7 +163,7 @@ Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec&
     s.read_seconds = volume.read_seconds;
     s.voxel_size_um = volume.loaded.voxel_size_um;
     s.input = volume.input;
-    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, true);
+    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
   });
 }
 
@@ -172,19 +173,19 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
     s.read_seconds = v.read_seconds;
     s.voxel_size_um = v.loaded.voxel_size_um;
     s.input = std::move(v.input);
-    finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, true);
+    finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
   });
 }
 
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
-                        bool percolation_filter, const std::string& name, bool physics_checks) {
+                        bool percolation_filter, const std::string& name, SampleUse use) {
   return share(comm, [&](Sample& s) {
     if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
     s.voxel_size_um = voxel_size_um;
     s.input.name = name;
     s.input.format = "memory";
     s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
-    finish_on_root(s, std::move(mask), flow, percolation_filter, physics_checks);
+    finish_on_root(s, std::move(mask), flow, percolation_filter, use);
   });
 }
 

@@ -36,7 +36,7 @@ struct Sample {
   PoreStatistics pores;                           // of the connected pore space of the sample
   // rank 0: the pore width class (lib/geometry/distance_transform.hpp) of every fluid cell of
   // the simulated volume in raster order (the lattice's cell order); no_width_class outside the
-  // sample (buffers, mirror image)
+  // sample (buffers, mirror image); empty for a benchmark's sample (SampleUse)
   std::vector<std::uint8_t> width_class;
   double read_seconds = 0, percolation_seconds = 0;  // rank 0's stage times
   PoreMask mask;                                  // rank 0 only; taken by decompose()
@@ -56,13 +56,17 @@ ReadVolume read_volume(const SampleSpec& spec);
 // read_sample from a volume already read (`volume` on rank 0; ignored elsewhere).
 Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
 
+// What a sample is made for. A run checks the physics (the PhysicsErrors of a problem with no
+// valid k: no path from inlet to outlet, nothing resisting the flow) and classes the pores by
+// width for its report (four distance transforms of the volume). A benchmark times the kernels
+// on any geometry, a fully open periodic box included, and needs neither.
+enum class SampleUse { run, benchmark };
+
 // The same stage for a mask already in memory (on rank 0; other ranks pass an empty one):
-// synthetic media, tests, benchmarks. `physics_checks` false skips the PhysicsErrors of a
-// problem with no valid k (no path from inlet to outlet, nothing resisting the flow): a
-// benchmark times the kernels on any geometry, a fully open periodic box included.
+// synthetic media, tests, benchmarks.
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
                         bool percolation_filter = true, const std::string& name = "memory",
-                        bool physics_checks = true);
+                        SampleUse use = SampleUse::run);
 
 // The flow as run on `sample`: tau and force chosen where the spec asks for them (auto_tau,
 // auto_force), the rest as given.

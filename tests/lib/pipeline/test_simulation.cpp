@@ -103,6 +103,13 @@ TEST(Specs, RejectedValuesNameTheirField) {
   const PoreMask open{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 1)};  // nothing resists
   EXPECT_THROW((void)sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false), PhysicsError);
   EXPECT_NO_THROW((void)sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5, {false, false, false})));
+  // a benchmark's sample: any geometry, and no pore-width analysis (a run's has a class per cell)
+  const Sample box = sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false, "box",
+                                      SampleUse::benchmark);
+  EXPECT_EQ(box.fluid, 64u);
+  EXPECT_TRUE(box.width_class.empty());
+  const Sample run = sample_from_mask(Comm(), duct(8), 1.0, testing::periodic_flow(1.0, 1e-5), false);
+  EXPECT_EQ(run.width_class.size(), run.fluid);
   FlowSpec bgk = testing::periodic_flow(1.5, 1e-5);
   bgk.collision = physics::CollisionModel::bgk;
   EXPECT_THROW(bgk.validate(), PhysicsError);
