@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -35,7 +37,7 @@ namespace {
 
 struct Case {
   std::string name;
-  PoreMask mask;
+  std::function<PoreMask()> make;  // run on rank 0 only, when the case's turn comes
 };
 
 struct Row {
@@ -206,19 +208,27 @@ int bench_command(const std::vector<std::string>& args) {
     const std::int64_t per_rank = planes > 0 ? planes : n;
     const Dims d{n, n, weak ? per_rank * comm.size() : n};
     const std::string suffix = std::to_string(n) + (weak ? "w" : "") + (planes > 0 ? "x" + std::to_string(planes) : "");
-    if (with_box) cases.push_back({"box-" + suffix, PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}});
+    if (with_box) {
+      cases.push_back({"box-" + suffix, [d] { return PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}; }});
+    }
     if (!with_pack) continue;
     SpherePackSpec spec;
     spec.dims = d;
     spec.porosity = vm["porosity"].as<double>();
     spec.radius = std::max(3.0, n / 32.0);
-    cases.push_back({"pack-" + suffix, make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"))});
+    cases.push_back(
+        {"pack-" + suffix, [spec] { return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0")); }});
   }
   if (vm.count("config")) {
     bool help = false;
     const RunOptions options = parse_run_options({"--config", vm["config"].as<std::string>()}, help);
-    cases.push_back({"sample:" + options.spec.sample.volume.path.filename().string(),
-                     io::load_pore_mask(options.spec.sample.volume, options.spec.sample.pore_labels).mask});
+    const pipeline::SampleSpec& sample = options.spec.sample;
+    // read now, so that a volume that does not load stops the bench before its first row
+    auto loaded = std::make_shared<PoreMask>();
+    collectively(comm, [&] {
+      if (comm.root()) *loaded = io::load_pore_mask(sample.volume, sample.pore_labels).mask;
+    });
+    cases.push_back({"sample:" + sample.volume.path.filename().string(), [loaded] { return std::move(*loaded); }});
   }
 
   // every case periodic on all faces, as it is (no filter, no buffers)
@@ -234,9 +244,13 @@ int bench_command(const std::vector<std::string>& args) {
   std::vector<Row> rows;
   for (Case& c : cases) {
     // the run's stages: one process gets the whole lattice; several, their slabs and halos
-    const Dims dims = c.mask.dims;
-    pipeline::Sample sample = pipeline::sample_from_mask(comm, std::move(c.mask), 1.0, flow, false, c.name,
-                                                                 pipeline::SampleUse::benchmark);
+    PoreMask mask;  // rank 0's; its failure (a sample that does not load) on every rank
+    collectively(comm, [&] {
+      if (comm.root()) mask = c.make();
+    });
+    pipeline::Sample sample =
+        pipeline::sample_from_mask(comm, std::move(mask), 1.0, flow, false, c.name, pipeline::SampleUse::benchmark);
+    const Dims dims = sample.dims;
     const pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), Propagation::fused,
                                                            flow.edge_contacts);
     const std::optional<SlabDomain>& domain = part.domain;
