@@ -63,6 +63,7 @@ struct Timing {
   std::int64_t steps = 0;  // per timed repeat
   double seconds = 0;      // the median repeat's, of the slowest rank
   double mpi_ms = 0;       // per step inside the exchange, of the slowest rank
+  double per_step() const { return seconds / static_cast<double>(steps); }
 };
 
 // Times `stepper`: a few warm-up steps, then `repeats` runs of `steps` steps (0: about 0.2 s of
@@ -283,8 +284,7 @@ int bench_command(const std::vector<std::string>& args) {
     double alone = 0;
     if (domain) {
       Stepper solo(*backend, prop);
-      const Timing timing = time_steps(solo, *backend, comm, vm["steps"].as<int>(), repeats);
-      alone = timing.seconds / static_cast<double>(timing.steps);
+      alone = time_steps(solo, *backend, comm, vm["steps"].as<int>(), repeats).per_step();
     }
     for (std::size_t k = 0; k < plans.size(); ++k) {
       pipeline::ExecutionPlan halo_plan = plans[k];
@@ -300,13 +300,11 @@ int bench_command(const std::vector<std::string>& args) {
         stepper.emplace(*backend, prop);
       }
       const Timing timing = time_steps(*stepper, *backend, comm, vm["steps"].as<int>(), repeats);
-      const std::int64_t steps = timing.steps;
-      const double t = timing.seconds;
       // memory a run of this propagation holds: the fused form also needs the negative table
       const ByteModel model{prop, storage, backend->index_bytes()};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
       Row row{c.name, comm.size(), 0, 0, to_string(prop), storage, dims.voxels(), static_cast<std::uint32_t>(fluid),
-              bytes_per_cell, static_cast<double>(fluid) * static_cast<double>(steps) / t * 1e-6, 0, 0,
+              bytes_per_cell, static_cast<double>(fluid) / timing.per_step() * 1e-6, 0, 0,
               model.index_bytes, domain ? to_string(halo_plan.halo_transport) : "-"};
       row.gbs = row.mflups * 1e6 * model.traffic_per_update() * 1e-9 / comm.size();
       row.fraction = row.gbs / copy_gbs;
@@ -314,7 +312,7 @@ int bench_command(const std::vector<std::string>& args) {
       row.mpi_ms = timing.mpi_ms;
       if (alone > 0) {
         row.alone_ms = alone * 1e3;
-        row.of_alone = alone / (t / static_cast<double>(steps));
+        row.of_alone = alone / timing.per_step();
       }
       rows.push_back(row);
       if (!json && comm.root()) {
