@@ -135,6 +135,9 @@ int bench_command(const std::vector<std::string>& args) {
       ("stage-halo", "under MPI: the same as --halo-transport staged")
       ("devices", po::value<std::string>(), "GPU of each rank of a host, comma separated (run.devices; e.g. 0,0 "
        "puts two ranks on one GPU, to time a transport without a second GPU)")
+      ("loopback", "one process: each lattice is one slab whose halos go to itself across the periodic z wrap, "
+       "so that 'of alone' says what the decomposed step costs on this device, apart from a second device's pace "
+       "and the link between them")
       ("weak", "under MPI: every rank gets a whole cube (z extent times the rank count)")
       ("planes", po::value<int>(), "with --weak: z planes per rank instead of the cube edge (e.g. 96 on two ranks "
        "gives each the slab that strong scaling of a 768^3 sample on 8 GPUs would)")
@@ -185,11 +188,19 @@ int bench_command(const std::vector<std::string>& args) {
   const bool json = vm.count("json") > 0;
 
   const Comm comm = Comm::world();
+  const bool loopback = vm.count("loopback") > 0;
+  if (loopback && comm.size() > 1) {
+    throw InputError("bench: --loopback stands for a second rank on one process; run it without mpiexec (or with "
+                     "-n 1), or leave it out to time the " + std::to_string(comm.size()) + " ranks' exchange");
+  }
+  // with halos: several ranks, or one that is its own neighbour
+  const pipeline::OneRank one_rank = loopback ? pipeline::OneRank::slab : pipeline::OneRank::whole;
+  const bool slabs = comm.size() > 1 || loopback;
   std::vector<pipeline::ExecutionPlan> plans;  // one per transport; its transport may fall back
   for (const HaloTransportChoice t : transports) {
     execution.halo_transport = t;
-    plans.push_back(pipeline::plan_execution(comm, execution));
-    if (comm.size() == 1) break;  // no halos: one plan
+    plans.push_back(pipeline::plan_execution(comm, execution, {}, one_rank));
+    if (!slabs) break;  // no halos: one plan
   }
   const pipeline::ExecutionPlan& plan = plans.front();
   const bool on_gpu = plan.cuda;
@@ -253,7 +264,7 @@ int bench_command(const std::vector<std::string>& args) {
         pipeline::sample_from_mask(comm, std::move(mask), 1.0, flow, false, c.name, pipeline::SampleUse::benchmark);
     const Dims dims = sample.dims;
     const pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), Propagation::fused,
-                                                           flow.edge_contacts);
+                                                           flow.edge_contacts, one_rank);
     const std::optional<SlabDomain>& domain = part.domain;
     const SparseLattice& lattice = part.lattice;
     const std::uint64_t fluid = sample.fluid;
@@ -267,8 +278,9 @@ int bench_command(const std::vector<std::string>& args) {
       if (!json && comm.root()) {
         std::printf("device      %s%s\ncopy        %.1f GB/s (bytes read + written)\n", device.c_str(),
                     comm.size() > 1 ? (" x " + std::to_string(comm.size()) + " ranks").c_str() : "", copy_gbs);
+        if (loopback) std::printf("loopback    each lattice is one slab that sends its halos to itself\n");
         for (const auto& pl : plans) {
-          if (comm.size() > 1) std::printf("halo        %s: %s\n", to_string(pl.halo_transport), pl.halo_note.c_str());
+          if (slabs) std::printf("halo        %s: %s\n", to_string(pl.halo_transport), pl.halo_note.c_str());
         }
         std::printf("\n");
         std::printf("%-16s %-14s %5s %12s %11s %8s %9s %8s %9s %-10s %9s %10s %9s\n", "case", "kernel", "ranks", "voxels",

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -35,9 +36,15 @@ class IpcExchanger final : public HaloExchanger {
   // failed alone must not leave its peers waiting for its handles): export, send, open.
   bool set_up(const std::vector<Comm::Transfer>& receives, std::string& why) {
     std::map<int, std::vector<std::uint8_t>> mine;  // peer -> records of the buffers it fills
+    std::set<int> peers;
     try {
       for (const auto& r : receives) {
+        if (r.peer != comm_.rank()) peers.insert(r.peer);  // also for an empty buffer: the peer sends its records
         if (r.bytes == 0) continue;
+        if (r.peer == comm_.rank()) {  // a slab that is its own neighbour (bench --loopback): no mapping
+          remote_.emplace(std::make_pair(r.peer, static_cast<int>(r.tag)), Remote{std::nullopt, r.data, r.bytes});
+          continue;
+        }
         Record rec{r.tag, r.bytes, {}};
         ROCKPERM_CUDA_CHECK(cudaIpcGetMemHandle(&rec.handle, r.data));
         const auto* p = reinterpret_cast<const std::uint8_t*>(&rec);
@@ -47,8 +54,6 @@ class IpcExchanger final : public HaloExchanger {
       why = e.what();
     }
     if (!all_ok(comm_, why)) return false;
-    std::set<int> peers;
-    for (const auto& r : receives) peers.insert(r.peer);
     std::map<int, std::vector<std::uint8_t>> theirs;
     for (const int peer : peers) {
       // the lower rank sends first, so that two blocking exchanges never wait on each other
@@ -65,7 +70,9 @@ class IpcExchanger final : public HaloExchanger {
         for (std::size_t at = 0; at + sizeof(Record) <= bytes.size(); at += sizeof(Record)) {
           Record rec;
           std::memcpy(&rec, bytes.data() + at, sizeof rec);
-          remote_.emplace(std::make_pair(peer, static_cast<int>(rec.tag)), Remote{IpcMapping(rec.handle), rec.bytes});
+          IpcMapping mapping(rec.handle);
+          void* data = mapping.get();
+          remote_.emplace(std::make_pair(peer, static_cast<int>(rec.tag)), Remote{std::move(mapping), data, rec.bytes});
         }
       }
     } catch (const Error& e) {
@@ -83,7 +90,7 @@ class IpcExchanger final : public HaloExchanger {
         throw Error("internal: no IPC receive buffer of rank " + std::to_string(s.peer) + " for tag " +
                     std::to_string(s.tag));
       }
-      ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(found->second.mapping.get(), s.data, s.bytes, cudaMemcpyDefault, stream_.get()));
+      ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(found->second.data, s.data, s.bytes, cudaMemcpyDefault, stream_.get()));
     }
     stream_.synchronize();
     comm_.exchange(tokens(sends, arrived_tag), tokens(receives, arrived_tag));
@@ -98,7 +105,8 @@ class IpcExchanger final : public HaloExchanger {
   }
 
   struct Remote {
-    IpcMapping mapping;
+    std::optional<IpcMapping> mapping;  // none for this rank's own buffer
+    void* data;                         // where the copy goes
     std::uint64_t bytes;
   };
   Comm comm_;

@@ -22,12 +22,12 @@ PoreMask distribute_planes(const Comm& comm, const PoreMask& mask, const Dims& d
 }  // namespace
 
 RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& periodic, Propagation propagation,
-                      EdgeContacts edges) {
+                      EdgeContacts edges, OneRank one_rank) {
   const auto start = std::chrono::steady_clock::now();
   RankLattice r;
   const bool negative = propagation == Propagation::fused;
   r.slabs = partition_slabs(sample.plane_fluid, comm.size());
-  if (comm.size() == 1) {
+  if (comm.size() == 1 && one_rank == OneRank::whole) {
     r.lattice = SparseLattice::build(sample.mask, periodic, negative, false, edges);
     r.z_end = sample.dims.nz;
   } else {

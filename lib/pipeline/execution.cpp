@@ -97,8 +97,10 @@ std::vector<HaloTransport> transport_candidates(const Comm& comm, const Executio
 
 }  // namespace
 
-ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid) {
+ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid,
+                             OneRank one_rank) {
   ExecutionPlan plan;
+  const bool halos = comm.size() > 1 || one_rank == OneRank::slab;
   collectively(comm, [&] { plan = choose_backend(spec.backend); });
   switch (spec.propagation) {
     case PropagationChoice::two_pass: plan.propagation = Propagation::two_pass; break;
@@ -110,12 +112,12 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   }
   plan.storage = spec.storage == StorageChoice::fp16 ? Storage::float16 : Storage::float32;
   if (!plan.cuda) {
-    if (comm.size() > 1) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note);
+    if (halos) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note);
     plan.halo_transport = plan.halo_candidates.front();
     return plan;
   }
   plan.device = assign_device(comm, hostname(), plan.gpus(), spec.devices, plan.device_log);
-  if (comm.size() > 1) {
+  if (halos) {
     plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note);
     plan.halo_transport = plan.halo_candidates.front();
     plan.device_halo = plan.halo_transport != HaloTransport::staged;

@@ -9,6 +9,7 @@
 #include "lib/backend/backend.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/parallel/comm.hpp"
+#include "lib/pipeline/decomposition.hpp"
 #include "lib/pipeline/spec.hpp"
 #include "lib/solve/stepper.hpp"
 
@@ -36,9 +37,10 @@ struct ExecutionPlan {
 
 // Collective over `comm`. `plane_fluid` (may be empty: no memory check) is the simulated
 // volume's fluid count per z plane. Throws InputError (on every rank) when CUDA is asked for
-// and none is usable, or when the sample needs more GPU memory than the ranks hold.
+// and none is usable, or when the sample needs more GPU memory than the ranks hold. With
+// OneRank::slab one process plans halos too (to itself: decompose's OneRank).
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
-                             const std::vector<std::uint64_t>& plane_fluid = {});
+                             const std::vector<std::uint64_t>& plane_fluid = {}, OneRank one_rank = OneRank::whole);
 
 // Gives `stepper` (a rank's slab, built with plan.device_halo) the first of
 // plan.halo_candidates that starts: the NCCL exchanger for nccl, the CUDA IPC one for ipc, none

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rockperm bench on two MPI ranks: a list of halo transports is timed on one lattice (a row
 # each), --weak --planes gives each rank a slab of that many planes, and every row says its time
-# against the slowest rank stepping its slab alone ("of alone").
+# against the slowest rank stepping its slab alone ("of alone"); --loopback does that on one process.
 #   bench_slabs.sh MPIEXEC ROCKPERM
 set -euo pipefail
 mpiexec=$1 rockperm=$2
@@ -15,3 +15,20 @@ rows=$(grep -cE '^pack-16wx6 +fused fp32 +2 +3072 .* staged ' <<<"$out" || true)
 # the last column: a percentage, more than 0 (the ranks alone are timed on the same slabs)
 bad=$(grep -E '^pack-16wx6 ' <<<"$out" | awk '{ v = $NF; sub(/%$/, "", v); if ($NF !~ /^[0-9]+\.[0-9]%$/ || v + 0 <= 0) print }')
 [ -z "$bad" ] || { echo "bench_slabs: rows without a positive 'of alone' percentage: $bad" >&2; exit 1; }
+
+# --loopback: one process steps each lattice as one slab that sends its halos to itself, and
+# times that against its plain step; under mpiexec it is refused before any row
+out=$(OMP_NUM_THREADS=1 "$rockperm" bench --backend cpu --loopback --sizes 16 --geometries pack --propagation fused \
+  --halo-transport staged --repeats 1 --steps 2)
+printf '%s\n' "$out"
+grep -q '^loopback ' <<<"$out" || { echo "bench_slabs: --loopback does not say so" >&2; exit 1; }
+bad=$(grep -E '^pack-16 +fused fp32 +1 +4096 .* staged ' <<<"$out" | awk '{ v = $NF; sub(/%$/, "", v); if ($NF !~ /^[0-9]+\.[0-9]%$/ || v + 0 <= 0) print "x" }')
+rows=$(grep -cE '^pack-16 +fused fp32 +1 +4096 .* staged ' <<<"$out" || true)
+[ "$rows" -eq 1 ] && [ -z "$bad" ] || { echo "bench_slabs: expected one loopback row with an 'of alone' percentage" >&2; exit 1; }
+set +e
+err=$(OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --loopback --sizes 16 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || { echo "bench_slabs: --loopback on two ranks exited $rc, not 2" >&2; exit 1; }
+grep -q -- '--loopback stands for a second rank' <<<"$err" || { echo "bench_slabs: no message for --loopback on two ranks" >&2; exit 1; }
+! grep -qE '^pack-' <<<"$err" || { echo "bench_slabs: --loopback on two ranks printed rows" >&2; exit 1; }
