@@ -154,11 +154,14 @@ FlowSums CudaBackend::sums(CellRange c) {
 void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) {
   device_halo_ = device_buffers;
   halo_.clear();
+  std::vector<std::uint32_t> cells;
   for (const auto& list : lists) {
     const std::size_t bytes = list.size() * storage_bytes(storage_);
-    Halo h{DeviceBuffer<std::uint64_t>(list.size()), DeviceBuffer<std::byte>(bytes),
+    HaloRows rows;
+    if (!split_halo_list(list, stride_, cells, rows)) throw Error("internal: a halo list not listed slot by slot");
+    Halo h{DeviceBuffer<std::uint32_t>(cells.size()), rows, DeviceBuffer<std::byte>(bytes),
            PinnedBuffer<std::byte>(device_buffers ? 0 : bytes)};
-    if (!list.empty()) h.offsets.upload(list);
+    if (!cells.empty()) h.cells.upload(cells);
     halo_.push_back(std::move(h));
   }
 }
@@ -167,11 +170,10 @@ void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& 
 // after wait_halo(), while later kernels (the interior) already run on the stream.
 void CudaBackend::pack_halo(int list) {
   Halo& h = halo_[list];
-  if (h.offsets.size() == 0) return;
+  if (h.rows.count() == 0) return;
   each_storage([&](auto, auto* f) {
     using S = std::remove_pointer_t<decltype(f)>;
-    launch_pack(f, h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()), reinterpret_cast<S*>(h.device.data()),
-                work().get());
+    launch_pack(f, stride_, h.cells.data(), h.rows, reinterpret_cast<S*>(h.device.data()), work().get());
   });
   if (device_halo_) {
     halo_event_.record(work());
@@ -186,7 +188,7 @@ void CudaBackend::pack_halo(int list) {
 
 void CudaBackend::unpack_halo(int list) {
   Halo& h = halo_[list];
-  if (h.offsets.size() == 0) return;
+  if (h.rows.count() == 0) return;
   if (!device_halo_) {
     ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(h.device.data(), h.host.data(), h.device.bytes(), cudaMemcpyHostToDevice,
                                         copy_stream_.get()));
@@ -195,8 +197,8 @@ void CudaBackend::unpack_halo(int list) {
   }
   each_storage([&](auto, auto* f) {
     using S = std::remove_pointer_t<decltype(f)>;
-    launch_unpack(f, h.offsets.data(), static_cast<std::uint32_t>(h.offsets.size()),
-                  reinterpret_cast<const S*>(h.device.data()), boundary_stream_.get());
+    launch_unpack(f, stride_, h.cells.data(), h.rows, reinterpret_cast<const S*>(h.device.data()),
+                  boundary_stream_.get());
   });
   unpacked_.record(boundary_stream_);
   unpack_pending_ = true;

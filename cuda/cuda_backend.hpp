@@ -12,6 +12,7 @@
 #include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
+#include "lib/parallel/halo_rows.hpp"
 
 namespace rockperm::cuda {
 
@@ -68,7 +69,8 @@ class CudaBackend final : public Backend {
 
  private:
   struct Halo {
-    DeviceBuffer<std::uint64_t> offsets;
+    DeviceBuffer<std::uint32_t> cells;  // the list's cells, with its runs of one slot each
+    HaloRows rows;
     DeviceBuffer<std::byte> device;  // slots as stored
     PinnedBuffer<std::byte> host;
   };

@@ -173,17 +173,17 @@ __global__ void sums_kernel(const S* __restrict__ f, std::uint64_t stride, std::
 }
 
 template <class S>
-__global__ void pack_kernel(const S* __restrict__ f, const std::uint64_t* __restrict__ offsets,
-                            std::uint32_t count, S* __restrict__ buffer) {
+__global__ void pack_kernel(const S* __restrict__ f, std::uint64_t stride, const std::uint32_t* __restrict__ cells,
+                            HaloRows rows, S* __restrict__ buffer) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < count) buffer[k] = f[offsets[k]];
+  if (k < rows.count()) buffer[k] = f[rows.offset(k, cells[k], stride)];
 }
 
 template <class S>
-__global__ void unpack_kernel(S* __restrict__ f, const std::uint64_t* __restrict__ offsets, std::uint32_t count,
-                              const S* __restrict__ buffer) {
+__global__ void unpack_kernel(S* __restrict__ f, std::uint64_t stride, const std::uint32_t* __restrict__ cells,
+                              HaloRows rows, const S* __restrict__ buffer) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < count) f[offsets[k]] = buffer[k];
+  if (k < rows.count()) f[rows.offset(k, cells[k], stride)] = buffer[k];
 }
 
 unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / block_threads; }
@@ -320,18 +320,18 @@ void launch_scale(S* f, std::uint64_t count, float factor, cudaStream_t stream) 
 }
 
 template <class S>
-void launch_pack(const S* f, const std::uint64_t* offsets, std::uint32_t count, S* buffer,
+void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, S* buffer,
                  cudaStream_t stream) {
-  if (count == 0) return;
-  pack_kernel<S><<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
+  if (rows.count() == 0) return;
+  pack_kernel<S><<<grid_for(rows.count()), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
 template <class S>
-void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, const S* buffer,
+void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
                    cudaStream_t stream) {
-  if (count == 0) return;
-  unpack_kernel<S><<<grid_for(count), block_threads, 0, stream>>>(f, offsets, count, buffer);
+  if (rows.count() == 0) return;
+  unpack_kernel<S><<<grid_for(rows.count()), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -368,8 +368,8 @@ void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, cons
                                      std::uint32_t, const physics::CollisionParams&, unsigned long long*, int,         \
                                      cudaStream_t);                                                                    \
   template void launch_scale<S>(S*, std::uint64_t, float, cudaStream_t);                                               \
-  template void launch_pack<S>(const S*, const std::uint64_t*, std::uint32_t, S*, cudaStream_t);                       \
-  template void launch_unpack<S>(S*, const std::uint64_t*, std::uint32_t, const S*, cudaStream_t);
+  template void launch_pack<S>(const S*, std::uint64_t, const std::uint32_t*, const HaloRows&, S*, cudaStream_t);     \
+  template void launch_unpack<S>(S*, std::uint64_t, const std::uint32_t*, const HaloRows&, const S*, cudaStream_t);
 ROCKPERM_STORAGE_LAUNCHERS(float)
 ROCKPERM_STORAGE_LAUNCHERS(Half)
 #undef ROCKPERM_STORAGE_LAUNCHERS

@@ -8,6 +8,7 @@
 
 #include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
+#include "lib/parallel/halo_rows.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/flow_sums.hpp"
 #include "lib/physics/storage.hpp"
@@ -57,12 +58,12 @@ void launch_plane_sums(const S* f, std::uint64_t stride, std::uint32_t begin, st
 // f[k] *= factor for k in [0, count).
 template <class S>
 void launch_scale(S* f, std::uint64_t count, float factor, cudaStream_t stream);
-// buffer[k] = f[offsets[k]] and back.
+// buffer[k] = f[rows.offset(k, cells[k], stride)] for the rows.count() entries, and back.
 template <class S>
-void launch_pack(const S* f, const std::uint64_t* offsets, std::uint32_t count, S* buffer,
+void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, S* buffer,
                  cudaStream_t stream);
 template <class S>
-void launch_unpack(S* f, const std::uint64_t* offsets, std::uint32_t count, const S* buffer,
+void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
                    cudaStream_t stream);
 inline std::uint32_t sum_blocks(std::uint32_t cells) { return (cells + reduction_block - 1) / reduction_block; }
 

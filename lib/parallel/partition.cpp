@@ -92,12 +92,14 @@ namespace {
 // crossing slot travels only when that cell is fluid: otherwise no exchange reaches it (the
 // value is bounced back at home), and in the fused form the owner's own bounce-back writes
 // the slot, which a value coming back from the ghost copy must not overwrite. Both sides see
-// the same voxels, so their lists match entry for entry.
+// the same voxels, so their lists match entry for entry. Slot by slot, each slot's cells in
+// order: a warp's entries are then consecutive slots of one row (whole lines to read and write),
+// and the GPU keeps the cells alone (lib/parallel/halo_rows.hpp).
 void add_plane(std::vector<std::uint64_t>& list, const SparseLattice& lat, std::int64_t local_plane, int moving_cz) {
   const std::uint64_t begin = lat.plane_offsets()[local_plane], end = lat.plane_offsets()[local_plane + 1];
-  for (std::uint64_t cell = begin; cell < end; ++cell) {
-    for (int s = 1; s < lattice::q; ++s) {
-      if (-lattice::cz(s) != moving_cz) continue;
+  for (int s = 1; s < lattice::q; ++s) {
+    if (-lattice::cz(s) != moving_cz) continue;
+    for (std::uint64_t cell = begin; cell < end; ++cell) {
       if (lat.neighbour(static_cast<std::uint32_t>(cell), lattice::opposite(s)) == none) continue;
       list.push_back(static_cast<std::uint64_t>(s) * lat.stride() + cell);
     }

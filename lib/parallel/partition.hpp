@@ -46,7 +46,7 @@ SparseLattice build_slab_lattice(const PoreMask& local_mask, const SlabDomain& d
 // Halo lists (population offsets slot * stride + cell, built once). Only populations that
 // cross a cut travel, at most 5 of 19 per boundary cell, and only towards a fluid cell: slot s
 // holds the post-collision population moving along -e_s, so slots with cz(s) = -1 move up and
-// slots with cz(s) = +1 move down.
+// slots with cz(s) = +1 move down. Listed slot by slot, each slot's cells in order.
 enum HaloList : int {
   send_down = 0,  // owned bottom plane, slots moving down
   send_up = 1,    // owned top plane, slots moving up

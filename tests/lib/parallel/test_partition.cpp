@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "lib/parallel/device_assignment.hpp"
+#include "lib/parallel/halo_rows.hpp"
+#include "lib/physics/d3q19.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/partition.hpp"
 #include "lib/parallel/plan.hpp"
@@ -43,6 +45,41 @@ TEST(Partition, DomainsWrapOnlyWhenPeriodic) {
   const SlabDomain b = slab_domain(slabs, 0, 4, false);
   EXPECT_EQ(b.lower, -1);
   EXPECT_EQ(b.planes, (std::vector<std::int64_t>{0, 1, 2}));
+}
+
+// The halo lists go slot by slot, so that the GPU keeps 4-byte cells and at most 5 runs
+// (HaloRows) and a pack's warps read whole rows; the offsets come back entry for entry.
+TEST(Partition, HaloListsSplitIntoCellsAndRunsOfOneSlot) {
+  const Dims dims{7, 6, 8};
+  PoreMask mask{dims, std::vector<std::uint8_t>(dims.voxels())};
+  for (std::int64_t v = 0; v < dims.voxels(); ++v) mask.pore[v] = (v * 2654435761u >> 5) % 10 < 7;
+  const auto slabs = partition_slabs(plane_fluid_counts(mask), 2);
+  const SlabDomain domain = slab_domain(slabs, 1, dims.nz, true);
+  const Periodicity periodic{true, true, true};
+  const SparseLattice local = build_slab_lattice(extract_planes(mask, domain.planes), domain, periodic, true);
+  const auto lists = build_halo_lists(local, domain);
+  ASSERT_EQ(lists.size(), 4u);
+  for (const auto& list : lists) {
+    ASSERT_FALSE(list.empty());
+    std::vector<std::uint32_t> cells;
+    HaloRows rows;
+    ASSERT_TRUE(split_halo_list(list, local.stride(), cells, rows));
+    EXPECT_EQ(rows.runs, HaloRows::max_runs);  // every crossing slot has a fluid target somewhere here
+    ASSERT_EQ(rows.count(), list.size());
+    for (std::uint32_t k = 0; k < list.size(); ++k) {
+      ASSERT_EQ(rows.offset(k, cells[k], local.stride()), list[k]) << "entry " << k;
+      if (k > 0 && list[k] / local.stride() == list[k - 1] / local.stride()) EXPECT_GT(cells[k], cells[k - 1]);
+    }
+    for (int r = 0; r < rows.runs; ++r) EXPECT_EQ(std::abs(lattice::cz(static_cast<int>(rows.slot[r]))), 1);
+  }
+  // cell by cell (two slots interleaved) is more runs than a cut has slots
+  std::vector<std::uint64_t> interleaved;
+  for (std::uint64_t c = 0; c < 4; ++c) {
+    for (const std::uint64_t s : {5u, 14u}) interleaved.push_back(s * local.stride() + c);
+  }
+  std::vector<std::uint32_t> cells;
+  HaloRows rows;
+  EXPECT_FALSE(split_halo_list(interleaved, local.stride(), cells, rows));
 }
 
 TEST(Plan, MemoryAndRanksNeeded) {
