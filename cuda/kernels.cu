@@ -172,18 +172,46 @@ __global__ void sums_kernel(const S* __restrict__ f, std::uint64_t stride, std::
   if (threadIdx.x == 0) partial[blockIdx.x] = shared[0];
 }
 
+// The packs and unpacks run beside the interior and are bound by the latency of their loads: each
+// thread moves halo_per_thread entries (a block's entries k, k + 256, ...), all loads first, so
+// that fewer threads hold the multiprocessors' slots for less time. bench --loopback on an H200,
+// 768^2 x 96 pack (of alone, fp32 / fp16): 1 entry 97.3 / 96.5-96.6 %, 4 entries 97.8 / 96.2-97.4,
+// 8 entries 97.9 / 97.4-97.8 (docs/PERFORMANCE.md, "The decomposed step on one device").
+constexpr int halo_per_thread = 8;
+
 template <class S>
 __global__ void pack_kernel(const S* __restrict__ f, std::uint64_t stride, const std::uint32_t* __restrict__ cells,
                             HaloRows rows, S* __restrict__ buffer) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < rows.count()) buffer[k] = f[rows.offset(k, cells[k], stride)];
+  const std::uint32_t first = blockIdx.x * blockDim.x * halo_per_thread + threadIdx.x, n = rows.count();
+  S v[halo_per_thread];
+#pragma unroll
+  for (int j = 0; j < halo_per_thread; ++j) {
+    const std::uint32_t k = first + j * blockDim.x;
+    if (k < n) v[j] = f[rows.offset(k, cells[k], stride)];
+  }
+#pragma unroll
+  for (int j = 0; j < halo_per_thread; ++j) {
+    const std::uint32_t k = first + j * blockDim.x;
+    if (k < n) buffer[k] = v[j];
+  }
 }
 
 template <class S>
 __global__ void unpack_kernel(S* __restrict__ f, std::uint64_t stride, const std::uint32_t* __restrict__ cells,
                               HaloRows rows, const S* __restrict__ buffer) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < rows.count()) f[rows.offset(k, cells[k], stride)] = buffer[k];
+  const std::uint32_t first = blockIdx.x * blockDim.x * halo_per_thread + threadIdx.x, n = rows.count();
+  S v[halo_per_thread];
+  std::uint32_t cell[halo_per_thread];
+#pragma unroll
+  for (int j = 0; j < halo_per_thread; ++j) {
+    const std::uint32_t k = first + j * blockDim.x;
+    if (k < n) v[j] = buffer[k], cell[j] = cells[k];
+  }
+#pragma unroll
+  for (int j = 0; j < halo_per_thread; ++j) {
+    const std::uint32_t k = first + j * blockDim.x;
+    if (k < n) f[rows.offset(k, cell[j], stride)] = v[j];
+  }
 }
 
 unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / block_threads; }
@@ -323,7 +351,7 @@ template <class S>
 void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, S* buffer,
                  cudaStream_t stream) {
   if (rows.count() == 0) return;
-  pack_kernel<S><<<grid_for(rows.count()), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
+  pack_kernel<S><<<grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -331,7 +359,7 @@ template <class S>
 void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
                    cudaStream_t stream) {
   if (rows.count() == 0) return;
-  unpack_kernel<S><<<grid_for(rows.count()), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
+  unpack_kernel<S><<<grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
