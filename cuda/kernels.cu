@@ -205,7 +205,10 @@ __global__ void unpack_kernel(S* __restrict__ f, std::uint64_t stride, const std
 #pragma unroll
   for (int j = 0; j < halo_per_thread; ++j) {
     const std::uint32_t k = first + j * blockDim.x;
-    if (k < n) v[j] = buffer[k], cell[j] = cells[k];
+    if (k < n) {
+      v[j] = buffer[k];
+      cell[j] = cells[k];
+    }
   }
 #pragma unroll
   for (int j = 0; j < halo_per_thread; ++j) {
@@ -351,7 +354,8 @@ template <class S>
 void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, S* buffer,
                  cudaStream_t stream) {
   if (rows.count() == 0) return;
-  pack_kernel<S><<<grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
+  const unsigned blocks = grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread);
+  pack_kernel<S><<<blocks, block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -359,7 +363,8 @@ template <class S>
 void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
                    cudaStream_t stream) {
   if (rows.count() == 0) return;
-  unpack_kernel<S><<<grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread), block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
+  const unsigned blocks = grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread);
+  unpack_kernel<S><<<blocks, block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

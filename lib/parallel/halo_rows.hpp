@@ -1,8 +1,9 @@
 #pragma once
 // A halo list (population offsets slot * stride + cell, lib/parallel/partition.hpp) as the GPU
-// reads it: 4-byte cell indices, in runs of one slot each with the slot given once per run.
-// A pack or unpack reads one index per slot it moves: 8-byte offsets were four times the
-// slots' own bytes in fp16.
+// reads it: 4-byte cell indices, in runs of one slot each with the slot given once per run. A
+// pack or unpack reads one index per slot it moves, half the bytes of an offset (in fp16 an
+// offset was four times the slot). Measured gain small: the packs wait on their loads' latency
+// more than on bytes (docs/PERFORMANCE.md, "The decomposed step on one device").
 #include <cstdint>
 #include <vector>
 
