@@ -356,7 +356,8 @@ int bench_command(const std::vector<std::string>& args) {
   }
   if (!comm.root()) return 0;
   if (json) {
-    std::printf("{\"device\": \"%s\", \"copy_gbs\": %.2f, \"rows\": [\n", device.c_str(), copy_gbs);
+    std::printf("{\"device\": \"%s\", \"copy_gbs\": %.2f, \"loopback\": %s, \"rows\": [\n", device.c_str(), copy_gbs,
+                loopback ? "true" : "false");
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"storage\": \"%s\", \"ranks\": %d, \"halo\": \"%s\", "

@@ -25,6 +25,14 @@ grep -q '^loopback ' <<<"$out" || { echo "bench_slabs: --loopback does not say s
 bad=$(grep -E '^pack-16 +fused fp32 +1 +4096 .* staged ' <<<"$out" | awk '{ v = $NF; sub(/%$/, "", v); if ($NF !~ /^[0-9]+\.[0-9]%$/ || v + 0 <= 0) print "x" }')
 rows=$(grep -cE '^pack-16 +fused fp32 +1 +4096 .* staged ' <<<"$out" || true)
 [ "$rows" -eq 1 ] && [ -z "$bad" ] || { echo "bench_slabs: expected one loopback row with an 'of alone' percentage" >&2; exit 1; }
+# and its JSON says so, with the row's time against the plain step
+OMP_NUM_THREADS=1 "$rockperm" bench --backend cpu --loopback --sizes 16 --geometries pack --propagation fused \
+  --halo-transport staged --repeats 1 --steps 2 --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["loopback"] is True and len(d["rows"]) == 1, d
+assert d["rows"][0]["of_alone"] > 0 and d["rows"][0]["alone_ms_per_step"] > 0, d["rows"][0]
+' || { echo "bench_slabs: --loopback --json lacks loopback or of_alone" >&2; exit 1; }
 set +e
 err=$(OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --loopback --sizes 16 2>&1)
 rc=$?
