@@ -15,7 +15,7 @@ struct HaloRows {
   // the slots that cross a z cut in one direction (cz = +1, or -1)
   static constexpr int max_runs = 5;
   int runs = 0;
-  std::uint32_t entries = 0;
+  std::uint32_t entries = 0;          // end[runs - 1], kept apart so that a kernel reads it by a constant index
   std::uint32_t end[max_runs] = {};   // run r holds the entries [end[r - 1], end[r])
   std::uint32_t slot[max_runs] = {};  // and their slot
   ROCKPERM_HD std::uint32_t count() const { return entries; }
