@@ -113,7 +113,7 @@ class CudaBackend final : public Backend {
       fn(LineTables{line_mask_.data(), line_ranks_.data(), line_base_.data(), line_first_.data(),
                     line_exceptions_.data(), cells_, stride_});
     } else if (grouped_tables_) {
-      fn(GroupedPairTables{group_delta_.data(), group_base_.data(), cells_});
+      fn(GroupedPairTables{group_delta_.data(), group_base_.data()});
     } else if (packed_tables_ && has_negative_) {
       fn(PackedPairTables{pair_low_.data(), pair_high_.data(), cells_});
     } else if (packed_tables_) {

@@ -76,7 +76,7 @@ bool pack_group(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_
   for (int l = 0; l < line_ranks; ++l) {
     offsets.clear();
     for (std::uint64_t c = first; c < last; ++c) {
-      if (known[c - first][l]) offsets.push_back(short_offset(rank[c - first][l], static_cast<std::int64_t>(c), cells));
+      if (known[c - first][l]) offsets.push_back(grouped_offset(rank[c - first][l], static_cast<std::int64_t>(c)));
     }
     GroupBases bases;
     if (!group_bases(offsets, bases)) return false;
@@ -85,7 +85,7 @@ bool pack_group(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_
     stored[1] = static_cast<std::int32_t>(bases.base[1]);
     for (std::uint64_t c = first; c < first + group_cells; ++c) {
       const bool present = c < last && known[c - first][l];
-      const std::int64_t offset = present ? short_offset(rank[c - first][l], static_cast<std::int64_t>(c), cells) : 0;
+      const std::int64_t offset = present ? grouped_offset(rank[c - first][l], static_cast<std::int64_t>(c)) : 0;
       out.ranks[(l / 2) * stride + c] |= grouped_bits(bases, offset, present) << (16 * (l & 1));
     }
   }

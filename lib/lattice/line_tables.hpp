@@ -109,7 +109,7 @@ struct LineTables {
   // the rank of line r of `cell` from its row word and the group's bases
   ROCKPERM_HD std::uint32_t rank_of(int r, std::uint32_t word, const std::int32_t* bases, std::uint32_t cell) const {
     const std::uint32_t bits = (r & 1) ? word & 0xFFFF0000u : word << 16;
-    return grouped_neighbour(bits, bases[2 * (r & 1)], bases[2 * (r & 1) + 1], cell, cells).index;
+    return grouped_neighbour(bits, bases[2 * (r & 1)], bases[2 * (r & 1) + 1], cell).index;
   }
 
   // Whether the rule gives the cell's neighbours (not an exception).

@@ -100,7 +100,7 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
         const std::uint32_t* table = tables[side] + k * stride;
         offsets.clear();
         for (std::int64_t c = first; c < last; ++c) {
-          if (table[c] != propagation::none_index) offsets.push_back(short_offset(table[c], c, cells));
+          if (table[c] != propagation::none_index) offsets.push_back(grouped_offset(table[c], c));
         }
         GroupBases bases;
         if (!group_bases(offsets, bases)) {
@@ -112,7 +112,7 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
         stored[1] = static_cast<std::int32_t>(bases.base[1]);
         for (std::int64_t c = first; c < first + static_cast<std::int64_t>(group_cells); ++c) {
           const bool present = c < last && table[c] != propagation::none_index;
-          const std::uint32_t bits = grouped_bits(bases, present ? short_offset(table[c], c, cells) : 0, present);
+          const std::uint32_t bits = grouped_bits(bases, present ? grouped_offset(table[c], c) : 0, present);
           out.delta[k * stride + c] |= bits << (16 * side);
         }
       }

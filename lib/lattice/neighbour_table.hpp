@@ -159,7 +159,7 @@ struct PackedPairTables {
 // step is bound by the L2 traffic of its gathers, scatters and tables: 4-byte tables made it 5 %
 // slower than 3-byte ones). The offsets of 32 consecutive cells (a warp) in one direction lie in
 // at most two clusters (a periodic wrap is the second: the last row's +y neighbours are a plane
-// back), so each group keeps two 32-bit bases per direction and table, and each entry a bit that
+// back, the last plane's +z neighbours the whole array back), so each group keeps two 32-bit bases per direction and table, and each entry a bit that
 // picks one and its offset from it as a 15-bit number (-2^14 marks none): 2 + 16/64 bytes per
 // entry. Used when every group fits (pack_grouped_pair_tables), else PackedPairTables.
 inline constexpr std::uint32_t group_cells = 32;
@@ -167,18 +167,20 @@ inline constexpr std::int32_t grouped_none = -0x4000;
 inline constexpr std::int64_t grouped_span = 2 * 0x3FFF;  // the widest cluster of offsets
 
 // The neighbour of a grouped entry: its 16 bits are the top half of `bits` (the others zero),
-// bit 31 picks the base.
+// bit 31 picks the base. Grouped offsets are the neighbour's index minus the cell's as they are
+// (grouped_offset), not the shorter way round the array as the packed ones: a periodic wrap is
+// a cluster of its own, and the step adds base and delta to the cell with nothing to wrap. (The
+// wrap was 6 of the 12 instructions that decode an entry, a tenth of the fp16 odd step's.)
 ROCKPERM_HD inline Neighbour grouped_neighbour(std::uint32_t bits, std::int32_t base0, std::int32_t base1,
-                                               std::uint32_t cell, std::uint32_t cells) {
+                                               std::uint32_t cell) {
   const std::int32_t delta = static_cast<std::int32_t>(bits << 1) >> 17;
   const std::int32_t base = static_cast<std::int32_t>(bits) < 0 ? base1 : base0;
-  return {wrap_offset(base + delta, cell, cells), delta != grouped_none};
+  return {cell + static_cast<std::uint32_t>(base + delta), delta != grouped_none};
 }
 
 struct GroupedPairTables {
   const std::uint32_t* delta;  // per slot: the positive entry's 16 bits | the negative entry's << 16
   const std::int32_t* base;    // per group and direction: the positive table's two bases, the negative's
-  std::uint32_t cells;
   template <class Index>
   ROCKPERM_HD void load(int k, Index slot, std::uint32_t cell, std::uint32_t& d, std::int32_t (&b)[4]) const {
     const std::uint64_t at = 4 * ((cell / group_cells) * static_cast<std::uint64_t>(9) + k);
@@ -196,15 +198,15 @@ struct GroupedPairTables {
     std::uint32_t d;
     std::int32_t b[4];
     load(k, slot, cell, d, b);
-    return index_or_none(grouped_neighbour(d << 16, b[0], b[1], cell, cells));
+    return index_or_none(grouped_neighbour(d << 16, b[0], b[1], cell));
   }
   template <class Index>
   ROCKPERM_HD void pair(int k, Index slot, std::uint32_t cell, Neighbour& ahead, Neighbour& behind) const {
     std::uint32_t d;
     std::int32_t b[4];
     load(k, slot, cell, d, b);
-    ahead = grouped_neighbour(d << 16, b[0], b[1], cell, cells);
-    behind = grouped_neighbour(d & 0xFFFF0000u, b[2], b[3], cell, cells);
+    ahead = grouped_neighbour(d << 16, b[0], b[1], cell);
+    behind = grouped_neighbour(d & 0xFFFF0000u, b[2], b[3], cell);
   }
 };
 
@@ -255,7 +257,9 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
 
 // The packers' pieces, shared with lib/lattice/line_tables.cpp:
 //  - short_offset: from `cell` to `t` the shorter way round an array of n cells (a periodic wrap
-//    becomes a short step);
+//    becomes a short step: the packed tables);
+//  - grouped_offset: from `cell` to `t` as they are (the grouped and line tables: see
+//    grouped_neighbour);
 //  - packable_size: whether a lattice of `cells` is small enough for offsets of 24 bits or less;
 //  - group_bases: the two bases of one group's offsets in one direction (sorts `offsets`), false
 //    when they do not fall into two clusters of 15 bits;
@@ -265,6 +269,7 @@ struct GroupBases {
   std::int64_t split = 0;  // offsets from here on take base[1]
 };
 std::int64_t short_offset(std::uint32_t t, std::int64_t cell, std::int64_t n);
+inline std::int64_t grouped_offset(std::uint32_t t, std::int64_t cell) { return static_cast<std::int64_t>(t) - cell; }
 bool packable_size(std::uint32_t cells);
 bool group_bases(std::vector<std::int64_t>& offsets, GroupBases& out);
 std::uint32_t grouped_bits(const GroupBases& bases, std::int64_t offset, bool present);

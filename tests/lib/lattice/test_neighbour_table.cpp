@@ -66,7 +66,7 @@ TEST(NeighbourTable, GroupedPairsReadBackBothTablesIncludingPeriodicWraps) {
     ASSERT_TRUE(pack_grouped_pair_tables(lat.neighbours().data(), lat.negative_neighbours().data(),
                                          lat.neighbours().size(), lat.stride(), lat.fluid_count(), data));
     EXPECT_EQ(data.base.size(), lat.stride() / group_cells * 36);
-    const GroupedPairTables grouped{data.delta.data(), data.base.data(), lat.fluid_count()};
+    const GroupedPairTables grouped{data.delta.data(), data.base.data()};
     const IndexTables plain{{lat.neighbours().data()}, {lat.negative_neighbours().data()}};
     for (std::uint64_t slot = 0; slot < lat.neighbours().size(); ++slot) {
       const auto cell = static_cast<std::uint32_t>(slot % lat.stride());
@@ -91,7 +91,7 @@ TEST(NeighbourTable, AGroupsOffsetsMayFormTwoClustersButNotThree) {
   std::vector<std::uint32_t> pos(9 * stride, propagation::none_index), neg(9 * stride, propagation::none_index);
   for (std::uint32_t c = 0; c < stride; ++c) pos[c] = c + 10, neg[c] = c + 500000;  // neg: half-way round
   GroupedPairData data;
-  const auto grouped = [&] { return GroupedPairTables{data.delta.data(), data.base.data(), cells}; };
+  const auto grouped = [&] { return GroupedPairTables{data.delta.data(), data.base.data()}; };
   ASSERT_TRUE(pack_grouped_pair_tables(pos.data(), neg.data(), pos.size(), stride, cells, data));
   EXPECT_EQ(grouped().at(0, 40u, 40u), 50u);
   pos[40] = 40 + 70000;
