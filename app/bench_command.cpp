@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -30,6 +31,7 @@
 #endif
 
 namespace po = boost::program_options;
+using Json = nlohmann::ordered_json;
 
 namespace rockperm::app {
 
@@ -57,12 +59,17 @@ struct Row {
   std::string halo;        // the transport that moved the halos ("-" on one rank)
   double alone_ms = 0;     // per step, the slowest rank stepping its slab with no exchange (0: one rank)
   double of_alone = 0;     // alone_ms over this row's time per step (the decomposition's efficiency)
+  std::int64_t steps = 0;  // per timed repeat
+  std::vector<double> repeat_seconds;   // every timed repeat's, in order (the slowest rank's)
+  std::vector<double> repeat_end_unix;  // when each ended (rank 0's clock, seconds since 1970): to set
+                                        // beside a device monitor's log (clock, power) of the same time
 };
 
 struct Timing {
   std::int64_t steps = 0;  // per timed repeat
   double seconds = 0;      // the median repeat's, of the slowest rank
   double mpi_ms = 0;       // per step inside the exchange, of the slowest rank
+  std::vector<double> repeats, repeat_ends;  // every repeat's seconds, and its end (Row)
   double per_step() const { return seconds / static_cast<double>(steps); }
 };
 
@@ -86,15 +93,16 @@ Timing time_steps(Stepper& stepper, Backend& backend, const Comm& comm, std::int
   const double t_warm = timed(0, warm);
   if (steps <= 0) steps = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.2 / (t_warm / warm)), 4, 5000);
   steps += steps % 2;  // fused steps come in pairs
-  std::vector<double> times;
+  Timing timing;
   std::int64_t step = warm;
   const double mpi_before = stepper.mpi_seconds();
   for (int r = 0; r < repeats; ++r) {
-    times.push_back(timed(step, steps));
+    timing.repeats.push_back(timed(step, steps));
+    timing.repeat_ends.push_back(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
     step += steps;
   }
+  std::vector<double> times = timing.repeats;
   std::sort(times.begin(), times.end());
-  Timing timing;
   timing.steps = steps;
   timing.seconds = times[times.size() / 2];
   timing.mpi_ms = comm.max((stepper.mpi_seconds() - mpi_before) / (repeats * static_cast<double>(steps))) * 1e3;
@@ -333,6 +341,9 @@ int bench_command(const std::vector<std::string>& args) {
       row.fraction = row.gbs / copy_gbs;
       row.halo_kb = comm.max(static_cast<double>(stepper->halo_bytes_per_step())) * 1e-3;
       row.mpi_ms = timing.mpi_ms;
+      row.steps = timing.steps;
+      row.repeat_seconds = timing.repeats;
+      row.repeat_end_unix = timing.repeat_ends;
       if (alone > 0) {
         row.alone_ms = alone * 1e3;
         row.of_alone = alone / timing.per_step();
@@ -356,24 +367,33 @@ int bench_command(const std::vector<std::string>& args) {
   }
   if (!comm.root()) return 0;
   if (json) {
-    std::printf("{\"device\": \"%s\", \"copy_gbs\": %.2f, \"loopback\": %s, \"rows\": [\n", device.c_str(), copy_gbs,
-                loopback ? "true" : "false");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      std::printf("  {\"case\": \"%s\", \"kernel\": \"%s\", \"storage\": \"%s\", \"ranks\": %d, \"halo\": \"%s\", "
-                  "\"halo_kb_per_step\": %.2f, "
-                  "\"mpi_ms_per_step\": %.4f, \"alone_ms_per_step\": %.4f, \"of_alone\": %.4f, "
-                  "\"voxels\": %llu, \"fluid_cells\": %u, "
-                  "\"bytes_per_cell\": %.2f, \"bytes_per_update\": %.0f, \"mflups\": %.2f, \"gbs_per_rank\": %.2f, "
-                  "\"fraction_of_copy\": %.4f}%s\n",
-                  r.name.c_str(), r.propagation.c_str(), to_string(r.storage), r.ranks, r.halo.c_str(), r.halo_kb, r.mpi_ms,
-                  r.alone_ms, r.of_alone,
-                  static_cast<unsigned long long>(r.voxels), r.fluid,
-                  r.bytes_per_cell, ByteModel{parse_propagation(r.propagation), r.storage, r.index_bytes}.traffic_per_update(), r.mflups,
-                  r.gbs, r.fraction,
-                  i + 1 < rows.size() ? "," : "");
+    Json out;
+    out["device"] = device;
+    out["copy_gbs"] = copy_gbs;
+    out["loopback"] = loopback;
+    out["rows"] = Json::array();
+    for (const Row& r : rows) {
+      out["rows"].push_back({{"case", r.name},
+                             {"kernel", r.propagation},
+                             {"storage", to_string(r.storage)},
+                             {"ranks", r.ranks},
+                             {"halo", r.halo},
+                             {"halo_kb_per_step", r.halo_kb},
+                             {"mpi_ms_per_step", r.mpi_ms},
+                             {"alone_ms_per_step", r.alone_ms},
+                             {"of_alone", r.of_alone},
+                             {"voxels", r.voxels},
+                             {"fluid_cells", r.fluid},
+                             {"bytes_per_cell", r.bytes_per_cell},
+                             {"bytes_per_update", ByteModel{parse_propagation(r.propagation), r.storage, r.index_bytes}.traffic_per_update()},
+                             {"mflups", r.mflups},
+                             {"gbs_per_rank", r.gbs},
+                             {"fraction_of_copy", r.fraction},
+                             {"steps_per_repeat", r.steps},
+                             {"repeat_seconds", r.repeat_seconds},
+                             {"repeat_end_unix", r.repeat_end_unix}});
     }
-    std::printf("]}\n");
+    std::printf("%s\n", out.dump(2).c_str());
   }
   return 0;
 }
