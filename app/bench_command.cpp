@@ -63,6 +63,11 @@ struct Row {
   std::vector<double> repeat_seconds;   // every timed repeat's, in order (the slowest rank's)
   std::vector<double> repeat_end_unix;  // when each ended (rank 0's clock, seconds since 1970): to set
                                         // beside a device monitor's log (clock, power) of the same time
+  // each rank's own seconds of every repeat (its steps until its device was done, before it
+  // waited for the others), of this row and of its reference: whether the ranks' paces move
+  // apart over a run (a slab's pace that moves while the other's does not costs a coupled step
+  // more than the slowest rank's total alone)
+  std::vector<std::vector<double>> rank_repeat_seconds, alone_rank_repeat_seconds;
 };
 
 struct Timing {
@@ -70,6 +75,7 @@ struct Timing {
   double seconds = 0;      // the median repeat's, of the slowest rank
   double mpi_ms = 0;       // per step inside the exchange, of the slowest rank
   std::vector<double> repeats, repeat_ends;  // every repeat's seconds, and its end (Row)
+  std::vector<std::vector<double>> rank_repeats;  // [rank][repeat]: each rank's own (Row)
   double per_step() const { return seconds / static_cast<double>(steps); }
 };
 
@@ -80,12 +86,14 @@ struct Timing {
 Timing time_steps(Stepper& stepper, Backend& backend, const Comm& comm, std::int64_t steps, int repeats,
                   const std::vector<std::byte>* start = nullptr) {
   if (start) backend.upload_raw(*start);
+  double own = 0;  // this rank's seconds of the last repeat, before the closing barrier
   const auto timed = [&](std::int64_t first, std::int64_t n) {
     backend.synchronize();
     comm.barrier();
     const auto start = std::chrono::steady_clock::now();
     for (std::int64_t s = 0; s < n; ++s) stepper.advance(first + s);
     backend.synchronize();
+    own = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     comm.barrier();
     return comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
@@ -96,10 +104,16 @@ Timing time_steps(Stepper& stepper, Backend& backend, const Comm& comm, std::int
   Timing timing;
   std::int64_t step = warm;
   const double mpi_before = stepper.mpi_seconds();
+  std::vector<double> owns(static_cast<std::size_t>(comm.size()) * repeats, 0.0);  // [rank * repeats + r]
   for (int r = 0; r < repeats; ++r) {
     timing.repeats.push_back(timed(step, steps));
     timing.repeat_ends.push_back(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+    owns[static_cast<std::size_t>(comm.rank()) * repeats + r] = own;
     step += steps;
+  }
+  owns = comm.sum(owns);
+  for (int k = 0; k < comm.size(); ++k) {
+    timing.rank_repeats.emplace_back(owns.begin() + k * repeats, owns.begin() + (k + 1) * repeats);
   }
   std::vector<double> times = timing.repeats;
   std::sort(times.begin(), times.end());
@@ -308,6 +322,7 @@ int bench_command(const std::vector<std::string>& args) {
     // steps of the 512^3 pack ran up to 6 % apart from one row to the next as the flow developed
     // (the same transport twice in one process: 94.8 and 99.7 % of alone; fp32 within 0.1 %).
     double alone = 0;
+    std::vector<std::vector<double>> alone_ranks;
     std::int64_t steps = vm["steps"].as<int>();
     std::vector<std::byte> start;
     if (domain) {
@@ -315,6 +330,7 @@ int bench_command(const std::vector<std::string>& args) {
       Stepper solo(*backend, prop);
       const Timing timing = time_steps(solo, *backend, comm, steps, repeats, &start);
       alone = timing.per_step();
+      alone_ranks = timing.rank_repeats;
       steps = timing.steps;  // the same steps in every row
     }
     for (std::size_t k = 0; k < plans.size(); ++k) {
@@ -344,6 +360,8 @@ int bench_command(const std::vector<std::string>& args) {
       row.steps = timing.steps;
       row.repeat_seconds = timing.repeats;
       row.repeat_end_unix = timing.repeat_ends;
+      row.rank_repeat_seconds = timing.rank_repeats;
+      row.alone_rank_repeat_seconds = alone_ranks;
       if (alone > 0) {
         row.alone_ms = alone * 1e3;
         row.of_alone = alone / timing.per_step();
@@ -391,7 +409,9 @@ int bench_command(const std::vector<std::string>& args) {
                              {"fraction_of_copy", r.fraction},
                              {"steps_per_repeat", r.steps},
                              {"repeat_seconds", r.repeat_seconds},
-                             {"repeat_end_unix", r.repeat_end_unix}});
+                             {"repeat_end_unix", r.repeat_end_unix},
+                             {"rank_repeat_seconds", r.rank_repeat_seconds},
+                             {"alone_rank_repeat_seconds", r.alone_rank_repeat_seconds}});
     }
     std::printf("%s\n", out.dump(2).c_str());
   }

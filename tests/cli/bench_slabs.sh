@@ -15,6 +15,19 @@ rows=$(grep -cE '^pack-16wx6 +fused fp32 +2 +3072 .* staged ' <<<"$out" || true)
 # the last column: a percentage, more than 0 (the ranks alone are timed on the same slabs)
 bad=$(grep -E '^pack-16wx6 ' <<<"$out" | awk '{ v = $NF; sub(/%$/, "", v); if ($NF !~ /^[0-9]+\.[0-9]%$/ || v + 0 <= 0) print }')
 [ -z "$bad" ] || { echo "bench_slabs: rows without a positive 'of alone' percentage: $bad" >&2; exit 1; }
+# --json: every repeat's time, and each rank's own, of the row and of its reference
+OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --sizes 16 --geometries pack \
+  --propagation fused --weak --planes 6 --halo-transport staged --repeats 3 --steps 2 --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["rows"][0]
+assert r["steps_per_repeat"] == 2 and len(r["repeat_seconds"]) == 3 and len(r["repeat_end_unix"]) == 3, r
+assert sorted(r["repeat_end_unix"]) == r["repeat_end_unix"] and r["repeat_end_unix"][0] > 1.7e9, r
+for key in ("rank_repeat_seconds", "alone_rank_repeat_seconds"):
+    assert len(r[key]) == 2 and all(len(x) == 3 and min(x) > 0 for x in r[key]), (key, r[key])
+# a repeat of the row lasts as long as its slowest rank (which waited for no one)
+for k in range(3):
+    assert max(x[k] for x in r["rank_repeat_seconds"]) <= r["repeat_seconds"][k] * 1.0001, r
+' || { echo "bench_slabs: --json lacks the repeats of a row or of its ranks" >&2; exit 1; }
 
 # --loopback: one process steps each lattice as one slab that sends its halos to itself, and
 # times that against its plain step; under mpiexec it is refused before any row
