@@ -2,9 +2,10 @@
 # rockperm bench on two MPI ranks: a list of halo transports is timed on one lattice (a row
 # each), --weak --planes gives each rank a slab of that many planes, and every row says its time
 # against the slowest rank stepping its slab alone ("of alone"); --loopback does that on one process.
-#   bench_slabs.sh MPIEXEC ROCKPERM
+# tools/pace_study.py reads the JSON of such a run.
+#   bench_slabs.sh MPIEXEC ROCKPERM PACE_STUDY
 set -euo pipefail
-mpiexec=$1 rockperm=$2
+mpiexec=$1 rockperm=$2 pace_study=$3
 out=$(OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --sizes 16 --geometries pack \
   --propagation fused --weak --planes 6 --halo-transport staged,auto --repeats 1 --steps 2)
 printf '%s\n' "$out"
@@ -16,8 +17,9 @@ rows=$(grep -cE '^pack-16wx6 +fused fp32 +2 +3072 .* staged ' <<<"$out" || true)
 bad=$(grep -E '^pack-16wx6 ' <<<"$out" | awk '{ v = $NF; sub(/%$/, "", v); if ($NF !~ /^[0-9]+\.[0-9]%$/ || v + 0 <= 0) print }')
 [ -z "$bad" ] || { echo "bench_slabs: rows without a positive 'of alone' percentage: $bad" >&2; exit 1; }
 # --json: every repeat's time, and each rank's own, of the row and of its reference
-OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --sizes 16 --geometries pack \
-  --propagation fused --weak --planes 6 --halo-transport staged --repeats 3 --steps 2 --json | python3 -c '
+json=$(OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --sizes 16 --geometries pack \
+  --propagation fused --weak --planes 6 --halo-transport staged --repeats 3 --steps 2 --json)
+python3 -c '
 import json, sys
 r = json.load(sys.stdin)["rows"][0]
 assert r["steps_per_repeat"] == 2 and len(r["repeat_seconds"]) == 3 and len(r["repeat_end_unix"]) == 3, r
@@ -27,7 +29,17 @@ for key in ("rank_repeat_seconds", "alone_rank_repeat_seconds"):
 # a repeat of the row lasts as long as its slowest rank (which waited for no one)
 for k in range(3):
     assert max(x[k] for x in r["rank_repeat_seconds"]) <= r["repeat_seconds"][k] * 1.0001, r
-' || { echo "bench_slabs: --json lacks the repeats of a row or of its ranks" >&2; exit 1; }
+' <<<"$json" || { echo "bench_slabs: --json lacks the repeats of a row or of its ranks" >&2; exit 1; }
+# pace_study: a line for the row, its bound at most 100 % (the slowest total over the paced sum)
+study=$(python3 "$pace_study" - <<<"$json")
+printf '%s\n' "$study"
+awk '/^pack-16wx6 +fused fp32 +2 staged +3 / { v = $8; sub(/%$/, "", v); ok = (v + 0 > 0 && v + 0 <= 100.0001) }
+     END { exit ok ? 0 : 1 }' <<<"$study" || { echo "bench_slabs: pace_study gave no row with a bound in (0, 100 %]" >&2; exit 1; }
+set +e
+python3 "$pace_study" - <<<'{"rows": []}' >/dev/null 2>&1; rc_empty=$?
+python3 "$pace_study" /nonexistent.json >/dev/null 2>&1; rc_missing=$?
+set -e
+[ "$rc_empty" -eq 1 ] && [ "$rc_missing" -eq 2 ] || { echo "bench_slabs: pace_study exits $rc_empty / $rc_missing, not 1 / 2" >&2; exit 1; }
 
 # --loopback: one process steps each lattice as one slab that sends its halos to itself, and
 # times that against its plain step; under mpiexec it is refused before any row
