@@ -111,7 +111,7 @@ class CudaBackend final : public Backend {
   void with_tables(Fn&& fn) {
     if (line_tables_) {
       fn(LineTables{line_mask_.data(), line_ranks_.data(), line_base_.data(), line_first_.data(),
-                    line_exceptions_.data(), cells_, stride_});
+                    line_exceptions_.data(), stride_});
     } else if (grouped_tables_) {
       fn(GroupedPairTables{group_delta_.data(), group_base_.data()});
     } else if (packed_tables_ && has_negative_) {

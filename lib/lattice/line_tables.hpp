@@ -90,7 +90,6 @@ struct LineTables {
   const std::int32_t* base;              // per group: for each row the low rank's two bases, the high one's
   const std::uint32_t* exception_first;  // per group: its first exception's number
   const std::uint32_t* exceptions;       // per exception: its 18 indices (none where absent), its cell, 1 unused
-  std::uint32_t cells;
   std::uint64_t stride;
 
   template <class T>

@@ -19,7 +19,7 @@ struct Packed {
   LineTableData data;
   LineTables tables(const SparseLattice& lat) const {
     return {data.mask.data(), data.ranks.data(), data.base.data(), data.exception_first.data(), data.exceptions.data(),
-            lat.fluid_count(), lat.stride()};
+            lat.stride()};
   }
 };
 
