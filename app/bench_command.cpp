@@ -60,14 +60,15 @@ struct Row {
   double alone_ms = 0;     // per step, the slowest rank stepping its slab with no exchange (0: one rank)
   double of_alone = 0;     // alone_ms over this row's time per step (the decomposition's efficiency)
   std::int64_t steps = 0;  // per timed repeat
-  std::vector<double> repeat_seconds;   // every timed repeat's, in order (the slowest rank's)
-  std::vector<double> repeat_end_unix;  // when each ended (rank 0's clock, seconds since 1970): to set
+  std::vector<double> repeat_seconds{};   // every timed repeat's, in order (the slowest rank's)
+  std::vector<double> repeat_end_unix{};  // when each ended (rank 0's clock, seconds since 1970): to set
                                         // beside a device monitor's log (clock, power) of the same time
   // each rank's own seconds of every repeat (its steps until its device was done, before it
   // waited for the others), of this row and of its reference: whether the ranks' paces move
   // apart over a run (a slab's pace that moves while the other's does not costs a coupled step
   // more than the slowest rank's total alone)
-  std::vector<std::vector<double>> rank_repeat_seconds, alone_rank_repeat_seconds;
+  std::vector<std::vector<double>> rank_repeat_seconds{}, alone_rank_repeat_seconds{};
+  std::vector<double> alone_repeat_end_unix{};  // when each repeat of the reference ended
 };
 
 struct Timing {
@@ -323,6 +324,7 @@ int bench_command(const std::vector<std::string>& args) {
     // (the same transport twice in one process: 94.8 and 99.7 % of alone; fp32 within 0.1 %).
     double alone = 0;
     std::vector<std::vector<double>> alone_ranks;
+    std::vector<double> alone_ends;
     std::int64_t steps = vm["steps"].as<int>();
     std::vector<std::byte> start;
     if (domain) {
@@ -331,6 +333,7 @@ int bench_command(const std::vector<std::string>& args) {
       const Timing timing = time_steps(solo, *backend, comm, steps, repeats, &start);
       alone = timing.per_step();
       alone_ranks = timing.rank_repeats;
+      alone_ends = timing.repeat_ends;
       steps = timing.steps;  // the same steps in every row
     }
     for (std::size_t k = 0; k < plans.size(); ++k) {
@@ -362,6 +365,7 @@ int bench_command(const std::vector<std::string>& args) {
       row.repeat_end_unix = timing.repeat_ends;
       row.rank_repeat_seconds = timing.rank_repeats;
       row.alone_rank_repeat_seconds = alone_ranks;
+      row.alone_repeat_end_unix = alone_ends;
       if (alone > 0) {
         row.alone_ms = alone * 1e3;
         row.of_alone = alone / timing.per_step();
@@ -383,10 +387,14 @@ int bench_command(const std::vector<std::string>& args) {
     }
     }
   }
+  // each rank's device, as a run's provenance names it ("<name> (<uuid>)", or "cpu"): a device
+  // monitor's log (nvidia-smi prints the uuid) then says which clock paced which rank
+  const std::vector<std::string> rank_devices = comm.gather(plan.identity());
   if (!comm.root()) return 0;
   if (json) {
     Json out;
     out["device"] = device;
+    out["rank_devices"] = rank_devices;
     out["copy_gbs"] = copy_gbs;
     out["loopback"] = loopback;
     out["rows"] = Json::array();
@@ -411,7 +419,8 @@ int bench_command(const std::vector<std::string>& args) {
                              {"repeat_seconds", r.repeat_seconds},
                              {"repeat_end_unix", r.repeat_end_unix},
                              {"rank_repeat_seconds", r.rank_repeat_seconds},
-                             {"alone_rank_repeat_seconds", r.alone_rank_repeat_seconds}});
+                             {"alone_rank_repeat_seconds", r.alone_rank_repeat_seconds},
+                             {"alone_repeat_end_unix", r.alone_repeat_end_unix}});
     }
     std::printf("%s\n", out.dump(2).c_str());
   }

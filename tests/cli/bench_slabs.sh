@@ -21,9 +21,14 @@ json=$(OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --bac
   --propagation fused --weak --planes 6 --halo-transport staged --repeats 3 --steps 2 --json)
 python3 -c '
 import json, sys
-r = json.load(sys.stdin)["rows"][0]
+d = json.load(sys.stdin)
+r = d["rows"][0]
+assert d["rank_devices"] == ["cpu", "cpu"], d["rank_devices"]  # each rank names its device
 assert r["steps_per_repeat"] == 2 and len(r["repeat_seconds"]) == 3 and len(r["repeat_end_unix"]) == 3, r
 assert sorted(r["repeat_end_unix"]) == r["repeat_end_unix"] and r["repeat_end_unix"][0] > 1.7e9, r
+# the reference ran before the row, each repeat ending when its slowest rank did
+ends = r["alone_repeat_end_unix"]
+assert len(ends) == 3 and sorted(ends) == ends and ends[-1] <= r["repeat_end_unix"][0], r
 for key in ("rank_repeat_seconds", "alone_rank_repeat_seconds"):
     assert len(r[key]) == 2 and all(len(x) == 3 and min(x) > 0 for x in r[key]), (key, r[key])
 # a repeat of the row lasts as long as its slowest rank (which waited for no one)
