@@ -22,6 +22,7 @@ row's) give its elasticity e, the least-squares slope of log seconds on log 1/cl
 cycles, 0: the clock does not matter, '-' where the clock did not move), and 'rest', the spread
 of its seconds that the clock leaves (seconds x clock^e). A decomposed row then gets
 
+  of paced      = paced / the row's seconds (the slowest rank's own seconds, repeat by repeat)
   clock paced   = sum over repeats of the slowest rank's reference seconds x
                   (its clock in the reference / its clock in the row)^e
   of clock pace = clock paced / the row's seconds
@@ -186,7 +187,9 @@ def clock_study(row, uuids, smi):
     if decomposed:
         clock_paced = sum(max(own[r][k] * (own_clock[r][k] / in_row[r][k]) ** exponent[r] for r in range(len(ranks)))
                           for k in range(repeats))
-        summary = {"clock_paced": clock_paced, "of_clock": clock_paced / sum(row["repeat_seconds"][:repeats])}
+        paced = sum(max(own[r][k] for r in range(len(ranks))) for k in range(repeats))
+        total = sum(row["repeat_seconds"][:repeats])
+        summary = {"of_paced": paced / total, "of_clock": clock_paced / total}
     return rows, summary
 
 
@@ -246,16 +249,17 @@ def main(argv):
         if rows:
             print()
         print("clocks from %s (mean over each repeat's window; spreads: standard deviation over mean)" % smi_path)
-        print("%-16s %-12s %-8s %4s %-12s %9s %7s %7s %5s %8s %5s %7s %9s" % (
+        print("%-16s %-12s %-8s %4s %-12s %9s %7s %7s %5s %8s %5s %7s %9s %9s" % (
             "case", "kernel", "halo", "rank", "gpu", "MHz alone", "MHz row", "W alone", "W row", "seconds", "e", "rest",
-            "of clock"))
+            "of paced", "of clock"))
         for r, (ranks, summary) in clocked:
             for x in ranks:
                 alone = lambda v, f: f % v if v is not None else "-"
-                print("%-16s %-12s %-8s %4d %-12s %9s %7.0f %7s %5.0f %7.2f%% %5s %6.2f%% %9s" % (
+                print("%-16s %-12s %-8s %4d %-12s %9s %7.0f %7s %5.0f %7.2f%% %5s %6.2f%% %9s %9s" % (
                     r["case"], "%s %s" % (r["kernel"], r["storage"]), r["halo"], x["rank"], x["gpu"],
                     alone(x["mhz_alone"], "%.0f"), x["mhz_row"], alone(x["w_alone"], "%.0f"), x["w_row"],
                     x["seconds_spread"], alone(x["e"], "%.2f"), x["rest_spread"],
+                    "%.1f%%" % (100 * summary["of_paced"]) if summary else "-",
                     "%.1f%%" % (100 * summary["of_clock"]) if summary else "-"))
     return 0
 
