@@ -12,7 +12,7 @@ namespace {
 
 constexpr int block_threads = 256;
 // Blocks per multiprocessor the collide kernels are compiled for (registers: 65536 / (256 * n)).
-// fp16 is bound by its instructions and its memory latency rather than by bandwidth: 3 blocks
+// Before the L2 prefetch below, fp16 was bound by its memory latency at its occupancy: 3 blocks
 // (80 registers) ran the fused 512^3 pack at 24.2 GFLUPS against 21.9 with 2 (up to 128
 // registers), 19.2 with 4 (64, spilling), 23.6 and 21.6 with 6 and 7 blocks of 128 threads;
 // fp32 runs at 18.3 with 2 and 17.5 with 3. (H200, docs/PERFORMANCE.md, "fp16 population storage")
@@ -21,8 +21,9 @@ constexpr int min_blocks = sizeof(S) == 2 ? 3 : 2;
 
 // Prefetches into L2 what the warps `ahead` cells on will load first (blocks run roughly in
 // order, so those are the warps that start as this one ends): their loads then wait for L2
-// rather than for memory. The steps are bound by the latency of their loads at the occupancy
-// their registers allow, not by bandwidth (docs/PERFORMANCE.md). One sector per lane.
+// rather than for memory. Without it the steps were bound by the latency of their loads at the
+// occupancy their registers allow; with it both storages' collide and odd kernels run at 90-95 %
+// of the L2's throughput, their limit now (H200, ncu; docs/PERFORMANCE.md). One sector per lane.
 __device__ inline void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 // the 32-cell rows of `rows` arrays of T from `cell` (each 32 * sizeof(T) bytes: sizeof(T) sectors)
