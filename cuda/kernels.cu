@@ -23,7 +23,7 @@ constexpr int min_blocks = sizeof(S) == 2 ? 3 : 2;
 // order, so those are the warps that start as this one ends): their loads then wait for L2
 // rather than for memory. Without it the steps were bound by the latency of their loads at the
 // occupancy their registers allow; with it both storages' collide and odd kernels run at 90-95 %
-// of the L2's throughput, their limit now (H200, ncu; docs/PERFORMANCE.md). One sector per lane.
+// of the L2's throughput, and still gain from it (H200, ncu; docs/PERFORMANCE.md). One sector per lane.
 __device__ inline void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 // the 32-cell rows of `rows` arrays of T from `cell` (each 32 * sizeof(T) bytes: sizeof(T) sectors)
