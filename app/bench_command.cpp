@@ -62,7 +62,7 @@ struct Row {
   std::int64_t steps = 0;  // per timed repeat
   std::vector<double> repeat_seconds{};   // every timed repeat's, in order (the slowest rank's)
   std::vector<double> repeat_end_unix{};  // when each ended (rank 0's clock, seconds since 1970): to set
-                                        // beside a device monitor's log (clock, power) of the same time
+                                          // beside a device monitor's log (clock, power) of the same time
   // each rank's own seconds of every repeat (its steps until its device was done, before it
   // waited for the others), of this row and of its reference: whether the ranks' paces move
   // apart over a run (a slab's pace that moves while the other's does not costs a coupled step
