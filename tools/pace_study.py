@@ -47,14 +47,18 @@ import re
 import sys
 
 
+def paced(series, repeats):
+    """Sum over the first `repeats` repeats of the slowest series' seconds ([series][repeat])."""
+    return sum(max(r[k] for r in series) for k in range(repeats))
+
+
 def study(row):
     alone = row.get("alone_rank_repeat_seconds") or []
     if len(alone) < 2 or not alone[0]:
         return None
     repeats = min(len(r) for r in alone)
     slowest_total = max(sum(r[:repeats]) for r in alone)
-    paced = sum(max(r[k] for r in alone) for k in range(repeats))
-    bound = slowest_total / paced
+    bound = slowest_total / paced(alone, repeats)
     # each rank's spread of its own repeats in the reference (max over min), in per cent
     spread = [100.0 * (max(r[:repeats]) / min(r[:repeats]) - 1.0) for r in alone]
     return {
@@ -123,14 +127,14 @@ def window(samples, start, seconds):
     return (sum(s[1] for s in inside) / len(inside), sum(watts) / len(watts) if watts else float("nan"))
 
 
-def spread(values):
-    """Standard deviation over mean, in per cent."""
-    mean = sum(values) / len(values)
-    return 100.0 * math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) / mean
-
-
 def mean(values):
     return sum(values) / len(values)
+
+
+def spread(values):
+    """Standard deviation over mean, in per cent."""
+    m = mean(values)
+    return 100.0 * math.sqrt(mean([(v - m) ** 2 for v in values])) / m
 
 
 def elasticity(seconds, clocks):
@@ -185,11 +189,10 @@ def clock_study(row, uuids, smi):
         })
     summary = None
     if decomposed:
-        clock_paced = sum(max(own[r][k] * (own_clock[r][k] / in_row[r][k]) ** exponent[r] for r in range(len(ranks)))
-                          for k in range(repeats))
-        paced = sum(max(own[r][k] for r in range(len(ranks))) for k in range(repeats))
+        at_row_clock = [[own[r][k] * (own_clock[r][k] / in_row[r][k]) ** exponent[r] for k in range(repeats)]
+                        for r in range(len(ranks))]
         total = sum(row["repeat_seconds"][:repeats])
-        summary = {"of_paced": paced / total, "of_clock": clock_paced / total}
+        summary = {"of_paced": paced(own, repeats) / total, "of_clock": paced(at_row_clock, repeats) / total}
     return rows, summary
 
 

@@ -159,9 +159,9 @@ struct PackedPairTables {
 // step is bound by the L2 traffic of its gathers, scatters and tables: 4-byte tables made it 5 %
 // slower than 3-byte ones). The offsets of 32 consecutive cells (a warp) in one direction lie in
 // at most two clusters (a periodic wrap is the second: the last row's +y neighbours are a plane
-// back, the last plane's +z neighbours the whole array back), so each group keeps two 32-bit bases per direction and table, and each entry a bit that
-// picks one and its offset from it as a 15-bit number (-2^14 marks none): 2 + 16/64 bytes per
-// entry. Used when every group fits (pack_grouped_pair_tables), else PackedPairTables.
+// back, the last plane's +z neighbours the whole array back), so each group keeps two 32-bit
+// bases per direction and table, and each entry a bit that picks one and its offset from it as
+// a 15-bit number (-2^14 marks none): 2 + 16/64 bytes per entry. Used when every group fits (pack_grouped_pair_tables), else PackedPairTables.
 inline constexpr std::uint32_t group_cells = 32;
 inline constexpr std::int32_t grouped_none = -0x4000;
 inline constexpr std::int64_t grouped_span = 2 * 0x3FFF;  // the widest cluster of offsets
