@@ -7,6 +7,8 @@
 #include <cctype>
 #include <fstream>
 #include <memory>
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <string>
 
@@ -71,10 +73,17 @@ std::vector<fs::path> unpack_archive(const fs::path& path, const fs::path& dir, 
   std::vector<fs::path> written;
   std::set<std::string> names;
   std::uint64_t total = 0;
-  const auto fail = [&](const std::string& why) {
+  const auto remove_written = [&] {
     std::error_code ec;
     for (const fs::path& f : written) fs::remove(f, ec);
+  };
+  const auto fail = [&](const std::string& why) {
+    remove_written();
     throw InputError(name + ": " + why);
+  };
+  const auto cannot_write = [&](const fs::path& path) {  // the server's disk, not the archive
+    remove_written();
+    throw OutputError("cannot write " + path.string() + " (" + std::strerror(errno) + ")");
   };
   std::string buffer(1 << 16, '\0');
   for (;;) {
@@ -103,7 +112,7 @@ std::vector<fs::path> unpack_archive(const fs::path& path, const fs::path& dir, 
     const fs::path out_path = dir / base;
     written.push_back(out_path);
     std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    if (!out) fail("cannot write " + out_path.string());
+    if (!out) cannot_write(out_path);
     for (;;) {
       const la_ssize_t n = archive_read_data(a.get(), buffer.data(), buffer.size());
       if (n == 0) break;
@@ -115,7 +124,7 @@ std::vector<fs::path> unpack_archive(const fs::path& path, const fs::path& dir, 
       out.write(buffer.data(), n);
     }
     out.close();
-    if (!out) fail("cannot write " + out_path.string());
+    if (!out) cannot_write(out_path);
   }
   if (written.empty()) fail("holds no file");
   return written;

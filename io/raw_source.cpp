@@ -138,9 +138,13 @@ RawLayout parse_nrrd(const std::filesystem::path& file) {
   RawLayout l;
   l.format = "nrrd";
   std::map<std::string, std::string> fields;
+  bool blank_line = false;
   while (std::getline(in, line)) {
     line = trim(line);
-    if (line.empty()) break;  // attached data starts after the blank line
+    if (line.empty()) {
+      blank_line = true;
+      break;  // attached data starts after the blank line
+    }
     if (line[0] == '#') continue;
     const auto colon = line.find(':');
     if (colon == std::string::npos) throw InputError(name + ": header line '" + line + "' has no ':'");
@@ -174,13 +178,44 @@ RawLayout parse_nrrd(const std::filesystem::path& file) {
     const auto v = numbers(fields["space directions"]);
     if (v.size() == 9) l.voxel_size_um = isotropic_um({std::abs(v[0]), std::abs(v[4]), std::abs(v[8])}, name);
   }
+  for (const char* key : {"line skip", "lineskip"}) {
+    if (fields.count(key) && fields[key] != "0") {
+      throw InputError(name + ": NRRD 'line skip' is not supported; save the data without lines to skip");
+    }
+  }
+  // byte skip: N bytes after the header (attached) or at the start of the data file; -1: the
+  // data are the file's last bytes
+  long long byte_skip = 0;
+  for (const char* key : {"byte skip", "byteskip"}) {
+    if (fields.count(key)) byte_skip = std::stoll(fields[key]);
+  }
+  if (byte_skip < -1) throw InputError(name + ": NRRD 'byte skip' " + std::to_string(byte_skip) + " is not -1 or more");
   if (fields.count("data file") || fields.count("datafile")) {
     const std::string data = fields.count("data file") ? fields["data file"] : fields["datafile"];
+    if (data.rfind("LIST", 0) == 0 || data.find('%') != std::string::npos) {
+      throw InputError(name + ": NRRD data file lists and patterns are not supported; name one data file");
+    }
     l.data_file = file.parent_path() / data;
-    l.header_bytes = fields.count("byte skip") ? std::stoull(fields["byte skip"]) : 0;
+    l.header_bytes = 0;
   } else {
+    if (!blank_line) {
+      throw InputError(name + ": the NRRD header ends without the blank line that starts the attached data, and "
+                              "names no 'data file'; the file is truncated or not an NRRD file");
+    }
     l.data_file = file;
     l.header_bytes = static_cast<std::uint64_t>(in.tellg());
+  }
+  if (byte_skip == -1) {
+    std::error_code ec;
+    const std::uint64_t size = std::filesystem::file_size(l.data_file, ec);
+    const std::uint64_t data = l.dims.voxels() * static_cast<std::uint64_t>(l.bytes_per_sample);
+    if (ec || size < l.header_bytes + data) {
+      throw InputError(name + ": 'byte skip: -1' but the data file holds fewer than the " + std::to_string(data) +
+                       " bytes the sizes need");
+    }
+    l.header_bytes = size - data;
+  } else {
+    l.header_bytes += static_cast<std::uint64_t>(byte_skip);
   }
   return l;
 }
@@ -203,6 +238,14 @@ RawLayout parse_mhd(const std::filesystem::path& file) {
     return fields[key];
   };
   if (fields.count("ndims") && fields["ndims"] != "3") throw InputError(name + ": NDims is not 3");
+  if (fields.count("compresseddata") && lower(fields["compresseddata"]) == "true") {
+    throw InputError(name + ": compressed MetaImage data (CompressedData = True) is not supported; save it "
+                            "uncompressed");
+  }
+  if (fields.count("elementnumberofchannels") && fields["elementnumberofchannels"] != "1") {
+    throw InputError(name + ": " + fields["elementnumberofchannels"] +
+                     " channels a voxel (ElementNumberOfChannels) are not supported; rockperm reads one label a voxel");
+  }
   l.dims = three_dims(need("dimsize"), name, "DimSize");
   const std::string type = need("elementtype");
   if (type == "MET_UCHAR") {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdarg>
 #include <cstring>
+#include <sys/stat.h>
 
 #include "lib/base/error.hpp"
 
@@ -50,6 +51,30 @@ TiffPtr open_tiff(const std::filesystem::path& file) {
   return TiffPtr(t);
 }
 
+// The current page's strips (or tiles) must lie inside the file: a truncated file, or a header
+// that declares more than the file holds, is refused before anything of its size is allocated.
+void check_data_within_file(TIFF* t, const std::string& where) {
+  const int fd = TIFFFileno(t);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) return;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const bool tiled = TIFFIsTiled(t) != 0;
+  const std::uint64_t pieces = tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+  std::uint64_t* offsets = nullptr;
+  std::uint64_t* counts = nullptr;
+  if (!TIFFGetField(t, tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets) ||
+      !TIFFGetField(t, tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS, &counts) || !offsets || !counts) {
+    throw InputError(where + ": the page names no image data (no strip or tile offsets); the file is damaged");
+  }
+  for (std::uint64_t i = 0; i < pieces; ++i) {
+    if (counts[i] > size || offsets[i] > size - counts[i]) {
+      throw InputError(where + ": its image data (bytes " + std::to_string(offsets[i]) + " to " +
+                       std::to_string(offsets[i] + counts[i]) + ") lies beyond the end of the file (" +
+                       std::to_string(size) + " bytes); the file is truncated or damaged");
+    }
+  }
+}
+
 struct PageFormat {
   std::uint32_t width = 0, height = 0;
   int bytes = 1;
@@ -91,6 +116,7 @@ PageFormat page_format(TIFF* t, const std::string& where) {
     TIFFGetField(t, TIFFTAG_TILELENGTH, &f.tile_h);
     if (f.tile_w == 0 || f.tile_h == 0) throw InputError(where + ": tiled image without a tile size");
   }
+  check_data_within_file(t, where);
   return f;
 }
 
@@ -174,7 +200,17 @@ std::vector<std::filesystem::path> list_tiff_slices(const std::filesystem::path&
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     std::string ext = entry.path().extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (entry.is_regular_file() && (ext == ".tif" || ext == ".tiff")) files.push_back(entry.path());
+    if (ext != ".tif" && ext != ".tiff") continue;
+    std::error_code sec;
+    if (entry.is_symlink(sec) && !std::filesystem::exists(entry.path(), sec)) {
+      throw InputError("sample.volume.path", entry.path().string() +
+                                                 ": a symbolic link to a slice that does not exist; the volume would "
+                                                 "lose a plane");
+    }
+    if (!entry.is_regular_file(sec)) {
+      throw InputError("sample.volume.path", entry.path().string() + ": not a regular file (a pipe, socket or device)");
+    }
+    files.push_back(entry.path());
   }
   if (ec) throw InputError(dir.string() + ": cannot list the directory (" + ec.message() + ")");
   if (files.empty()) throw InputError(dir.string() + ": holds no .tif or .tiff slices");
@@ -229,7 +265,9 @@ class MultipageTiffSource final : public SliceSource {
     const tdir_t pages = TIFFNumberOfDirectories(tiff_.get());
     if (pages < 1) throw InputError(name + ": holds no image");
     for (tdir_t p = 0; p < pages; ++p) {
-      if (!TIFFSetDirectory(tiff_.get(), p)) throw InputError(name + ": page " + std::to_string(p) + " unreadable");
+      if (!TIFFSetDirectory(tiff_.get(), p)) {
+        throw InputError(name + ": page " + std::to_string(p) + " is unreadable; the file is truncated or damaged");
+      }
       const PageFormat f = page_format(tiff_.get(), name + " page " + std::to_string(p));
       if (p == 0) {
         first_ = f;
@@ -239,6 +277,13 @@ class MultipageTiffSource final : public SliceSource {
                          std::to_string(first_.height) + "; all pages must match");
       }
     }
+    // a page chain that goes on past the last page libtiff could read: the file is cut or damaged
+    if (!TIFFSetDirectory(tiff_.get(), pages - 1) || !TIFFLastDirectory(tiff_.get())) {
+      throw InputError(name + ": page " + std::to_string(pages) + " (after " + std::to_string(pages) +
+                       " readable pages) is unreadable" +
+                       (last_tiff_message.empty() ? std::string() : " (" + last_tiff_message + ")") +
+                       "; the file is truncated or damaged");
+    }
     info_.format = "multi-page tiff";
     info_.dims = Dims{first_.width, first_.height, static_cast<std::int64_t>(pages)};
     info_.bytes_per_sample = first_.bytes;
@@ -247,7 +292,9 @@ class MultipageTiffSource final : public SliceSource {
   void read_slice(std::int64_t z, std::int64_t x0, std::int64_t y0, std::int64_t sx, std::int64_t sy,
                   std::vector<std::uint16_t>& out) override {
     const std::string where = file_.string() + " page " + std::to_string(z);
-    if (!TIFFSetDirectory(tiff_.get(), static_cast<tdir_t>(z))) throw InputError(where + ": unreadable");
+    if (!TIFFSetDirectory(tiff_.get(), static_cast<tdir_t>(z))) {
+      throw InputError(where + ": unreadable; the file is truncated or damaged");
+    }
     const PageFormat f = page_format(tiff_.get(), where);
     read_page(tiff_.get(), f, where, x0, y0, sx, sy, out, buf_);
   }

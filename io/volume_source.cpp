@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
 #include <sstream>
 
 #include "io/raw_source.hpp"
@@ -29,7 +30,75 @@ VolumeFormat detect(const VolumeSpec& spec) {
 }
 
 
+// Refuses what is not a regular file or a directory (a named pipe would block the read forever,
+// a device would never end), naming `what` and the file.
+void require_regular(const std::filesystem::path& path, const std::string& what) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || status.type() == std::filesystem::file_type::not_found) {
+    std::error_code lec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, lec))) {
+      throw InputError("sample.volume.path", path.string() + ": a symbolic link to a file that does not exist" + what);
+    }
+    throw InputError("sample.volume.path", path.string() + ": no such file or directory" + what);
+  }
+  if (status.type() != std::filesystem::file_type::regular && status.type() != std::filesystem::file_type::directory) {
+    throw InputError("sample.volume.path", path.string() +
+                                               ": not a regular file (a pipe, socket or device)" + what +
+                                               "; rockperm reads volumes from files: save it to one first");
+  }
+}
+
+void confine(const std::filesystem::path& path, const std::filesystem::path& root, const std::string& what) {
+  if (root.empty()) return;
+  if (!resolves_inside(path, root)) {
+    throw InputError("sample.volume.path", what + " " + path.filename().string() +
+                                               " lies outside the folder of the scan; a header may only name data "
+                                               "files beside it, in the same upload or data root");
+  }
+}
+
+std::uint64_t read_number_file(const char* path) {
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word) || word == "max") return 0;
+  try {
+    return std::stoull(word);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 }  // namespace
+
+bool resolves_inside(const std::filesystem::path& path, const std::filesystem::path& root) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::canonical(path, ec);
+  if (ec) return false;
+  const std::filesystem::path r = std::filesystem::canonical(root, ec);
+  if (ec) return false;
+  const auto m = std::mismatch(r.begin(), r.end(), p.begin(), p.end());
+  return m.first == r.end();
+}
+
+std::uint64_t available_memory_bytes() {
+  std::uint64_t available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t value = 0;
+  std::string unit;
+  while (meminfo >> key >> value) {
+    std::getline(meminfo, unit);
+    if (key == "MemAvailable:") available = value * 1024;
+  }
+  const std::uint64_t limit = read_number_file("/sys/fs/cgroup/memory.max");
+  if (limit != 0) {
+    const std::uint64_t used = read_number_file("/sys/fs/cgroup/memory.current");
+    const std::uint64_t left = limit > used ? limit - used : 0;
+    available = available == 0 ? left : std::min(available, left);
+  }
+  return available;
+}
 
 bool natural_less(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
@@ -60,16 +129,26 @@ std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec) {
   const VolumeFormat format = spec.format == VolumeFormat::auto_detect ? detect(spec) : spec.format;
   const std::string name = spec.path.string();
   std::error_code ec;
-  if (!std::filesystem::exists(spec.path, ec)) {
-    throw InputError("sample.volume.path", name + ": no such file or directory");
-  }
+  require_regular(spec.path, "");
+  confine(spec.path, spec.confine_to, "the scan");
+  // a header's data file: a regular file beside it (in the confined folder, when there is one)
+  const auto checked = [&](RawLayout l) {
+    require_regular(l.data_file, " (the data file named by the header " + spec.path.filename().string() + ")");
+    confine(l.data_file, spec.confine_to, "the data file");
+    return l;
+  };
   try {
     switch (format) {
       case VolumeFormat::tiff:
-        return std::filesystem::is_directory(spec.path, ec) ? open_tiff_directory(spec.path)
-                                                            : open_multipage_tiff(spec.path);
-      case VolumeFormat::nrrd: return open_raw(parse_nrrd(spec.path));
-      case VolumeFormat::mhd: return open_raw(parse_mhd(spec.path));
+        if (std::filesystem::is_directory(spec.path, ec)) {
+          if (!spec.confine_to.empty()) {
+            for (const auto& slice : list_tiff_slices(spec.path)) confine(slice, spec.confine_to, "the slice");
+          }
+          return open_tiff_directory(spec.path);
+        }
+        return open_multipage_tiff(spec.path);
+      case VolumeFormat::nrrd: return open_raw(checked(parse_nrrd(spec.path)));
+      case VolumeFormat::mhd: return open_raw(checked(parse_mhd(spec.path)));
       case VolumeFormat::raw:
       case VolumeFormat::auto_detect: break;
     }
@@ -112,6 +191,16 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
   const Dims cropped{out.crop.size[0], out.crop.size[1], out.crop.size[2]};
   if (spec.max_voxels != 0 && cropped.voxels() > spec.max_voxels) {
     throw InputError(name + ": " + cropped.str() + " voxels exceed the limit of " + std::to_string(spec.max_voxels));
+  }
+  // the mask takes a byte a voxel, and what comes after it (percolation, the lattice) several
+  // more: refuse before allocating what the machine (or the job's memory limit) cannot hold
+  const std::uint64_t available = available_memory_bytes();
+  if (available != 0 && cropped.voxels() > available) {
+    throw InputError("sample.volume.path",
+                     name + ": " + cropped.str() + " voxels need " + std::to_string(cropped.voxels() >> 20) +
+                         " MiB for the pore mask alone, but this process may allocate " +
+                         std::to_string(available >> 20) +
+                         " MiB; crop it (input.crop_offset, input.crop_size) or run on a node with more memory");
   }
   std::vector<std::uint8_t> lut(65536);
   for (int v = 0; v < 65536; ++v) lut[v] = pore_labels.contains(v) ? 1 : 0;

@@ -35,7 +35,19 @@ struct VolumeSpec {
   double voxel_size_um = 0;  // 0: take it from the header (NRRD/MHD); required otherwise
   Crop crop;
   std::uint64_t max_voxels = 0;  // refuse larger (cropped) volumes; 0: no limit (the fuzzer sets one)
+  // When set, every file read (the path, an NRRD/MHD header's data file, each TIFF slice) must
+  // resolve inside this folder, symbolic links followed: the service confines a job to its
+  // upload or to the data root it named, so that a header cannot name another file.
+  std::filesystem::path confine_to;
 };
+
+// Whether `path`, resolved (symbolic links followed), lies inside `root` (resolved too). False
+// when either does not exist.
+bool resolves_inside(const std::filesystem::path& path, const std::filesystem::path& root);
+
+// The bytes this process may still allocate: the smaller of MemAvailable and what the cgroup's
+// memory.max leaves (a Slurm job's or a container's limit); 0 when neither can be read.
+std::uint64_t available_memory_bytes();
 
 // Opens the source and reads its headers. Throws InputError naming the file and what is wrong.
 std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec);

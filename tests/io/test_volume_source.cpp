@@ -2,6 +2,7 @@
 // multi-page TIFF, raw uint8/uint16 in both byte orders with a header, NRRD and MHD, crops,
 // natural sort, and the bad inputs of issue 5.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <tiffio.h>
 
 #include <cstring>
@@ -279,6 +280,93 @@ TEST(BadInput, EachGetsOneClearMessage) {
   // voxel size unknown for raw
   spec.voxel_size_um = 0;
   EXPECT_NE(error_of(spec).find("voxel size"), std::string::npos);
+}
+
+// audit finding 3: a 16-page file cut in half was read as 7 slices with exit 0
+TEST(BadInput, AMultiPageTiffCutShortIsAnErrorNamingThePage) {
+  const fs::path dir = fresh_dir("cut16");
+  write_tiff(dir / "whole.tif", 32, 32, 16, 0, TiffOptions{8, false, COMPRESSION_NONE});
+  std::ifstream in(dir / "whole.tif", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  VolumeSpec spec;
+  spec.voxel_size_um = 1;
+  for (const std::size_t keep : {bytes.size() / 2, bytes.size() - 3, bytes.size() / 2 + 700}) {
+    std::ofstream(dir / "half.tif", std::ios::binary | std::ios::trunc) << bytes.substr(0, keep);
+    spec.path = dir / "half.tif";
+    const std::string e = error_of(spec);
+    EXPECT_NE(e.find("page"), std::string::npos) << keep << ": " << e;
+    EXPECT_NE(e.find("truncated"), std::string::npos) << keep << ": " << e;
+  }
+  spec.path = dir / "whole.tif";
+  EXPECT_EQ(error_of(spec), "");
+}
+
+// audit: headers rockperm cannot read are named as unsupported, not as a size mismatch
+TEST(BadInput, UnsupportedHeaderFeaturesAreNamed) {
+  const fs::path dir = fresh_dir("unsupported");
+  std::ofstream(dir / "d.raw", std::ios::binary) << std::string(64, '\2');
+  const std::string nrrd = "NRRD0004\ntype: uint8\ndimension: 3\nsizes: 4 4 4\nencoding: raw\n";
+  std::ofstream(dir / "noblank.nrrd") << nrrd;  // ends without the blank line: no data
+  std::ofstream(dir / "lineskip.nhdr") << nrrd << "line skip: 2\ndata file: d.raw\n";
+  std::ofstream(dir / "skip.nhdr") << nrrd << "byte skip: -1\ndata file: d.raw\n";
+  const std::string mhd = "NDims = 3\nDimSize = 4 4 4\nElementType = MET_UCHAR\nElementDataFile = d.raw\n";
+  std::ofstream(dir / "compressed.mhd") << "CompressedData = True\n" << mhd;
+  std::ofstream(dir / "rgb.mhd") << "ElementNumberOfChannels = 3\n" << mhd;
+  VolumeSpec spec;
+  spec.voxel_size_um = 1;
+  const std::pair<const char*, const char*> cases[] = {{"noblank.nrrd", "blank line"},
+                                                       {"lineskip.nhdr", "'line skip' is not supported"},
+                                                       {"compressed.mhd", "CompressedData"},
+                                                       {"rgb.mhd", "3 channels"}};
+  for (const auto& [file, text] : cases) {
+    spec.path = dir / file;
+    EXPECT_NE(error_of(spec, "2").find(text), std::string::npos) << file << ": " << error_of(spec, "2");
+  }
+  spec.path = dir / "skip.nhdr";  // byte skip -1: the data are the file's last bytes
+  EXPECT_EQ(error_of(spec, "2"), "");
+}
+
+// audit findings 10 and 11: a pipe blocked forever; a dangling slice link was skipped; a header
+// could name any file on the server
+TEST(BadInput, PipesDanglingLinksAndDataFilesOutsideTheFolderAreRefused) {
+  const fs::path dir = fresh_dir("special");
+  VolumeSpec spec;
+  spec.voxel_size_um = 1;
+  spec.dims = Dims{4, 4, 4};
+  ASSERT_EQ(::mkfifo((dir / "pipe.raw").c_str(), 0600), 0);
+  spec.path = dir / "pipe.raw";
+  EXPECT_NE(error_of(spec).find("not a regular file"), std::string::npos) << error_of(spec);
+  spec.path = "/dev/zero";
+  EXPECT_NE(error_of(spec).find("not a regular file"), std::string::npos) << error_of(spec);
+  fs::create_directories(dir / "slices");
+  for (const int z : {0, 1}) write_tiff(dir / "slices" / ("s" + std::to_string(z) + ".tif"), 8, 8, 1, z, {});
+  fs::create_symlink(dir / "gone.tif", dir / "slices" / "s2.tif");
+  spec.path = dir / "slices";
+  spec.dims = Dims{};
+  EXPECT_NE(error_of(spec).find("does not exist"), std::string::npos) << error_of(spec);
+
+  fs::create_directories(dir / "upload");
+  fs::create_directories(dir / "elsewhere");
+  std::ofstream(dir / "elsewhere" / "secret.raw", std::ios::binary) << std::string(64, '\2');
+  std::ofstream(dir / "upload" / "mine.raw", std::ios::binary) << std::string(64, '\2');
+  fs::create_symlink(dir / "elsewhere" / "secret.raw", dir / "upload" / "link.raw");
+  const std::string head = "NRRD0004\ntype: uint8\ndimension: 3\nsizes: 4 4 4\nencoding: raw\ndata file: ";
+  std::ofstream(dir / "upload" / "abs.nhdr") << head << (dir / "elsewhere" / "secret.raw").string() << "\n";
+  std::ofstream(dir / "upload" / "up.nhdr") << head << "../elsewhere/secret.raw\n";
+  std::ofstream(dir / "upload" / "link.nhdr") << head << "link.raw\n";
+  std::ofstream(dir / "upload" / "ok.nhdr") << head << "mine.raw\n";
+  spec.confine_to = dir / "upload";
+  for (const char* file : {"abs.nhdr", "up.nhdr", "link.nhdr"}) {
+    spec.path = dir / "upload" / file;
+    const std::string e = error_of(spec, "2");
+    EXPECT_NE(e.find("outside the folder"), std::string::npos) << file << ": " << e;
+    EXPECT_EQ(e.find("64"), std::string::npos) << file << ": the size of the outside file shows: " << e;
+  }
+  spec.path = dir / "upload" / "ok.nhdr";
+  EXPECT_EQ(error_of(spec, "2"), "");
+  spec.confine_to.clear();  // rockperm run: the user's own files, anywhere
+  spec.path = dir / "upload" / "abs.nhdr";
+  EXPECT_EQ(error_of(spec, "2"), "");
 }
 
 }  // namespace rockperm::io
