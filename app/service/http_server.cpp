@@ -2,8 +2,8 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
+#include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <limits>
 #include <thread>
@@ -49,55 +49,128 @@ HttpServer::HttpServer(const std::string& address, int port, TransportLimits lim
   port_ = acceptor_.local_endpoint().port();
 }
 
+// A connection's own io_context and stream: its operations run with deadlines on the
+// connection's thread (HttpServer::session), and serve() may post a close to it.
+struct HttpServer::Session {
+  boost::asio::io_context io;
+  boost::beast::tcp_stream stream{io};
+  std::string client;         // the peer's address
+  bool waiting_for_request = false;  // changed on the session's thread outside io.run() only
+};
+
+void HttpServer::refuse(tcp::socket& socket, const std::string& why) {
+  const std::string body = nlohmann::ordered_json{{"error", why}}.dump() + "\n";
+  const std::string reply = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
+                            "Connection: close\r\nContent-Length: " +
+                            std::to_string(body.size()) + "\r\n\r\n" + body;
+  (void)::send(socket.native_handle(), reply.data(), reply.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  boost::system::error_code ec;
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
 void HttpServer::serve(const std::function<bool()>& stop) {
   boost::system::error_code ec;
   while (!stop()) {
     pollfd p{acceptor_.native_handle(), POLLIN, 0};
     if (::poll(&p, 1, 200) <= 0) continue;
-    tcp::socket socket(io_);
-    acceptor_.accept(socket, ec);
+    auto s = std::make_unique<Session>();
+    acceptor_.accept(s->stream.socket(), ec);
     if (ec) continue;
+    const auto peer = s->stream.socket().remote_endpoint(ec);
+    s->client = ec ? std::string("?") : peer.address().to_string();
     {
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [this] { return connections_ < limits_.max_connections; });
-      ++connections_;
-    }
-    std::thread([this, s = std::move(socket)]() mutable {
-      session(std::move(s));
       const std::lock_guard lock(mutex_);
+      if (connections_ >= limits_.max_connections) {
+        refuse(s->stream.socket(), "the service holds service.max_connections = " +
+                                       std::to_string(limits_.max_connections) + " connections; try again shortly");
+        continue;
+      }
+      if (per_client_[s->client] >= limits_.max_connections_per_client) {
+        refuse(s->stream.socket(), "your address holds service.max_connections_per_client = " +
+                                       std::to_string(limits_.max_connections_per_client) +
+                                       " connections; close some or try again shortly");
+        continue;
+      }
+      ++connections_;
+      ++per_client_[s->client];
+      sessions_.insert(s.get());
+    }
+    std::thread([this, s = std::move(s)]() mutable {
+      try {
+        session(*s);
+      } catch (const std::exception&) {  // a connection's failure ends that connection only
+      }
+      const std::lock_guard lock(mutex_);
+      sessions_.erase(s.get());
+      if (--per_client_[s->client] == 0) per_client_.erase(s->client);
       --connections_;
       cv_.notify_all();
+      s.reset();  // under the lock: serve() posts to sessions only under it
     }).detach();
   }
   acceptor_.close(ec);
-  // the connections' threads use this object: wait for them (an idle one ends at its timeout)
+  // the connections' threads use this object: close those that wait for a request, and wait
+  // for the others to send their answer
   std::unique_lock lock(mutex_);
+  stopping_ = true;
+  for (Session* s : sessions_) {
+    boost::asio::post(s->io, [s] {
+      if (s->waiting_for_request) s->stream.socket().close();
+    });
+  }
   cv_.wait(lock, [this] { return connections_ == 0; });
 }
 
-HttpError HttpServer::too_large() const {
-  return {http::status::payload_too_large,
-          "the upload is larger than service.max_upload_mb = " + std::to_string(limits_.max_upload_bytes >> 20) + " MB"};
+HttpError HttpServer::too_large(std::uint64_t limit) const {
+  if (limit == limits_.max_upload_bytes) {
+    return {http::status::payload_too_large,
+            "the upload is larger than service.max_upload_mb = " + std::to_string(limits_.max_upload_bytes >> 20) + " MB"};
+  }
+  return {http::status::payload_too_large, "a request body other than an upload is at most " +
+                                               std::to_string(limit >> 10) + " KiB"};
 }
 
-// One connection: requests until the client closes, a timeout or an error. The header is read
-// first: an upload is authenticated (and its size checked) before its body is read, and the
-// body goes to a spool file, so that memory does not grow with uploads.
-void HttpServer::session(tcp::socket socket) {
-  timeval timeout{};
-  timeout.tv_sec = static_cast<long>(limits_.request_timeout_s);
-  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+namespace {
+
+// Runs one asynchronous operation of `s` to its end, on the calling thread, with the stream's
+// expiry set `seconds` ahead: a peer that stalls gets beast::error::timeout (its socket closed).
+template <class Session, class Start>
+boost::system::error_code with_deadline(Session& s, double seconds, Start&& start) {
+  boost::system::error_code result = boost::asio::error::would_block;
+  s.stream.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0)));
+  start([&result](boost::system::error_code ec, std::size_t) { result = ec; });
+  s.io.restart();
+  s.io.run();
+  return result;
+}
+
+}  // namespace
+
+// One connection: requests until the client closes, a deadline passes or an error. The header is
+// read first (all of it within the deadline); the token and the declared length are checked
+// before any of the body is read, and an upload's body goes to a spool file, so that memory
+// does not grow with uploads nor with anyone's unauthenticated bodies.
+void HttpServer::session(Session& s) {
   boost::beast::flat_buffer buffer;
   boost::system::error_code ec;
-  const std::uint64_t limit = limits_.max_upload_bytes;
+  const double timeout = limits_.request_timeout_s;
   for (;;) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (stopping_) break;
+    }
     http::request_parser<http::empty_body> head;
     head.header_limit(16 * 1024);
-    head.body_limit(std::numeric_limits<std::uint64_t>::max());  // checked after the token
-    http::read_header(socket, buffer, head, ec);
+    head.body_limit(std::numeric_limits<std::uint64_t>::max());  // checked below, before the body is read
+    s.waiting_for_request = buffer.size() == 0;
+    ec = with_deadline(s, timeout, [&](auto done) { http::async_read_header(s.stream, buffer, head, std::move(done)); });
+    s.waiting_for_request = false;
     if (ec == http::error::end_of_stream || ec == boost::asio::error::eof) break;
-    if (ec == boost::asio::error::would_block || ec == boost::asio::error::timed_out) break;  // too slow
+    if (ec == boost::beast::error::timeout || ec == boost::asio::error::operation_aborted ||
+        ec == boost::asio::error::connection_reset || ec == boost::asio::error::bad_descriptor) {
+      break;  // too slow, closed by the client, or closed by a stop while it waited
+    }
     Reply reply;
     bool keep_alive = false;
     Incoming in;
@@ -107,28 +180,39 @@ void HttpServer::session(tcp::socket socket) {
       in.head = head.get().base();
       keep_alive = head.get().keep_alive();
       try {
-        if (handler_.is_upload(in.head)) {
-          in.owner = handler_.authenticate(in.head);  // before the body is read
-          if (head.content_length() && *head.content_length() > limit) throw too_large();
+        const bool upload = handler_.is_upload(in.head);
+        if (handler_.needs_token(in.head)) in.owner = handler_.authenticate(in.head);  // before the body is read
+        const std::uint64_t limit = upload ? limits_.max_upload_bytes : limits_.small_body_bytes;
+        if (head.content_length() && *head.content_length() > limit) throw too_large(limit);
+        // the body is read with the deadline renewed at each piece: a client that sends
+        // nothing for request_timeout_s is dropped, a slow but steady upload is not
+        const auto read_body = [&](auto& parser) {
+          parser.body_limit(limit);  // for bodies without a declared length
+          while (!ec && !parser.is_done()) {
+            ec = with_deadline(s, timeout, [&](auto done) { http::async_read_some(s.stream, buffer, parser, std::move(done)); });
+          }
+        };
+        if (upload) {
           fs::create_directories(limits_.spool_dir);
           in.body_file = limits_.spool_dir / (".incoming-" + random_hex(8));
           if (head.get()[http::field::expect] == "100-continue") {
             http::response<http::empty_body> go{http::status::continue_, head.get().version()};
-            http::write(socket, go, ec);
+            ec = with_deadline(s, timeout, [&](auto done) { http::async_write(s.stream, go, std::move(done)); });
           }
           http::request_parser<http::file_body> body{std::move(head)};
-          body.body_limit(limit);
           body.get().body().open(in.body_file.c_str(), boost::beast::file_mode::write, ec);
           if (ec) throw std::runtime_error("cannot spool the upload: " + ec.message());
-          http::read(socket, buffer, body, ec);
+          read_body(body);
           body.get().body().close();
         } else {
           http::request_parser<http::string_body> body{std::move(head)};
-          body.body_limit(1 << 20);
-          http::read(socket, buffer, body, ec);
+          read_body(body);
           in.body = std::move(body.get().body());
         }
-        if (ec == http::error::body_limit) throw too_large();
+        if (ec == http::error::body_limit) throw too_large(limit);
+        if (ec == boost::beast::error::timeout) {
+          throw HttpError{http::status::request_timeout, "the request body stalled for service.request_timeout_s"};
+        }
         if (ec) throw HttpError{http::status::bad_request, "the request body could not be read: " + ec.message()};
         reply = handler_.handle(in);
       } catch (const HttpError& e) {
@@ -145,27 +229,40 @@ void HttpServer::session(tcp::socket socket) {
       if (!in.body_file.empty()) fs::remove(in.body_file, removed);
       reply.response.version(in.head.version());
     }
-    if (!send(socket, reply, keep_alive) || !keep_alive) break;
+    if (!s.stream.socket().is_open() || !send(s, reply, keep_alive) || !keep_alive) break;
   }
-  socket.shutdown(tcp::socket::shutdown_send, ec);
+  s.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
 }
 
-bool HttpServer::send(tcp::socket& socket, Reply& reply, bool keep_alive) {
+bool HttpServer::send(Session& s, Reply& reply, bool keep_alive) {
   boost::system::error_code ec;
   reply.response.keep_alive(keep_alive);
   reply.response.set(http::field::server, "rockperm/" ROCKPERM_VERSION);
+  // the page is the service's own: no other origin frames it
+  reply.response.set(http::field::x_frame_options, "DENY");
+  if (reply.response.find("Content-Security-Policy") == reply.response.end()) {
+    reply.response.set("Content-Security-Policy", "frame-ancestors 'none'");
+  }
+  reply.response.set("X-Content-Type-Options", "nosniff");
+  // written piece by piece, the deadline renewed at each: a client that stops reading is dropped
+  const auto write = [&](auto& message) {
+    http::serializer<false, typename std::decay_t<decltype(message)>::body_type> sr{message};
+    while (!ec && !sr.is_done()) {
+      ec = with_deadline(s, limits_.request_timeout_s,
+                         [&](auto done) { http::async_write_some(s.stream, sr, std::move(done)); });
+    }
+    return !ec;
+  };
   if (reply.file.empty()) {
     reply.response.prepare_payload();
-    http::write(socket, reply.response, ec);
-    return !ec;
+    return write(reply.response);
   }
   http::response<http::file_body> r{reply.response.base()};
   r.body().open(reply.file.c_str(), boost::beast::file_mode::scan, ec);
   if (ec) return false;
   r.keep_alive(keep_alive);
   r.prepare_payload();
-  http::write(socket, r, ec);
-  return !ec;
+  return write(r);
 }
 
 }  // namespace rockperm::app::service

@@ -1,8 +1,11 @@
 #pragma once
 // The HTTP transport of rockperm serve, on Boost.Beast: connections accepted on one address, a
-// thread per connection (a bounded number at once), timeouts, and request bodies kept small in
-// memory or, for uploads, spooled to a file after the handler has checked the token. What the
-// requests mean is the handler's (app/service/server.cpp).
+// thread per connection (a bounded number at once, and per client address), real deadlines
+// (Beast's tcp_stream expiry on each session's own io_context: a request's header must arrive
+// within request_timeout_s, a body or response must make progress every request_timeout_s),
+// and request bodies kept small in memory or, for uploads, spooled to a file. The token and the
+// declared length are checked before any body is read. What the requests mean is the
+// handler's (app/service/server.cpp).
 #include <utility>  // before Boost.Asio 1.74, which uses std::exchange without it
 
 #include <boost/asio/io_context.hpp>
@@ -12,7 +15,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -52,6 +57,8 @@ class RequestHandler {
   virtual ~RequestHandler() = default;
   // Whether the request's body is an upload: spooled to a file, read only after authenticate().
   virtual bool is_upload(const http::request_header<>& head) const = 0;
+  // Whether the request needs a token: then authenticate() runs before its body is read.
+  virtual bool needs_token(const http::request_header<>& head) const = 0;
   // The owner of the request's token; throws HttpError (401, 403).
   virtual std::string authenticate(const http::request_header<>& head) = 0;
   // The answer; throws HttpError for a refusal.
@@ -60,9 +67,11 @@ class RequestHandler {
 
 struct TransportLimits {
   double request_timeout_s = 30;        // to read a request or write a response
-  std::uint64_t max_upload_bytes = 0;   // larger uploads: 413 (other bodies: 1 MiB)
+  std::uint64_t max_upload_bytes = 0;   // larger uploads: 413 (other bodies: small_body_bytes)
+  std::uint64_t small_body_bytes = 1 << 20;
   std::filesystem::path spool_dir;      // where upload bodies are written while read
-  int max_connections = 64;             // served at once; more wait in the kernel's backlog
+  int max_connections = 64;             // served at once; more are answered 503 at once
+  int max_connections_per_client = 16;  // held by one client address; more are answered 503
 };
 
 class HttpServer {
@@ -70,13 +79,17 @@ class HttpServer {
   // Listens on address:port (port 0: any free one). Throws InputError naming service.listen.
   HttpServer(const std::string& address, int port, TransportLimits limits, RequestHandler& handler);
   int port() const { return port_; }
-  // Serves until `stop()` is true (asked every 200 ms), then returns once every connection ended.
+  // Serves until `stop()` is true (asked every 200 ms); then closes the connections that wait
+  // for a request and returns once the others have sent their answer.
   void serve(const std::function<bool()>& stop);
 
  private:
-  void session(boost::asio::ip::tcp::socket socket);
-  bool send(boost::asio::ip::tcp::socket& socket, Reply& reply, bool keep_alive);
-  HttpError too_large() const;
+  struct Session;
+  void session(Session& s);
+  bool send(Session& s, Reply& reply, bool keep_alive);
+  // Refuses a connection at once (503) without a thread: the answer fits the socket's buffer.
+  static void refuse(boost::asio::ip::tcp::socket& socket, const std::string& why);
+  HttpError too_large(std::uint64_t limit) const;
 
   TransportLimits limits_;
   RequestHandler& handler_;
@@ -86,6 +99,9 @@ class HttpServer {
   std::mutex mutex_;
   std::condition_variable cv_;
   int connections_ = 0;
+  std::map<std::string, int> per_client_;  // open connections by client address
+  std::set<Session*> sessions_;
+  bool stopping_ = false;  // under mutex_
 };
 
 }  // namespace rockperm::app::service

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gmime/gmime.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -43,6 +44,25 @@ void on_warning(gint64 /*offset*/, GMimeParserWarning code, const gchar* item, g
   if (what && w->first.empty()) w->first = std::string(what) + (item ? std::string(" (") + item + ")" : "");
 }
 
+// The delimiter lines "--boundary" in the spooled body, counted in one streaming pass (a part
+// count bound before GMime builds every part in memory).
+std::uint64_t count_delimiters(const fs::path& body, const std::string& boundary) {
+  const std::string delimiter = "\n--" + boundary;
+  std::FILE* f = std::fopen(body.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot read the spooled request body " + body.string());
+  std::string window = "\n";  // the body's start counts as a line start
+  std::vector<char> chunk(1 << 16);
+  std::uint64_t count = 0;
+  for (std::size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), f)) > 0;) {
+    window.append(chunk.data(), n);
+    for (std::size_t at = window.find(delimiter); at != std::string::npos; at = window.find(delimiter, at + 1)) ++count;
+    // keep what could start a delimiter cut by the chunk's end
+    window.erase(0, window.size() > delimiter.size() ? window.size() - (delimiter.size() - 1) : 0);
+  }
+  std::fclose(f);
+  return count;
+}
+
 }  // namespace
 
 std::string form_boundary(const std::string& content_type) {
@@ -54,10 +74,16 @@ std::string form_boundary(const std::string& content_type) {
 }
 
 FormData parse_form_data(const fs::path& body, const std::string& content_type, const fs::path& dir,
-                         std::string (*file_name)(const std::string&)) {
+                         std::string (*file_name)(const std::string&), std::uint64_t max_files) {
   static std::once_flag init;
   std::call_once(init, [] { g_mime_init(); });
   const std::string boundary = form_boundary(content_type);
+  // each part follows a delimiter, and the closing delimiter ends the last
+  const std::uint64_t max_parts = max_files + max_text_fields;
+  if (count_delimiters(body, boundary) > max_parts + 1) {
+    throw TooManyParts("the form holds more than " + std::to_string(max_parts) + " parts (service.max_files = " +
+                       std::to_string(max_files) + " files and " + std::to_string(max_text_fields) + " fields)");
+  }
   // the body behind a header that names its type, read from the spooled file without a copy in memory
   const std::string header = "Content-Type: multipart/form-data; boundary=\"" + boundary + "\"\r\n\r\n";
   const int fd = ::open(body.c_str(), O_RDONLY | O_CLOEXEC);
@@ -106,6 +132,9 @@ FormData parse_form_data(const fs::path& body, const std::string& content_type, 
       if (g_mime_stream_flush(out.get()) != 0) throw std::runtime_error("cannot write " + path.string());
       form.files.push_back(path);
     } else {
+      if (form.fields.size() >= max_text_fields) {
+        throw TooManyParts("the form holds more than " + std::to_string(max_text_fields) + " text fields");
+      }
       const Ref<GMimeStream> text(g_mime_stream_mem_new());
       if (content) g_mime_data_wrapper_write_to_stream(content, text.get());
       GByteArray* bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(text.get()));

@@ -18,6 +18,7 @@
 #include "app/service/spool.hpp"
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
+#include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm.hpp"
 
@@ -28,6 +29,17 @@ namespace rockperm::app::service {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 using namespace std::chrono_literals;
+
+// The folder a job may read: its upload, the spool folder or the data root its scan lies in.
+static fs::path job_folder(const ServiceConfig& config, const std::string& id, const fs::path& input) {
+  std::vector<fs::path> folders{config.state_dir / "uploads" / id};
+  if (!config.spool_dir.empty()) folders.push_back(config.spool_dir);
+  for (const fs::path& root : config.data_roots) folders.push_back(root);
+  for (const fs::path& folder : folders) {
+    if (io::resolves_inside(input, folder)) return fs::canonical(folder);
+  }
+  throw HttpError{http::status::forbidden, "the scan lies outside this job's upload and the server's data roots"};
+}
 
 RunOptions job_run_options(const ServiceConfig& config, const std::string& id, const fs::path& input, const Json& options) {
   CampaignSample sample;
@@ -47,6 +59,7 @@ RunOptions job_run_options(const ServiceConfig& config, const std::string& id, c
     RunOptions o = sample_options(config.run_config, {}, config.state_dir / "jobs", sample);
     validate_run_options(o);
     o.spec.sample.volume.max_voxels = config.max_voxels;
+    o.spec.sample.volume.confine_to = job_folder(config, id, input);
     return o;
   } catch (const InputError& e) {
     throw HttpError{http::status::bad_request, option_message(e)};

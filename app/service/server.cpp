@@ -5,8 +5,10 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
+#include "app/campaign.hpp"
 #include "app/options.hpp"
 #include "app/service/auth.hpp"
 #include "app/service/http_server.hpp"
@@ -37,6 +39,26 @@ std::string new_job_id() {
   return id;
 }
 
+// A JSON text from a client: nested at most 8 deep (options are flat; a deeper text is refused
+// before anything walks it recursively), else a 400 naming `what`. A text that does not parse
+// gives a discarded value, which the caller refuses with its own message.
+Json parse_client_json(const std::string& text, const std::string& what) {
+  constexpr int max_depth = 8;
+  bool too_deep = false;
+  Json j = Json::parse(
+      text,
+      [&](int depth, Json::parse_event_t, Json&) {
+        if (depth > max_depth) too_deep = true;
+        return !too_deep;  // a discarded value stops nothing, so stop keeping what follows
+      },
+      false);
+  if (too_deep) {
+    throw HttpError{http::status::bad_request,
+                    what + " is nested more than " + std::to_string(max_depth) + " levels deep; options are flat"};
+  }
+  return j;
+}
+
 // `inner` (resolved: symbolic links followed) lies inside `root` (resolved too).
 bool inside(const fs::path& inner, const fs::path& root) {
   const auto r = std::mismatch(root.begin(), root.end(), inner.begin(), inner.end());
@@ -49,6 +71,18 @@ fs::path state_file(const fs::path& state_dir) {
   fs::create_directories(state_dir, ec);
   if (ec) throw InputError("service.state_dir " + state_dir.string() + ": cannot be created (" + ec.message() + ")");
   return state_dir / "jobs.sqlite";
+}
+
+// The state directory's lock: one rockperm serve at a time on it (a second would requeue the
+// first's running jobs). InputError when another holds it.
+FileLock lock_state_dir(const fs::path& state_dir) {
+  state_file(state_dir);  // made first
+  std::optional<FileLock> lock = FileLock::try_take(state_dir / "serve.lock");
+  if (!lock) {
+    throw InputError("service.state_dir " + state_dir.string() +
+                     ": another rockperm serve uses it; stop that one first, or give this one its own state_dir");
+  }
+  return std::move(*lock);
 }
 
 // service.workers, or one per visible GPU, or one on a machine without.
@@ -65,6 +99,7 @@ class Service final : public RequestHandler {
  public:
   explicit Service(const ServiceConfig& config)
       : config_(config),
+        lock_(lock_state_dir(config.state_dir)),
         tokens_(config.tokens),
         store_(state_file(config.state_dir)),
         workers_(count_workers(config)),
@@ -81,13 +116,33 @@ class Service final : public RequestHandler {
     }
   }
 
+  // What a killed service left in uploads/: bodies being spooled, and uploads being unpacked
+  // for a job that was never queued. Uploads of queued jobs stay (they are those jobs' scans).
+  void remove_leftovers() {
+    std::error_code ec;
+    std::uint64_t removed = 0;
+    for (const auto& e : fs::directory_iterator(config_.state_dir / "uploads", ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(".incoming-", 0) == 0 || !store_.get(name)) {
+        std::error_code rec;
+        removed += fs::remove_all(e.path(), rec) > 0 ? 1 : 0;
+      }
+    }
+    if (removed > 0) {
+      std::cout << "rockperm serve: removed " << removed << " unfinished upload" << (removed > 1 ? "s" : "")
+                << " left by an earlier stop\n";
+    }
+  }
+
   int run() {
+    remove_leftovers();
     const int requeued = store_.requeue_running();
     TransportLimits limits;
     limits.request_timeout_s = config_.request_timeout_s;
     limits.max_upload_bytes = static_cast<std::uint64_t>(config_.max_upload_mb * 1048576.0);
     limits.spool_dir = config_.state_dir / "uploads";
     limits.max_connections = config_.max_connections;
+    limits.max_connections_per_client = config_.max_connections_per_client;
     HttpServer server(config_.address, config_.port, limits, *this);
     const int port = server.port();
     io::write_file_atomically(config_.state_dir / "port", std::to_string(port) + "\n");
@@ -126,12 +181,48 @@ class Service final : public RequestHandler {
            std::string(h[http::field::content_type]).rfind("application/json", 0) != 0;
   }
 
+  bool needs_token(const http::request_header<>& h) const override {
+    const std::string target(h.target());
+    const std::string path = target.substr(0, target.find('?'));
+    return path.rfind("/api/", 0) == 0 && path != "/api/health";
+  }
+
   Reply handle(const Incoming& in) override {
     try {
       return route(in);
     } catch (const InputError& e) {  // the request named something that is not right
-      throw HttpError{http::status::bad_request, option_message(e)};
+      throw HttpError{http::status::bad_request, client_text(option_message(e))};
+    } catch (const HttpError& e) {
+      throw HttpError{e.status, client_text(e.message)};
+    } catch (const OutputError& e) {  // the server's disk (full, or not writable): not the client's fault
+      throw HttpError{http::status::insufficient_storage,
+                      "the service cannot store this request now (" + client_text(e.what()) + "); try again later"};
+    } catch (const std::exception& e) {
+      throw HttpError{http::status::internal_server_error, "the service failed: " + client_text(e.what())};
     }
+  }
+
+  // A message for a client, without the server's own paths: the state directory's and the data
+  // roots' prefixes are cut, so that a file is named as the client named it.
+  std::string client_text(std::string message) const {
+    std::vector<std::string> prefixes;
+    for (const fs::path& root : roots_) prefixes.push_back((root / "").string());
+    for (const fs::path& root : config_.data_roots) prefixes.push_back((root / "").string());
+    std::error_code ec;
+    const fs::path state = fs::weakly_canonical(config_.state_dir, ec);
+    for (const fs::path& p : {config_.state_dir, state}) {
+      prefixes.push_back((p / "uploads" / "").string());
+      prefixes.push_back((p / "").string());
+    }
+    if (!config_.spool_dir.empty()) prefixes.push_back((config_.spool_dir / "").string());
+    for (const std::string& prefix : prefixes) {
+      for (auto at = message.find(prefix); at != std::string::npos; at = message.find(prefix)) {
+        message.erase(at, prefix.size());
+      }
+    }
+    // a job's upload folder: "<id>/file" reads as "file"
+    static const std::regex upload_folder(R"(\bj[0-9a-f]{16}/)");
+    return std::regex_replace(message, upload_folder, "");
   }
 
   // The owner of the request's token. The token file is read again when it changed, so that
@@ -159,10 +250,35 @@ class Service final : public RequestHandler {
     return *owner;
   }
 
+  // The Host a request names must be this service's: an address, localhost, or a name in
+  // service.allowed_hosts. A page of another site whose name was made to resolve to this
+  // address (DNS rebinding) names its own host, and is refused.
+  void check_host(const http::request_header<>& head) const {
+    const auto found = head.find(http::field::host);
+    if (found == head.end()) return;  // HTTP/1.0 without one: no browser sends that
+    std::string host(found->value());
+    if (!host.empty() && host.front() == '[') return;  // an IPv6 literal
+    host = host.substr(0, host.rfind(':') == std::string::npos ? host.size() : host.rfind(':'));
+    std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(host, ec);
+    if (!ec || host == "localhost") return;
+    for (const std::string& allowed : config_.allowed_hosts) {
+      if (host == allowed) return;
+    }
+    throw HttpError{http::status::misdirected_request,
+                    "the Host '" + host + "' is not a name of this service; its operator adds it to service.allowed_hosts"};
+  }
+
   Reply route(const Incoming& in) {
+    check_host(in.head);
     const std::string target(in.head.target());
     const std::string path = target.substr(0, target.find('?'));
     const http::verb method = in.head.method();
+    if ((path == "/" || path == "/index.html" || path == "/api/health") && method != http::verb::get &&
+        method != http::verb::head) {
+      throw HttpError{http::status::method_not_allowed, "use GET on " + path};
+    }
     if (path == "/" || path == "/index.html") {
       Reply r;
       r.response = Response{http::status::ok, 11};
@@ -268,9 +384,9 @@ class Service final : public RequestHandler {
     if (j.state == JobState::running) {
       Json p{{"step", j.step}, {"max_steps", j.max_steps}, {"k_mD", j.k_md}, {"error_estimate", j.error_estimate},
              {"seconds", j.seconds}};
-      if (j.state == JobState::running && j.step > 0 && j.max_steps > j.step) {
-        p["eta_seconds_at_most"] = j.seconds / static_cast<double>(j.step) * static_cast<double>(j.max_steps - j.step);
-      }
+      // a run stops when k is steady, usually long before max_steps: a time from max_steps
+      // would mislead, and the convergence rate gives no honest one before it is nearly steady
+      p["eta_seconds"] = nullptr;
       d["progress"] = p;
     }
     if (j.state == JobState::finished) {
@@ -300,13 +416,13 @@ class Service final : public RequestHandler {
     const std::string type(in.head[http::field::content_type]);
     const std::string id = new_job_id();
     if (type.rfind("application/json", 0) == 0) {
-      const Json body = Json::parse(in.body, nullptr, false);
+      const Json body = parse_client_json(in.body, "the JSON body");
       if (body.is_discarded() || !body.is_object()) throw HttpError{http::status::bad_request, "the body is not a JSON object"};
       if (!body.contains("path") || !body["path"].is_string()) {
         throw HttpError{http::status::bad_request, "give \"path\": the scan's path inside a data root of the server"};
       }
       const Json options = body.contains("options") ? body["options"] : Json::object();
-      const int gpus = body.contains("gpus") ? gpus_asked(body["gpus"].dump()) : 1;
+      const int gpus = body.contains("gpus") ? gpus_asked(json_scalar(body["gpus"], "\"gpus\"")) : 1;
       return json_reply(
           describe(enqueue(id, owner, resolve_server_path(body["path"].get<std::string>()), options, {}, gpus)),
           http::status::created);
@@ -320,12 +436,15 @@ class Service final : public RequestHandler {
       if (type.rfind("multipart/form-data", 0) == 0) {
         FormData form;
         try {
-          form = parse_form_data(in.body_file, type, dir, [](const std::string& n) { return upload_file_name(n); });
+          form = parse_form_data(in.body_file, type, dir, [](const std::string& n) { return upload_file_name(n); },
+                                 config_.max_files);
+        } catch (const TooManyParts& e) {
+          throw HttpError{http::status::payload_too_large, e.what()};
         } catch (const MalformedMultipart& e) {
           throw HttpError{http::status::bad_request, e.what()};
         }
         if (form.fields.count("options") && !form.fields["options"].empty()) {
-          options = Json::parse(form.fields["options"], nullptr, false);
+          options = parse_client_json(form.fields["options"], "the \"options\" field");
         }
         if (form.fields.count("path")) throw HttpError{http::status::bad_request, "\"path\" is for JSON submissions"};
         if (form.fields.count("gpus")) gpus = gpus_asked(form.fields["gpus"]);
@@ -340,7 +459,7 @@ class Service final : public RequestHandler {
                           "format: .raw .tif .nrrd .mhd, or .zip .tar .tar.gz of TIFF slices)"};
         }
         const std::string header(in.head["X-Rockperm-Options"]);
-        if (!header.empty()) options = Json::parse(header, nullptr, false);
+        if (!header.empty()) options = parse_client_json(header, "X-Rockperm-Options");
         if (!in.head["X-Rockperm-GPUs"].empty()) gpus = gpus_asked(std::string(in.head["X-Rockperm-GPUs"]));
         if (fs::file_size(in.body_file) == 0) throw HttpError{http::status::bad_request, "the upload is empty"};
         fs::rename(in.body_file, dir / name);
@@ -369,6 +488,13 @@ class Service final : public RequestHandler {
       fs::remove_all(dir, ec);
       throw;
     }
+  }
+
+  // A number or string of a JSON request as text (what gpus_asked() reads); other types are refused.
+  static std::string json_scalar(const Json& value, const std::string& what) {
+    if (value.is_string()) return value.get<std::string>();
+    if (value.is_number()) return value.dump();
+    throw HttpError{http::status::bad_request, what + ": give a number, not a JSON " + std::string(value.type_name())};
   }
 
   // "gpus": how many GPUs (workers) a job runs on, 1 to service.workers.
@@ -435,6 +561,7 @@ class Service final : public RequestHandler {
   }
 
   ServiceConfig config_;
+  FileLock lock_;
   std::mutex tokens_mutex_;
   TokenStore tokens_;
   fs::file_time_type tokens_time_;

@@ -1,6 +1,7 @@
 #include "app/service/service_config.hpp"
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <fstream>
 
 #include "lib/base/error.hpp"
@@ -25,7 +26,10 @@ const char* const service_keys_help =
     "  max_files = 20000           files an upload may hold (TIFF slices)\n"
     "  max_voxels = 8589934592     larger scans (after their crop) are refused at submission (2048^3)\n"
     "  request_timeout_s = 30      to read a request or write a response\n"
-    "  max_connections = 64        connections served at once\n";
+    "  max_connections = 64        connections served at once (more are answered 503 at once)\n"
+    "  allowed_hosts = NAME        a host name clients use for this service (repeat for more; addresses and\n"
+    "                              localhost always work; other names are refused, against DNS rebinding)\n"
+    "  max_connections_per_client = 16  held at once by one client address (behind a proxy, all share its address)\n";
 
 ServiceConfig read_service_config(const fs::path& ini) {
   std::ifstream in(ini);
@@ -38,7 +42,9 @@ ServiceConfig read_service_config(const fs::path& ini) {
       "service.mpiexec", po::value<std::string>())(
       "service.max_upload_mb", po::value<double>())("service.max_unpacked_mb", po::value<double>())(
       "service.max_files", po::value<std::uint64_t>())("service.max_voxels", po::value<std::uint64_t>())(
-      "service.request_timeout_s", po::value<double>())("service.max_connections", po::value<int>());
+      "service.request_timeout_s", po::value<double>())("service.max_connections", po::value<int>())(
+      "service.max_connections_per_client", po::value<int>())(
+      "service.allowed_hosts", po::value<std::vector<std::string>>()->composing());
   po::variables_map vm;
   try {
     po::store(po::parse_config_file(in, d, false), vm);
@@ -77,10 +83,22 @@ ServiceConfig read_service_config(const fs::path& ini) {
   if (vm.count("service.max_voxels")) c.max_voxels = vm["service.max_voxels"].as<std::uint64_t>();
   if (vm.count("service.request_timeout_s")) c.request_timeout_s = vm["service.request_timeout_s"].as<double>();
   if (vm.count("service.max_connections")) c.max_connections = vm["service.max_connections"].as<int>();
-  if (c.workers < 0 || c.max_upload_mb <= 0 || c.max_unpacked_mb <= 0 || c.request_timeout_s < 1 ||
-      c.max_connections < 1 || c.spool_settle_s < 0) {
-    throw InputError(ini.string() + ": service.workers >= 0, max_upload_mb > 0, max_unpacked_mb > 0, "
-                     "request_timeout_s >= 1, max_connections >= 1, spool_settle_s >= 0");
+  if (vm.count("service.max_connections_per_client")) {
+    c.max_connections_per_client = vm["service.max_connections_per_client"].as<int>();
+  }
+  if (vm.count("service.allowed_hosts")) {
+    for (std::string h : vm["service.allowed_hosts"].as<std::vector<std::string>>()) {
+      std::transform(h.begin(), h.end(), h.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      c.allowed_hosts.push_back(h);
+    }
+  }
+  // written so that NaN fails every check
+  if (c.workers < 0 || !(c.max_upload_mb > 0 && c.max_upload_mb <= 1e7) ||
+      !(c.max_unpacked_mb > 0 && c.max_unpacked_mb <= 1e8) || !(c.request_timeout_s >= 1 && c.request_timeout_s <= 86400) ||
+      c.max_connections < 1 || c.max_connections_per_client < 1 || !(c.spool_settle_s >= 0 && c.spool_settle_s <= 86400)) {
+    throw InputError(ini.string() + ": service.workers >= 0, max_upload_mb in (0, 1e7], max_unpacked_mb in (0, 1e8], "
+                     "request_timeout_s in [1, 86400], max_connections >= 1, max_connections_per_client >= 1, "
+                     "spool_settle_s in [0, 86400]");
   }
   return c;
 }

@@ -23,7 +23,9 @@ struct ServiceConfig {
   std::uint64_t max_files = 20000;     // files an upload may hold (TIFF slices)
   std::uint64_t max_voxels = 2048ull * 2048 * 2048;  // larger scans (after their crop) are refused
   double request_timeout_s = 30;       // reading a request, writing a response
-  int max_connections = 64;            // served at once; more wait in the kernel's backlog
+  int max_connections = 64;            // served at once; more are answered 503 at once
+  std::vector<std::string> allowed_hosts;  // Host names besides addresses and localhost (lower case)
+  int max_connections_per_client = 16; // held at once by one client address (more: 503)
 };
 
 // Reads the [service] section of an INI file; relative paths are relative to the file.

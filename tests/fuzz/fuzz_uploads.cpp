@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     if (data[0] % 2 == 0) {
       rockperm::app::service::parse_form_data(input, "multipart/form-data; boundary=b0undary", out,
-                                              [](const std::string& n) { return rockperm::app::service::upload_file_name(n); });
+                                              [](const std::string& n) { return rockperm::app::service::upload_file_name(n); }, 64);
     } else {
       rockperm::io::unpack_archive(input, out, {1 << 20, 64});
     }

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""rockperm serve against the audit's security findings (issue 33, 11-18), on loopback, bounded
+in time. Each check failed before its fix:
+
+  11  an uploaded NRRD or MHD header naming a data file outside the upload (absolute, '..', or
+      /etc/shadow) is refused without computing it or telling its size; a header inside a data
+      root may not name a file outside that root
+  12  the token and the declared length are checked before any body is read: a 300 MiB body
+      without a token is answered 401 at once, with its body never sent, and the server's memory
+      does not grow
+  13  request_timeout_s fires (idle and half-sent requests are dropped), a client address holds at
+      most max_connections_per_client connections (more: 503 at once), health stays answered,
+      and a stop closes idle connections at once
+  14  a JSON body nested 100000 deep is refused (400); the service stays up
+  16  a second rockperm serve on the same state_dir is refused
+  17  what a killed service left in uploads/ is removed at the next start
+  18  DELETE / is 405; a foreign Host (DNS rebinding) is 421; the page may not be framed
+
+usage: service_security.py ROCKPERM SAMPLE_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+rockperm, samples, work = sys.argv[1:4]
+server = None
+
+
+def fail(msg):
+    print("service_security: FAIL: " + msg, file=sys.stderr)
+    try:
+        print(open(os.path.join(work, "serve.log")).read()[-3000:], file=sys.stderr)
+    except OSError:
+        pass
+    if server and server.poll() is None:
+        server.kill()
+    sys.exit(1)
+
+
+def connect():
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    return s
+
+
+def request(method, path, token=None, body=b"", headers=None, host=None):
+    """One request on a fresh connection: (status, headers dict, body bytes)."""
+    s = connect()
+    h = {"Host": host or "127.0.0.1:%d" % port, "Connection": "close", "Content-Length": str(len(body))}
+    if token:
+        h["Authorization"] = "Bearer " + token
+    h.update(headers or {})
+    s.sendall(("%s %s HTTP/1.1\r\n" % (method, path)).encode() +
+              b"".join(("%s: %s\r\n" % kv).encode() for kv in h.items()) + b"\r\n" + body)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    hdrs = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
+    return status, hdrs, rest
+
+
+def multipart(files, fields):
+    b = "----secTestBoundary"
+    out = b""
+    for name, value in fields.items():
+        out += ("--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n" % (b, name, value)).encode()
+    for fname, data in files.items():
+        out += ("--%s\r\nContent-Disposition: form-data; name=\"scan\"; filename=\"%s\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n" % (b, fname)).encode() + data + b"\r\n"
+    out += ("--%s--\r\n" % b).encode()
+    return out, {"Content-Type": "multipart/form-data; boundary=" + b}
+
+
+def rss_kib(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def start(ini="service.ini"):
+    global server, port
+    if os.path.exists("state/port"):
+        os.remove("state/port")
+    log = open("serve.log", "a")
+    server = subprocess.Popen([rockperm, "serve", "--config", ini], stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(100):
+        if os.path.exists("state/port") and open("state/port").read().strip():
+            port = int(open("state/port").read())
+            return
+        time.sleep(0.1)
+    fail("the server did not start")
+
+
+def jobs(token):
+    st, _, body = request("GET", "/api/jobs", token)
+    return json.loads(body)["jobs"]
+
+
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(os.path.join(work, "data"))
+os.makedirs(os.path.join(work, "outside"))
+os.chdir(work)
+shutil.copy(os.path.join(samples, "sphere_pack_64.raw"), "data/")
+shutil.copy(os.path.join(samples, "sphere_pack_64.ini"), "data/")
+secret = b"\x01" * (64 * 64 * 64)
+open("outside/secret.raw", "wb").write(secret)
+token = subprocess.run([rockperm, "serve", "--add-token", "alice", "--tokens", "tokens"], check=True,
+                       capture_output=True, text=True).stdout.strip()
+timeout_s = 4
+open("service.ini", "w").write(
+    "[service]\nlisten = 127.0.0.1:0\nstate_dir = state\ntokens = tokens\ndata_root = data\n"
+    "run_config = data/sphere_pack_64.ini\nmax_upload_mb = 400\nrequest_timeout_s = %d\n"
+    "max_connections_per_client = 6\n" % timeout_s)
+
+# --- 17: leftovers of a killed service are removed at start ---------------------------------------
+os.makedirs("state/uploads/jdeadbeefdeadbeef/.x.zip.d")
+open("state/uploads/jdeadbeefdeadbeef/.x.zip.d/big", "wb").write(b"\0" * 100000)
+open("state/uploads/.incoming-0123456789abcdef", "wb").write(b"\0" * 100000)
+start()
+left = os.listdir("state/uploads")
+if left:
+    fail("17: leftovers stay after a restart: %s" % left)
+
+# --- 16: a second service on the same state_dir is refused ----------------------------------------
+second = subprocess.run([rockperm, "serve", "--config", "service.ini"], capture_output=True, text=True, timeout=30)
+if second.returncode == 0 or "another rockperm serve" not in second.stdout + second.stderr:
+    fail("16: a second serve on the same state_dir was not refused: rc %d, %s" % (second.returncode, second.stderr))
+if request("GET", "/api/health")[0] != 200:
+    fail("16: the first service stopped answering after the second was refused")
+
+# --- 11: a header may only name data files beside it -----------------------------------------------
+nrrd = "NRRD0004\ntype: uint8\ndimension: 3\nsizes: 64 64 64\nencoding: raw\nspacings: 0.005 0.005 0.005\n" \
+       "data file: %s\n\n"
+cases = [
+    ("absolute path", {"scan.nhdr": (nrrd % os.path.abspath("outside/secret.raw")).encode()}),
+    ("'..' path", {"scan.nhdr": (nrrd % "../../../outside/secret.raw").encode()}),
+    ("/etc/shadow", {"scan.nhdr": (nrrd % "/etc/shadow").encode()}),
+    ("MHD ElementDataFile", {"scan.mhd": ("NDims = 3\nDimSize = 64 64 64\nElementType = MET_UCHAR\n"
+                                          "ElementSpacing = 0.005 0.005 0.005\nElementDataFile = %s\n"
+                                          % os.path.abspath("outside/secret.raw")).encode()}),
+]
+shadow_size = os.path.getsize("/etc/shadow") if os.path.exists("/etc/shadow") else None
+for what, files in cases:
+    body, headers = multipart(files, {"options": json.dumps({"run.backend": "cpu"})})
+    st, _, reply = request("POST", "/api/jobs", token, body, headers)
+    if st not in (403, 422):
+        fail("11: a header naming %s was answered %d: %s" % (what, st, reply))
+    text = reply.decode()
+    if "outside the folder" not in text:
+        fail("11 (%s): the refusal does not say why: %s" % (what, text))
+    if shadow_size is not None and str(shadow_size) in text:
+        fail("11: the refusal tells the size of /etc/shadow: %s" % text)
+    if os.path.abspath(work) in text:
+        fail("11: the refusal shows the server's paths: %s" % text)
+os.symlink(os.path.abspath("outside/secret.raw"), "data/link.raw")
+open("data/escape.nhdr", "w").write(nrrd % "../outside/secret.raw")
+open("data/linked.nhdr", "w").write(nrrd % "link.raw")
+for header in ("escape.nhdr", "linked.nhdr"):
+    st, _, reply = request("POST", "/api/jobs", token, json.dumps({"path": header}).encode(),
+                           {"Content-Type": "application/json"})
+    if st not in (403, 422) or b"outside the folder" not in reply:
+        fail("11: a data-root header %s naming a file outside the root was answered %d: %s" % (header, st, reply))
+if jobs(token):
+    fail("11: refused headers left jobs: %s" % jobs(token))
+
+# --- 12: no body is read before the token and the length are checked ------------------------------
+rss_before = rss_kib(server.pid)
+for token_sent, want in ((None, 401), (token, 413)):
+    s = connect()
+    h = "POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n" % (300 << 20)
+    if token_sent:
+        h += "Authorization: Bearer %s\r\n" % token_sent
+    s.sendall((h + "\r\n").encode())
+    s.settimeout(5)
+    t0 = time.time()
+    try:
+        first = s.recv(4096)
+    except socket.timeout:
+        fail("12: no answer within 5 s to a 300 MiB body's header (%s token): the server waits for the body"
+             % ("a" if token_sent else "no"))
+    if (" %d " % want).encode() not in first.split(b"\r\n")[0]:
+        fail("12: wanted %d before the body, got %s" % (want, first[:200]))
+    # the server then closes: sending the body is refused, not read
+    try:
+        zeros = b"\0" * (1 << 20)
+        for _ in range(300):
+            s.sendall(zeros)
+    except OSError:
+        pass
+    s.close()
+grown = rss_kib(server.pid) - rss_before
+if grown > 100 * 1024:
+    fail("12: the server's memory grew by %d MiB for refused bodies" % (grown // 1024))
+
+# --- 14: deep JSON is refused, the service stays up ------------------------------------------------
+deep = b'{"path": "sphere_pack_64.raw", "gpus": ' + b"[" * 100000 + b"]" * 100000 + b"}"
+st, _, reply = request("POST", "/api/jobs", token, deep, {"Content-Type": "application/json"})
+if st != 400 or b"nested" not in reply:
+    fail("14: deep JSON answered %d: %s" % (st, reply[:300]))
+deep_opts = json.dumps({"path": "sphere_pack_64.raw", "gpus": "1"}).encode()[:-1] + b', "options": ' + \
+    b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"}"
+st, _, reply = request("POST", "/api/jobs", token, deep_opts, {"Content-Type": "application/json"})
+if st != 400:
+    fail("14: deep options answered %d: %s" % (st, reply[:300]))
+st, _, reply = request("POST", "/api/jobs", token, json.dumps({"path": "sphere_pack_64.raw", "gpus": [1]}).encode(),
+                       {"Content-Type": "application/json"})
+if st != 400 or b"gpus" not in reply:
+    fail("14: \"gpus\": [1] answered %d: %s" % (st, reply[:300]))
+if server.poll() is not None or request("GET", "/api/health")[0] != 200:
+    fail("14: the service died on deep JSON")
+
+# --- 18: methods, Host, framing ---------------------------------------------------------------------
+st, hdrs, _ = request("GET", "/")
+if st != 200 or hdrs.get("x-frame-options") != "DENY" or "frame-ancestors 'none'" not in hdrs.get("content-security-policy", ""):
+    fail("18: the page may be framed: %d %s" % (st, hdrs))
+if request("DELETE", "/")[0] != 405:
+    fail("18: DELETE / is not 405")
+st, _, reply = request("GET", "/api/jobs", token, host="rebind.attacker.example")
+if st != 421 or b"allowed_hosts" not in reply:
+    fail("18: a foreign Host was answered %d: %s" % (st, reply))
+if request("GET", "/api/health", host="localhost:%d" % port)[0] != 200:
+    fail("18: Host localhost refused")
+
+# --- 13: deadlines, a per-client cap, health answered ----------------------------------------------
+idle = [connect() for _ in range(6)]
+time.sleep(0.3)
+st, _, reply = request("GET", "/api/health")
+if st != 503 or b"max_connections_per_client" not in reply:
+    fail("13: a connection beyond the per-client cap was answered %d: %s" % (st, reply))
+t0 = time.time()
+for s in idle:
+    s.settimeout(timeout_s + 6)
+    try:
+        if s.recv(1) != b"":
+            fail("13: an idle connection got data")
+    except socket.timeout:
+        fail("13: an idle connection was not dropped after request_timeout_s = %d" % timeout_s)
+    except ConnectionResetError:
+        pass
+waited = time.time() - t0
+if waited > timeout_s + 3:
+    fail("13: idle connections were dropped after %.1f s, not about %d" % (waited, timeout_s))
+if request("GET", "/api/health")[0] != 200:
+    fail("13: health unanswered after the idle connections were dropped")
+# a request sent a byte at a time (slowloris) is dropped at the deadline, not kept alive by each byte
+s = connect()
+t0 = time.time()
+dropped = False
+for ch in b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
+    try:
+        s.sendall(bytes([ch]))
+    except OSError:
+        dropped = True
+        break
+    time.sleep(0.5)
+    if time.time() - t0 > timeout_s + 4:
+        break
+if not dropped:
+    s.settimeout(1)
+    try:
+        dropped = s.recv(1) == b""
+    except (socket.timeout, ConnectionResetError):
+        dropped = isinstance(sys.exc_info()[1], ConnectionResetError)
+if not dropped:
+    fail("13: a header sent a byte every 0.5 s was not dropped after request_timeout_s")
+s.close()
+# a stop closes the idle connections at once
+idle = [connect() for _ in range(4)]
+time.sleep(0.3)
+t0 = time.time()
+server.send_signal(signal.SIGTERM)
+try:
+    server.wait(timeout=timeout_s - 1)
+except subprocess.TimeoutExpired:
+    fail("13: SIGTERM waited for idle connections (not stopped %.1f s later)" % (time.time() - t0))
+for s in idle:
+    s.close()
+print("service_security: OK (11, 12, 13, 14, 16, 17, 18 checked; the service stopped %.1f s after SIGTERM)"
+      % (time.time() - t0))
