@@ -1,9 +1,11 @@
 #include "io/field_writer.hpp"
 
 #include <vtkCellData.h>
+#include <vtkFieldData.h>
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
+#include <vtkStringArray.h>
 #include <vtkUnsignedCharArray.h>
 #include <vtkXMLImageDataWriter.h>
 
@@ -73,6 +75,24 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   pore->SetNumberOfTuples(n);
   pore->Fill(0);
   image->GetCellData()->AddArray(pore);
+  // what the arrays mean, in the file itself (ParaView shows field data in its Information panel)
+  const auto note = [&](const char* name, const std::string& text) {
+    vtkNew<vtkStringArray> a;
+    a->SetName(name);
+    a->InsertNextValue(text);
+    image->GetFieldData()->AddArray(a);
+  };
+  note("units", "velocity: m/s; pressure: Pa; velocity_lattice: voxel/step; density_lattice: 1; pore: 1 pore, 0 solid; "
+                "coordinates: m");
+  {
+    std::ostringstream d;
+    d.precision(6);
+    d << "velocity and pressure are the creeping flow of a mean pressure gradient of " << o.pressure_gradient_pa_m
+      << " Pa/m along the flow axis across the sample (the drive its permeability k divides by: k = mu <u> / "
+         "gradient, <u> the Darcy velocity over the sample) in a fluid of viscosity "
+      << o.viscosity_pa_s << " Pa s; pressure is the deviation c_s^2 (rho - 1) on that scale, without the mean gradient";
+    note("drive", d.str());
+  }
   image->GetCellData()->SetActiveVectors("velocity");
   image->GetCellData()->SetActiveScalars("pore");
 

@@ -75,11 +75,16 @@ FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation
   const RankLattice& r = simulation.rank_lattice();
   const Macroscopic& owned = simulation.owned_macroscopic();
   const io::FieldPiece piece{&r.lattice, &owned, r.first_local_z, r.z_begin, r.z_end};
-  collectively(comm, [&] { io::write_field_piece(plan_->grid, piece, comm.rank()); });
+  // scaled by the drive k divides by: with buffers or mirror the sample sees g less the gradient
+  // its ends build up, and an auto force may have been lowered since the plan was made; so the
+  // fields hold the flow of the stated pressure gradient across the sample, the k reported
+  io::OutputGrid grid = plan_->grid;
+  grid.out.g_lattice = simulation.drive().acceleration;
+  collectively(comm, [&] { io::write_field_piece(grid, piece, comm.rank()); });
   if (comm.root()) {
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
     for (const Slab& s : r.slabs) ranges.emplace_back(s.z_begin, s.z_end);
-    io::write_field_index(plan_->grid, ranges);
+    io::write_field_index(grid, ranges);
   }
   written.index = plan_->grid.out.dir / (plan_->grid.out.name + ".pvti");
   written.cells = plan_->grid.cells;

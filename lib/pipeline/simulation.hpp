@@ -68,6 +68,9 @@ class Simulation {
   // The plan as it runs (the halo transport falls back to staged where CUDA IPC is unavailable).
   const ExecutionPlan& plan() const { return plan_; }
   const physics::CollisionParams& params() const { return params_; }
+  // The drive of the last check: the acceleration inside the sample that k divides by (g
+  // without buffers or mirror; with them, g less the pressure gradient the ends build up).
+  const SampleDrive& drive() const { return drive_; }
 
  private:
   physics::CollisionParams collision_params() const;  // of flow_, with this rank's cell offset
