@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <sstream>
 
@@ -14,7 +15,9 @@ namespace rockperm::pipeline {
 
 namespace {
 
-constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '2'};
+// 03: the header and populations carry a checksum; 02 (before it) is still resumed, unchecked
+constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '3'};
+constexpr char magic_unchecked[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '2'};
 
 // Plain bytes at the start of the file; the populations follow at `data_offset`.
 struct Header {
@@ -32,6 +35,7 @@ struct Header {
   std::int32_t drive_adjustments;
   std::int32_t padding;
   std::uint64_t data_offset;
+  std::uint64_t checksum;  // of this header (with checksum 0) and every population: see payload_checksum
 };
 static_assert(sizeof(Header) <= 4096, "the populations start at byte 4096");
 
@@ -41,6 +45,46 @@ std::uint64_t first_global_cell(const Comm& comm, const RankLattice& r) {
   std::uint64_t first = 0;
   for (int k = 0; k < comm.rank() && k < static_cast<int>(r.slabs.size()); ++k) first += r.slabs[k].fluid;
   return first;
+}
+
+std::uint64_t mix(std::uint64_t x) {  // SplitMix64's finaliser: every input bit moves every output bit
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t hash_bytes(const std::byte* data, std::size_t bytes, std::uint64_t seed) {
+  std::uint64_t h = mix(seed + 0x9e3779b97f4a7c15ull);
+  for (std::size_t k = 0; k < bytes; k += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, data + k, std::min<std::size_t>(8, bytes - k));
+    h = mix(h ^ w);
+  }
+  return h;
+}
+
+// The checksum of a slice of the populations (cells from global index `first_cell` on): a sum
+// mod 2^64 of a hash of each cell's bytes and global index, so that the slices of any number of
+// ranks add up to the same value, and one changed byte changes it (but with odds 2^-64).
+std::uint64_t payload_checksum(const std::vector<std::byte>& owned, std::size_t cell_bytes, std::uint64_t first_cell) {
+  const auto cells = static_cast<std::int64_t>(owned.size() / cell_bytes);
+  std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (std::int64_t c = 0; c < cells; ++c) {
+    sum += hash_bytes(owned.data() + static_cast<std::size_t>(c) * cell_bytes, cell_bytes,
+                      first_cell + static_cast<std::uint64_t>(c));
+  }
+  return sum;
+}
+
+// Of the header's bytes as they are written and read (padding included), the checksum's own as 0.
+std::uint64_t header_checksum(const Header& h) {
+  std::byte bytes[sizeof(Header)];
+  std::memcpy(bytes, &h, sizeof h);
+  std::memset(bytes + offsetof(Header, checksum), 0, sizeof h.checksum);
+  return hash_bytes(bytes, sizeof bytes, ~0ull);
 }
 
 std::string system_error(const std::filesystem::path& file, const std::string& what) {
@@ -110,6 +154,9 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   h.force = state.force;
   h.drive_adjustments = state.drive_adjustments;
   h.data_offset = 4096;
+  const std::uint64_t first = first_global_cell(comm, simulation.rank_lattice());
+  const std::uint64_t payload = comm.sum(payload_checksum(state.owned, lattice::q * slot_bytes, first));
+  h.checksum = header_checksum(h) + payload;
   collectively(comm, [&] {
     if (!comm.root()) return;
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -127,7 +174,7 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
     const int fd = ::open(tmp.c_str(), O_WRONLY);
     if (fd < 0) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be opened"));
     try {
-      const std::uint64_t offset = h.data_offset + first_global_cell(comm, simulation.rank_lattice()) * slot;
+      const std::uint64_t offset = h.data_offset + first * slot;
       write_all(fd, state.owned.data(), state.owned.size(), offset, tmp);
       if (::fsync(fd) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
     } catch (...) {
@@ -150,14 +197,17 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
 void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesystem::path& file,
                      const std::string& identity) {
   Simulation::State state;
+  Header h{};
+  std::uint64_t first = 0;
   collectively(comm, [&] {
     const int fd = ::open(file.c_str(), O_RDONLY);
     if (fd < 0) throw InputError("checkpoint", system_error(file, "the checkpoint cannot be opened"));
     try {
-      Header h{};
       read_all(fd, &h, sizeof h, 0, file);
       const Sample& sample = simulation.sample();
-      if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
+      if (std::memcmp(h.magic, magic_unchecked, sizeof magic) == 0) {
+        h.checksum = 0;  // written before checksums: resumed as it is
+      } else if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
         throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
       }
       if (h.q != lattice::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
@@ -184,7 +234,8 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
       const RankLattice& r = simulation.rank_lattice();
       state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q *
                          slot_bytes);
-      const std::uint64_t offset = h.data_offset + first_global_cell(comm, r) * lattice::q * slot_bytes;
+      first = first_global_cell(comm, r);
+      const std::uint64_t offset = h.data_offset + first * lattice::q * slot_bytes;
       read_all(fd, state.owned.data(), state.owned.size(), offset, file);
       state.loop = h.loop;
       state.drive = h.drive;
@@ -196,6 +247,15 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
     }
     ::close(fd);
   });
+  if (std::memcmp(h.magic, magic, sizeof magic) == 0) {
+    const std::uint64_t payload =
+        comm.sum(payload_checksum(state.owned, lattice::q * storage_bytes(simulation.storage()), first));
+    if (header_checksum(h) + payload != h.checksum) {  // the same on every rank: the sums are reduced
+      throw InputError("checkpoint", file.string() +
+                                         ": the checkpoint is damaged (its contents do not match their checksum); "
+                                         "delete it to start the run from the beginning, or put back an intact copy");
+    }
+  }
   simulation.restore(state);
 }
 
