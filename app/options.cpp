@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <functional>
+#include <cmath>
 #include <sstream>
 
 #include "lib/base/error.hpp"
@@ -37,8 +38,11 @@ double parse_double(const std::string& text) {
   try {
     std::size_t used = 0;
     const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::logic_error&) {
+    if (used == text.size() && std::isfinite(v)) return v;
+    if (used == text.size()) throw InputError("'" + text + "' is not a finite number");
+  } catch (const std::out_of_range&) {
+    throw InputError("'" + text + "' is outside the range of numbers");
+  } catch (const std::invalid_argument&) {
   }
   throw InputError("'" + text + "' is not a number");
 }
@@ -445,6 +449,7 @@ void validate_run_options(const RunOptions& options) {
                      "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
   }
   try {
+    spec.sample.validate();
     spec.flow.validate();
     spec.execution.validate();
     spec.output.validate();

@@ -179,6 +179,11 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
   if (!(out.voxel_size_um > 0)) {
     throw InputError("sample.volume.voxel_size_um", name + ": the voxel size is unknown; give it in micrometres");
   }
+  if (!(out.voxel_size_um >= min_voxel_um && out.voxel_size_um <= max_voxel_um)) {
+    throw InputError("sample.volume.voxel_size_um",
+                     name + ": the header's voxel size of " + std::to_string(out.voxel_size_um) +
+                         " micrometres is not a scan's (0.1 nm to 10 cm); give the voxel size in micrometres");
+  }
   out.crop = spec.crop;
   for (int a = 0; a < 3; ++a) {
     if (out.crop.size[a] == 0) out.crop.size[a] = d[a] - out.crop.offset[a];

@@ -17,6 +17,9 @@
 
 namespace rockperm::io {
 
+// A voxel size a scan can have, in micrometres: 0.1 nm to 10 cm (given, or read from a header).
+inline constexpr double min_voxel_um = 1e-4, max_voxel_um = 1e5;
+
 enum class VolumeFormat { auto_detect, raw, nrrd, mhd, tiff };
 
 struct Crop {

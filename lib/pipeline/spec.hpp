@@ -32,6 +32,7 @@ struct SampleSpec {
   LabelSelection pore_labels = LabelSelection::parse("0");
   bool percolation_filter = true;
   bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
+  void validate() const;  // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um
 };
 
 // The flow problem in lattice units and its boundaries.
@@ -60,6 +61,7 @@ struct FlowSpec {
   bool any_lateral_periodic() const;
   InletOutlet inlet_outlet = InletOutlet::buffer;
   int buffer_layers = 10;
+  static constexpr int max_buffer_layers = 4096;
   EdgeContacts edge_contacts = EdgeContacts::open;
 
   // Periodic along the flow (driven by a body force); laterally as asked.

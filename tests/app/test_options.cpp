@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
+#include <random>
+#include <sstream>
 
 #include "app/options.hpp"
 #include "lib/pipeline/run_directory.hpp"
@@ -115,6 +118,77 @@ TEST(Options, EveryKeyOfTheResolvedIniIsAnOptionAndTypedValuesRoundTrip) {
   for (const char* line : {"crop_offset = 1 2 3", "inlet_outlet = mirror", "edge_contacts = sealed", "devices = 0,2",
                            "fields_crop_offset = 7 8 9", "flux_tolerance = 0.001", "progress_seconds = 0"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << " missing from\n" << text;
+  }
+}
+
+// Audit finding 4: inf, nan, 1e300 and 1e-300 were accepted (k = null or 0, runs that never
+// converge or diverge). A fuzz test of every option: each value either gives a spec that
+// validates (every number finite and in its range) or one InputError or PhysicsError naming the
+// option. Deterministic: a fixed seed, so that a failure repeats.
+TEST(Options, FuzzedValuesOfEveryOptionAreAcceptedInRangeOrRefusedNamingTheOption) {
+  const auto ini = write_ini("fuzz.ini", minimal);
+  bool help = false;
+  std::vector<std::string> keys;
+  {
+    std::istringstream text(to_ini(parse_run_options({"--config", ini.string()}, help)));
+    std::string section;
+    for (std::string line; std::getline(text, line);) {
+      if (line.size() > 2 && line.front() == '[') section = line.substr(1, line.size() - 2);
+      const auto eq = line.find(" = ");
+      if (eq != std::string::npos && line.front() != '#') keys.push_back(section + "." + line.substr(0, eq));
+    }
+  }
+  ASSERT_GT(keys.size(), 30u);
+  std::vector<std::string> values = {"inf",  "-inf", "nan", "NaN", "1e300", "-1e300", "1e-300", "1e-310", "1e400", "0",
+                                     "-0",   "-1",   "1",   "0.5", "1e9",   "4294967297", "9223372036854775808",
+                                     "",     " ",    "abc", "0x10", "1,2",  "3 ", "1 2 3", "-1 -2 -3", "1e9 1 1",
+                                     "auto", "on",   "off", "x",   "z",     "\xff\xfe", "0.51", "1e-5", "100000"};
+  std::mt19937_64 random(20261125);
+  for (int i = 0; i < 40; ++i) {
+    std::ostringstream v;
+    v << std::uniform_real_distribution<double>(-10, 10)(random) << "e"
+      << std::uniform_int_distribution<int>(-320, 320)(random);
+    values.push_back(v.str());
+  }
+  int accepted = 0, refused = 0;
+  for (const std::string& key : keys) {
+    if (key == "input.file" || key == "output.dir") continue;  // paths: any text is a name
+    for (const std::string& value : values) {
+      std::string message;
+      try {
+        const RunOptions o = parse_run_options({"--config", ini.string(), "--" + key + "=" + value}, help);
+        const pipeline::RunSpec& s = o.spec;
+        for (const double x : {s.sample.volume.voxel_size_um, s.flow.tau, s.flow.force, s.flow.magic,
+                               s.execution.monitor.tolerance, s.execution.monitor.flux_tolerance,
+                               s.execution.checkpoint_minutes, s.execution.walltime_minutes, s.output.progress_seconds,
+                               s.output.fields.viscosity_pa_s, s.output.fields.pressure_gradient_pa_per_m}) {
+          EXPECT_TRUE(std::isfinite(x)) << key << " = '" << value << "' accepted, leaving a number " << x;
+        }
+        EXPECT_NO_THROW(s.validate()) << key << " = '" << value << "'";
+        ++accepted;
+        continue;
+      } catch (const InputError& e) {
+        message = e.what();
+      } catch (const PhysicsError& e) {
+        message = e.what();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << key << " = '" << value << "': not an input error but " << e.what();
+        continue;
+      }
+      ++refused;
+      EXPECT_NE(message.find(key), std::string::npos) << key << " = '" << value << "': the message does not name it: "
+                                                      << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << key << " = '" << value << "': not one line: " << message;
+    }
+  }
+  EXPECT_GT(accepted, 100);
+  EXPECT_GT(refused, 1000);
+  // the audit's values, each refused
+  for (const char* option : {"--input.voxel_size_um=inf", "--input.voxel_size_um=1e300", "--input.voxel_size_um=1e-300",
+                             "--lbm.force=inf", "--run.tolerance=inf", "--run.checkpoint_minutes=nan",
+                             "--run.walltime_minutes=nan", "--output.pressure_gradient_pa_per_m=inf",
+                             "--lbm.buffer_layers=1000000000"}) {
+    EXPECT_THROW(parse_run_options({"--config", ini.string(), option}, help), InputError) << option;
   }
 }
 
