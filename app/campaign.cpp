@@ -143,12 +143,21 @@ const Json& cached_report(const fs::path& file) {
 Manifest read_manifest(const fs::path& csv) {
   std::error_code ec;
   if (!fs::is_regular_file(csv, ec)) throw InputError("manifest " + csv.string() + ": no such file; check the path");
-  const auto rows = parse_csv(csv, read_text(csv));
+  const std::string text = read_text(csv);
+  if (text.rfind("\xFF\xFE", 0) == 0 || text.rfind("\xFE\xFF", 0) == 0 || text.find('\0') != std::string::npos) {
+    throw InputError("manifest " + csv.string() +
+                     ": is UTF-16 (or holds NUL bytes); save it as UTF-8 CSV (in Excel: CSV UTF-8)");
+  }
+  const auto rows = parse_csv(csv, text);
   if (rows.empty()) throw InputError("manifest " + csv.string() + ": empty; it needs a header row (id,input,...)");
   const std::vector<std::string>& header = rows[0];
   int id_col = -1, input_col = -1;
+  std::set<std::string> columns;
   for (std::size_t c = 0; c < header.size(); ++c) {
     const std::string& name = header[c];
+    if (!columns.insert(name).second) {
+      throw InputError("manifest " + csv.string() + ": the column '" + name + "' appears twice in the header");
+    }
     if (name == "id") {
       id_col = static_cast<int>(c);
     } else if (name == "input") {

@@ -76,8 +76,10 @@ std::string campaign_help() {
          "                        its volume and lattice in host memory\n"
          "  --section.key=value   an option of rockperm run for every sample (rows override it)\n\n"
          "Over MPI ranks (mpiexec -n G rockperm campaign ...) every rank runs its own samples, one per GPU.\n"
-         "Exit codes: 0 every sample converged; 9 partial (some failed; campaign.csv says which and why);\n"
-         "6 interrupted by a signal (run the same command again to continue); 2 a bad manifest or option.\n";
+         "Exit codes, of what this command knows: 0 every sample it ran converged; 9 partial (a sample it ran\n"
+         "failed, or one of its share failed before and was kept; campaign.csv says which and why); samples\n"
+         "another process still runs are not counted. 6 interrupted by a signal (run the same command again\n"
+         "to continue); 2 a bad manifest or option in any row (nothing was run).\n";
 }
 
 CampaignOptions parse_campaign_options(const std::vector<std::string>& args, bool& help) {
@@ -190,10 +192,19 @@ int campaign_command(const std::vector<std::string>& args) {
     if (!options.subvolumes.empty()) {
       manifest = cut_subvolumes(manifest, options.subvolumes, options.base_ini, options.common, options.dir);
     }
-    // the options every sample shares are checked once, before any work
-    CampaignSample plain = manifest.samples.front();  // without the row's overrides: those fail their sample only
-    plain.overrides.clear();
-    validate_run_options(sample_options(options.base_ini, options.common, options.dir, plain));
+    // every sample's options (the common ones and its row's) are checked before any work: a bad
+    // value in any row stops the campaign with exit 2 before a sample runs
+    const std::string from = options.manifest.empty() ? "scans directory " + options.scans.string()
+                                                      : "manifest " + options.manifest.string();
+    for (const CampaignSample& sample : manifest.samples) {
+      try {
+        validate_run_options(sample_options(options.base_ini, options.common, options.dir, sample));
+      } catch (const InputError& e) {
+        throw InputError(from + ", sample '" + sample.id + "': " + option_message(e) + "; no sample was run");
+      } catch (const PhysicsError& e) {
+        throw PhysicsError(from + ", sample '" + sample.id + "': " + e.what() + "; no sample was run");
+      }
+    }
     std::error_code ec;
     fs::create_directories(options.dir / ".locks", ec);
     if (ec) throw InputError("--dir " + options.dir.string() + ": cannot be created (" + ec.message() + ")");
@@ -240,7 +251,7 @@ int campaign_command(const std::vector<std::string>& args) {
   for (const std::string& a : args) command_line += " " + a;
 
   const auto started = std::chrono::steady_clock::now();
-  int ran = 0, skipped = 0, kept_failed = 0;
+  int ran = 0, skipped = 0, kept_failed = 0, failed_here = 0;  // failed_here: run by this worker, not converged
   double run_seconds = 0, solver_seconds = 0, summary_seconds = 0;  // this worker's
   const auto update_summary = [&] {
     const FileLock lock = FileLock::wait(options.dir / ".locks" / "campaign.lock");
@@ -322,17 +333,27 @@ int campaign_command(const std::vector<std::string>& args) {
     std::string line;
     try {
       const pipeline::SampleResult r = run_sample(worker, current->options, settings);
-      solver_seconds += r.timings.solve;
+      // a resumed run's solve time counts the runs before the stop too: this worker's share of it
+      // is at most the sample's own wall time here
+      solver_seconds += std::min(r.timings.solve,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       line = result_line(r);
+      if (r.status != pipeline::RunStatus::converged) ++failed_here;
     } catch (const CapacityError& e) {  // too large for one GPU: all ranks together, after the others
       line = world.size() > 1 ? "too large for one GPU; runs on all " + std::to_string(world.size()) +
                                     " ranks once the others are done"
                               : std::string("input_error: ") + e.what();
-      if (world.size() > 1) deferred.push_back(share[current->position]);
+      if (world.size() > 1) {
+        deferred.push_back(share[current->position]);
+      } else {
+        ++failed_here;
+      }
     } catch (const InputError& e) {
       line = std::string("input_error: ") + option_message(e);
+      ++failed_here;
     } catch (const Error& e) {
       line = std::string(to_string(pipeline::status_of(e))) + ": " + e.what();
+      ++failed_here;
     }
     const auto t1 = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(t1 - t0).count();
@@ -376,9 +397,12 @@ int campaign_command(const std::vector<std::string>& args) {
       const auto t0 = std::chrono::steady_clock::now();
       std::string line;
       try {
-        line = result_line(run_sample(world, o, settings));
+        const pipeline::SampleResult r = run_sample(world, o, settings);
+        line = result_line(r);
+        if (world.root() && r.status != pipeline::RunStatus::converged) ++failed_here;
       } catch (const Error& e) {
         line = std::string(to_string(pipeline::status_of(e))) + ": " + e.what();
+        if (world.root()) ++failed_here;
       }
       if (world.root()) {
         update_summary();
@@ -393,6 +417,7 @@ int campaign_command(const std::vector<std::string>& args) {
   const double total_ran = world.sum(static_cast<double>(ran));
   const double total_skipped = world.sum(static_cast<double>(skipped));
   const double total_kept = world.sum(static_cast<double>(kept_failed));
+  const double total_failed_here = world.sum(static_cast<double>(failed_here));
   const double total_solver = world.sum(solver_seconds), total_summary = world.sum(summary_seconds);
   world.barrier();
   double code = 0;
@@ -416,9 +441,11 @@ int campaign_command(const std::vector<std::string>& args) {
       std::printf("time        %.1f s in the solver of %.1f s x %d worker(s): %.0f %% busy; summary writes %.2f s\n",
                   total_solver, wall, world.size(), 100 * total_solver / (wall * world.size()), total_summary);
     }
+    // what this command knows: the samples it ran, and those of its share that failed before
+    // and were kept; samples another process is still running are not this command's to count
     code = stopped ? pipeline::exit_code(pipeline::RunStatus::interrupted)
-           : c.failed > 0 || c.interrupted > 0 || (c.pending > 0 && options.array_size == 1) ? partial_exit_code
-                                                                                              : 0;
+           : total_failed_here + total_kept > 0 ? partial_exit_code
+                                                 : 0;
     if (stopped) std::cout << "stopped     by a signal; the same command continues the campaign\n";
   }
   return static_cast<int>(world.max(code));

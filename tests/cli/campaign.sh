@@ -156,6 +156,31 @@ bad array "--array-index must be in" -- --manifest m.csv --array-index 2 --array
 bad tau "lbm.tau" -- --manifest m.csv --config base.ini --lbm.tau=0.4
 bad subvolumes "is not an edge in voxels" -- --manifest one.csv --config base.ini --subvolumes 2,x
 bad bigcube "does not fit in s1" -- --manifest one.csv --config base.ini --subvolumes 40
+# audit 8: every row's options are checked before the first sample; a duplicate column and a
+# UTF-16 manifest are one clear message each
+printf 'id,input,input.dims,lbm.flow_axis\ns1,scans/s1.raw,28 28 28,x\ns2,scans/s2.raw,28 28 28,w\n' >badcell.csv
+bad cell "sample 's2': .*lbm.flow_axis.*no sample was run" -- --manifest badcell.csv --config base.ini --dir badcell
+[ -e badcell/s1/report.json ] && fail "a bad cell in row 3: s1 ran before the campaign stopped"
+printf 'id,input,input\ns1,scans/s1.raw,scans/s2.raw\n' >dupcol.csv
+bad dupcol "the column 'input' appears twice" -- --manifest dupcol.csv --config base.ini
+printf 'id,input\ns1,scans/s1.raw\n' | iconv -f UTF-8 -t UTF-16 >utf16.csv
+bad utf16 "UTF-16" -- --manifest utf16.csv --config base.ini
+grep -q $'\xff\xfe' utf16.log && fail "the UTF-16 message prints raw bytes"
+
+# --- audit 7: a worker counts only what it knows: a sample another process holds is not a failure
+python3 - "$rockperm" <<'PY' || fail "a campaign beside another process's sample did not exit 0"
+import fcntl, os, subprocess, sys
+os.makedirs("held/.locks", exist_ok=True)
+lock = open("held/.locks/s3.lock", "w")
+fcntl.flock(lock, fcntl.LOCK_EX)  # "another process" is running s3
+one = open("two.csv", "w")
+one.write("id,input,input.dims\ns1,scans/s1.raw,28 28 28\ns3,scans/s3.raw,28 28 28\n")
+one.close()
+r = subprocess.run([sys.argv[1], "campaign", "--manifest", "two.csv", "--config", "base.ini", "--dir", "held"],
+                   capture_output=True, text=True)
+print(r.stdout, r.stderr)
+sys.exit(0 if r.returncode == 0 and "1 pending" in r.stdout else 1)
+PY
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s); logs in $work" >&2; exit 1; }
 echo "campaign: all checks passed"
