@@ -81,7 +81,14 @@ grep -q "array task 0 of 2: 2" a0.log || fail "array task 0: $(head -2 a0.log)"
 
 # --- the Slurm array script, with srun and scontrol stood in for: the same union --------------
 mkdir -p fakebin
-printf '#!/usr/bin/env bash\nexec "$@"\n' >fakebin/srun
+# srun as under MpiDefault=none with the pmix plugin installed: the script must ask for it
+cat >fakebin/srun <<FAKE
+#!/usr/bin/env bash
+echo "\$*" >>"$work/srun.log"
+if [ "\$1" = --mpi=list ]; then printf 'MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\nspecific pmix plugin versions available: pmix_v4\n'; exit 0; fi
+while [[ \$1 == --* ]]; do shift; done
+exec "\$@"
+FAKE
 printf '#!/usr/bin/env bash\necho "$@" >>"%s/scontrol.log"\n' "$work" >fakebin/scontrol
 ln -sf "$rockperm" fakebin/rockperm
 chmod +x fakebin/srun fakebin/scontrol
@@ -91,6 +98,10 @@ for task in 0 1; do
 done
 [ "$(results slurm)" = "$(results full)" ] || fail "Slurm array script: $(results slurm) vs $(results full)"
 [ ! -e scontrol.log ] || fail "a finished task requeued itself: $(cat scontrol.log)"
+grep -q -- "--mpi=pmix rockperm campaign" srun.log || fail "the array script did not ask srun for PMIx: $(cat srun.log)"
+for script in campaign-array campaign-multi-gpu; do
+  grep -q "^#SBATCH --open-mode=append" "$slurm/$script.sbatch" || fail "$script: a requeued job would overwrite its log"
+done
 
 # --- a directory of scans with --scans (the broken one included) -------------------------------
 "$rockperm" campaign --scans scans --config base.ini "--input.dims=28 28 28" --dir scans_run >scans.log 2>&1
