@@ -492,7 +492,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, b
     if (!std::filesystem::is_regular_file(out.config_file, ec)) {
       throw InputError("config file " + out.config_file.string() +
                        (std::filesystem::is_directory(out.config_file, ec) ? ": is a directory; give the INI file"
-                                                                           : ": no such file; check the path"));
+                        : std::filesystem::exists(out.config_file, ec)
+                            ? ": not a regular file (a pipe, socket or device); save the configuration to a file"
+                            : ": no such file; check the path"));
     }
     std::ifstream in(out.config_file, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

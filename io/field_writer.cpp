@@ -125,6 +125,9 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   const std::string name = piece_name(g, rank);
   const std::filesystem::path final_path = o.dir / name;
   const std::filesystem::path tmp = temporary_name(final_path);
+  // VTK's own messages (coloured for a terminal) would come beside ours: the writer's error code
+  // is read below and reported in one line naming the file
+  vtkObject::GlobalWarningDisplayOff();
   vtkNew<vtkXMLImageDataWriter> writer;
   writer->SetFileName(tmp.string().c_str());
   writer->SetInputData(image);

@@ -89,6 +89,23 @@ void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
   }
 }
 
+namespace {
+
+// Bytes in the unit that shows them best: "312 kB", "4.2 MB", "1.25 GB" (powers of 1000).
+std::string size_text(double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (u < 5 && bytes >= 1000.0) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : (bytes < 10 ? "%.2f %s" : "%.1f %s"), bytes, units[u]);
+  return text;
+}
+
+}  // namespace
+
 void RunDirectory::require_free_space(const Comm& comm, double bytes, const std::string& what) const {
   collectively(comm, [&] {
     if (!comm.root()) return;
@@ -96,10 +113,8 @@ void RunDirectory::require_free_space(const Comm& comm, double bytes, const std:
     if (::statvfs(dir_.c_str(), &fs) != 0) return;  // cannot tell: the writes will say
     const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
     if (free < bytes) {
-      char text[256];
-      std::snprintf(text, sizeof text, ": %.2f GB free, but the run may write %.2f GB (%s)", free * 1e-9, bytes * 1e-9,
-                    what.c_str());
-      throw OutputError(dir_.string() + text + "; free some space or choose another run directory");
+      throw OutputError(dir_.string() + ": " + size_text(free) + " free, but the run may write " + size_text(bytes) +
+                        " (" + what + "); free some space or choose another run directory");
     }
   });
 }

@@ -55,6 +55,12 @@ TEST(RunDirectory, TooLittleFreeSpaceIsAnOutputErrorBeforeTheRun) {
   const RunDirectory d(Comm(), dir, DirectoryUse::fresh);
   EXPECT_NO_THROW(d.require_free_space(Comm(), 1e3, "a report"));
   EXPECT_THROW(d.require_free_space(Comm(), 1e21, "a checkpoint and the fields"), OutputError);
+  try {  // sizes in a unit that shows them (the audit saw "0.00 GB free, but the run may write 0.00 GB")
+    d.require_free_space(Comm(), 1e21, "the fields");
+  } catch (const OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find("may write 1000000.0 PB"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("0.00 GB"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace rockperm::pipeline
