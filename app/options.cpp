@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/pipeline/fields.hpp"
 
 namespace po = boost::program_options;
 
@@ -338,8 +339,9 @@ const std::vector<Option>& table() {
                  "in the current folder); created if missing, and checked to be writable before the run",
                  [](RunSpec& s, const std::string& v) { s.output.dir = v; },
                  [](const RunSpec& s) { return s.output.dir.string(); }});
-    t.push_back({"output.fields", "output.fields.enabled", "on",
-                 "on: write velocity, pressure and the pore mask for ParaView (fields.pvti + one .vti per rank); off",
+    t.push_back({"output.fields", "output.fields.enabled", pipeline::fields_supported() ? "on" : "off",
+                 "on: write velocity, pressure and the pore mask for ParaView (fields.pvti + one .vti per rank); off "
+                 "(the default of a build without VTK, which cannot write them)",
                  [](RunSpec& s, const std::string& v) { s.output.fields.enabled = parse_switch(v, "on", "off"); },
                  [](const RunSpec& s) { return std::string(s.output.fields.enabled ? "on" : "off"); }});
     t.push_back({"output.fields_crop_offset", "output.fields.crop", "0 0 0",

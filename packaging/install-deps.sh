@@ -7,8 +7,18 @@ browser=0
 [[ ${1:-} == --browser ]] && browser=1
 pkgs=(cmake g++ make libboost-program-options-dev libtiff-dev libvtk9-dev
       libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libcsv-dev libxml2-dev libssl-dev libsqlite3-dev libboost-dev libarchive-dev libgmime-3.0-dev dpkg-dev curl python3 clang libclang-rt-dev)
+# Debian's paraview package conflicts with libvtk9-dev: installing the headers would remove a
+# user's ParaView. Where paraview is installed, rockperm is built without VTK instead (no flow
+# fields; build.sh says so) and ParaView stays.
+if dpkg-query -W -f='${Status}' paraview 2>/dev/null | grep -q 'ok installed' &&
+   ! dpkg-query -W -f='${Status}' libvtk9-dev 2>/dev/null | grep -q 'ok installed'; then
+  echo "install-deps: paraview is installed and conflicts with libvtk9-dev; leaving both as they are, so rockperm" \
+       "builds without its ParaView field writer (see README: Installing)" >&2
+  pkgs=("${pkgs[@]/libvtk9-dev}")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
+  [ -n "$p" ] || continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
 sudo=""
