@@ -365,8 +365,13 @@ class Service final : public RequestHandler {
     r.response.set(http::field::content_type, type);
     if (file == "fields.zip") {
       r.response.set(http::field::content_disposition, "attachment; filename=\"" + job.id + "-fields.zip\"");
+      r.file = path;
+      return r;
     }
-    r.file = path;
+    // the reports name the scan and run directory by the server's paths: a client sees them as
+    // it named them (the upload's file, the path inside the data root)
+    std::ifstream in(path, std::ios::binary);
+    r.response.body() = client_text(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
     return r;
   }
 

@@ -233,6 +233,35 @@ if st != 421 or b"allowed_hosts" not in reply:
 if request("GET", "/api/health", host="localhost:%d" % port)[0] != 200:
     fail("18: Host localhost refused")
 
+# --- 18: values refused at submission, and no server path in what a client reads -------------------
+for options in ({"lbm.buffer_layers": "nan"}, {"input.crop_offset": "0 0 64"}, {"input.crop_size": "65 1 1"},
+                {"input.voxel_size_um": "1e300"}):
+    st, _, reply = request("POST", "/api/jobs", token, json.dumps({"path": "sphere_pack_64.raw", "options": options}).encode(),
+                           {"Content-Type": "application/json"})
+    if st not in (400, 422):
+        fail("18: %s was queued (%d): %s" % (options, st, reply))
+st, _, reply = request("POST", "/api/jobs", token,
+                       json.dumps({"path": "sphere_pack_64.raw",
+                                   "options": {"run.backend": "cpu", "output.fields": "off"}}).encode(),
+                       {"Content-Type": "application/json"})
+if st != 201:
+    fail("18: the sample was not queued: %d %s" % (st, reply))
+job = json.loads(reply)["id"]
+for _ in range(300):
+    d = json.loads(request("GET", "/api/jobs/" + job, token)[2])
+    if d["state"] == "finished":
+        break
+    time.sleep(0.2)
+if d.get("status") != "converged":
+    fail("18: the job did not converge: %s" % d)
+for name in ("report.json", "report.html", "report.csv"):
+    st, _, body = request("GET", "/api/jobs/%s/%s" % (job, name), token)
+    if st != 200 or os.path.abspath(work).encode() in body:
+        fail("18: %s (%d) shows the server's paths" % (name, st))
+report = json.loads(request("GET", "/api/jobs/%s/report.json" % job, token)[2])
+if report["input"]["path"] != "sphere_pack_64.raw":
+    fail("18: report.json names the input %r, not as the client did" % report["input"]["path"])
+
 # --- 13: deadlines, a per-client cap, health answered ----------------------------------------------
 idle = [connect() for _ in range(6)]
 time.sleep(0.3)
