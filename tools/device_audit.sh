@@ -36,3 +36,8 @@ rockperm run --config samples/sphere_pack_64.ini --lbm.inlet_outlet=buffer --lbm
   --output.dir /tmp/buffer.out --overwrite 2>&1 | grep -E "^k |permeability|drive|fields" | head -6
 python3 -c "import json; r=json.load(open('/tmp/buffer.out/report.json')); print('drive_ratio', r['geometry']['drive_ratio'])"
 cp /tmp/whole.log "$out/whole.log"; cp /tmp/resumed.log "$out/resumed.log"
+echo "== time to k, before (issue 34): a 512^3 pack, 30 %, periodic, defaults"
+/usr/bin/time -f "make-pack %e s" rockperm-make-pack --dims "512 512 512" --porosity 0.3 --radius 10 --seed 1 --out /tmp/p512.raw >/dev/null
+/usr/bin/time -f "run wall %e s, peak RSS %M kB" rockperm run --input.file=/tmp/p512.raw "--input.dims=512 512 512" \
+  --input.voxel_size_um=2 --lbm.inlet_outlet=periodic --lbm.lateral=periodic --output.fields=off --output.dir /tmp/p512 \
+  --overwrite 2>&1 | tail -25 | tee "$out/p512.txt"
