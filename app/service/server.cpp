@@ -11,6 +11,7 @@
 #include "app/campaign.hpp"
 #include "app/options.hpp"
 #include "app/service/auth.hpp"
+#include "app/service/client_json.hpp"
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/multipart.hpp"
@@ -37,26 +38,6 @@ std::string new_job_id() {
   std::string id = random_hex(8);
   id.insert(0, 1, 'j');  // an id is never all digits
   return id;
-}
-
-// A JSON text from a client: nested at most 8 deep (options are flat; a deeper text is refused
-// before anything walks it recursively), else a 400 naming `what`. A text that does not parse
-// gives a discarded value, which the caller refuses with its own message.
-Json parse_client_json(const std::string& text, const std::string& what) {
-  constexpr int max_depth = 8;
-  bool too_deep = false;
-  Json j = Json::parse(
-      text,
-      [&](int depth, Json::parse_event_t, Json&) {
-        if (depth > max_depth) too_deep = true;
-        return !too_deep;  // a discarded value stops nothing, so stop keeping what follows
-      },
-      false);
-  if (too_deep) {
-    throw HttpError{http::status::bad_request,
-                    what + " is nested more than " + std::to_string(max_depth) + " levels deep; options are flat"};
-  }
-  return j;
 }
 
 // `inner` (resolved: symbolic links followed) lies inside `root` (resolved too).
