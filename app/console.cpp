@@ -20,7 +20,8 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
               options.spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
-  std::printf("stages      read %.2f s, percolation %.2f s\n", s.read_seconds, s.percolation_seconds);
+  std::printf("stages      read %.2f s, percolation %.2f s, pore analysis %.2f s; SHA-256 %.2f s beside them\n",
+              s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds);
   const double length = static_cast<double>(s.dims[flow.flow_axis]);
   const TimeScales t = time_scales(s.pores, length, physics::viscosity(flow.tau));
   std::printf("flow        %s tau %g%s, force %.3g%s; pores %.1f voxels across, Kozeny-Carman k %.3g voxel^2: "
@@ -47,9 +48,12 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
   }
 }
 
-void print_backend(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks) {
-  std::printf("backend     %s, %s propagation; %s; setup %.2f s\n", simulation.backend_description().c_str(),
-              to_string(plan.propagation), plan.note.c_str(), simulation.setup_seconds());
+void print_backend(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks,
+                   double ready_seconds) {
+  std::printf("backend     %s, %s propagation; %s; setup %.2f s (lattice %.2f s, backend %.2f s)\n",
+              simulation.backend_description().c_str(), to_string(plan.propagation), plan.note.c_str(),
+              simulation.setup_seconds(), simulation.lattice_seconds(), simulation.backend_seconds());
+  std::printf("ready       %.2f s after the run started: the first step follows\n", ready_seconds);
   if (ranks > 1) {
     std::printf("halo        %.1f kB per step from rank 0, %s: %s\n", simulation.halo_bytes_per_step() * 1e-3,
                 to_string(simulation.plan().halo_transport), simulation.plan().halo_note.c_str());

@@ -79,6 +79,7 @@ pipeline::ExecutionSpec worker_execution(pipeline::ExecutionSpec execution, int 
 void run_stages(const Comm& comm, const RunOptions& options, const pipeline::RunDirectory& directory,
                 const SampleRunSettings& settings, pipeline::SampleResult& result) {
   const bool console = settings.console && comm.root();
+  const auto started = std::chrono::steady_clock::now();
   const std::function<PreparedSample()>& read = settings.read;
   const pipeline::RunSpec& spec = options.spec;
   result.flow = spec.flow;
@@ -120,7 +121,10 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   drive.walltime_minutes = spec.execution.walltime_minutes;
   drive.stop_requested = settings.stop_requested ? settings.stop_requested : std::function<bool()>(&StopSignals::requested);
   if (options.resume) pipeline::read_checkpoint(comm, simulation, drive.checkpoint, drive.identity);
-  if (console) print_backend(simulation, plan, comm.size());
+  if (console) {
+    print_backend(simulation, plan, comm.size(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
 
   ProgressPrinter printer(spec.output.progress_seconds);
   const pipeline::DriveOutcome outcome =

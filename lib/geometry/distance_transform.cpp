@@ -44,8 +44,13 @@ void envelope(const double* f, double* d, std::int64_t n, std::vector<std::int64
 
 std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>& seed) {
   const std::int64_t n[3] = {dims.nx, dims.ny, dims.nz};
-  std::vector<double> sq(dims.voxels());
-  for (std::size_t i = 0; i < sq.size(); ++i) sq[i] = seed[i] ? 0.0 : far;
+  // squared distances, held as float: integers, exact below 2^24 (4096 voxels), and half the
+  // bytes of doubles through every pass; each line is worked in doubles
+  std::vector<float> sq(dims.voxels());
+  const auto voxels = static_cast<std::int64_t>(sq.size());
+  constexpr float far_f = static_cast<float>(far);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < voxels; ++i) sq[static_cast<std::size_t>(i)] = seed[static_cast<std::size_t>(i)] ? 0.0f : far_f;
   // x lines are contiguous; the y and z lines are taken `block` x columns at a time, so that each
   // cache line read brings `block` values of use (a line at a time, a z line of a power-of-two
   // volume maps every voxel to one cache set and misses on each)
@@ -63,60 +68,152 @@ std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>
       for (std::int64_t j = 0; j < n[other]; ++j) {
         for (std::int64_t c = 0; c < columns; ++c) {
           if (axis == 0) {  // the x line at (y = c, z = j), seeds only: two sweeps give the distance
-            double* line = &sq[static_cast<std::size_t>(c * stride[1] + j * stride[2])];
+            float* line = &sq[static_cast<std::size_t>(c * stride[1] + j * stride[2])];
             double last = -far;  // position of the nearest seed behind
             for (std::int64_t p = 0; p < len; ++p) {
-              if (line[p] == 0.0) last = static_cast<double>(p);
+              if (line[p] == 0.0f) last = static_cast<double>(p);
               out[static_cast<std::size_t>(p)] = static_cast<double>(p) - last;
             }
             last = far;
             for (std::int64_t p = len - 1; p >= 0; --p) {
-              if (line[p] == 0.0) last = static_cast<double>(p);
+              if (line[p] == 0.0f) last = static_cast<double>(p);
               const double d = std::min(out[static_cast<std::size_t>(p)], last - static_cast<double>(p));
-              line[p] = d >= far / 2 ? far : d * d;
+              line[p] = d >= far / 2 ? far_f : static_cast<float>(d * d);
             }
             continue;
           }
           const std::int64_t x0 = c * block, width = std::min(block, n[0] - x0);
           const std::int64_t base = x0 + j * stride[other];
           for (std::int64_t p = 0; p < len; ++p) {
-            const double* row = &sq[static_cast<std::size_t>(base + p * stride[axis])];
-            for (std::int64_t w = 0; w < width; ++w) lines[static_cast<std::size_t>(w * len + p)] = row[w];
+            const float* row = &sq[static_cast<std::size_t>(base + p * stride[axis])];
+            for (std::int64_t w = 0; w < width; ++w) {
+              const float f = row[w];
+              lines[static_cast<std::size_t>(w * len + p)] = f >= far_f ? far : static_cast<double>(f);
+            }
           }
           for (std::int64_t w = 0; w < width; ++w) {
             envelope(&lines[static_cast<std::size_t>(w * len)], out.data(), len, v, z);
             std::copy(out.begin(), out.end(), lines.begin() + w * len);
           }
           for (std::int64_t p = 0; p < len; ++p) {
-            double* row = &sq[static_cast<std::size_t>(base + p * stride[axis])];
-            for (std::int64_t w = 0; w < width; ++w) row[w] = lines[static_cast<std::size_t>(w * len + p)];
+            float* row = &sq[static_cast<std::size_t>(base + p * stride[axis])];
+            for (std::int64_t w = 0; w < width; ++w) {
+              const double d = lines[static_cast<std::size_t>(w * len + p)];
+              row[w] = d >= far ? far_f : static_cast<float>(d);
+            }
           }
         }
       }
     }
   }
-  std::vector<float> d(sq.size());
-  for (std::size_t i = 0; i < sq.size(); ++i) d[i] = sq[i] >= far ? std::numeric_limits<float>::max() : float(std::sqrt(sq[i]));
-  return d;
+  // the distances, in place
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < voxels; ++i) {
+    float& d = sq[static_cast<std::size_t>(i)];
+    d = d >= far_f ? std::numeric_limits<float>::max() : std::sqrt(d);
+  }
+  return sq;
+}
+
+std::vector<std::uint8_t> squared_distance_within(const Dims& dims, const std::vector<std::uint8_t>& seed, int radius) {
+  constexpr std::uint8_t unknown = 255;
+  const auto R = static_cast<std::int64_t>(radius);
+  const std::int64_t nx = dims.nx, ny = dims.ny, nz = dims.nz;
+  const std::int64_t plane = nx * ny;
+  std::vector<std::uint8_t> sq(static_cast<std::size_t>(dims.voxels()));
+  std::uint8_t* out = sq.data();
+  // x: the distance along the row to the nearest seed, squared, when it is at most R
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < ny * nz; ++r) {
+    const std::uint8_t* s = seed.data() + r * nx;
+    std::uint8_t* o = out + r * nx;
+    std::int64_t last = -(R + 1) - 1;  // nearest seed behind, far away
+    for (std::int64_t x = 0; x < nx; ++x) {
+      if (s[x]) last = x;
+      const std::int64_t d = x - last;
+      o[x] = d <= R ? static_cast<std::uint8_t>(d * d) : unknown;
+    }
+    last = nx + R + 1;
+    for (std::int64_t x = nx - 1; x >= 0; --x) {
+      if (s[x]) last = x;
+      const std::int64_t d = last - x;
+      if (d <= R) o[x] = std::min(o[x], static_cast<std::uint8_t>(d * d));
+    }
+  }
+  // y and z: out(p) = min over |k| <= R of in(p + k) + k^2 (saturating), on whole rows: the
+  // input lines are a copy, the output the volume itself
+  const auto slide = [R](const std::uint8_t* const* lines, std::int64_t count, std::int64_t at, std::uint8_t* o,
+                         std::int64_t n) {
+    const std::int64_t lo = std::max<std::int64_t>(0, at - R), hi = std::min<std::int64_t>(count - 1, at + R);
+    for (std::int64_t i = 0; i < n; ++i) o[i] = unknown;
+    for (std::int64_t q = lo; q <= hi; ++q) {
+      const auto k2 = static_cast<std::uint16_t>((q - at) * (q - at));
+      const std::uint8_t* in = lines[q];
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto v = static_cast<std::uint16_t>(in[i] + k2);
+        o[i] = static_cast<std::uint8_t>(std::min<std::uint16_t>(o[i], std::min<std::uint16_t>(v, unknown)));
+      }
+    }
+  };
+  // y: plane by plane, each thread a copy of its plane
+#pragma omp parallel
+  {
+    std::vector<std::uint8_t> copy(static_cast<std::size_t>(plane));
+    std::vector<const std::uint8_t*> rows(static_cast<std::size_t>(ny));
+#pragma omp for schedule(static)
+    for (std::int64_t z = 0; z < nz; ++z) {
+      std::uint8_t* p = out + z * plane;
+      std::copy(p, p + plane, copy.begin());
+      for (std::int64_t y = 0; y < ny; ++y) rows[static_cast<std::size_t>(y)] = copy.data() + y * nx;
+      for (std::int64_t y = 0; y < ny; ++y) slide(rows.data(), ny, y, p + y * nx, nx);
+    }
+  }
+  // z: tile by tile of the xy plane, each thread a copy of its tile's column of planes
+  constexpr std::int64_t tile = 2048;
+  const std::int64_t tiles = (plane + tile - 1) / tile;
+#pragma omp parallel
+  {
+    std::vector<std::uint8_t> copy(static_cast<std::size_t>(tile * nz));
+    std::vector<const std::uint8_t*> lines(static_cast<std::size_t>(nz));
+#pragma omp for schedule(static)
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const std::int64_t first = t * tile, width = std::min(tile, plane - first);
+      for (std::int64_t z = 0; z < nz; ++z) {
+        std::copy(out + z * plane + first, out + z * plane + first + width, copy.begin() + z * width);
+        lines[static_cast<std::size_t>(z)] = copy.data() + z * width;
+      }
+      for (std::int64_t z = 0; z < nz; ++z) slide(lines.data(), nz, z, out + z * plane + first, width);
+    }
+  }
+  return sq;
 }
 
 std::vector<std::uint8_t> pore_width_classes(const PoreMask& mask) {
-  const std::size_t n = mask.pore.size();
-  std::vector<std::uint8_t> solid(n);
-  for (std::size_t i = 0; i < n; ++i) solid[i] = mask.pore[i] ? 0 : 1;
-  const std::vector<float> to_solid = distance_to(mask.dims, solid);
-  std::vector<std::uint8_t> classes(n, no_width_class);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (mask.pore[i]) classes[i] = width_classes - 1;
-  }
+  // every comparison below is with a squared distance of at most 31 (the widest class limit):
+  // the bounded transform is exact there, and above its bound it says only "farther"
+  constexpr int radius = 6;
+  const auto n = static_cast<std::int64_t>(mask.pore.size());
+  const std::uint8_t* pore = mask.pore.data();
+  std::vector<std::uint8_t> seed(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) seed[static_cast<std::size_t>(i)] = pore[i] ? 0 : 1;  // the solid
+  const std::vector<std::uint8_t> to_solid = squared_distance_within(mask.dims, seed, radius);
+  std::vector<std::uint8_t> classes(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) classes[static_cast<std::size_t>(i)] = pore[i] ? width_classes - 1 : no_width_class;
   // from the widest limit down, so that each voxel ends in the narrowest class it belongs to
   for (int c = width_classes - 2; c >= 0; --c) {
     const double h = (width_class_limits[c] + 1.0) / 2.0;  // ball centres: distance >= h
-    std::vector<std::uint8_t> centre(n);
-    for (std::size_t i = 0; i < n; ++i) centre[i] = mask.pore[i] && to_solid[i] >= h ? 1 : 0;
-    const std::vector<float> to_centre = distance_to(mask.dims, centre);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (mask.pore[i] && to_centre[i] > h - 0.5) classes[i] = static_cast<std::uint8_t>(c);
+    static_assert(radius * radius >= 31, "the bound must cover the widest class");
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      seed[static_cast<std::size_t>(i)] = pore[i] && to_solid[static_cast<std::size_t>(i)] >= h * h ? 1 : 0;
+    }
+    const std::vector<std::uint8_t> to_centre = squared_distance_within(mask.dims, seed, radius);
+    const double covered = (h - 0.5) * (h - 0.5);  // at most 25: inside the bound
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (pore[i] && to_centre[static_cast<std::size_t>(i)] > covered) classes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(c);
     }
   }
   return classes;

@@ -13,6 +13,14 @@ namespace rockperm {
 // number where there is no seed). Outside the volume there are no seeds.
 std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>& seed);
 
+// Squared distances from every voxel centre to the nearest seed, exact where they are at most
+// radius^2 and above radius^2 elsewhere (255 where no seed lies within `radius` along every
+// axis), for radius <= 11. One byte a voxel, and each pass a sliding minimum over 2 radius + 1
+// neighbours on whole rows and planes: for the small distances the pore analysis asks about,
+// several times faster than the exact transform and a quarter of its memory. Exact because the
+// nearest seed of a voxel at distance D <= radius lies within radius along each axis.
+std::vector<std::uint8_t> squared_distance_within(const Dims& dims, const std::vector<std::uint8_t>& seed, int radius);
+
 // The local width of the pore space at every pore voxel, in classes: the diameter of the
 // largest ball inside the pores that covers the voxel (the "local thickness" of Hildebrand &
 // Ruegsegger 1997) is below 3, 5 or 10 voxels, or at least 10. A ball of diameter 2h - 1 fits

@@ -131,6 +131,8 @@ std::string to_json(const SampleResult& r) {
                       {"bytes_per_fluid_cell", r.performance.bytes_per_cell},
                       {"read_seconds", r.timings.read},
                       {"percolation_seconds", r.timings.percolation},
+                      {"pore_analysis_seconds", r.timings.pore_analysis},
+                      {"hash_seconds", r.timings.hash},
                       {"setup_seconds", r.timings.setup},
                       {"lattice_seconds", r.timings.lattice},
                       {"backend_seconds", r.timings.backend},

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <future>
+#include <tuple>
 
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
@@ -26,10 +28,34 @@ struct Header {
   std::int64_t sample_begin, sample_end;
   double voxel_size_um;
   std::uint64_t voxels, pore, connected;
-  double read_seconds, percolation_seconds;
+  double read_seconds, percolation_seconds, pore_seconds, hash_seconds;
   std::uint64_t input_bytes;
   PoreStatistics pores;
 };
+
+// The width class of every fluid cell of the simulated volume in raster order (no_width_class
+// outside the sample): each z plane writes its own range, at the offset of the fluid before it.
+std::vector<std::uint8_t> fluid_width_classes(const Sample& s, int flow_axis) {
+  const std::vector<std::uint8_t> classes = pore_width_classes(s.mask);
+  const Dims& d = s.mask.dims;
+  std::vector<std::uint64_t> first(static_cast<std::size_t>(d.nz) + 1, 0);
+  for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + s.plane_fluid[z];
+  std::vector<std::uint8_t> out(first.back());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    std::uint64_t k = first[z];
+    for (std::int64_t y = 0; y < d.ny; ++y) {
+      for (std::int64_t x = 0; x < d.nx; ++x) {
+        const std::uint64_t v = d.linear(x, y, z);
+        if (!s.mask.pore[v]) continue;
+        const std::int64_t pos[3] = {x, y, z};
+        const std::int64_t p = pos[flow_axis];
+        out[k++] = p >= s.sample_begin && p < s.sample_end ? classes[v] : no_width_class;
+      }
+    }
+  }
+  return out;
+}
 
 // Rank 0: filter, extend and count planes.
 void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use) {
@@ -49,29 +75,17 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
     s.percolation.voxels = mask.dims.voxels();
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
-  s.pores = pore_statistics(mask);
   s.percolation_seconds = seconds_since(start);
+  const auto pores_start = Clock::now();
+  s.pores = pore_statistics(mask);
   ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
   s.mask = std::move(extended.mask);
   s.dims = s.mask.dims;
   s.sample_begin = extended.sample_begin;
   s.sample_end = extended.sample_end;
   s.plane_fluid = plane_fluid_counts(s.mask);
-  if (use == SampleUse::run) {
-    const std::vector<std::uint8_t> classes = pore_width_classes(s.mask);
-    const Dims& d = s.mask.dims;
-    s.width_class.reserve(s.mask.pore_count());
-    for (std::int64_t z = 0; z < d.nz; ++z)
-      for (std::int64_t y = 0; y < d.ny; ++y)
-        for (std::int64_t x = 0; x < d.nx; ++x) {
-          const std::uint64_t v = d.linear(x, y, z);
-          if (!s.mask.pore[v]) continue;
-          const std::int64_t pos[3] = {x, y, z};
-          const std::int64_t p = pos[flow.flow_axis];
-          s.width_class.push_back(p >= s.sample_begin && p < s.sample_end ? classes[v] : no_width_class);
-        }
-  }
-  s.percolation_seconds = seconds_since(start);  // with the pore analysis
+  if (use == SampleUse::run) s.width_class = fluid_width_classes(s, flow.flow_axis);
+  s.pore_seconds = seconds_since(pores_start);
   const Periodicity p = flow.periodicity();
   if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
     throw PhysicsError("nothing resists the flow: the simulated volume has no solid voxel and every face is "
@@ -99,6 +113,8 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
                    s.percolation.connected,
                    s.read_seconds,
                    s.percolation_seconds,
+                   s.pore_seconds,
+                   s.hash_seconds,
                    s.input.bytes,
                    s.pores};
     bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
@@ -121,6 +137,8 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
     s.percolation = PercolationReport{h.voxels, h.pore, h.connected};
     s.read_seconds = h.read_seconds;
     s.percolation_seconds = h.percolation_seconds;
+    s.pore_seconds = h.pore_seconds;
+    s.hash_seconds = h.hash_seconds;
     s.input.bytes = h.input_bytes;
     s.pores = h.pores;
     s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
@@ -141,7 +159,7 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
 
 }  // namespace
 
-ReadVolume read_volume(const SampleSpec& spec) {
+ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   ReadVolume v;
   const auto start = Clock::now();
   v.loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
@@ -149,7 +167,7 @@ ReadVolume read_volume(const SampleSpec& spec) {
   v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
   v.input.name = spec.volume.path.filename().string();
   if (v.input.name.empty()) v.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
-  if (spec.hash_input) v.input.sha256 = io::hash_volume(spec.volume.path);
+  if (spec.hash_input && hash) v.input.sha256 = io::hash_volume(spec.volume.path);
   v.input.format = v.loaded.info.format;
   std::error_code ec;
   if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
@@ -169,11 +187,22 @@ Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec&
 
 Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
   return share(comm, [&](Sample& s) {
-    ReadVolume v = read_volume(spec);
+    ReadVolume v = read_volume(spec, false);
     s.read_seconds = v.read_seconds;
     s.voxel_size_um = v.loaded.voxel_size_um;
     s.input = std::move(v.input);
+    // the input's SHA-256 reads the file once more: on a thread of its own, beside the
+    // percolation and the pore analysis, which use the others
+    std::future<std::pair<std::string, double>> hash;
+    if (spec.hash_input) {
+      hash = std::async(std::launch::async, [path = spec.volume.path] {
+        const auto start = Clock::now();
+        std::string h = io::hash_volume(path);
+        return std::make_pair(std::move(h), seconds_since(start));
+      });
+    }
     finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
+    if (hash.valid()) std::tie(s.input.sha256, s.hash_seconds) = hash.get();
   });
 }
 

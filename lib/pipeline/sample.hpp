@@ -38,7 +38,9 @@ struct Sample {
   // the simulated volume in raster order (the lattice's cell order); no_width_class outside the
   // sample (buffers, mirror image); empty for a benchmark's sample (SampleUse)
   std::vector<std::uint8_t> width_class;
-  double read_seconds = 0, percolation_seconds = 0;  // rank 0's stage times
+  // rank 0's stage times: the read; the percolation filter; the pore analysis (statistics and
+  // width classes); the input's SHA-256 (beside the percolation and the pore analysis, on a thread)
+  double read_seconds = 0, percolation_seconds = 0, pore_seconds = 0, hash_seconds = 0;
   PoreMask mask;                                  // rank 0 only; taken by decompose()
 };
 
@@ -52,7 +54,8 @@ struct ReadVolume {
   InputIdentity input;
   double read_seconds = 0;
 };
-ReadVolume read_volume(const SampleSpec& spec);
+// With `hash` false, input.sha256 is left empty (read_sample hashes beside the next stages).
+ReadVolume read_volume(const SampleSpec& spec, bool hash = true);
 // read_sample from a volume already read (`volume` on rank 0; ignored elsewhere).
 Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
 

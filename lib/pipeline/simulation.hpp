@@ -42,6 +42,8 @@ class Simulation {
   std::string backend_description() const;  // this rank's backend
   Storage storage() const;                   // of the populations (lib/physics/storage.hpp)
   double setup_seconds() const { return setup_seconds_; }
+  double lattice_seconds() const { return lattice_.seconds; }  // of the setup: decomposition and lattice
+  double backend_seconds() const { return backend_seconds_; }  // of the setup: the backend's start
   double halo_bytes_per_step() const;       // this rank
 
   // The state between checks (lib/pipeline/checkpoint.hpp writes it): this rank's owned
