@@ -115,17 +115,17 @@ std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>
   return sq;
 }
 
-std::vector<std::uint8_t> squared_distance_within(const Dims& dims, const std::vector<std::uint8_t>& seed, int radius) {
+HostArray<std::uint8_t> squared_distance_within(const Dims& dims, const std::uint8_t* seed, int radius) {
   constexpr std::uint8_t unknown = 255;
   const auto R = static_cast<std::int64_t>(radius);
   const std::int64_t nx = dims.nx, ny = dims.ny, nz = dims.nz;
   const std::int64_t plane = nx * ny;
-  std::vector<std::uint8_t> sq(static_cast<std::size_t>(dims.voxels()));
+  HostArray<std::uint8_t> sq(static_cast<std::size_t>(dims.voxels()));  // every byte written by the x pass
   std::uint8_t* out = sq.data();
   // x: the distance along the row to the nearest seed, squared, when it is at most R
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < ny * nz; ++r) {
-    const std::uint8_t* s = seed.data() + r * nx;
+    const std::uint8_t* s = seed + r * nx;
     std::uint8_t* o = out + r * nx;
     std::int64_t last = -(R + 1) - 1;  // nearest seed behind, far away
     for (std::int64_t x = 0; x < nx; ++x) {
@@ -188,17 +188,19 @@ std::vector<std::uint8_t> squared_distance_within(const Dims& dims, const std::v
   return sq;
 }
 
-std::vector<std::uint8_t> pore_width_classes(const PoreMask& mask) {
+HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask) {
   // every comparison below is with a squared distance of at most 31 (the widest class limit):
   // the bounded transform is exact there, and above its bound it says only "farther"
   constexpr int radius = 6;
   const auto n = static_cast<std::int64_t>(mask.pore.size());
   const std::uint8_t* pore = mask.pore.data();
-  std::vector<std::uint8_t> seed(static_cast<std::size_t>(n));
+  // uninitialised arrays: each is first written by the threads of a parallel loop, so that no
+  // single thread zeroes (and faults in) the volume
+  HostArray<std::uint8_t> seed(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) seed[static_cast<std::size_t>(i)] = pore[i] ? 0 : 1;  // the solid
-  const std::vector<std::uint8_t> to_solid = squared_distance_within(mask.dims, seed, radius);
-  std::vector<std::uint8_t> classes(static_cast<std::size_t>(n));
+  const HostArray<std::uint8_t> to_solid = squared_distance_within(mask.dims, seed.data(), radius);
+  HostArray<std::uint8_t> classes(static_cast<std::size_t>(n));
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) classes[static_cast<std::size_t>(i)] = pore[i] ? width_classes - 1 : no_width_class;
   // from the widest limit down, so that each voxel ends in the narrowest class it belongs to
@@ -209,7 +211,7 @@ std::vector<std::uint8_t> pore_width_classes(const PoreMask& mask) {
     for (std::int64_t i = 0; i < n; ++i) {
       seed[static_cast<std::size_t>(i)] = pore[i] && to_solid[static_cast<std::size_t>(i)] >= h * h ? 1 : 0;
     }
-    const std::vector<std::uint8_t> to_centre = squared_distance_within(mask.dims, seed, radius);
+    const HostArray<std::uint8_t> to_centre = squared_distance_within(mask.dims, seed.data(), radius);
     const double covered = (h - 0.5) * (h - 0.5);  // at most 25: inside the bound
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lib/base/host_array.hpp"
 #include "lib/geometry/pore_mask.hpp"
 
 namespace rockperm {
@@ -19,7 +20,7 @@ std::vector<float> distance_to(const Dims& dims, const std::vector<std::uint8_t>
 // neighbours on whole rows and planes: for the small distances the pore analysis asks about,
 // several times faster than the exact transform and a quarter of its memory. Exact because the
 // nearest seed of a voxel at distance D <= radius lies within radius along each axis.
-std::vector<std::uint8_t> squared_distance_within(const Dims& dims, const std::vector<std::uint8_t>& seed, int radius);
+HostArray<std::uint8_t> squared_distance_within(const Dims& dims, const std::uint8_t* seed, int radius);
 
 // The local width of the pore space at every pore voxel, in classes: the diameter of the
 // largest ball inside the pores that covers the voxel (the "local thickness" of Hildebrand &
@@ -31,6 +32,6 @@ std::vector<std::uint8_t> squared_distance_within(const Dims& dims, const std::v
 inline constexpr std::uint8_t width_classes = 4;
 inline constexpr double width_class_limits[width_classes - 1] = {3, 5, 10};  // voxels
 inline constexpr std::uint8_t no_width_class = 255;
-std::vector<std::uint8_t> pore_width_classes(const PoreMask& mask);
+HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask);  // uninitialised memory, filled by threads
 
 }  // namespace rockperm

@@ -36,7 +36,7 @@ struct Header {
 // The width class of every fluid cell of the simulated volume in raster order (no_width_class
 // outside the sample): each z plane writes its own range, at the offset of the fluid before it.
 std::vector<std::uint8_t> fluid_width_classes(const Sample& s, int flow_axis) {
-  const std::vector<std::uint8_t> classes = pore_width_classes(s.mask);
+  const HostArray<std::uint8_t> classes = pore_width_classes(s.mask);
   const Dims& d = s.mask.dims;
   std::vector<std::uint64_t> first(static_cast<std::size_t>(d.nz) + 1, 0);
   for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + s.plane_fluid[z];

@@ -40,7 +40,7 @@ TEST(DistanceTransform, WidthClassesOfSlits) {
   const int widths[] = {2, 4, 6, 12};
   for (int c = 0; c < 4; ++c) {
     const PoreMask m = slit(widths[c]);
-    const std::vector<std::uint8_t> classes = pore_width_classes(m);
+    const HostArray<std::uint8_t> classes = pore_width_classes(m);
     for (std::size_t v = 0; v < classes.size(); ++v) {
       if (m.pore[v]) EXPECT_EQ(classes[v], c) << "width " << widths[c];
       else EXPECT_EQ(classes[v], no_width_class);
@@ -100,7 +100,7 @@ TEST(DistanceTransform, BoundedSquaredDistancesAreExactWithinTheirRadius) {
     for (std::size_t i = 0; i < seed.size(); ++i) seed[i] = m.pore[i] ? 0 : 1;
     const std::vector<float> exact = distance_to(m.dims, seed);
     for (const int radius : {1, 3, 6, 11}) {
-      const std::vector<std::uint8_t> bounded = squared_distance_within(m.dims, seed, radius);
+      const HostArray<std::uint8_t> bounded = squared_distance_within(m.dims, seed.data(), radius);
       for (std::size_t i = 0; i < seed.size(); ++i) {
         const double d2 = std::round(static_cast<double>(exact[i]) * exact[i]);
         if (d2 <= radius * radius) {
@@ -117,7 +117,8 @@ TEST(DistanceTransform, WidthClassesAreThoseOfTheExactTransform) {
   int seen[width_classes] = {};
   for (unsigned trial = 10; trial < 16; ++trial) {
     const PoreMask m = random_medium(trial);
-    const std::vector<std::uint8_t> fast = pore_width_classes(m), reference = reference_width_classes(m);
+    const HostArray<std::uint8_t> classes = pore_width_classes(m);
+    const std::vector<std::uint8_t> fast(classes.begin(), classes.end()), reference = reference_width_classes(m);
     ASSERT_EQ(fast, reference) << "trial " << trial;
     for (const std::uint8_t c : fast) {
       if (c != no_width_class) ++seen[c];
