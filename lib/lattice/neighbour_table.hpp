@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "lib/base/host_array.hpp"
+
 #include "lib/base/hd.hpp"
 #include "lib/physics/d3q19.hpp"
 
@@ -249,7 +251,7 @@ bool pack_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::u
 // multiple of group_cells) as deltas and bases; false when a group's offsets in one direction do
 // not fall into two clusters of 15 bits (then the 3-byte tables serve).
 struct GroupedPairData {
-  std::vector<std::uint32_t> delta;
+  HostArray<std::uint32_t> delta;  // 4 bytes a link of a 1000^3 rock: filled by threads, never zeroed first
   std::vector<std::int32_t> base;  // 36 per group: for each direction the positive table's 2, the negative's 2
 };
 bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,

@@ -317,25 +317,43 @@ void Simulation::add_trust(SampleResult& r) const {
   // width classes on rank 0, in cell order (ranks own consecutive cells)
   const Macroscopic& m = owned_macroscopic();
   const std::vector<float>& u = flow_.flow_axis == 0 ? m.ux : (flow_.flow_axis == 1 ? m.uy : m.uz);
-  std::vector<std::uint8_t> bytes(u.size() * sizeof(float));
-  std::memcpy(bytes.data(), u.data(), bytes.size());
-  const std::vector<std::uint8_t> all = comm_.gather_bytes(bytes);
+  std::vector<float> gathered;  // on several ranks: every rank's, on rank 0
+  const std::vector<float>* velocity = &u;
+  if (comm_.size() > 1) {
+    std::vector<std::uint8_t> bytes(u.size() * sizeof(float));
+    std::memcpy(bytes.data(), u.data(), bytes.size());
+    const std::vector<std::uint8_t> all = comm_.gather_bytes(bytes);
+    gathered.resize(all.size() / sizeof(float));
+    std::memcpy(gathered.data(), all.data(), gathered.size() * sizeof(float));
+    velocity = &gathered;
+  }
   std::vector<double> numbers(width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
-  if (comm_.root() && all.size() == sample_.width_class.size() * sizeof(float)) {
-    std::vector<float> velocity(sample_.width_class.size());
-    std::memcpy(velocity.data(), all.data(), all.size());
-    double flux = 0, narrow = 0, cells = 0;
-    std::array<double, width_classes> count{};
-    for (std::size_t c = 0; c < velocity.size(); ++c) {
-      const std::uint8_t w = sample_.width_class[c];
-      if (w == no_width_class) continue;
-      count[w] += 1;
-      cells += 1;
-      flux += velocity[c];
-      if (w == 0) narrow += velocity[c];
+  if (comm_.root() && velocity->size() == sample_.width_class.size()) {
+    // in blocks of a fixed size, summed in order: the same numbers on any number of threads
+    constexpr std::size_t block = 1 << 16;
+    const std::size_t n = velocity->size(), blocks = (n + block - 1) / block;
+    std::vector<std::array<double, width_classes + 2>> part(blocks);  // counts, all flux, narrow flux
+#pragma omp parallel for schedule(static)
+    for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+      std::array<double, width_classes + 2> sums{};
+      for (std::size_t c = static_cast<std::size_t>(b) * block; c < std::min(n, (static_cast<std::size_t>(b) + 1) * block); ++c) {
+        const std::uint8_t w = sample_.width_class[c];
+        if (w == no_width_class) continue;
+        const double v = (*velocity)[c];
+        sums[w] += 1;
+        sums[width_classes] += v;
+        if (w == 0) sums[width_classes + 1] += v;
+      }
+      part[static_cast<std::size_t>(b)] = sums;
     }
-    for (int w = 0; w < width_classes; ++w) numbers[w] = cells > 0 ? count[w] / cells : 0.0;
-    numbers[width_classes] = flux != 0 ? narrow / flux : 0.0;
+    std::array<double, width_classes + 2> total{};
+    for (const auto& p : part) {
+      for (std::size_t i = 0; i < total.size(); ++i) total[i] += p[i];
+    }
+    double cells = 0;
+    for (int w = 0; w < width_classes; ++w) cells += total[w];
+    for (int w = 0; w < width_classes; ++w) numbers[w] = cells > 0 ? total[w] / cells : 0.0;
+    numbers[width_classes] = total[width_classes] != 0 ? total[width_classes + 1] / total[width_classes] : 0.0;
   }
   numbers = comm_.sum(numbers);  // rank 0's numbers on every rank
   for (int w = 0; w < width_classes; ++w) r.width_fraction[w] = numbers[w];
