@@ -20,8 +20,10 @@ void print_sample(const RunOptions& options, const pipeline::Sample& s, const pi
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
               options.spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
-  std::printf("stages      read %.2f s, percolation %.2f s, pore analysis %.2f s; SHA-256 %.2f s beside them\n",
-              s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds);
+  std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s; SHA-256 %.2f s beside them; "
+              "pore widths %s\n",
+              s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds,
+              plan.cuda ? "beside the solve" : "after the solve");
   const double length = static_cast<double>(s.dims[flow.flow_axis]);
   const TimeScales t = time_scales(s.pores, length, physics::viscosity(flow.tau));
   std::printf("flow        %s tau %g%s, force %.3g%s; pores %.1f voxels across, Kozeny-Carman k %.3g voxel^2: "

@@ -50,7 +50,7 @@ struct Warning {
 
 struct Timings {
   double read = 0, percolation = 0;  // rank 0
-  double pore_analysis = 0;          // rank 0: pore statistics and width classes
+  double pore_analysis = 0;          // rank 0: pore statistics and width classes (on a GPU run, beside the solve)
   double hash = 0;                   // rank 0: the input's SHA-256, beside percolation and pore analysis
   double setup = 0;                  // read to first step: lattice, decomposition, backend
   double lattice = 0, backend = 0;   // of setup: decomposition and lattice build; backend (device) start

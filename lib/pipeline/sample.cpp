@@ -6,10 +6,12 @@
 #include <cstring>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <tuple>
 
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/host_array.hpp"
 #include "lib/geometry/distance_transform.hpp"
 #include "lib/parallel/partition.hpp"
 #include "lib/solve/time_scales.hpp"
@@ -35,11 +37,12 @@ struct Header {
 
 // The width class of every fluid cell of the simulated volume in raster order (no_width_class
 // outside the sample): each z plane writes its own range, at the offset of the fluid before it.
-std::vector<std::uint8_t> fluid_width_classes(const Sample& s, int flow_axis) {
-  const HostArray<std::uint8_t> classes = pore_width_classes(s.mask);
-  const Dims& d = s.mask.dims;
+std::vector<std::uint8_t> fluid_width_classes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_fluid,
+                                              std::int64_t sample_begin, std::int64_t sample_end, int flow_axis) {
+  const HostArray<std::uint8_t> classes = pore_width_classes(mask);
+  const Dims& d = mask.dims;
   std::vector<std::uint64_t> first(static_cast<std::size_t>(d.nz) + 1, 0);
-  for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + s.plane_fluid[z];
+  for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + plane_fluid[z];
   std::vector<std::uint8_t> out(first.back());
 #pragma omp parallel for schedule(static)
   for (std::int64_t z = 0; z < d.nz; ++z) {
@@ -47,10 +50,10 @@ std::vector<std::uint8_t> fluid_width_classes(const Sample& s, int flow_axis) {
     for (std::int64_t y = 0; y < d.ny; ++y) {
       for (std::int64_t x = 0; x < d.nx; ++x) {
         const std::uint64_t v = d.linear(x, y, z);
-        if (!s.mask.pore[v]) continue;
+        if (!mask.pore[v]) continue;
         const std::int64_t pos[3] = {x, y, z};
         const std::int64_t p = pos[flow_axis];
-        out[k++] = p >= s.sample_begin && p < s.sample_end ? classes[v] : no_width_class;
+        out[k++] = p >= sample_begin && p < sample_end ? classes[v] : no_width_class;
       }
     }
   }
@@ -84,7 +87,9 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   s.sample_begin = extended.sample_begin;
   s.sample_end = extended.sample_end;
   s.plane_fluid = plane_fluid_counts(s.mask);
-  if (use == SampleUse::run) s.width_class = fluid_width_classes(s, flow.flow_axis);
+  if (use == SampleUse::run) {  // the width classes: beside the solve (PoreWidths)
+    s.widths.prepare(s.mask, s.plane_fluid, s.sample_begin, s.sample_end, flow.flow_axis);
+  }
   s.pore_seconds = seconds_since(pores_start);
   const Periodicity p = flow.periodicity();
   if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
@@ -158,6 +163,52 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
 }
 
 }  // namespace
+
+struct PoreWidths::State {
+  PoreMask mask;
+  std::vector<std::uint64_t> plane_fluid;
+  std::int64_t sample_begin = 0, sample_end = 0;
+  int flow_axis = 0;
+  mutable std::once_flag started;
+  mutable std::shared_future<std::vector<std::uint8_t>> classes;
+  mutable double seconds = 0;
+};
+
+void PoreWidths::prepare(PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+                         std::int64_t sample_end, int flow_axis) {
+  state_ = std::make_shared<State>();
+  state_->mask = std::move(mask);
+  state_->plane_fluid = std::move(plane_fluid);
+  state_->sample_begin = sample_begin;
+  state_->sample_end = sample_end;
+  state_->flow_axis = flow_axis;
+}
+
+void PoreWidths::start() const {
+  if (!state_) return;
+  std::call_once(state_->started, [s = state_.get()] {
+    s->classes = std::async(std::launch::async, [s] {
+                   const auto start = Clock::now();
+                   std::vector<std::uint8_t> c =
+                       fluid_width_classes(s->mask, s->plane_fluid, s->sample_begin, s->sample_end, s->flow_axis);
+                   s->mask = PoreMask{};  // done with it
+                   s->seconds = seconds_since(start);
+                   return c;
+                 }).share();
+  });
+}
+
+const std::vector<std::uint8_t>& PoreWidths::get() const {
+  static const std::vector<std::uint8_t> none;
+  if (!state_) return none;
+  start();
+  return state_->classes.get();
+}
+
+double PoreWidths::seconds() const {
+  if (!state_ || !state_->classes.valid()) return 0;
+  return state_->classes.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? state_->seconds : 0;
+}
 
 ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   ReadVolume v;

@@ -3,6 +3,7 @@
 // removes isolated pores, adds buffers or the mirror image, and keeps the mask; every rank
 // learns the numbers it needs to partition and report (the fluid count of each plane).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,26 @@ struct InputIdentity {
   std::string sha256;            // of the volume's bytes (io::hash_volume); of the mask in memory
 };
 
+// The pore width class (lib/geometry/distance_transform.hpp) of every fluid cell of the
+// simulated volume in raster order (the lattice's cell order), no_width_class outside the sample
+// (buffers, mirror image): for the trust report, at the end of a run. Computed from a copy of
+// the mask on a thread of its own once start() is called, so that on a GPU run it overlaps the
+// solve instead of delaying the first step; get() starts it if needed and waits. Copies share
+// the one computation. Empty (get() gives no classes) where prepare() was not called.
+class PoreWidths {
+ public:
+  void prepare(PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+               std::int64_t sample_end, int flow_axis);
+  void start() const;
+  const std::vector<std::uint8_t>& get() const;
+  double seconds() const;  // of the computation, once get() returned; 0 before
+  bool prepared() const { return state_ != nullptr; }
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
 struct Sample {
   InputIdentity input;
   Dims dims;                                      // simulated: after the crop, with buffers or mirror image
@@ -34,12 +55,9 @@ struct Sample {
   std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
   PercolationReport percolation;                  // pore before and after the filter (sample only)
   PoreStatistics pores;                           // of the connected pore space of the sample
-  // rank 0: the pore width class (lib/geometry/distance_transform.hpp) of every fluid cell of
-  // the simulated volume in raster order (the lattice's cell order); no_width_class outside the
-  // sample (buffers, mirror image); empty for a benchmark's sample (SampleUse)
-  std::vector<std::uint8_t> width_class;
-  // rank 0's stage times: the read; the percolation filter; the pore analysis (statistics and
-  // width classes); the input's SHA-256 (beside the percolation and the pore analysis, on a thread)
+  PoreWidths widths;  // rank 0, runs (not a benchmark's sample: SampleUse)
+  // rank 0's stage times: the read; the percolation filter; the pore statistics, buffers and
+  // plane counts; the input's SHA-256 (beside them, on a thread). The width classes: PoreWidths.
   double read_seconds = 0, percolation_seconds = 0, pore_seconds = 0, hash_seconds = 0;
   PoreMask mask;                                  // rank 0 only; taken by decompose()
 };

@@ -87,7 +87,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   sample_.fluid = sample.fluid;
   sample_.percolation = sample.percolation;
   sample_.pores = sample.pores;
-  sample_.width_class = sample.width_class;
+  sample_.widths = sample.widths;  // shared: computed once, beside the solve on a GPU
   sample_.read_seconds = sample.read_seconds;
   sample_.percolation_seconds = sample.percolation_seconds;
   sample_.pore_seconds = sample.pore_seconds;
@@ -127,7 +127,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   controls.monitor = execution_.monitor;
   loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls,
                 [this] { before_ = planes_->read(); });
-  // the hash runs beside the percolation and the pore analysis: what it adds is what outlasts them
+  // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
   setup_seconds_ = sample.read_seconds + std::max(sample.percolation_seconds + sample.pore_seconds, sample.hash_seconds) +
                    lattice_.seconds +
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -160,6 +160,9 @@ Measurement Simulation::measure(const FlowSums& sums) {
 }
 
 void Simulation::advance() {
+  // the host is free while a GPU computes: the width classes of the trust report are worked out
+  // then (on the CPU backend the threads are the solver's: at the end, in add_trust)
+  if (plan_.cuda && comm_.root()) sample_.widths.start();
   loop_->next_check();
   adjust_drive();
   macroscopic_.reset();
@@ -287,6 +290,7 @@ SampleResult Simulation::result() const {
   r.performance.mpi_seconds = comm_.max(stepper_->mpi_seconds());
   r.performance.halo_bytes_per_step = static_cast<double>(stepper_->halo_bytes_per_step());
   if (s.steps > 0) add_trust(r);
+  r.timings.pore_analysis = sample_.pore_seconds + sample_.widths.seconds();  // the widths: beside the solve on a GPU
   r.warnings = warnings_for(r);
   if (r.status == RunStatus::converged && (r.k.reynolds > reynolds_limit || r.k.mach > mach_limit)) {
     r.status = RunStatus::invalid_physics;
@@ -328,7 +332,8 @@ void Simulation::add_trust(SampleResult& r) const {
     velocity = &gathered;
   }
   std::vector<double> numbers(width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
-  if (comm_.root() && velocity->size() == sample_.width_class.size()) {
+  const std::vector<std::uint8_t>& width_class = sample_.widths.get();  // empty off rank 0
+  if (comm_.root() && velocity->size() == width_class.size()) {
     // in blocks of a fixed size, summed in order: the same numbers on any number of threads
     constexpr std::size_t block = 1 << 16;
     const std::size_t n = velocity->size(), blocks = (n + block - 1) / block;
@@ -337,7 +342,7 @@ void Simulation::add_trust(SampleResult& r) const {
     for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
       std::array<double, width_classes + 2> sums{};
       for (std::size_t c = static_cast<std::size_t>(b) * block; c < std::min(n, (static_cast<std::size_t>(b) + 1) * block); ++c) {
-        const std::uint8_t w = sample_.width_class[c];
+        const std::uint8_t w = width_class[c];
         if (w == no_width_class) continue;
         const double v = (*velocity)[c];
         sums[w] += 1;

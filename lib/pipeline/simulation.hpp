@@ -81,7 +81,7 @@ class Simulation {
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
 
   Comm comm_;
-  Sample sample_;  // without the mask (width_class on rank 0)
+  Sample sample_;  // without the mask (the width classes on rank 0)
   RankLattice lattice_;
   FlowSpec flow_;
   ExecutionSpec execution_;

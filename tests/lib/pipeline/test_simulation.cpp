@@ -107,9 +107,11 @@ TEST(Specs, RejectedValuesNameTheirField) {
   const Sample box = sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false, "box",
                                       SampleUse::benchmark);
   EXPECT_EQ(box.fluid, 64u);
-  EXPECT_TRUE(box.width_class.empty());
+  EXPECT_FALSE(box.widths.prepared());
+  EXPECT_TRUE(box.widths.get().empty());
   const Sample run = sample_from_mask(Comm(), duct(8), 1.0, testing::periodic_flow(1.0, 1e-5), false);
-  EXPECT_EQ(run.width_class.size(), run.fluid);
+  EXPECT_EQ(run.widths.get().size(), run.fluid);
+  EXPECT_GT(run.widths.seconds(), 0.0);
   FlowSpec bgk = testing::periodic_flow(1.5, 1e-5);
   bgk.collision = physics::CollisionModel::bgk;
   EXPECT_THROW(bgk.validate(), PhysicsError);
