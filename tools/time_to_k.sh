@@ -6,13 +6,14 @@
 # CASES: a comma-separated list of pack768 (768^3, 34 %, spheres 50 voxels across, periodic),
 # tight512 (512^3, 10 %, between buffers), pack1000 (1000^3, 15 %, periodic); default all three.
 # RUN OPTIONS go to every run (e.g. --run.max_steps=100 to time the preparation only).
-# ROCKPERM (default: rockperm on PATH) and MAKE_PACK (rockperm-make-pack) name the binaries;
+# ROCKPERM (default: rockperm on PATH; words: "mpirun -n 2 rockperm" for two GPUs) and MAKE_PACK
+# (rockperm-make-pack) name the binaries;
 # WORK (default /tmp/time_to_k) holds the packs, made once and kept.
 set -uo pipefail
 cases=${1:-pack768,tight512,pack1000}
 shift || true
 [ "${1:-}" = -- ] && shift
-rockperm=${ROCKPERM:-rockperm}
+read -ra rockperm <<<"${ROCKPERM:-rockperm}"
 make_pack=${MAKE_PACK:-rockperm-make-pack}
 work=${WORK:-/tmp/time_to_k}
 mkdir -p "$work"
@@ -28,7 +29,7 @@ for c in ${cases//,/ }; do
   [ -s "$raw" ] || "$make_pack" --dims "$dims" --porosity "$phi" --radius "$radius" --seed 7 --out "$raw" >/dev/null || exit 1
   out="$work/$c.out"
   start=$EPOCHREALTIME
-  "$rockperm" run --input.file="$raw" --input.dims="$dims" --input.voxel_size_um=2 "${mode[@]}" --output.fields=off \
+  "${rockperm[@]}" run --input.file="$raw" --input.dims="$dims" --input.voxel_size_um=2 "${mode[@]}" --output.fields=off \
     --output.dir "$out" --overwrite "$@" >"$work/$c.log" 2>&1
   rc=$?
   end=$EPOCHREALTIME
