@@ -332,7 +332,19 @@ void Simulation::add_trust(SampleResult& r) const {
     velocity = &gathered;
   }
   std::vector<double> numbers(width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
-  const std::vector<std::uint8_t>& width_class = sample_.widths.get();  // empty off rank 0
+  // empty off rank 0; a failure of the analysis (memory, on a thread beside the solve) costs the
+  // report its pore widths, not the run its k
+  static const std::vector<std::uint8_t> none;
+  const std::vector<std::uint8_t>* classes = &none;
+  if (comm_.root()) {
+    try {
+      classes = &sample_.widths.get();
+    } catch (const std::exception& e) {
+      r.warnings.push_back({"pore_widths", std::string("the pore widths could not be worked out (") + e.what() +
+                                               "); the report gives no share of the flow by pore width", 0.0, ""});
+    }
+  }
+  const std::vector<std::uint8_t>& width_class = *classes;
   if (comm_.root() && velocity->size() == width_class.size()) {
     // in blocks of a fixed size, summed in order: the same numbers on any number of threads
     constexpr std::size_t block = 1 << 16;
