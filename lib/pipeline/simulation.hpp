@@ -91,7 +91,7 @@ class Simulation {
   std::unique_ptr<Backend> backend_;
   std::optional<Stepper> stepper_;
   std::optional<PlaneReader> planes_;
-  PressureProfile before_;  // measure_lag steps before the check
+  PressureProfile before_;  // MonitorSettings::measure_lag steps before the check
   std::optional<SteadyStateLoop> loop_;
   SampleDrive drive_;
   int drive_adjustments_ = 0;

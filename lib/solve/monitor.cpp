@@ -1,5 +1,6 @@
 #include "lib/solve/monitor.hpp"
 
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -93,6 +94,62 @@ double remaining_change(const KHistory& history, std::int64_t step, double k, do
   return remaining;
 }
 
+AveragedK averaged_k(const KHistory& history, std::int64_t step) {
+  AveragedK a;
+  const std::vector<std::pair<std::int64_t, double>> points = history.points();
+  const double n = static_cast<double>(step), w = n / 8.0;
+  // the mean of the recorded values in (end - w, end], and of its quarters
+  const auto window = [&](double end, std::array<double, 4>* quarters) -> std::optional<double> {
+    double sum = 0;
+    int count = 0;
+    std::array<double, 4> qs{};
+    std::array<int, 4> qn{};
+    for (const auto& [at, k] : points) {
+      const double x = static_cast<double>(at);
+      if (x <= end - w || x > end) continue;
+      sum += k;
+      ++count;
+      const int q = std::min(3, static_cast<int>((x - (end - w)) / w * 4.0));
+      qs[q] += k;
+      ++qn[q];
+    }
+    if (count < 8) return std::nullopt;
+    if (quarters) {
+      for (int q = 0; q < 4; ++q) {
+        if (qn[q] == 0) return std::nullopt;
+        (*quarters)[q] = qs[q] / qn[q];
+      }
+    }
+    return sum / count;
+  };
+  std::array<double, 4> quarters{};
+  const auto last = window(n, &quarters), three_quarters = window(0.75 * n, nullptr), half = window(0.5 * n, nullptr);
+  if (!last) return a;
+  a.k = *last;
+  // batch means: the quarters' scatter about their straight line (the trend that is still there is
+  // the fit's, not noise), over sqrt(4), is the standard error of the mean; batches hold where
+  // the noise is correlated over a few checks, which the scatter of single values would not
+  const double slope = (3.0 * (quarters[3] - quarters[0]) + (quarters[2] - quarters[1])) / 10.0;  // least squares
+  double mean = 0, residual = 0;
+  for (const double q : quarters) mean += q / 4.0;
+  for (int i = 0; i < 4; ++i) {
+    const double line = mean + slope * (i - 1.5);
+    residual += (quarters[i] - line) * (quarters[i] - line);
+  }
+  a.standard_error = std::sqrt(residual / 2.0 / 4.0);  // two degrees of freedom left
+  if (!three_quarters || !half) return a;
+  const double d1 = *three_quarters - *half, d2 = *last - *three_quarters;
+  const double floor = 2.0 * std::sqrt(2.0) * a.standard_error;  // a difference of two means at the noise
+  if (std::abs(d1) <= floor && std::abs(d2) <= floor) {
+    a.remaining = std::max(std::abs(d1), std::abs(d2));  // no trend left to read above the noise
+    return a;
+  }
+  const double r = d1 != 0.0 ? d2 / d1 : 1.0;
+  if (r >= 1.0 || r <= 0.0) return a;  // not shrinking, or turning
+  a.remaining = std::abs(d2 * r / (1.0 - r));
+  return a;
+}
+
 ConvergenceMonitor::ConvergenceMonitor(MonitorSettings settings, double initial_mass, std::int64_t check_interval)
     : settings_(settings), initial_mass_(initial_mass), history_(check_interval) {}
 
@@ -121,6 +178,14 @@ void ConvergenceMonitor::restore(const State& s) {
   error_estimate_ = s.error_estimate;
   flux_nonuniformity_ = s.flux_nonuniformity;
   history_ = s.history;
+  reported_k_factor_ = 1.0;
+  if (settings_.average_noise && last_k_ && *last_k_ != 0.0 && s.checks > 0) {  // as the last check had it
+    const auto points = history_.points();
+    if (!points.empty()) {
+      const AveragedK a = averaged_k(history_, points.back().first);
+      if (std::isfinite(a.remaining)) reported_k_factor_ = a.k / *last_k_;
+    }
+  }
 }
 
 bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k, double flux_nonuniformity,
@@ -145,10 +210,19 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
     if (steps_since_last != 100) relative_change_ *= 100.0 / static_cast<double>(steps_since_last);
   }
   last_k_ = k;
-  const double remaining = remaining_change(history_, step, k, settings_.k_noise);
-  error_estimate_ = k != 0.0 ? remaining / std::abs(k) : (remaining == 0.0 ? 0.0 : remaining);
   flux_nonuniformity_ = flux_nonuniformity;
-  history_.record(step, k);
+  if (settings_.average_noise) {
+    history_.record(step, k);  // the window ends at this check
+    const AveragedK a = averaged_k(history_, step);
+    reported_k_factor_ = std::isfinite(a.remaining) && k != 0.0 ? a.k / k : 1.0;
+    const double reported = k * reported_k_factor_;
+    const double remaining = remaining_safety * a.remaining + a.standard_error;
+    error_estimate_ = reported != 0.0 ? remaining / std::abs(reported) : remaining;
+  } else {
+    const double remaining = remaining_change(history_, step, k, settings_.k_noise);
+    error_estimate_ = k != 0.0 ? remaining / std::abs(k) : (remaining == 0.0 ? 0.0 : remaining);
+    history_.record(step, k);
+  }
   const bool steady = error_estimate_ < settings_.tolerance && flux_nonuniformity_ < settings_.flux_limit();
   below_ = steady ? below_ + 1 : 0;
   return below_ >= settings_.required_checks;

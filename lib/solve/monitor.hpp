@@ -42,6 +42,15 @@ struct MonitorSettings {
   int required_checks = 2;         // consecutive checks that meet both
   // the lowest automatic flux tolerance: above the spread the storage's rounding leaves
   double flux_floor = 1e-5;
+  // steps between the two readings of the planes' mass whose difference gives the flux spread
+  // (even): the rounding noise of the mass changes grows as the square root of the lag, the flux
+  // as the lag, so a longer lag reads the spread through less noise (fp16: 64)
+  std::int64_t measure_lag = 2;
+  // Storage that leaves noise on k (fp16): k is read as the mean of its last eighth of the run
+  // (trailing windows of equal length), the distance to the limit is fitted through such means,
+  // and the stated error adds the mean's own standard error, measured from the history (batch
+  // means). Off (fp32): single values, as before, bit for bit.
+  bool average_noise = false;
   // relative fluctuation of k that the storage's rounding leaves at steady state (0: none):
   // changes of k below it are not a trend to extrapolate but the end of one
   double k_noise = 0;
@@ -81,6 +90,17 @@ inline constexpr double remaining_safety = 2.0;
 // The estimated remaining change of k after `step` steps (absolute; +inf when unknown).
 double remaining_change(const KHistory& history, std::int64_t step, double k, double noise = 0);
 
+// Through a noisy history (MonitorSettings::average_noise): k as the mean of the recorded values
+// in the trailing window (step - step/8, step], the remaining change fitted through such means
+// at step/2, 3 step/4 and step, and the standard error of the last mean (from the spread of the
+// means of its four quarters). Unknown (+inf remaining) while a window holds fewer than 8 values.
+struct AveragedK {
+  double k = 0;
+  double remaining = std::numeric_limits<double>::infinity();  // absolute
+  double standard_error = std::numeric_limits<double>::infinity();  // absolute
+};
+AveragedK averaged_k(const KHistory& history, std::int64_t step);
+
 class ConvergenceMonitor {
  public:
   ConvergenceMonitor(MonitorSettings settings, double initial_mass, std::int64_t check_interval = 100);
@@ -94,6 +114,9 @@ class ConvergenceMonitor {
 
   double relative_change() const { return relative_change_; }  // per 100 steps, last check
   double error_estimate() const { return error_estimate_; }    // relative, +inf when unknown
+  // The k a check reports: the k it was given, or with average_noise the mean of the last
+  // window (relative to the k given: multiply the k given by it).
+  double reported_k_factor() const { return reported_k_factor_; }
   double flux_nonuniformity() const { return flux_nonuniformity_; }
   double mass_drift() const { return mass_drift_; }
   int checks() const { return checks_; }
@@ -126,6 +149,7 @@ class ConvergenceMonitor {
   double mass_drift_ = 0.0;
   int below_ = 0;
   int checks_ = 0;
+  double reported_k_factor_ = 1.0;
   KHistory history_;
 };
 

@@ -33,7 +33,8 @@ const SolverResult& SteadyStateLoop::next_check() {
   const std::int64_t chunk = std::min(interval_, controls_.max_steps - step_);
   bool natural = true;
   // the chunk is even (so is the lag): the populations are in natural order before the lag
-  const std::int64_t lag = std::min(measure_lag, chunk);
+  const std::int64_t lag = std::min(controls_.monitor.measure_lag, chunk);
+  lag_ = lag;
   for (std::int64_t s = 0; s < chunk - lag; ++s) natural = stepper_.advance(step_ + s);
   if (prepare_) prepare_();
   for (std::int64_t s = chunk - lag; s < chunk; ++s) natural = stepper_.advance(step_ + s);
@@ -46,6 +47,12 @@ const SolverResult& SteadyStateLoop::next_check() {
   const Measurement m = measure_(result_.sums);
   result_.k = m.k;
   result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, m.flux_nonuniformity, step_ - before);
+  if (const double f = monitor_.reported_k_factor(); f != 1.0) {  // noisy storage: the window's mean
+    result_.k.k_lattice *= f;
+    result_.k.k_m2 *= f;
+    result_.k.k_darcy *= f;
+    result_.k.k_md *= f;
+  }
   result_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result_.mflups = result_.seconds > 0 ? static_cast<double>(fluid_cells_) * step_ / result_.seconds * 1e-6 : 0.0;
   result_.steps = step_;
@@ -85,7 +92,7 @@ SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice,
   SteadyStateLoop loop(
       stepper, lattice.fluid_count(),
       [&](const FlowSums& s) {
-        return Measurement{permeability(s, problem), flux_spread(before, planes.read(), measure_lag)};
+        return Measurement{permeability(s, problem), flux_spread(before, planes.read(), loop.lag())};
       },
       controls, [&] { before = planes.read(); });
   while (!loop.finished()) {

@@ -54,10 +54,10 @@ struct Measurement {
   double flux_nonuniformity = 0;
 };
 using MeasureFn = std::function<Measurement(const FlowSums&)>;
-// Called `measure_lag` steps before each check (in natural order), for what a check compares
-// over the last steps (the mass of every plane, lib/solve/pressure_planes.hpp flux_spread).
+// Called MonitorSettings::measure_lag steps before each check (in natural order; fewer in a
+// shorter last chunk: SteadyStateLoop::lag()), for what a check compares over the last steps (the
+// mass of every plane, lib/solve/pressure_planes.hpp flux_spread).
 using PrepareFn = std::function<void()>;
-inline constexpr std::int64_t measure_lag = 2;
 
 class SteadyStateLoop {
  public:
@@ -70,6 +70,7 @@ class SteadyStateLoop {
   // mass drift. Returns the state after the check.
   const SolverResult& next_check();
   bool finished() const { return result_.converged || step_ >= controls_.max_steps; }
+  std::int64_t lag() const { return lag_; }  // of the check being made or last made
   const SolverResult& result() const { return result_; }
   const KHistory& history() const { return monitor_.history(); }
   Progress progress() const;
@@ -95,6 +96,7 @@ class SteadyStateLoop {
   ConvergenceMonitor monitor_;
   SolverResult result_;
   std::int64_t step_ = 0;
+  std::int64_t lag_ = 2;
 };
 
 // One process, the whole lattice (periodic along the flow): runs a loop to its end, k = nu q / g.
