@@ -165,6 +165,20 @@ std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec) {
   return open_raw(l);
 }
 
+Crop resolve_crop(const Crop& crop, const Dims& d, const std::string& file) {
+  Crop out = crop;
+  for (int a = 0; a < 3; ++a) {
+    if (out.size[a] == 0) out.size[a] = d[a] - out.offset[a];
+    if (out.offset[a] >= d[a] || out.size[a] <= 0 || out.offset[a] + out.size[a] > d[a]) {
+      throw InputError("sample.volume.crop", file + ": the crop along " + std::string(1, "xyz"[a]) + " (offset " +
+                                                 std::to_string(crop.offset[a]) + ", size " +
+                                                 std::to_string(crop.size[a]) + ") leaves the volume of " +
+                                                 std::to_string(d[a]) + " voxels");
+    }
+  }
+  return out;
+}
+
 LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels) {
   auto source = open_volume(spec);
   LoadedMask out;
@@ -184,15 +198,7 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
                      name + ": the header's voxel size of " + std::to_string(out.voxel_size_um) +
                          " micrometres is not a scan's (0.1 nm to 10 cm); give the voxel size in micrometres");
   }
-  out.crop = spec.crop;
-  for (int a = 0; a < 3; ++a) {
-    if (out.crop.size[a] == 0) out.crop.size[a] = d[a] - out.crop.offset[a];
-    if (out.crop.offset[a] >= d[a] || out.crop.size[a] <= 0 || out.crop.offset[a] + out.crop.size[a] > d[a]) {
-      throw InputError(name + ": the crop along " + std::string(1, "xyz"[a]) + " (offset " +
-                       std::to_string(spec.crop.offset[a]) + ", size " + std::to_string(spec.crop.size[a]) +
-                       ") leaves the volume of " + std::to_string(d[a]) + " voxels");
-    }
-  }
+  out.crop = resolve_crop(spec.crop, d, name);
   const Dims cropped{out.crop.size[0], out.crop.size[1], out.crop.size[2]};
   if (spec.max_voxels != 0 && cropped.voxels() > spec.max_voxels) {
     throw InputError(name + ": " + cropped.str() + " voxels exceed the limit of " + std::to_string(spec.max_voxels));

@@ -62,6 +62,10 @@ struct LoadedMask {
   double voxel_size_um = 0;  // from the spec, else from the header
 };
 
+// The crop with its sizes filled in (0: to the end of the volume of `dims`). Throws InputError
+// (field sample.volume.crop) naming `file` when it leaves the volume.
+Crop resolve_crop(const Crop& crop, const Dims& dims, const std::string& file);
+
 // Streams the volume through `pore_labels` into a mask. Throws InputError when the crop lies
 // outside the volume, the voxel size is unknown, or no voxel is pore.
 LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels);

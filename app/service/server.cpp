@@ -21,6 +21,7 @@
 #include "app/signals.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
+#include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
 #include "rockperm/config.hpp"
 #if ROCKPERM_HAVE_CUDA
@@ -40,10 +41,10 @@ std::string new_job_id() {
   return id;
 }
 
-// `inner` (resolved: symbolic links followed) lies inside `root` (resolved too).
-bool inside(const fs::path& inner, const fs::path& root) {
-  const auto r = std::mismatch(root.begin(), root.end(), inner.begin(), inner.end());
-  return r.first == root.end();
+// The path of a request's target, without its query.
+std::string path_of(const http::request_header<>& h) {
+  const std::string target(h.target());
+  return target.substr(0, target.find('?'));
 }
 
 // The queue's database in `state_dir`, made first (InputError when it cannot be).
@@ -157,14 +158,12 @@ class Service final : public RequestHandler {
 
  private:
   bool is_upload(const http::request_header<>& h) const override {
-    const std::string target(h.target());
-    return h.method() == http::verb::post && target.substr(0, target.find('?')) == "/api/jobs" &&
+    return h.method() == http::verb::post && path_of(h) == "/api/jobs" &&
            std::string(h[http::field::content_type]).rfind("application/json", 0) != 0;
   }
 
   bool needs_token(const http::request_header<>& h) const override {
-    const std::string target(h.target());
-    const std::string path = target.substr(0, target.find('?'));
+    const std::string path = path_of(h);
     return path.rfind("/api/", 0) == 0 && path != "/api/health";
   }
 
@@ -253,8 +252,7 @@ class Service final : public RequestHandler {
 
   Reply route(const Incoming& in) {
     check_host(in.head);
-    const std::string target(in.head.target());
-    const std::string path = target.substr(0, target.find('?'));
+    const std::string path = path_of(in.head);
     const http::verb method = in.head.method();
     if ((path == "/" || path == "/index.html" || path == "/api/health") && method != http::verb::get &&
         method != http::verb::head) {
@@ -535,7 +533,7 @@ class Service final : public RequestHandler {
       std::error_code ec;
       const fs::path resolved = fs::canonical(candidate, ec);  // symbolic links followed
       if (ec) continue;
-      if (!inside(resolved, root)) continue;
+      if (!io::resolves_inside(resolved, root)) continue;
       return resolved;
     }
     for (const fs::path& root : roots_) {

@@ -85,19 +85,8 @@ fs::path pick_scan(const fs::path& dir, const std::vector<fs::path>& all) {
 void check_scan(const io::VolumeSpec& volume, std::uint64_t max_voxels) {
   const auto source = io::open_volume(volume);
   const Dims d = source->info().dims;
-  const std::int64_t full[3] = {d.nx, d.ny, d.nz};
-  std::uint64_t voxels = 1;
-  for (int a = 0; a < 3; ++a) {
-    const std::int64_t offset = volume.crop.offset[a], given = volume.crop.size[a];
-    if (offset >= full[a] || (given != 0 && offset + given > full[a])) {
-      throw InputError("sample.volume.crop", volume.path.filename().string() + ": the crop along " +
-                                                 std::string(1, "xyz"[a]) + " (offset " + std::to_string(offset) +
-                                                 ", size " + std::to_string(given) + ") leaves the volume of " +
-                                                 std::to_string(full[a]) + " voxels");
-    }
-    const std::int64_t size = volume.crop.size[a] != 0 ? volume.crop.size[a] : full[a] - volume.crop.offset[a];
-    voxels *= static_cast<std::uint64_t>(std::max<std::int64_t>(size, 0));
-  }
+  const io::Crop crop = io::resolve_crop(volume.crop, d, volume.path.filename().string());
+  const std::uint64_t voxels = Dims{crop.size[0], crop.size[1], crop.size[2]}.voxels();
   if (max_voxels != 0 && voxels > max_voxels) {
     throw InputError(volume.path.filename().string() + ": " + d.str() + " voxels (" + std::to_string(voxels) +
                      " after the crop) exceed this service's max_voxels = " + std::to_string(max_voxels) +
