@@ -1,5 +1,5 @@
 // The CUDA kernels: one thread per fluid cell, each calling the per-cell functions of
-// lib/propagation.hpp that the CPU backend calls too, compiled for each population storage S.
+// lib/lattice/propagation.hpp that the CPU backend calls too, compiled for each population storage S.
 #include <algorithm>
 
 #include "cuda/cuda_check.hpp"
@@ -226,7 +226,7 @@ unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / bl
 // would otherwise split each warp's loads and stores across two lines.
 std::uint32_t warp_aligned(std::uint32_t begin) { return begin & ~31u; }
 
-// 32-bit offsets when every population offset fits (see lib/propagation.hpp).
+// 32-bit offsets when every population offset fits (see lib/lattice/propagation.hpp).
 bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
 
 // How far ahead the collide kernels prefetch: half the cells of the blocks resident at once on the

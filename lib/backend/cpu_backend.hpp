@@ -1,6 +1,6 @@
 #pragma once
 // The CPU reference backend: OpenMP loops over fluid indices calling the shared per-cell
-// functions of lib/propagation.hpp, in either storage (the loops are compiled for each).
+// functions of lib/lattice/propagation.hpp, in either storage (the loops are compiled for each).
 #include <cstddef>
 #include <utility>
 #include <vector>

@@ -1,7 +1,7 @@
 // Inlet/outlet buffers against exact references: samples whose permeability is known in closed
 // form, placed between pure-fluid buffers in a sealed channel. The buffers resist less than
 // the sample, so a pressure gradient builds up across it; k divided by the body force corrected
-// for the gradient inside the sample (lib/pressure_planes.hpp) must be the exact value, and
+// for the gradient inside the sample (lib/solve/pressure_planes.hpp) must be the exact value, and
 // divided by the body force alone it must not (else the tests show nothing). Every case runs
 // through the library pipeline (tests/pipeline_support.hpp), the correction as the run makes it.
 #include <gtest/gtest.h>

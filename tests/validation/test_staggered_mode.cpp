@@ -1,4 +1,4 @@
-// The staggered (period-2) mode of bounce-back (lib/collision.hpp, rest_population): behind a
+// The staggered (period-2) mode of bounce-back (lib/physics/collision.hpp, rest_population): behind a
 // one-voxel orifice the fluid is not spread evenly over odd and even planes, so the body force
 // drives the staggered momentum. Started at rest the run must reach a true steady state: the
 // same k on odd and even steps, and the same k for every tau (Ginzburg's parametrisation of
