@@ -91,8 +91,10 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                       : r.status == pipeline::RunStatus::interrupted ? "INTERRUPTED"
                       : r.status == pipeline::RunStatus::not_converged ? "NOT converged"
                                                                        : "converged, but INVALID";
-  std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS\n", ended, static_cast<long long>(r.steps), r.timings.solve,
+  std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS", ended, static_cast<long long>(r.steps), r.timings.solve,
               r.performance.mflups);
+  if (r.extrapolations > 0) std::printf("; pressure extrapolated %d time(s)", r.extrapolations);
+  std::printf("\n");
   if (r.steps > 0) {
     char error[32] = "? (unknown)";
     if (std::isfinite(r.error_estimate)) std::snprintf(error, sizeof error, "%.1e", r.error_estimate);
@@ -125,6 +127,13 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
 }
 
 void ProgressPrinter::operator()(const Progress& p) {
+  if (p.extrapolation.jumped) {
+    std::fprintf(stderr,
+                 "  step %8lld  pressure extrapolated: the density changes shrank by %.3f per %lld steps, every cell "
+                 "jumped %.2f such changes ahead\n",
+                 static_cast<long long>(p.step), p.extrapolation.ratio,
+                 static_cast<long long>(p.extrapolation.interval), p.extrapolation.factor);
+  }
   const bool final_check = p.step >= p.max_steps || p.error_estimate < p.tolerance;
   if (p.seconds - last_ < seconds_ && !final_check && printed_) return;
   last_ = p.seconds;

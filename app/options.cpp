@@ -316,6 +316,12 @@ const std::vector<Option>& table() {
                    return s.execution.monitor.auto_flux_tolerance ? std::string("auto")
                                                                    : number(s.execution.monitor.flux_tolerance);
                  }});
+    t.push_back({"run.extrapolation", "execution.extrapolation", "on",
+                 "on: where the pressure along the sample relaxes slowly (tight rock), jump every cell's density "
+                 "to the limit its last changes head for, and go on from there (the same steady state in fewer "
+                 "steps; docs/ACCURACY.md); off: plain time stepping",
+                 [](RunSpec& s, const std::string& v) { s.execution.extrapolation.enabled = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.execution.extrapolation.enabled ? "on" : "off"); }});
     t.push_back({"run.checkpoint_interval", "execution.checkpoint_interval", "0",
                  "write a checkpoint (checkpoint.rpk in the run directory) every this many steps; 0: not by steps",
                  [](RunSpec& s, const std::string& v) { s.execution.checkpoint_interval = parse_integer(v); },

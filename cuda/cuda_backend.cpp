@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -298,7 +299,80 @@ void CudaBackend::rescale(float factor, const physics::CollisionParams& params) 
   if (factor == 1.0f) return;
   const Stream& s = main_stream();
   each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, s.get()); });
+  if (held_.size() > 0) launch_scale(held_.data(), held_.size(), factor, s.get());
   s.synchronize();
+}
+
+void CudaBackend::density_pass(int pass, float arg) {
+  const Stream& s = main_stream();
+  const std::size_t n = owned_.size();
+  const bool sums = pass == static_cast<int>(DensityPass::peak) || pass == static_cast<int>(DensityPass::products);
+  if (sums) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(density_out_.data(), 0, density_out_.bytes(), s.get()));
+  each_storage([&](auto, auto* f) {
+    launch_density_pass<std::remove_pointer_t<decltype(f)>>(static_cast<DensityPass>(pass), f, stride_, owned_.begin,
+                                                           owned_.end, held_.data(), held_.data() + n, arg,
+                                                           density_out_.data(), s.get());
+  });
+  s.synchronize();
+}
+
+bool CudaBackend::hold_density(bool keep_change) {
+  const std::size_t n = owned_.size();
+  if (held_.size() != 2 * n) {
+    try {
+      held_ = DeviceBuffer<float>(2 * n);
+      density_out_ = DeviceBuffer<unsigned long long>(3);
+    } catch (const std::exception&) {  // out of device memory: the run goes on without
+      held_ = DeviceBuffer<float>();
+      cudaGetLastError();  // clears the allocation's error
+      return false;
+    }
+    ROCKPERM_CUDA_CHECK(cudaMemset(held_.data(), 0, held_.bytes()));
+  }
+  density_pass(static_cast<int>(DensityPass::hold), keep_change ? 1.0f : 0.0f);
+  return true;
+}
+
+float CudaBackend::density_change_peak() {
+  if (held_.size() == 0) return 0.0f;
+  density_pass(static_cast<int>(DensityPass::peak), 0.0f);
+  std::vector<unsigned long long> out;
+  density_out_.download(out);
+  const auto bits = static_cast<std::uint32_t>(out[0]);
+  float peak;
+  std::memcpy(&peak, &bits, sizeof peak);
+  return peak;
+}
+
+physics::DensityProducts CudaBackend::density_products(float scale) {
+  if (held_.size() == 0) return {};
+  density_pass(static_cast<int>(DensityPass::products), scale);
+  std::vector<unsigned long long> out;
+  density_out_.download(out);
+  return physics::DensityProducts{static_cast<long long>(out[0]), static_cast<long long>(out[1]),
+                                  static_cast<long long>(out[2])};
+}
+
+void CudaBackend::extrapolate_density(float factor) {
+  if (held_.size() == 0) return;
+  density_pass(static_cast<int>(DensityPass::extrapolate), factor);
+}
+
+void CudaBackend::held_densities(std::vector<float>& out) {
+  main_stream().synchronize();
+  held_.download(out);
+}
+
+void CudaBackend::restore_held_densities(const std::vector<float>& in) {
+  if (in.empty()) {
+    held_ = DeviceBuffer<float>();
+    return;
+  }
+  if (in.size() != 2 * static_cast<std::size_t>(owned_.size())) {
+    throw Error("internal: restore_held_densities of the wrong size");
+  }
+  if (!hold_density(false)) throw RuntimeFailure("the device has no memory left for the pressure extrapolation");
+  held_.upload(in);
 }
 
 void CudaBackend::download_raw(std::vector<std::byte>& f) {

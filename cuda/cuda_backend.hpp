@@ -54,6 +54,12 @@ class CudaBackend final : public Backend {
   void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
   void plane_sums(PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
+  bool hold_density(bool keep_change) override;
+  float density_change_peak() override;
+  physics::DensityProducts density_products(float scale) override;
+  void extrapolate_density(float factor) override;
+  void held_densities(std::vector<float>& out) override;
+  void restore_held_densities(const std::vector<float>& in) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   void* halo_buffer(int list) override {
     return device_halo_ ? static_cast<void*>(halo_[list].device.data()) : static_cast<void*>(halo_[list].host.data());
@@ -146,6 +152,10 @@ class CudaBackend final : public Backend {
   std::uint32_t planes_ = 0;
   DeviceBuffer<std::uint16_t> plane_of_;
   DeviceBuffer<unsigned long long> plane_out_;
+  // the pressure extrapolation's held densities and changes (2 per owned cell), and its sums
+  DeviceBuffer<float> held_;
+  DeviceBuffer<unsigned long long> density_out_;
+  void density_pass(int pass, float arg);
   std::vector<Halo> halo_;
   bool device_halo_ = false;
   // Staged halos copy on their own stream, so the copies overlap the interior kernels

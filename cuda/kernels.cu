@@ -369,6 +369,64 @@ void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
+template <class S>
+__global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
+                                    std::uint32_t end, float* __restrict__ held, float* __restrict__ change,
+                                    float arg, unsigned long long* out) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t n = end - begin;
+  float peak = 0.0f;
+  physics::DensityProducts products;
+  if (k < n) {
+    const std::uint32_t cell = begin + k;
+    const float rho = physics::cell_density(f, stride, cell);
+    const float d = rho - held[k];
+    switch (pass) {
+      case DensityPass::hold:
+        if (arg != 0.0f) change[k] = d;
+        held[k] = rho;
+        break;
+      case DensityPass::peak:
+        peak = fmaxf(fabsf(d), fabsf(change[k]));
+        break;
+      case DensityPass::products:
+        products = physics::cell_products(change[k], d, arg);
+        break;
+      case DensityPass::extrapolate: {
+        const float delta = arg * d;
+        physics::shift_density(f, stride, cell, delta);
+        change[k] = d;
+        held[k] = rho + delta;
+        break;
+      }
+    }
+  }
+  if (pass == DensityPass::peak) {  // non-negative floats order as their bits
+    for (int o = 16; o > 0; o /= 2) peak = fmaxf(peak, __shfl_down_sync(0xffffffffu, peak, o));
+    if (threadIdx.x % 32 == 0 && peak > 0.0f) atomicMax(out, static_cast<unsigned long long>(__float_as_uint(peak)));
+  } else if (pass == DensityPass::products) {  // integer sums: any order gives the same
+    for (int o = 16; o > 0; o /= 2) {
+      products.d11 += __shfl_down_sync(0xffffffffu, products.d11, o);
+      products.d21 += __shfl_down_sync(0xffffffffu, products.d21, o);
+      products.d22 += __shfl_down_sync(0xffffffffu, products.d22, o);
+    }
+    if (threadIdx.x % 32 == 0) {
+      atomicAdd(&out[0], static_cast<unsigned long long>(products.d11));
+      atomicAdd(&out[1], static_cast<unsigned long long>(products.d21));
+      atomicAdd(&out[2], static_cast<unsigned long long>(products.d22));
+    }
+  }
+}
+
+template <class S>
+void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                         float* held, float* change, float arg, unsigned long long* out, cudaStream_t stream) {
+  if (end <= begin) return;
+  density_pass_kernel<S><<<grid_for(end - begin), block_threads, 0, stream>>>(pass, f, stride, begin, end, held, change,
+                                                                             arg, out);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
 // the launchers for each storage (lib/physics/storage.hpp)
 #define ROCKPERM_STORAGE_LAUNCHERS(S)                                                                                  \
   template void launch_rest_state<S>(S*, std::uint64_t, std::uint32_t, const physics::CollisionParams&, cudaStream_t); \
@@ -394,6 +452,8 @@ void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const
   template void launch_fused_odd_exceptions<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const LineTables&,     \
                                               std::uint32_t, std::uint32_t, const physics::CollisionParams&,          \
                                               cudaStream_t);                                                           \
+  template void launch_density_pass<S>(DensityPass, S*, std::uint64_t, std::uint32_t, std::uint32_t, float*, float*,  \
+                                       float, unsigned long long*, cudaStream_t);                                       \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                FlowSums*, cudaStream_t);                                                               \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

@@ -10,6 +10,7 @@
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/parallel/halo_rows.hpp"
 #include "lib/physics/collision.hpp"
+#include "lib/physics/density_extrapolation.hpp"
 #include "lib/physics/flow_sums.hpp"
 #include "lib/physics/storage.hpp"
 
@@ -65,6 +66,16 @@ void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, c
 template <class S>
 void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
                    cudaStream_t stream);
+// The pressure extrapolation's passes over the cells [begin, end) (lib/physics/density_extrapolation.hpp),
+// with held[k] and change[k] those of cell begin + k:
+//   hold:        change = rho - held (when arg != 0), held = rho
+//   peak:        out[0] = the bits of max(|rho - held|, |change|) (atomicMax; out[0] zeroed first)
+//   products:    out[0..3) += the fixed-point products of change and rho - held at scale arg (zeroed first)
+//   extrapolate: rho += arg (rho - held), change = rho - held, held = the new rho
+enum class DensityPass { hold, peak, products, extrapolate };
+template <class S>
+void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
+                         float* held, float* change, float arg, unsigned long long* out, cudaStream_t stream);
 inline std::uint32_t sum_blocks(std::uint32_t cells) { return (cells + reduction_block - 1) / reduction_block; }
 
 }  // namespace rockperm::cuda

@@ -21,6 +21,7 @@ struct PipelineSettings {
   pipeline::PropagationChoice propagation = pipeline::PropagationChoice::two_pass;
   pipeline::StorageChoice storage = pipeline::StorageChoice::fp32;
   bool percolation_filter = false;  // the synthetic media here are given as they are
+  bool extrapolation = true;        // the pressure extrapolation (lib/solve/extrapolation.hpp), as by default
 };
 
 struct PipelineRun {
@@ -50,6 +51,7 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
   e.monitor.flux_tolerance = s.flux_tolerance;
   e.monitor.auto_flux_tolerance = false;
   e.monitor.required_checks = s.required_checks;
+  e.extrapolation.enabled = s.extrapolation;
   return e;
 }
 

@@ -9,6 +9,7 @@
 
 #include "lib/backend/byte_model.hpp"
 #include "lib/physics/collision.hpp"
+#include "lib/physics/density_extrapolation.hpp"
 #include "lib/physics/flow_sums.hpp"
 
 namespace rockperm {
@@ -81,6 +82,22 @@ class Backend {
   // the state the run would have reached with the force times `factor` (to O(Ma^2)). Factor 1
   // only replaces the parameters (a restored run's adjusted drive).
   virtual void rescale(float factor, const physics::CollisionParams& params) = 0;
+
+  // The pressure extrapolation (lib/solve/extrapolation.hpp) over the owned cells, in natural
+  // order, with two floats per cell the backend allocates at the first hold: the density held at
+  // the last hold (held) and the change before it (change). hold_density: change = rho - held
+  // (with keep_change), held = rho; false where the memory for them cannot be had.
+  // density_change_peak: max |rho - held| and |change| over the cells; density_products: the
+  // fixed-point products of change and rho - held at `scale` (physics::cell_products);
+  // extrapolate_density: rho += factor (rho - held) in every cell, then change = rho - held and
+  // held = the new rho. held_densities / restore_held_densities: both arrays (held, then change;
+  // empty before the first hold), for checkpoints. rescale() scales them with the populations.
+  virtual bool hold_density(bool keep_change) = 0;
+  virtual float density_change_peak() = 0;
+  virtual physics::DensityProducts density_products(float scale) = 0;
+  virtual void extrapolate_density(float factor) = 0;
+  virtual void held_densities(std::vector<float>& out) = 0;
+  virtual void restore_held_densities(const std::vector<float>& in) = 0;
 
   // Halo lists: offsets into f (slot * stride + cell), set once. Each list has a buffer of slots
   // as stored, that pack fills and unpack reads, handed to MPI: host memory (pinned on CUDA), or device memory

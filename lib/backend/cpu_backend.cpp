@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "lib/base/error.hpp"
@@ -204,6 +205,102 @@ void CpuBackend::rescale(float factor, const physics::CollisionParams& params) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) f[k] = StorageTraits<S>::store(factor * StorageTraits<S>::load(f[k]));
   });
+  for (float& v : held_) v *= factor;
+  for (float& v : change_) v *= factor;
+}
+
+bool CpuBackend::hold_density(bool keep_change) {
+  const std::int64_t n = owned_.size();
+  if (held_.size() != static_cast<std::size_t>(n)) {
+    held_.assign(n, 0.0f);
+    change_.assign(n, 0.0f);
+  }
+  const auto stride = lattice_.stride();
+  const std::uint32_t first = owned_.begin;
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* f = slots<S>();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const float rho = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k));
+      if (keep_change) change_[k] = rho - held_[k];
+      held_[k] = rho;
+    }
+  });
+  return true;
+}
+
+float CpuBackend::density_change_peak() {
+  const std::int64_t n = std::min<std::int64_t>(owned_.size(), static_cast<std::int64_t>(held_.size()));
+  const auto stride = lattice_.stride();
+  const std::uint32_t first = owned_.begin;
+  float peak = 0.0f;
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* f = slots<S>();
+#pragma omp parallel for schedule(static) reduction(max : peak)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[k];
+      peak = std::max(peak, std::max(std::abs(d), std::abs(change_[k])));
+    }
+  });
+  return peak;
+}
+
+physics::DensityProducts CpuBackend::density_products(float scale) {
+  const std::int64_t n = std::min<std::int64_t>(owned_.size(), static_cast<std::int64_t>(held_.size()));
+  const auto stride = lattice_.stride();
+  const std::uint32_t first = owned_.begin;
+  long long d11 = 0, d21 = 0, d22 = 0;  // integer sums: the same in any order
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    const S* f = slots<S>();
+#pragma omp parallel for schedule(static) reduction(+ : d11, d21, d22)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[k];
+      const physics::DensityProducts p = physics::cell_products(change_[k], d, scale);
+      d11 += p.d11;
+      d21 += p.d21;
+      d22 += p.d22;
+    }
+  });
+  return physics::DensityProducts{d11, d21, d22};
+}
+
+void CpuBackend::extrapolate_density(float factor) {
+  const std::int64_t n = std::min<std::int64_t>(owned_.size(), static_cast<std::int64_t>(held_.size()));
+  const auto stride = lattice_.stride();
+  const std::uint32_t first = owned_.begin;
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::uint32_t cell = first + static_cast<std::uint32_t>(k);
+      const float rho = physics::cell_density(f, stride, cell);
+      const float d = rho - held_[k], delta = factor * d;
+      physics::shift_density(f, stride, cell, delta);
+      change_[k] = d;
+      held_[k] = rho + delta;
+    }
+  });
+}
+
+void CpuBackend::held_densities(std::vector<float>& out) {
+  out = held_;
+  out.insert(out.end(), change_.begin(), change_.end());
+}
+
+void CpuBackend::restore_held_densities(const std::vector<float>& in) {
+  const std::size_t n = owned_.size();
+  if (in.empty()) {
+    held_.clear();
+    change_.clear();
+    return;
+  }
+  if (in.size() != 2 * n) throw Error("internal: restore_held_densities of the wrong size");
+  held_.assign(in.begin(), in.begin() + n);
+  change_.assign(in.begin() + n, in.end());
 }
 
 void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {

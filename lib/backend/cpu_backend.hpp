@@ -42,6 +42,12 @@ class CpuBackend final : public Backend {
   void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
   void plane_sums(PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
+  bool hold_density(bool keep_change) override;
+  float density_change_peak() override;
+  physics::DensityProducts density_products(float scale) override;
+  void extrapolate_density(float factor) override;
+  void held_densities(std::vector<float>& out) override;
+  void restore_held_densities(const std::vector<float>& in) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
   void* halo_buffer(int list) override { return buffers_[list].data(); }
   void pack_halo(int list) override;
@@ -69,6 +75,7 @@ class CpuBackend final : public Backend {
   int plane_axis_ = 0;
   std::uint32_t planes_ = 0;
   std::vector<std::uint16_t> plane_of_;
+  std::vector<float> held_, change_;  // the pressure extrapolation's, per owned cell
   std::vector<std::vector<std::uint64_t>> lists_;
   std::vector<std::vector<std::byte>> buffers_;
 };

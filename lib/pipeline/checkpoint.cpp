@@ -15,9 +15,9 @@ namespace rockperm::pipeline {
 
 namespace {
 
-// 03: the header and populations carry a checksum; 02 (before it) is still resumed, unchecked
-constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '3'};
-constexpr char magic_unchecked[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '2'};
+// 04: the pressure extrapolation's state and held densities; 03: the header and populations carry a
+// checksum (both layouts before 04 are refused: the loop's state has another size)
+constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '4'};
 
 // Plain bytes at the start of the file; the populations follow at `data_offset`.
 struct Header {
@@ -35,6 +35,9 @@ struct Header {
   std::int32_t drive_adjustments;
   std::int32_t padding;
   std::uint64_t data_offset;
+  // the pressure extrapolation's held densities, 2 floats per cell in global cell order from
+  // here (0: none held)
+  std::uint64_t held_offset;
   std::uint64_t checksum;  // of this header (with checksum 0) and every population: see payload_checksum
 };
 static_assert(sizeof(Header) <= 4096, "the populations start at byte 4096");
@@ -154,8 +157,14 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   h.force = state.force;
   h.drive_adjustments = state.drive_adjustments;
   h.data_offset = 4096;
+  // held densities on one rank are held on every rank (the extrapolation's state is global)
+  h.held_offset = state.held.empty() ? 0 : h.data_offset + sample.fluid * lattice::q * slot_bytes;
   const std::uint64_t first = first_global_cell(comm, simulation.rank_lattice());
-  const std::uint64_t payload = comm.sum(payload_checksum(state.owned, lattice::q * slot_bytes, first));
+  std::vector<std::byte> held_bytes(state.held.size() * sizeof(float));
+  if (!held_bytes.empty()) std::memcpy(held_bytes.data(), state.held.data(), held_bytes.size());
+  std::uint64_t payload = payload_checksum(state.owned, lattice::q * slot_bytes, first);
+  if (h.held_offset != 0) payload += payload_checksum(held_bytes, 2 * sizeof(float), sample.fluid + first);
+  payload = comm.sum(payload);
   h.checksum = header_checksum(h) + payload;
   collectively(comm, [&] {
     if (!comm.root()) return;
@@ -176,6 +185,9 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
     try {
       const std::uint64_t offset = h.data_offset + first * slot;
       write_all(fd, state.owned.data(), state.owned.size(), offset, tmp);
+      if (h.held_offset != 0) {
+        write_all(fd, held_bytes.data(), held_bytes.size(), h.held_offset + first * 2 * sizeof(float), tmp);
+      }
       if (::fsync(fd) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
     } catch (...) {
       ::close(fd);
@@ -205,10 +217,14 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
     try {
       read_all(fd, &h, sizeof h, 0, file);
       const Sample& sample = simulation.sample();
-      if (std::memcmp(h.magic, magic_unchecked, sizeof magic) == 0) {
-        h.checksum = 0;  // written before checksums: resumed as it is
-      } else if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
+      if (std::memcmp(h.magic, magic, 6) != 0) {
         throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
+      }
+      if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
+        throw InputError("checkpoint", file.string() + ": written by an earlier rockperm build (format " +
+                                           std::string(h.magic + 6, 2) +
+                                           ", this build reads 04); finish the run with that build, or start "
+                                           "it again");
       }
       if (h.q != lattice::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
           h.loop_bytes != sizeof(SteadyStateLoop::State) || h.drive_bytes != sizeof(SampleDrive)) {
@@ -237,6 +253,11 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
       first = first_global_cell(comm, r);
       const std::uint64_t offset = h.data_offset + first * lattice::q * slot_bytes;
       read_all(fd, state.owned.data(), state.owned.size(), offset, file);
+      if (h.held_offset != 0) {
+        state.held.resize(2 * static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()));
+        read_all(fd, state.held.data(), state.held.size() * sizeof(float), h.held_offset + first * 2 * sizeof(float),
+                 file);
+      }
       state.loop = h.loop;
       state.drive = h.drive;
       state.force = h.force;
@@ -247,9 +268,14 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
     }
     ::close(fd);
   });
-  if (std::memcmp(h.magic, magic, sizeof magic) == 0) {
-    const std::uint64_t payload =
-        comm.sum(payload_checksum(state.owned, lattice::q * storage_bytes(simulation.storage()), first));
+  {
+    std::uint64_t local = payload_checksum(state.owned, lattice::q * storage_bytes(simulation.storage()), first);
+    if (h.held_offset != 0) {
+      std::vector<std::byte> held_bytes(state.held.size() * sizeof(float));
+      std::memcpy(held_bytes.data(), state.held.data(), held_bytes.size());
+      local += payload_checksum(held_bytes, 2 * sizeof(float), simulation.sample().fluid + first);
+    }
+    const std::uint64_t payload = comm.sum(local);
     if (header_checksum(h) + payload != h.checksum) {  // the same on every rank: the sums are reduced
       throw InputError("checkpoint", file.string() +
                                          ": the checkpoint is damaged (its contents do not match their checksum); "

@@ -66,6 +66,7 @@ std::string to_json(const SampleResult& r) {
   j["removed_pore_fraction"] = r.percolation.removed_fraction();
   j["tortuosity"] = k.tortuosity;
   j["steps"] = r.steps;
+  j["extrapolations"] = r.extrapolations;
   j["k_error_estimate"] = finite_or_null(r.error_estimate);
   j["k_error_estimate_mD"] = solved ? finite_or_null(r.error_estimate * k.k_md) : ordered_json(nullptr);
   j["flux_nonuniformity"] = r.flux_nonuniformity;

@@ -100,6 +100,7 @@ struct SampleResult {
   PercolationReport percolation; // porosity and connected porosity of the sample
   PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k
   std::int64_t steps = 0;
+  int extrapolations = 0;        // pressure extrapolations (lib/solve/extrapolation.hpp)
   double relative_change = 0;    // of k between the last two checks, per 100 steps
   double error_estimate = 0;     // relative remaining change of k, from its history (+inf: unknown)
   double flux_nonuniformity = 0; // (largest - smallest flux through a plane) / mean

@@ -1,11 +1,13 @@
 #include "lib/pipeline/simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/solve/time_scales.hpp"
 
 namespace rockperm::pipeline {
 
@@ -81,6 +83,14 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
     execution_.monitor.measure_lag = 64;
     execution_.monitor.average_noise = true;
   }
+  // the first interval of the pressure extrapolation: a third of the estimated pressure time, so
+  // that the slow mode shrinks by about a half over it (the ratio then reads well)
+  if (execution_.extrapolation.first_interval <= 0) {
+    const double length = static_cast<double>(sample.dims[flow_.flow_axis]);
+    const TimeScales t = time_scales(sample.pores, length, physics::viscosity(flow_.tau));
+    execution_.extrapolation.first_interval =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(t.pressure / 3.0), ExtrapolationSettings::min_interval, 20000);
+  }
   sample_.input = sample.input;
   sample_.dims = sample.dims;
   sample_.sample_dims = sample.sample_dims;
@@ -129,6 +139,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   controls.check_interval = execution.check_interval;
   controls.propagation = plan_.propagation;
   controls.monitor = execution_.monitor;
+  controls.extrapolation = execution_.extrapolation;
   loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls,
                 [this] { before_ = planes_->read(); });
   // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
@@ -209,6 +220,16 @@ Simulation::State Simulation::save() const {
     for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(s.owned.data() + k, f.data() + (i * stride + c) * b, b);
   }
   s.loop = loop_->state();
+  if (loop_->holds_densities()) {
+    std::vector<float> both;
+    backend_->held_densities(both);
+    const std::size_t n = both.size() / 2;
+    s.held.resize(both.size());
+    for (std::size_t c = 0; c < n; ++c) {
+      s.held[2 * c] = both[c];
+      s.held[2 * c + 1] = both[n + c];
+    }
+  }
   s.drive = drive_;
   s.force = flow_.force;
   s.drive_adjustments = drive_adjustments_;
@@ -232,6 +253,13 @@ void Simulation::restore(const State& s) {
     for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(f.data() + (i * stride + c) * b, s.owned.data() + k, b);
   }
   backend_->upload_raw(f);
+  std::vector<float> both(s.held.size());
+  const std::size_t n = s.held.size() / 2;
+  for (std::size_t c = 0; c < n; ++c) {
+    both[c] = s.held[2 * c];
+    both[n + c] = s.held[2 * c + 1];
+  }
+  backend_->restore_held_densities(both);
   loop_->restore(s.loop);
   drive_ = s.drive;
   drive_adjustments_ = s.drive_adjustments;
@@ -275,7 +303,10 @@ SampleResult Simulation::result() const {
   r.drive = drive_;
   for (int a = 0; a < 3; ++a) r.mean_velocity[a] = s.sums.velocity[a] / static_cast<double>(sample_.dims.voxels());
   const double md_per_lattice = s.k.k_lattice != 0 ? s.k.k_md / s.k.k_lattice : 0.0;
-  for (const auto& [step, k] : loop_->history().points()) r.history_md.emplace_back(step, k * md_per_lattice);
+  for (const auto& [step, k] : loop_->history().points()) {
+    r.history_md.emplace_back(loop_->history_origin() + step, k * md_per_lattice);
+  }
+  r.extrapolations = s.jumps;
   r.dims = sample_.dims;
   r.sample_dims = sample_.sample_dims;
   r.voxel_size_um = sample_.voxel_size_um;

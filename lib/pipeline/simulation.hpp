@@ -56,6 +56,9 @@ class Simulation {
     SampleDrive drive;
     double force = 0;                  // the body force at that step (auto force: adjusted)
     std::int32_t drive_adjustments = 0;
+    // the pressure extrapolation's held densities of the owned cells, interleaved (held, change)
+    // per cell; empty while it holds none
+    std::vector<float> held;
   };
   State save() const;
   void restore(const State& state);

@@ -13,6 +13,7 @@
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/parallel/halo_transport.hpp"
 #include "lib/physics/collision.hpp"
+#include "lib/solve/extrapolation.hpp"
 #include "lib/solve/monitor.hpp"
 
 namespace rockperm::pipeline {
@@ -80,6 +81,8 @@ struct ExecutionSpec {
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
   MonitorSettings monitor;
+  // the pressure extrapolation (lib/solve/extrapolation.hpp): fewer steps on tight rock
+  ExtrapolationSettings extrapolation;
   // checkpoints (lib/pipeline/driver.hpp): every so many steps and/or wall minutes (0: not by
   // that), and at the end; a stop by signal or wall-time limit always writes one
   std::int64_t checkpoint_interval = 0;

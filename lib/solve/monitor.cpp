@@ -151,7 +151,18 @@ AveragedK averaged_k(const KHistory& history, std::int64_t step) {
 }
 
 ConvergenceMonitor::ConvergenceMonitor(MonitorSettings settings, double initial_mass, std::int64_t check_interval)
-    : settings_(settings), initial_mass_(initial_mass), history_(check_interval) {}
+    : settings_(settings),
+      initial_mass_(initial_mass),
+      check_interval_(std::max<std::int64_t>(1, check_interval)),
+      history_(check_interval) {}
+
+void ConvergenceMonitor::restart(std::int64_t step) {
+  origin_ = step;
+  history_ = KHistory(check_interval_);
+  below_ = 0;
+  error_estimate_ = std::numeric_limits<double>::infinity();
+  reported_k_factor_ = 1.0;
+}
 
 ConvergenceMonitor::State ConvergenceMonitor::state() const {
   State s;
@@ -160,6 +171,7 @@ ConvergenceMonitor::State ConvergenceMonitor::state() const {
   s.last_k = last_k_.value_or(0.0);
   s.below = below_;
   s.checks = checks_;
+  s.origin_checks = static_cast<std::int32_t>(origin_ / check_interval_);
   s.relative_change = relative_change_;
   s.mass_drift = mass_drift_;
   s.error_estimate = error_estimate_;
@@ -173,6 +185,7 @@ void ConvergenceMonitor::restore(const State& s) {
   last_k_ = s.has_last_k ? std::optional<double>(s.last_k) : std::nullopt;
   below_ = s.below;
   checks_ = s.checks;
+  origin_ = static_cast<std::int64_t>(s.origin_checks) * check_interval_;
   relative_change_ = s.relative_change;
   mass_drift_ = s.mass_drift;
   error_estimate_ = s.error_estimate;
@@ -211,6 +224,7 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
   }
   last_k_ = k;
   flux_nonuniformity_ = flux_nonuniformity;
+  step -= origin_;  // the history counts from the last restart
   if (settings_.average_noise) {
     history_.record(step, k);  // the window ends at this check
     const AveragedK a = averaged_k(history_, step);

@@ -120,6 +120,10 @@ class ConvergenceMonitor {
   double flux_nonuniformity() const { return flux_nonuniformity_; }
   double mass_drift() const { return mass_drift_; }
   int checks() const { return checks_; }
+  // The state jumped at `step` (lib/solve/extrapolation.hpp): the history of k starts again there,
+  // as from a new start (what went before is another approach to the same limit).
+  void restart(std::int64_t step);
+  std::int64_t origin() const { return origin_; }
   const KHistory& history() const { return history_; }
 
   // Everything the next check depends on, for checkpoints (plain numbers, written as bytes).
@@ -129,7 +133,7 @@ class ConvergenceMonitor {
     std::int32_t has_last_k = 0;
     std::int32_t below = 0;
     std::int32_t checks = 0;
-    std::int32_t padding = 0;
+    std::int32_t origin_checks = 0;  // the step the history starts at, in check intervals (restart())
     double relative_change = 1.0;
     double mass_drift = 0.0;
     double error_estimate = std::numeric_limits<double>::infinity();
@@ -150,6 +154,8 @@ class ConvergenceMonitor {
   int below_ = 0;
   int checks_ = 0;
   double reported_k_factor_ = 1.0;
+  std::int64_t check_interval_;
+  std::int64_t origin_ = 0;
   KHistory history_;
 };
 

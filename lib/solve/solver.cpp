@@ -1,6 +1,7 @@
 #include "lib/solve/solver.hpp"
 
 #include <chrono>
+#include <cmath>
 
 #include "lib/solve/pressure_planes.hpp"
 
@@ -23,7 +24,8 @@ SteadyStateLoop::SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, Me
       prepare_(std::move(prepare)),
       controls_(controls),
       interval_(even_interval(controls.check_interval)),
-      monitor_(controls.monitor, stepper.sums().mass, interval_) {
+      monitor_(controls.monitor, stepper.sums().mass, interval_),
+      extrapolation_(controls.extrapolation, interval_) {
   controls_.max_steps += controls_.max_steps % 2;
 }
 
@@ -43,6 +45,15 @@ const SolverResult& SteadyStateLoop::next_check() {
     stepper_.advance(step_);
     ++step_;
   }
+  // a jump where the run is far from steady; where it may stop within a few checks (both measures
+  // within twice their limits: the slow mode halves them in 0.7 of its time, less than a jump's
+  // two intervals take), a jump (which restarts the monitor) would only delay it
+  const bool steady_soon = std::isfinite(monitor_.error_estimate()) &&
+                           monitor_.error_estimate() < 2.0 * controls_.monitor.tolerance &&
+                           monitor_.flux_nonuniformity() < 2.0 * controls_.monitor.flux_limit();
+  result_.extrapolation = extrapolation_.at_check(step_, stepper_, steady_soon);  // natural order here
+  if (result_.extrapolation.jumped) monitor_.restart(step_);
+  result_.jumps = extrapolation_.jumps();
   result_.sums = stepper_.sums();
   const Measurement m = measure_(result_.sums);
   result_.k = m.k;
@@ -66,6 +77,7 @@ const SolverResult& SteadyStateLoop::next_check() {
 void SteadyStateLoop::restore(const State& s) {
   step_ = s.step;
   monitor_.restore(s.monitor);
+  extrapolation_.restore(s.extrapolation);
   result_ = s.result;
 }
 
@@ -78,7 +90,8 @@ Progress SteadyStateLoop::progress() const {
                   monitor_.flux_nonuniformity(),
                   controls_.monitor.tolerance,
                   result_.mflups,
-                  result_.seconds};
+                  result_.seconds,
+                  result_.extrapolation};
 }
 
 SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice, const FlowProblem& problem,

@@ -9,6 +9,7 @@
 #include "lib/backend/backend.hpp"
 #include "lib/physics/permeability.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
+#include "lib/solve/extrapolation.hpp"
 #include "lib/solve/monitor.hpp"
 #include "lib/solve/stepper.hpp"
 
@@ -19,6 +20,7 @@ struct RunControls {
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
   Propagation propagation = Propagation::two_pass;
   MonitorSettings monitor;
+  ExtrapolationSettings extrapolation;
 };
 
 struct Progress {
@@ -31,6 +33,7 @@ struct Progress {
   double tolerance;
   double mflups;
   double seconds;
+  ExtrapolationEvent extrapolation;  // what this check's pressure extrapolation did
 };
 
 struct SolverResult {
@@ -44,6 +47,8 @@ struct SolverResult {
   double error_estimate = 0;   // relative, estimated from the history of k (+inf while unknown)
   double flux_nonuniformity = 0;
   double mass_drift = 0;
+  int jumps = 0;  // pressure extrapolations (lib/solve/extrapolation.hpp)
+  ExtrapolationEvent extrapolation;  // what the last check's extrapolation did
 };
 
 using ProgressFn = std::function<void(const Progress&)>;
@@ -72,7 +77,9 @@ class SteadyStateLoop {
   bool finished() const { return result_.converged || step_ >= controls_.max_steps; }
   std::int64_t lag() const { return lag_; }  // of the check being made or last made
   const SolverResult& result() const { return result_; }
+  // k at the checks since the last pressure extrapolation, counted from history_origin()
   const KHistory& history() const { return monitor_.history(); }
+  std::int64_t history_origin() const { return monitor_.origin(); }
   Progress progress() const;
 
   // The loop between checks, for checkpoints: the step reached, the monitor and the result of
@@ -82,9 +89,12 @@ class SteadyStateLoop {
     std::int64_t step = 0;
     ConvergenceMonitor::State monitor;
     SolverResult result;
+    PressureExtrapolation::State extrapolation;
   };
-  State state() const { return State{step_, monitor_.state(), result_}; }
+  State state() const { return State{step_, monitor_.state(), result_, extrapolation_.state()}; }
   void restore(const State& s);
+  // whether the backend holds densities that a checkpoint must carry (Backend::held_densities)
+  bool holds_densities() const { return extrapolation_.holding(); }
 
  private:
   Stepper& stepper_;
@@ -94,6 +104,7 @@ class SteadyStateLoop {
   RunControls controls_;
   std::int64_t interval_;
   ConvergenceMonitor monitor_;
+  PressureExtrapolation extrapolation_;
   SolverResult result_;
   std::int64_t step_ = 0;
   std::int64_t lag_ = 2;

@@ -99,6 +99,23 @@ FlowSums Stepper::sums() {
   return comm_ ? comm_->sum(local) : local;
 }
 
+bool Stepper::hold_density(bool keep_change) {
+  const bool held = backend_.hold_density(keep_change);
+  const std::uint64_t missing = comm_ ? comm_->sum(std::uint64_t{held ? 0u : 1u}) : (held ? 0u : 1u);
+  return missing == 0;
+}
+
+physics::DensityProducts Stepper::density_products() {
+  const double local_peak = backend_.density_change_peak();
+  const auto peak = static_cast<float>(comm_ ? comm_->max(local_peak) : local_peak);
+  const float scale = physics::products_scale(peak);
+  if (scale == 0.0f) return {};
+  const physics::DensityProducts local = backend_.density_products(scale);
+  if (!comm_) return local;
+  const std::vector<std::int64_t> sums = comm_->sum(std::vector<std::int64_t>{local.d11, local.d21, local.d22});
+  return physics::DensityProducts{sums[0], sums[1], sums[2]};
+}
+
 std::uint64_t Stepper::halo_bytes_per_step() const {
   if (!domain_) return 0;
   return counts_[send_down] + counts_[send_up];

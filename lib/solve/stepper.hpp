@@ -38,6 +38,12 @@ class Stepper {
   bool advance(std::int64_t step);
   // Sums over every rank's owned cells, in rank order.
   FlowSums sums();
+  // The pressure extrapolation's passes over every rank's owned cells (Backend::hold_density and
+  // the rest; natural order). hold_density is false on every rank where one rank lacks the memory;
+  // the products are taken at the scale of the largest change on any rank (exact integer sums).
+  bool hold_density(bool keep_change);
+  physics::DensityProducts density_products();
+  void extrapolate_density(float factor) { backend_.extrapolate_density(factor); }
   Propagation propagation() const { return propagation_; }
   // Every buffer this rank receives into (both exchanges, both neighbours), with its peer and
   // tag: what a HaloExchanger sets up once.

@@ -65,3 +65,49 @@ TEST(Validation, TightPeriodicPackStopsWithinToleranceOfATenTimesLongerRun) {
 }
 
 }  // namespace rockperm
+
+namespace rockperm {
+
+// The pressure extrapolation (lib/solve/extrapolation.hpp) on a pack whose run is most of it the
+// slow pressure mode: with the defaults it jumps, stops within its tolerance of a run to a ten
+// times tighter tolerance, and plain time stepping has not converged in one and a half times its
+// steps.
+TEST(Validation, PressureExtrapolationReachesTheSameKInFewerSteps) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const PoreMask pack = testing::sphere_pack_mask(80, 0.10, 2.5, 3);
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, Periodicity{false, false, false});
+  flow.inlet_outlet = InletOutlet::buffer;
+  flow.auto_tau = flow.auto_force = true;
+  testing::PipelineSettings settings;  // rockperm's defaults
+  settings.tolerance = MonitorSettings{}.tolerance;
+  settings.flux_tolerance = MonitorSettings{}.flux_limit();
+  settings.check_interval = 100;
+  settings.required_checks = 2;
+  settings.percolation_filter = true;
+  const auto run = testing::run_pipeline(pack, flow, settings);
+  const pipeline::SampleResult& r = run.result;
+  ASSERT_TRUE(r.converged()) << r.message;
+  EXPECT_GE(r.extrapolations, 1) << "the run never jumped: no test of the extrapolation";
+
+  testing::PipelineSettings tighter = settings;
+  tighter.tolerance = 1e-5;
+  tighter.flux_tolerance = 1e-5;
+  const auto reference = testing::run_pipeline(pack, flow, tighter);
+  ASSERT_TRUE(reference.result.converged()) << reference.result.message;
+  const double distance = std::abs(r.k.k_lattice / reference.result.k.k_lattice - 1.0);
+
+  testing::PipelineSettings plain = settings;
+  plain.extrapolation = false;
+  plain.max_steps = r.steps + r.steps / 2;
+  const auto stepped = testing::run_pipeline(pack, flow, plain);
+  testing::record("steps", static_cast<double>(r.steps));
+  testing::record("extrapolations", r.extrapolations);
+  testing::record("reference_steps", static_cast<double>(reference.result.steps));
+  testing::record("distance", distance);
+  testing::record("plain_error_estimate_at_1.5x", stepped.result.error_estimate);
+  EXPECT_LT(distance, settings.tolerance) << "k " << r.k.k_lattice << " vs " << reference.result.k.k_lattice;
+  EXPECT_FALSE(stepped.result.converged()) << "plain stepping converged in " << stepped.result.steps
+                                           << " steps, the extrapolation took " << r.steps;
+}
+
+}  // namespace rockperm

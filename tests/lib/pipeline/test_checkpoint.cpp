@@ -98,4 +98,47 @@ TEST(Checkpoint, ResumesBitForBitAndRefusesAChangedByte) {
   std::filesystem::remove_all(dir);
 }
 
+// A checkpoint written while the pressure extrapolation holds densities (lib/solve/extrapolation.hpp)
+// carries them: the resumed run measures, jumps and ends as the uninterrupted one, bit for bit, and
+// a changed byte among them is refused like one among the populations.
+TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
+  FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
+  flow.inlet_outlet = InletOutlet::buffer;
+  flow.buffer_layers = 3;
+  flow.validate();
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-7;
+  ExecutionSpec execution = testing::test_execution(settings);
+  execution.extrapolation.first_interval = 200;  // holds from step 100 on, so early in this short run
+  execution.extrapolation.settle = 100;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rockperm_checkpoint_held_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / checkpoint_name;
+
+  auto whole = start(flow, execution);
+  whole->run();
+  ASSERT_TRUE(whole->converged());
+
+  auto first = start(flow, execution);
+  for (int c = 0; c < 5; ++c) first->advance();  // step 250: held once, at step 100... 200
+  const Simulation::State state = first->save();
+  ASSERT_FALSE(state.held.empty()) << "no densities held at the checkpoint: no test of carrying them";
+  write_checkpoint(Comm(), *first, file, identity);
+
+  auto resumed = start(flow, execution);
+  read_checkpoint(Comm(), *resumed, file, identity);
+  EXPECT_EQ(resumed->save().held, state.held);
+  resumed->run();
+  EXPECT_EQ(resumed->result().k.k_lattice, whole->result().k.k_lattice);  // bit for bit
+  EXPECT_EQ(resumed->result().steps, whole->result().steps);
+  EXPECT_EQ(resumed->result().extrapolations, whole->result().extrapolations);
+
+  const std::uint64_t size = std::filesystem::file_size(file);
+  flip(file, size - 3, 1);  // a byte of the last cell's held change
+  EXPECT_NE(refusal(file, flow, execution).find("damaged"), std::string::npos) << refusal(file, flow, execution);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace rockperm::pipeline

@@ -1,0 +1,93 @@
+#pragma once
+// The pressure extrapolation: fewer steps to steady flow on tight rock (issue "Time to k").
+//
+// On tight rock most of a run is the slow pressure mode (docs/ACCURACY.md, "The slow mode"): the
+// pressure field along the sample relaxes as a diffusion, T_p = L^2 nu phi / (pi^2 k c_s^2)
+// steps, while momentum settles in the pores within T_m = d^2 / (pi^2 nu). The density of every
+// cell then approaches its limit geometrically. At checks D steps apart the backend holds each
+// cell's density; from the changes over two consecutive intervals, d1 and d2, the ratio
+// r = <d2, d1> / <d1, d1> over all cells is that of the slowest mode, and where one mode dominates
+// (the residual |d2 - r d1| / |d2| is small) the remaining change of every cell is d2 r / (1 - r):
+// the run jumps there (physics::shift_density adds it as the equilibrium's density part) and goes
+// on. Once the mode is gone its remainder is that of the next, faster one, so the jumps repeat,
+// with D set from the last ratio (half the slowest time measured).
+//
+// What it cannot change: the steady state (the jump moves the state, not the scheme, so the run
+// converges to the same fixed point and stops by the same criterion, from a history the monitor
+// restarts at every jump), mass (the changes sum to zero), momentum and the staggered invariant.
+// The products are integer sums and the decision depends on nothing else, so a run jumps at the
+// same steps by the same factors on any number of ranks; the held densities are part of a
+// checkpoint, so a resumed run jumps as the uninterrupted one did.
+#include <cstdint>
+
+#include "lib/physics/density_extrapolation.hpp"
+
+namespace rockperm {
+
+class Stepper;
+
+struct ExtrapolationSettings {
+  bool enabled = true;
+  // D before the first ratio is measured (steps); 0: a third of the estimated pressure time
+  // (lib/solve/time_scales.hpp), set by pipeline::Simulation
+  std::int64_t first_interval = 0;
+  std::int64_t settle = 300;           // steps from the start or a jump to the first hold
+  double max_residual = 0.3;           // one mode dominates: |d2 - r d1| <= this |d2|
+  double max_ratio = 0.9;              // a jump by at most r / (1 - r) = 9 intervals' change
+  double interval_fraction = 0.5;      // D = this fraction of the slowest time measured, at least:
+  static constexpr std::int64_t min_interval = 500;  // shorter ones read the sound in the pores as much as the decay
+  int max_jumps = 16;
+};
+
+// What a check decided, for the log.
+struct ExtrapolationEvent {
+  bool measured = false;  // a ratio was measured at this check
+  bool jumped = false;
+  double ratio = 0, residual = 0, factor = 0;
+  std::int64_t interval = 0;
+};
+
+class PressureExtrapolation {
+ public:
+  // `check_interval`: the loop's (even) interval; holds and jumps come at checks.
+  PressureExtrapolation(const ExtrapolationSettings& settings, std::int64_t check_interval);
+
+  // At a check (populations in natural order), before the check's sums. `steady_soon`: the monitor
+  // expects the run to stop within a few checks, when a jump (which restarts the monitor) would
+  // only delay it. Returns what it did; jumped: the populations changed.
+  ExtrapolationEvent at_check(std::int64_t step, Stepper& stepper, bool steady_soon);
+
+  bool enabled() const { return settings_.enabled && !unavailable_; }
+  int jumps() const { return static_cast<int>(state_.jumps); }
+  // whether the backend holds densities a checkpoint must carry
+  bool holding() const { return state_.phase > 0; }
+
+  // Plain numbers, part of a checkpoint.
+  struct State {
+    std::int64_t phase = 0;  // 0: waiting to hold; 1: held once; 2: held twice (a change is known)
+    std::int64_t hold_step = 0;
+    std::int64_t interval = 0;  // D; 0: not set yet
+    std::int64_t last_jump = 0;
+    std::int64_t jumps = 0;
+    double last_ratio = 0;
+  };
+  State state() const { return state_; }
+  void restore(const State& s) { state_ = s; }
+
+  // The decision from the products (exposed for tests): the ratio, the residual, and whether to jump.
+  struct Decision {
+    double ratio = 0, residual = 1;
+    bool jump = false;
+  };
+  static Decision decide(const physics::DensityProducts& p, const ExtrapolationSettings& settings);
+
+ private:
+  std::int64_t round_to_checks(double steps) const;
+
+  ExtrapolationSettings settings_;
+  std::int64_t check_interval_;
+  State state_;
+  bool unavailable_ = false;
+};
+
+}  // namespace rockperm

@@ -1,0 +1,81 @@
+// The pressure extrapolation's decision (lib/solve/extrapolation.hpp): it jumps where the changes
+// of the density over two equal intervals are those of one decaying mode, and not otherwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "lib/solve/extrapolation.hpp"
+
+namespace rockperm {
+
+namespace {
+// the products of changes d1 and d2 = the changes of modes with ratios r over the interval
+physics::DensityProducts products(const std::vector<std::vector<float>>& modes, const std::vector<double>& ratios) {
+  const std::size_t n = modes[0].size();
+  std::vector<float> d1(n, 0.0f), d2(n, 0.0f);
+  for (std::size_t m = 0; m < modes.size(); ++m) {
+    for (std::size_t c = 0; c < n; ++c) {
+      d1[c] += modes[m][c];
+      d2[c] += static_cast<float>(ratios[m] * modes[m][c]);
+    }
+  }
+  float peak = 0;
+  for (std::size_t c = 0; c < n; ++c) peak = std::max(peak, std::max(std::abs(d1[c]), std::abs(d2[c])));
+  const float scale = physics::products_scale(peak);
+  physics::DensityProducts p;
+  for (std::size_t c = 0; c < n; ++c) p.add(physics::cell_products(d1[c], d2[c], scale));
+  return p;
+}
+
+std::vector<float> mode(int n, double wavenumber, double amplitude) {
+  std::vector<float> v(n);
+  for (int c = 0; c < n; ++c) v[c] = static_cast<float>(amplitude * std::sin(wavenumber * (c + 0.5)));
+  return v;
+}
+}  // namespace
+
+TEST(Extrapolation, OneDecayingModeIsReadAndJumpedOver) {
+  const ExtrapolationSettings settings;
+  const auto d = PressureExtrapolation::decide(products({mode(4000, 0.003, 1e-6)}, {0.6}), settings);
+  EXPECT_NEAR(d.ratio, 0.6, 1e-4);
+  EXPECT_LT(d.residual, 1e-3);
+  EXPECT_TRUE(d.jump);
+}
+
+TEST(Extrapolation, AFasterModeOfTheSameSizeKeepsItFromJumping) {
+  const ExtrapolationSettings settings;
+  const auto d = PressureExtrapolation::decide(
+      products({mode(4000, 0.003, 1e-6), mode(4000, 0.05, 1e-6)}, {0.8, 0.1}), settings);
+  EXPECT_GT(d.residual, settings.max_residual);
+  EXPECT_FALSE(d.jump);
+  // once the faster one has decayed (a hundredth of the slow one), the slow one is read
+  const auto later = PressureExtrapolation::decide(
+      products({mode(4000, 0.003, 1e-6), mode(4000, 0.05, 1e-8)}, {0.8, 0.1}), settings);
+  EXPECT_NEAR(later.ratio, 0.8, 0.01);
+  EXPECT_TRUE(later.jump);
+}
+
+TEST(Extrapolation, NoJumpWithoutADecayThatCanBeRead) {
+  const ExtrapolationSettings settings;
+  // too slow for the interval: a jump of r / (1 - r) intervals would go too far on a guess
+  EXPECT_FALSE(PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {0.95}), settings).jump);
+  // growing, oscillating, or nothing to read
+  EXPECT_FALSE(PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {1.2}), settings).jump);
+  EXPECT_FALSE(PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {-0.5}), settings).jump);
+  EXPECT_FALSE(PressureExtrapolation::decide(physics::DensityProducts{}, settings).jump);
+}
+
+TEST(Extrapolation, TheProductsScaleIsAPowerOfTwoThatKeepsTheChangesWithin2To15) {
+  for (const float peak : {1e-12f, 3e-7f, 0.5f, 1.0f, 7.0f}) {
+    const float scale = physics::products_scale(peak);
+    int e = 0;
+    EXPECT_EQ(std::frexp(scale, &e), 0.5f) << peak;
+    EXPECT_LE(peak * scale, physics::density_quantum_range);
+    EXPECT_GE(peak * scale, physics::density_quantum_range / 2);
+  }
+  EXPECT_EQ(physics::products_scale(0.0f), 0.0f);
+  EXPECT_EQ(physics::products_scale(INFINITY), 0.0f);
+}
+
+}  // namespace rockperm
