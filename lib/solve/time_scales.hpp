@@ -27,7 +27,10 @@ TimeScales time_scales(const PoreStatistics& stats, double length, double nu);
 // sample is fastest at tau 0.8 to 1 (900 steps; 1100 at the 0.61 chosen), a 10 % pack at the
 // smallest tau tried, 0.51 (docs/ACCURACY.md): the choice leans to tight samples, where runs
 // are long, at a small cost on open ones, which are fast anyway.
-inline constexpr double min_auto_tau = 0.51;  // measured down to here: k the same to 1e-4
+// measured down to here: k the same to 1e-4 (0.51 until 2026-11-26; at 0.505 a 128^3 tight pack
+// between buffers gives k within 1.1e-5 of tau 0.51's in 12,600 steps instead of 17,000, and the
+// tight512 pack on an H200 11.8189 mD in 15,700 steps instead of 36,600; docs/ACCURACY.md)
+inline constexpr double min_auto_tau = 0.505;
 inline constexpr double max_auto_tau = 2.0;
 inline constexpr double auto_tau_alpha = 1.0;
 double fastest_tau(const PoreStatistics& stats, double length);

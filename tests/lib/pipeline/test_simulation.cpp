@@ -6,6 +6,7 @@
 
 #include "lib/base/error.hpp"
 #include "lib/pipeline/fields.hpp"
+#include "lib/solve/time_scales.hpp"
 #include "tests/pipeline_support.hpp"
 
 namespace rockperm::pipeline {
@@ -140,7 +141,7 @@ namespace rockperm::pipeline {
 
 TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
   Sample sample;
-  sample.dims = Dims{148, 128, 128};
+  sample.dims = Dims{296, 128, 128};
   sample.pores.porosity = 0.1;  // a tight pack: tau at the floor, the force scaled with nu
   sample.pores.hydraulic_diameter = 3.5;
   sample.pores.kozeny_carman_k = 4.3e-3;
@@ -150,8 +151,9 @@ TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
   FlowSpec f = given;
   f.auto_tau = f.auto_force = true;
   const FlowSpec tight = resolve_flow(f, sample);
-  EXPECT_DOUBLE_EQ(tight.tau, 0.51);
-  EXPECT_NEAR(tight.force, FlowSpec::reference_force * physics::viscosity(0.51) / physics::viscosity(1.0), 1e-18);
+  EXPECT_DOUBLE_EQ(tight.tau, rockperm::min_auto_tau);
+  EXPECT_NEAR(tight.force, FlowSpec::reference_force * physics::viscosity(rockperm::min_auto_tau) / physics::viscosity(1.0),
+              1e-18);
   EXPECT_EQ(resolve_flow(tight, sample).tau, tight.tau);  // resolving again changes nothing
 
   sample.dims = Dims{64, 64, 64};  // one big pore: tau at the ceiling, the force held down by Re
