@@ -48,7 +48,7 @@ def main():
                 tail = line[m.end():m.end() + 1]
                 if tail in "<*{$" and tail != "" or any(c in word for c in "<*{$"):
                     continue
-                if word in NOT_PATHS or any(word.startswith(p) for p in ELSEWHERE):
+                if word in NOT_PATHS or any(word.startswith(p) or word == p.rstrip("/") for p in ELSEWHERE):
                     continue
                 here = os.path.dirname(rel)
                 if not os.path.exists(os.path.join(root, word)) and not os.path.exists(os.path.join(root, here, word)):
