@@ -23,16 +23,18 @@ struct TimeScales {
 TimeScales time_scales(const PoreStatistics& stats, double length, double nu);
 
 // The tau the solver takes when none is given: 1/2 + 3 alpha nu*, within [min_auto_tau,
-// max_auto_tau]. alpha = 1 with the estimates of pore_statistics: the 35 % pack of the bundled
-// sample is fastest at tau 0.8 to 1 (900 steps; 1100 at the 0.61 chosen), a 10 % pack at the
-// smallest tau tried, 0.51 (docs/ACCURACY.md): the choice leans to tight samples, where runs
-// are long, at a small cost on open ones, which are fast anyway.
+// max_auto_tau]. alpha = 2.5 with the estimates of pore_statistics (2026-11-26, H200; it was 1):
+// the fastest tau measured was 0.505 to 0.507 on the tight512 pack (nu* of alpha 1: tau 0.5025;
+// 0.502 and 0.503 took 17,600 and 17,400 steps, 0.505 15,700), 0.8 to 1 on the 34 % pack768
+// (alpha 1: 0.641, 14,100 steps; 0.8: 6,600; 1.0: 6,400) and 0.8 to 1 on the bundled 35 % pack
+// (alpha 1: 0.61, 1100 steps; 0.8 to 1: 900). The hydraulic diameter underestimates the pores
+// that set the momentum time on open media; alpha 2.5 lies inside all three ranges.
 // measured down to here: k the same to 1e-4 (0.51 until 2026-11-26; at 0.505 a 128^3 tight pack
 // between buffers gives k within 1.1e-5 of tau 0.51's in 12,600 steps instead of 17,000, and the
 // tight512 pack on an H200 11.8189 mD in 15,700 steps instead of 36,600; docs/ACCURACY.md)
 inline constexpr double min_auto_tau = 0.505;
 inline constexpr double max_auto_tau = 2.0;
-inline constexpr double auto_tau_alpha = 1.0;
+inline constexpr double auto_tau_alpha = 2.5;
 double fastest_tau(const PoreStatistics& stats, double length);
 
 }  // namespace rockperm

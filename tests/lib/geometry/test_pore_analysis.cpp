@@ -158,9 +158,11 @@ TEST(TimeScales, TightSamplesRunAtSmallTauOpenOnesAtLarge) {
   tight.porosity = 0.1;
   tight.hydraulic_diameter = 3.5;
   tight.kozeny_carman_k = 4.3e-3;
-  // 148 voxels long it is balanced just above the floor (tau 0.5085); twice as long, at the floor
-  EXPECT_NEAR(fastest_tau(tight, 148), 0.5085, 1e-4);
-  EXPECT_DOUBLE_EQ(fastest_tau(tight, 296), min_auto_tau);
+  // 148 voxels long it is balanced above the floor (nu* = (d / L) sqrt(k c_s^2 / phi) = 0.00283,
+  // tau 0.521); eight times as long, at the floor
+  const double nu_star = 3.5 / 148.0 * std::sqrt(4.3e-3 / 3.0 / 0.1);
+  EXPECT_NEAR(fastest_tau(tight, 148), 0.5 + 3.0 * auto_tau_alpha * nu_star, 1e-12);
+  EXPECT_DOUBLE_EQ(fastest_tau(tight, 8 * 148), min_auto_tau);
   const TimeScales t = time_scales(tight, 148, physics::viscosity(1.0));
   EXPECT_GT(t.pressure, 1000 * t.momentum);  // at tau = 1 the pressure takes all the time
   PoreStatistics open;  // a sphere array: one big pore

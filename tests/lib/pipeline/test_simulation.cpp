@@ -141,7 +141,7 @@ namespace rockperm::pipeline {
 
 TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
   Sample sample;
-  sample.dims = Dims{296, 128, 128};
+  sample.dims = Dims{1184, 128, 128};
   sample.pores.porosity = 0.1;  // a tight pack: tau at the floor, the force scaled with nu
   sample.pores.hydraulic_diameter = 3.5;
   sample.pores.kozeny_carman_k = 4.3e-3;
