@@ -18,6 +18,7 @@
 #include "io/sha256.hpp"
 #include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "lib/pipeline/checkpoint.hpp"
 #include "app/campaign_report.hpp"
 
@@ -30,7 +31,7 @@ using Json = nlohmann::ordered_json;
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return read_all_text(in);
 }
 
 bool valid_id(const std::string& id) {
@@ -83,13 +84,6 @@ void add_sample(Manifest& m, std::set<std::string>& ids, CampaignSample s, const
   }
   if (!ids.insert(s.id).second) throw InputError(where + ": the id '" + s.id + "' is given twice; ids must be unique");
   m.samples.push_back(std::move(s));
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return date;
 }
 
 std::string quoted(const std::string& s) {
@@ -409,7 +403,7 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
   }
   Json j;
   j["source"] = manifest.source.string();
-  j["updated_utc"] = utc_now();
+  j["updated_utc"] = utc_timestamp();
   j["counts"] = {{"samples", counts.samples},
                  {"converged", counts.converged},
                  {"failed", counts.failed},

@@ -25,6 +25,7 @@
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/parallel/device_assignment.hpp"
 #include "lib/pipeline/report.hpp"
@@ -151,12 +152,6 @@ std::string result_line(const pipeline::SampleResult& r) {
   o.precision(6);
   o << to_string(r.status) << ": k = " << r.k.k_md << " mD after " << r.steps << " steps";
   return o.str();
-}
-
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
 }
 
 std::string clock_text(double seconds) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "lib/pipeline/fields.hpp"
 
 namespace po = boost::program_options;
@@ -505,7 +506,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, b
                             : ": no such file; check the path"));
     }
     std::ifstream in(out.config_file, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_all_text(in);
     if (!in && !in.eof()) throw InputError("config file " + out.config_file.string() + ": cannot be read");
     if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark (Windows editors)
     std::istringstream stream(text);

@@ -13,6 +13,7 @@
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/build_info.hpp"
+#include "lib/base/system.hpp"
 #include "lib/pipeline/checkpoint.hpp"
 #include "lib/pipeline/decomposition.hpp"
 #include "lib/pipeline/driver.hpp"
@@ -46,13 +47,8 @@ pipeline::Provenance start_provenance(const Comm& comm, const RunOptions& option
   p.version = ROCKPERM_VERSION;
   p.commit = build_commit();
   p.build_type = build_type();
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  p.date_utc = date;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  p.host = host;
+  p.date_utc = utc_timestamp();
+  p.host = host_name();
   p.command_line = command_line;
   p.ranks = comm.size();
   const pipeline::SampleSpec& s = options.spec.sample;

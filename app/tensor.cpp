@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "lib/base/system.hpp"
 #include "lib/pipeline/report_html.hpp"
 #include "lib/physics/collision.hpp"
 
@@ -22,7 +23,7 @@ Json read_json(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return Json();
   try {
-    return Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    return Json::parse(read_all_text(in));
   } catch (const Json::exception&) {
     return Json();
   }

@@ -6,17 +6,12 @@
 #include <ctime>
 
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 
 namespace rockperm::app::service {
 
 namespace {
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
 
 // One prepared statement, finalized on every path.
 class Statement {
@@ -167,7 +162,7 @@ void JobStore::insert(const Job& j) {
   Statement q(db_,
               "INSERT INTO jobs (id, owner, state, input, options, submitted, results_to, gpus, seq) VALUES (?, ?, "
               "'queued', ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM jobs))");
-  q.bind(1, j.id).bind(2, j.owner).bind(3, j.input).bind(4, j.options).bind(5, utc_now()).bind(6, j.results_to);
+  q.bind(1, j.id).bind(2, j.owner).bind(3, j.input).bind(4, j.options).bind(5, utc_timestamp()).bind(6, j.results_to);
   q.bind(7, std::int64_t{j.gpus});
   q.step();
 }
@@ -219,7 +214,7 @@ std::optional<Job> JobStore::claim_next(bool one_gpu_only, bool preparing) {
     if (job) {
       Statement u(db_, "UPDATE jobs SET state = ?, started = ? WHERE id = ?");
       job->state = preparing ? JobState::preparing : JobState::running;
-      u.bind(1, std::string(to_string(job->state))).bind(2, utc_now()).bind(3, job->id);
+      u.bind(1, std::string(to_string(job->state))).bind(2, utc_timestamp()).bind(3, job->id);
       u.step();
     }
     exec("COMMIT");
@@ -250,7 +245,7 @@ void JobStore::finish(const std::string& id, JobState state, const std::string& 
   Statement q(db_,
               "UPDATE jobs SET state = ?, status = ?, k_md = ?, message = ?, finished = ?, porosity = ?, details = ? "
               "WHERE id = ?");
-  q.bind(1, std::string(to_string(state))).bind(2, status).bind(3, k_md).bind(4, message).bind(5, utc_now());
+  q.bind(1, std::string(to_string(state))).bind(2, status).bind(3, k_md).bind(4, message).bind(5, utc_timestamp());
   q.bind(6, porosity).bind(7, details).bind(8, id);
   q.step();
 }
@@ -265,7 +260,7 @@ void JobStore::requeue(const std::string& id) {
 void JobStore::mark_running(const std::string& id) {
   const std::lock_guard lock(mutex_);
   Statement q(db_, "UPDATE jobs SET state = 'running', started = ? WHERE id = ? AND state = 'preparing'");
-  q.bind(1, utc_now()).bind(2, id);
+  q.bind(1, utc_timestamp()).bind(2, id);
   q.step();
 }
 
@@ -285,7 +280,7 @@ bool JobStore::cancel(const std::string& id, const std::string& owner) {
   const std::string state = find.text(0);
   if (state == "queued") {
     Statement q(db_, "UPDATE jobs SET state = 'cancelled', status = 'cancelled', finished = ? WHERE id = ?");
-    q.bind(1, utc_now()).bind(2, id);
+    q.bind(1, utc_timestamp()).bind(2, id);
     q.step();
   } else if (state == "running" || state == "preparing") {
     Statement q(db_, "UPDATE jobs SET cancel = 1 WHERE id = ?");

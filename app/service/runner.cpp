@@ -20,6 +20,7 @@
 #include "io/atomic_file.hpp"
 #include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
 
 extern char** environ;
@@ -253,7 +254,7 @@ bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& e
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   in.seekg(std::max<std::streamoff>(0, size - 4096));
-  const std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string tail = read_all_text(in);
   static const std::regex line(R"(step\s+(\d+)\s+k =\s+(\S+) mD\s+error\s+(\S+))");
   bool found = false;
   for (auto it = std::sregex_iterator(tail.begin(), tail.end(), line); it != std::sregex_iterator(); ++it) {
@@ -352,7 +353,7 @@ void Runner::run_on_several(Claimed& claimed) {
 // The job's outcome from its report.json.
 void Runner::record(const Job& job, const RunOptions& options) {
   std::ifstream in(options.spec.output.dir / "report.json");
-  const Json report = Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+  const Json report = Json::parse(read_all_text(in),
                                   nullptr, false);
   if (report.is_discarded() || !report.is_object()) {
     store_.finish(job.id, JobState::finished, "runtime_error", 0,

@@ -23,6 +23,7 @@
 #include "io/atomic_file.hpp"
 #include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "rockperm/config.hpp"
 #if ROCKPERM_HAVE_CUDA
 #include "cuda/device_info.hpp"
@@ -350,7 +351,7 @@ class Service final : public RequestHandler {
     // the reports name the scan and run directory by the server's paths: a client sees them as
     // it named them (the upload's file, the path inside the data root)
     std::ifstream in(path, std::ios::binary);
-    r.response.body() = client_text(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    r.response.body() = client_text(read_all_text(in));
     return r;
   }
 

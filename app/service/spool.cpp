@@ -9,6 +9,7 @@
 #include "app/service/uploads.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 
 namespace rockperm::app::service {
 
@@ -136,7 +137,7 @@ void deliver_to_spool(const Job& job, const fs::path& run_dir) {
         std::ifstream in(run_dir / name, std::ios::binary);
         if (!in) continue;
         io::write_file_atomically(folder / "results" / name,
-                                  std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+                                  read_all_text(in));
       }
     }
     write_marker(folder, m);  // last: a reader that sees "finished" finds the results

@@ -6,6 +6,7 @@
 
 #include "lib/backend/cpu_backend.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "lib/parallel/device_assignment.hpp"
 #include "lib/parallel/plan.hpp"
 #include "rockperm/config.hpp"
@@ -20,12 +21,6 @@
 namespace rockperm::pipeline {
 
 namespace {
-
-std::string hostname() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
 
 // The backend this process can have: no communication.
 ExecutionPlan choose_backend(BackendChoice choice) {
@@ -75,7 +70,7 @@ std::vector<HaloTransport> transport_candidates(const Comm& comm, const Executio
     return {HaloTransport::staged};
   }
   // rank 0 looks at every rank's host and GPU; its findings go to every rank
-  const std::vector<std::string> places = comm.gather(hostname() + "\n" + std::to_string(device));
+  const std::vector<std::string> places = comm.gather(host_name() + "\n" + std::to_string(device));
   std::uint64_t several_hosts = 0, shared_gpu = 0;
   for (const auto& place : places) {
     if (place.substr(0, place.rfind('\n')) != places.front().substr(0, places.front().rfind('\n'))) several_hosts = 1;
@@ -116,7 +111,7 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
     plan.halo_transport = plan.halo_candidates.front();
     return plan;
   }
-  plan.device = assign_device(comm, hostname(), plan.gpus(), spec.devices, plan.device_log);
+  plan.device = assign_device(comm, host_name(), plan.gpus(), spec.devices, plan.device_log);
   if (halos) {
     plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note);
     plan.halo_transport = plan.halo_candidates.front();

@@ -1,0 +1,28 @@
+// lib/base/system.hpp: the one UTC timestamp, host name and whole-stream read.
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <regex>
+#include <sstream>
+
+#include "lib/base/system.hpp"
+
+namespace rockperm {
+
+TEST(System, UtcTimestampIsIso8601ToTheSecondAndNow) {
+  const std::time_t before = std::time(nullptr);
+  const std::string t = utc_timestamp();
+  EXPECT_TRUE(std::regex_match(t, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)"))) << t;
+  std::tm parts{};
+  gmtime_r(&before, &parts);
+  EXPECT_EQ(std::stoi(t.substr(0, 4)), parts.tm_year + 1900);
+}
+
+TEST(System, HostNameIsTheSystemsAndAStreamIsReadWhole) {
+  EXPECT_FALSE(host_name().empty());
+  std::istringstream in(std::string("a\0b\nc", 5));
+  in.get();  // what is left is read, as it is (a NUL too)
+  EXPECT_EQ(read_all_text(in), std::string("\0b\nc", 4));
+}
+
+}  // namespace rockperm
