@@ -136,8 +136,19 @@ TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
   EXPECT_EQ(resumed->result().extrapolations, whole->result().extrapolations);
 
   const std::uint64_t size = std::filesystem::file_size(file);
+  std::filesystem::copy_file(file, dir / "intact.rpk");
   flip(file, size - 3, 1);  // a byte of the last cell's held change
   EXPECT_NE(refusal(file, flow, execution).find("damaged"), std::string::npos) << refusal(file, flow, execution);
+
+  // a checkpoint of the layout before (format 03: no extrapolation state) is refused, naming it
+  std::filesystem::copy_file(dir / "intact.rpk", file, std::filesystem::copy_options::overwrite_existing);
+  {
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(7);
+    f.put('3');
+  }
+  EXPECT_NE(refusal(file, flow, execution).find("earlier rockperm build (format 03"), std::string::npos)
+      << refusal(file, flow, execution);
   std::filesystem::remove_all(dir);
 }
 
