@@ -7,6 +7,7 @@
 #include <istream>
 #include <iterator>
 #include <string>
+#include <utility>
 
 namespace rockperm {
 
@@ -26,6 +27,35 @@ inline std::string host_name() {
   if (gethostname(name, sizeof name - 1) != 0) return {};
   return name;
 }
+
+// An open file descriptor, closed when its owner goes (on every path, exceptions included). Where a
+// close can lose written data, call close() and check it.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  ~FileDescriptor() { (void)close(); }
+  FileDescriptor(FileDescriptor&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  FileDescriptor& operator=(FileDescriptor&& o) noexcept {
+    if (this != &o) {
+      (void)close();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  // Closes it now; false where the close reported an error (errno tells which).
+  bool close() {
+    const int fd = std::exchange(fd_, -1);
+    return fd < 0 || ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
 
 // Everything left in `in`, as it is.
 inline std::string read_all_text(std::istream& in) {

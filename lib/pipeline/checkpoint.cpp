@@ -10,6 +10,7 @@
 
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 
 namespace rockperm::pipeline {
 
@@ -168,32 +169,22 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   h.checksum = header_checksum(h) + payload;
   collectively(comm, [&] {
     if (!comm.root()) return;
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be created"));
-    try {
-      write_all(fd, &h, sizeof h, 0, tmp);
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    if (::close(fd) != 0) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
+    FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    if (!fd.valid()) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be created"));
+    write_all(fd.get(), &h, sizeof h, 0, tmp);
+    if (!fd.close()) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
   });
   const std::uint64_t slot = lattice::q * slot_bytes;
   collectively(comm, [&] {
-    const int fd = ::open(tmp.c_str(), O_WRONLY);
-    if (fd < 0) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be opened"));
-    try {
-      const std::uint64_t offset = h.data_offset + first * slot;
-      write_all(fd, state.owned.data(), state.owned.size(), offset, tmp);
-      if (h.held_offset != 0) {
-        write_all(fd, held_bytes.data(), held_bytes.size(), h.held_offset + first * 2 * sizeof(float), tmp);
-      }
-      if (::fsync(fd) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
-    } catch (...) {
-      ::close(fd);
-      throw;
+    FileDescriptor fd(::open(tmp.c_str(), O_WRONLY));
+    if (!fd.valid()) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be opened"));
+    const std::uint64_t offset = h.data_offset + first * slot;
+    write_all(fd.get(), state.owned.data(), state.owned.size(), offset, tmp);
+    if (h.held_offset != 0) {
+      write_all(fd.get(), held_bytes.data(), held_bytes.size(), h.held_offset + first * 2 * sizeof(float), tmp);
     }
-    if (::close(fd) != 0) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
+    if (::fsync(fd.get()) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
+    if (!fd.close()) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
   });
   collectively(comm, [&] {
     if (!comm.root()) return;
@@ -212,61 +203,55 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
   Header h{};
   std::uint64_t first = 0;
   collectively(comm, [&] {
-    const int fd = ::open(file.c_str(), O_RDONLY);
-    if (fd < 0) throw InputError("checkpoint", system_error(file, "the checkpoint cannot be opened"));
-    try {
-      read_all(fd, &h, sizeof h, 0, file);
-      const Sample& sample = simulation.sample();
-      if (std::memcmp(h.magic, magic, 6) != 0) {
-        throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
-      }
-      if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
-        throw InputError("checkpoint", file.string() + ": written by an earlier rockperm build (format " +
-                                           std::string(h.magic + 6, 2) +
-                                           ", this build reads 04); finish the run with that build, or start "
-                                           "it again");
-      }
-      if (h.q != lattice::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
-          h.loop_bytes != sizeof(SteadyStateLoop::State) || h.drive_bytes != sizeof(SampleDrive)) {
-        throw InputError("checkpoint", file.string() + ": written by a rockperm build of another layout");
-      }
-      const std::uint64_t slot_bytes = storage_bytes(simulation.storage());
-      if (h.population_bytes != slot_bytes) {
-        const char* written = h.population_bytes == 2 ? "fp16" : "fp32";
-        throw InputError("execution.storage", file.string() + ": written with " + written +
-                                                  " population storage, this run stores " +
-                                                  to_string(simulation.storage()) + "; resume it with storage " +
-                                                  written);
-      }
-      if (std::string(h.identity, sizeof h.identity) != identity.substr(0, sizeof h.identity)) {
-        throw InputError("checkpoint", file.string() + ": belongs to another input, crop, labels or physics; "
-                                                       "resume it with the configuration it was written with");
-      }
-      if (h.fluid_cells != sample.fluid || h.dims[0] != sample.dims.nx || h.dims[1] != sample.dims.ny ||
-          h.dims[2] != sample.dims.nz) {
-        throw InputError("checkpoint", file.string() + ": written for another lattice (" +
-                                           std::to_string(h.fluid_cells) + " fluid cells)");
-      }
-      const RankLattice& r = simulation.rank_lattice();
-      state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q *
-                         slot_bytes);
-      first = first_global_cell(comm, r);
-      const std::uint64_t offset = h.data_offset + first * lattice::q * slot_bytes;
-      read_all(fd, state.owned.data(), state.owned.size(), offset, file);
-      if (h.held_offset != 0) {
-        state.held.resize(2 * static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()));
-        read_all(fd, state.held.data(), state.held.size() * sizeof(float), h.held_offset + first * 2 * sizeof(float),
-                 file);
-      }
-      state.loop = h.loop;
-      state.drive = h.drive;
-      state.force = h.force;
-      state.drive_adjustments = h.drive_adjustments;
-    } catch (...) {
-      ::close(fd);
-      throw;
+    const FileDescriptor fd(::open(file.c_str(), O_RDONLY));
+    if (!fd.valid()) throw InputError("checkpoint", system_error(file, "the checkpoint cannot be opened"));
+    read_all(fd.get(), &h, sizeof h, 0, file);
+    const Sample& sample = simulation.sample();
+    if (std::memcmp(h.magic, magic, 6) != 0) {
+      throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
     }
-    ::close(fd);
+    if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
+      throw InputError("checkpoint", file.string() + ": written by an earlier rockperm build (format " +
+                                         std::string(h.magic + 6, 2) +
+                                         ", this build reads 04); finish the run with that build, or start "
+                                         "it again");
+    }
+    if (h.q != lattice::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
+        h.loop_bytes != sizeof(SteadyStateLoop::State) || h.drive_bytes != sizeof(SampleDrive)) {
+      throw InputError("checkpoint", file.string() + ": written by a rockperm build of another layout");
+    }
+    const std::uint64_t slot_bytes = storage_bytes(simulation.storage());
+    if (h.population_bytes != slot_bytes) {
+      const char* written = h.population_bytes == 2 ? "fp16" : "fp32";
+      throw InputError("execution.storage", file.string() + ": written with " + written +
+                                                " population storage, this run stores " +
+                                                to_string(simulation.storage()) + "; resume it with storage " +
+                                                written);
+    }
+    if (std::string(h.identity, sizeof h.identity) != identity.substr(0, sizeof h.identity)) {
+      throw InputError("checkpoint", file.string() + ": belongs to another input, crop, labels or physics; "
+                                                     "resume it with the configuration it was written with");
+    }
+    if (h.fluid_cells != sample.fluid || h.dims[0] != sample.dims.nx || h.dims[1] != sample.dims.ny ||
+        h.dims[2] != sample.dims.nz) {
+      throw InputError("checkpoint", file.string() + ": written for another lattice (" +
+                                         std::to_string(h.fluid_cells) + " fluid cells)");
+    }
+    const RankLattice& r = simulation.rank_lattice();
+    state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q *
+                       slot_bytes);
+    first = first_global_cell(comm, r);
+    const std::uint64_t offset = h.data_offset + first * lattice::q * slot_bytes;
+    read_all(fd.get(), state.owned.data(), state.owned.size(), offset, file);
+    if (h.held_offset != 0) {
+      state.held.resize(2 * static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()));
+      read_all(fd.get(), state.held.data(), state.held.size() * sizeof(float), h.held_offset + first * 2 * sizeof(float),
+               file);
+    }
+    state.loop = h.loop;
+    state.drive = h.drive;
+    state.force = h.force;
+    state.drive_adjustments = h.drive_adjustments;
   });
   {
     std::uint64_t local = payload_checksum(state.owned, lattice::q * storage_bytes(simulation.storage()), first);

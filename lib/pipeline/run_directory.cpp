@@ -37,10 +37,7 @@ void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_c
 }  // namespace
 
 RunDirectory::RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
-  const auto release = [this] {  // a constructor that throws runs no destructor
-    if (lock_ >= 0) ::close(lock_);
-    lock_ = -1;
-  };
+  const auto release = [this] { (void)lock_.close(); };  // before the other ranks hear of the failure
   collectively(comm, [&] {
     if (!comm.root()) return;
     try {
@@ -63,8 +60,8 @@ void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
     throw InputError("output.dir", dir.string() + ": the run directory is not writable");
   }
   const std::filesystem::path lock = dir / ".rockperm.lock";
-  lock_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_ < 0 || ::flock(lock_, LOCK_EX | LOCK_NB) != 0) {
+  lock_ = FileDescriptor(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!lock_.valid() || ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
     throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
   }
   const bool has_report = std::filesystem::exists(dir / "report.json");
@@ -119,8 +116,6 @@ void RunDirectory::require_free_space(const Comm& comm, double bytes, const std:
   });
 }
 
-RunDirectory::~RunDirectory() {
-  if (lock_ >= 0) ::close(lock_);  // releases the lock
-}
+RunDirectory::~RunDirectory() = default;  // lock_ closes, which releases the lock
 
 }  // namespace rockperm::pipeline

@@ -5,6 +5,7 @@
 // removes report.json before any work, so that report.json, written last, marks a finished run.
 #include <filesystem>
 
+#include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
 
 namespace rockperm::pipeline {
@@ -32,7 +33,7 @@ class RunDirectory {
  private:
   void take(const std::filesystem::path& dir, DirectoryUse use);  // rank 0: lock, check, clean
   std::filesystem::path dir_;
-  int lock_ = -1;  // rank 0
+  FileDescriptor lock_;  // rank 0; closing it releases the lock
 };
 
 }  // namespace rockperm::pipeline
