@@ -305,13 +305,11 @@ void CudaBackend::rescale(float factor, const physics::CollisionParams& params) 
 
 void CudaBackend::density_pass(int pass, float arg) {
   const Stream& s = main_stream();
-  const std::size_t n = owned_.size();
   const bool sums = pass == static_cast<int>(DensityPass::peak) || pass == static_cast<int>(DensityPass::products);
   if (sums) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(density_out_.data(), 0, density_out_.bytes(), s.get()));
   each_storage([&](auto, auto* f) {
     launch_density_pass<std::remove_pointer_t<decltype(f)>>(static_cast<DensityPass>(pass), f, stride_, owned_.begin,
-                                                           owned_.end, held_.data(), held_.data() + n, arg,
-                                                           density_out_.data(), s.get());
+                                                           owned_.end, held_.data(), arg, density_out_.data(), s.get());
   });
   s.synchronize();
 }

@@ -152,7 +152,7 @@ class CudaBackend final : public Backend {
   std::uint32_t planes_ = 0;
   DeviceBuffer<std::uint16_t> plane_of_;
   DeviceBuffer<unsigned long long> plane_out_;
-  // the pressure extrapolation's held densities and changes (2 per owned cell), and its sums
+  // the pressure extrapolation's (held, change) per owned cell, interleaved, and its sums
   DeviceBuffer<float> held_;
   DeviceBuffer<unsigned long long> density_out_;
   void density_pass(int pass, float arg);

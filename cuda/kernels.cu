@@ -371,8 +371,8 @@ void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const
 
 template <class S>
 __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
-                                    std::uint32_t end, float* __restrict__ held, float* __restrict__ change,
-                                    float arg, unsigned long long* out) {
+                                    std::uint32_t end, float* __restrict__ pairs, float arg,
+                                    unsigned long long* out) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t n = end - begin;
   float peak = 0.0f;
@@ -380,23 +380,25 @@ __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::ui
   if (k < n) {
     const std::uint32_t cell = begin + k;
     const float rho = physics::cell_density(f, stride, cell);
-    const float d = rho - held[k];
+    float& held = pairs[2 * static_cast<std::uint64_t>(k)];
+    float& change = pairs[2 * static_cast<std::uint64_t>(k) + 1];
+    const float d = rho - held;
     switch (pass) {
       case DensityPass::hold:
-        if (arg != 0.0f) change[k] = d;
-        held[k] = rho;
+        if (arg != 0.0f) change = d;
+        held = rho;
         break;
       case DensityPass::peak:
-        peak = fmaxf(fabsf(d), fabsf(change[k]));
+        peak = fmaxf(fabsf(d), fabsf(change));
         break;
       case DensityPass::products:
-        products = physics::cell_products(change[k], d, arg);
+        products = physics::cell_products(change, d, arg);
         break;
       case DensityPass::extrapolate: {
         const float delta = arg * d;
         physics::shift_density(f, stride, cell, delta);
-        change[k] = d;
-        held[k] = rho + delta;
+        change = d;
+        held = rho + delta;
         break;
       }
     }
@@ -420,10 +422,10 @@ __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::ui
 
 template <class S>
 void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                         float* held, float* change, float arg, unsigned long long* out, cudaStream_t stream) {
+                         float* pairs, float arg, unsigned long long* out, cudaStream_t stream) {
   if (end <= begin) return;
-  density_pass_kernel<S><<<grid_for(end - begin), block_threads, 0, stream>>>(pass, f, stride, begin, end, held, change,
-                                                                             arg, out);
+  density_pass_kernel<S><<<grid_for(end - begin), block_threads, 0, stream>>>(pass, f, stride, begin, end, pairs, arg,
+                                                                             out);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -452,8 +454,8 @@ void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint
   template void launch_fused_odd_exceptions<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const LineTables&,     \
                                               std::uint32_t, std::uint32_t, const physics::CollisionParams&,          \
                                               cudaStream_t);                                                           \
-  template void launch_density_pass<S>(DensityPass, S*, std::uint64_t, std::uint32_t, std::uint32_t, float*, float*,  \
-                                       float, unsigned long long*, cudaStream_t);                                       \
+  template void launch_density_pass<S>(DensityPass, S*, std::uint64_t, std::uint32_t, std::uint32_t, float*, float,   \
+                                       unsigned long long*, cudaStream_t);                                              \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                FlowSums*, cudaStream_t);                                                               \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

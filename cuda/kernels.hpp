@@ -67,7 +67,7 @@ template <class S>
 void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
                    cudaStream_t stream);
 // The pressure extrapolation's passes over the cells [begin, end) (lib/physics/density_extrapolation.hpp),
-// with held[k] and change[k] those of cell begin + k:
+// with held = pairs[2k] and change = pairs[2k + 1] those of cell begin + k:
 //   hold:        change = rho - held (when arg != 0), held = rho
 //   peak:        out[0] = the bits of max(|rho - held|, |change|) (atomicMax; out[0] zeroed first)
 //   products:    out[0..3) += the fixed-point products of change and rho - held at scale arg (zeroed first)
@@ -75,7 +75,7 @@ void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const
 enum class DensityPass { hold, peak, products, extrapolate };
 template <class S>
 void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                         float* held, float* change, float arg, unsigned long long* out, cudaStream_t stream);
+                         float* pairs, float arg, unsigned long long* out, cudaStream_t stream);
 inline std::uint32_t sum_blocks(std::uint32_t cells) { return (cells + reduction_block - 1) / reduction_block; }
 
 }  // namespace rockperm::cuda

@@ -84,14 +84,15 @@ class Backend {
   virtual void rescale(float factor, const physics::CollisionParams& params) = 0;
 
   // The pressure extrapolation (lib/solve/extrapolation.hpp) over the owned cells, in natural
-  // order, with two floats per cell the backend allocates at the first hold: the density held at
-  // the last hold (held) and the change before it (change). hold_density: change = rho - held
+  // order, with two floats per cell the backend allocates at the first hold, interleaved: the
+  // density held at the last hold (held) and the change before it (change), [2k] and [2k + 1] for
+  // owned cell k (the layout checkpoints store). hold_density: change = rho - held
   // (with keep_change), held = rho; false where the memory for them cannot be had.
   // density_change_peak: max |rho - held| and |change| over the cells; density_products: the
   // fixed-point products of change and rho - held at `scale` (physics::cell_products);
   // extrapolate_density: rho += factor (rho - held) in every cell, then change = rho - held and
-  // held = the new rho. held_densities / restore_held_densities: both arrays (held, then change;
-  // empty before the first hold), for checkpoints. rescale() scales them with the populations.
+  // held = the new rho. held_densities / restore_held_densities: the interleaved pairs (empty
+  // before the first hold), for checkpoints. rescale() scales them with the populations.
   virtual bool hold_density(bool keep_change) = 0;
   virtual float density_change_peak() = 0;
   virtual physics::DensityProducts density_products(float scale) = 0;

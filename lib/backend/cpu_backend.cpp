@@ -206,15 +206,11 @@ void CpuBackend::rescale(float factor, const physics::CollisionParams& params) {
     for (std::int64_t k = 0; k < n; ++k) f[k] = StorageTraits<S>::store(factor * StorageTraits<S>::load(f[k]));
   });
   for (float& v : held_) v *= factor;
-  for (float& v : change_) v *= factor;
 }
 
 bool CpuBackend::hold_density(bool keep_change) {
   const std::int64_t n = owned_.size();
-  if (held_.size() != static_cast<std::size_t>(n)) {
-    held_.assign(n, 0.0f);
-    change_.assign(n, 0.0f);
-  }
+  if (held_.size() != 2 * static_cast<std::size_t>(n)) held_.assign(2 * static_cast<std::size_t>(n), 0.0f);
   const auto stride = lattice_.stride();
   const std::uint32_t first = owned_.begin;
   each_storage([&](auto slot) {
@@ -223,15 +219,15 @@ bool CpuBackend::hold_density(bool keep_change) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
       const float rho = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k));
-      if (keep_change) change_[k] = rho - held_[k];
-      held_[k] = rho;
+      if (keep_change) held_[2 * k + 1] = rho - held_[2 * k];
+      held_[2 * k] = rho;
     }
   });
   return true;
 }
 
 float CpuBackend::density_change_peak() {
-  const std::int64_t n = std::min<std::int64_t>(owned_.size(), static_cast<std::int64_t>(held_.size()));
+  const auto n = static_cast<std::int64_t>(held_.size() / 2);
   const auto stride = lattice_.stride();
   const std::uint32_t first = owned_.begin;
   float peak = 0.0f;
@@ -240,15 +236,15 @@ float CpuBackend::density_change_peak() {
     const S* f = slots<S>();
 #pragma omp parallel for schedule(static) reduction(max : peak)
     for (std::int64_t k = 0; k < n; ++k) {
-      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[k];
-      peak = std::max(peak, std::max(std::abs(d), std::abs(change_[k])));
+      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[2 * k];
+      peak = std::max(peak, std::max(std::abs(d), std::abs(held_[2 * k + 1])));
     }
   });
   return peak;
 }
 
 physics::DensityProducts CpuBackend::density_products(float scale) {
-  const std::int64_t n = std::min<std::int64_t>(owned_.size(), static_cast<std::int64_t>(held_.size()));
+  const auto n = static_cast<std::int64_t>(held_.size() / 2);
   const auto stride = lattice_.stride();
   const std::uint32_t first = owned_.begin;
   long long d11 = 0, d21 = 0, d22 = 0;  // integer sums: the same in any order
@@ -257,8 +253,8 @@ physics::DensityProducts CpuBackend::density_products(float scale) {
     const S* f = slots<S>();
 #pragma omp parallel for schedule(static) reduction(+ : d11, d21, d22)
     for (std::int64_t k = 0; k < n; ++k) {
-      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[k];
-      const physics::DensityProducts p = physics::cell_products(change_[k], d, scale);
+      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[2 * k];
+      const physics::DensityProducts p = physics::cell_products(held_[2 * k + 1], d, scale);
       d11 += p.d11;
       d21 += p.d21;
       d22 += p.d22;
@@ -268,7 +264,7 @@ physics::DensityProducts CpuBackend::density_products(float scale) {
 }
 
 void CpuBackend::extrapolate_density(float factor) {
-  const std::int64_t n = std::min<std::int64_t>(owned_.size(), static_cast<std::int64_t>(held_.size()));
+  const auto n = static_cast<std::int64_t>(held_.size() / 2);
   const auto stride = lattice_.stride();
   const std::uint32_t first = owned_.begin;
   each_storage([&](auto slot) {
@@ -278,29 +274,21 @@ void CpuBackend::extrapolate_density(float factor) {
     for (std::int64_t k = 0; k < n; ++k) {
       const std::uint32_t cell = first + static_cast<std::uint32_t>(k);
       const float rho = physics::cell_density(f, stride, cell);
-      const float d = rho - held_[k], delta = factor * d;
+      const float d = rho - held_[2 * k], delta = factor * d;
       physics::shift_density(f, stride, cell, delta);
-      change_[k] = d;
-      held_[k] = rho + delta;
+      held_[2 * k + 1] = d;
+      held_[2 * k] = rho + delta;
     }
   });
 }
 
-void CpuBackend::held_densities(std::vector<float>& out) {
-  out = held_;
-  out.insert(out.end(), change_.begin(), change_.end());
-}
+void CpuBackend::held_densities(std::vector<float>& out) { out = held_; }
 
 void CpuBackend::restore_held_densities(const std::vector<float>& in) {
-  const std::size_t n = owned_.size();
-  if (in.empty()) {
-    held_.clear();
-    change_.clear();
-    return;
+  if (!in.empty() && in.size() != 2 * static_cast<std::size_t>(owned_.size())) {
+    throw Error("internal: restore_held_densities of the wrong size");
   }
-  if (in.size() != 2 * n) throw Error("internal: restore_held_densities of the wrong size");
-  held_.assign(in.begin(), in.begin() + n);
-  change_.assign(in.begin() + n, in.end());
+  held_ = in;
 }
 
 void CpuBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool /*device_buffers*/) {

@@ -75,7 +75,7 @@ class CpuBackend final : public Backend {
   int plane_axis_ = 0;
   std::uint32_t planes_ = 0;
   std::vector<std::uint16_t> plane_of_;
-  std::vector<float> held_, change_;  // the pressure extrapolation's, per owned cell
+  std::vector<float> held_;  // the pressure extrapolation's (held, change) per owned cell, interleaved
   std::vector<std::vector<std::uint64_t>> lists_;
   std::vector<std::vector<std::byte>> buffers_;
 };

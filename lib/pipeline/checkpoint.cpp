@@ -72,13 +72,26 @@ std::uint64_t hash_bytes(const std::byte* data, std::size_t bytes, std::uint64_t
 // The checksum of a slice of the populations (cells from global index `first_cell` on): a sum
 // mod 2^64 of a hash of each cell's bytes and global index, so that the slices of any number of
 // ranks add up to the same value, and one changed byte changes it (but with odds 2^-64).
-std::uint64_t payload_checksum(const std::vector<std::byte>& owned, std::size_t cell_bytes, std::uint64_t first_cell) {
-  const auto cells = static_cast<std::int64_t>(owned.size() / cell_bytes);
+std::uint64_t payload_checksum(const void* data, std::size_t bytes, std::size_t cell_bytes, std::uint64_t first_cell) {
+  const auto* owned = static_cast<const std::byte*>(data);
+  const auto cells = static_cast<std::int64_t>(bytes / cell_bytes);
   std::uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
   for (std::int64_t c = 0; c < cells; ++c) {
-    sum += hash_bytes(owned.data() + static_cast<std::size_t>(c) * cell_bytes, cell_bytes,
+    sum += hash_bytes(owned + static_cast<std::size_t>(c) * cell_bytes, cell_bytes,
                       first_cell + static_cast<std::uint64_t>(c));
+  }
+  return sum;
+}
+
+// This rank's part of the checksum: its populations, and its held densities where there are any
+// (keyed after every cell's populations, so that the two never share a key).
+std::uint64_t payload_checksums(const Simulation::State& state, std::size_t slot_bytes, std::uint64_t fluid_cells,
+                                std::uint64_t first_cell) {
+  std::uint64_t sum = payload_checksum(state.owned.data(), state.owned.size(), lattice::q * slot_bytes, first_cell);
+  if (!state.held.empty()) {
+    sum += payload_checksum(state.held.data(), state.held.size() * sizeof(float), 2 * sizeof(float),
+                            fluid_cells + first_cell);
   }
   return sum;
 }
@@ -161,11 +174,7 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   // held densities on one rank are held on every rank (the extrapolation's state is global)
   h.held_offset = state.held.empty() ? 0 : h.data_offset + sample.fluid * lattice::q * slot_bytes;
   const std::uint64_t first = first_global_cell(comm, simulation.rank_lattice());
-  std::vector<std::byte> held_bytes(state.held.size() * sizeof(float));
-  if (!held_bytes.empty()) std::memcpy(held_bytes.data(), state.held.data(), held_bytes.size());
-  std::uint64_t payload = payload_checksum(state.owned, lattice::q * slot_bytes, first);
-  if (h.held_offset != 0) payload += payload_checksum(held_bytes, 2 * sizeof(float), sample.fluid + first);
-  payload = comm.sum(payload);
+  const std::uint64_t payload = comm.sum(payload_checksums(state, slot_bytes, sample.fluid, first));
   h.checksum = header_checksum(h) + payload;
   collectively(comm, [&] {
     if (!comm.root()) return;
@@ -181,7 +190,8 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
     const std::uint64_t offset = h.data_offset + first * slot;
     write_all(fd.get(), state.owned.data(), state.owned.size(), offset, tmp);
     if (h.held_offset != 0) {
-      write_all(fd.get(), held_bytes.data(), held_bytes.size(), h.held_offset + first * 2 * sizeof(float), tmp);
+      write_all(fd.get(), state.held.data(), state.held.size() * sizeof(float), h.held_offset + first * 2 * sizeof(float),
+                tmp);
     }
     if (::fsync(fd.get()) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
     if (!fd.close()) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
@@ -254,13 +264,8 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
     state.drive_adjustments = h.drive_adjustments;
   });
   {
-    std::uint64_t local = payload_checksum(state.owned, lattice::q * storage_bytes(simulation.storage()), first);
-    if (h.held_offset != 0) {
-      std::vector<std::byte> held_bytes(state.held.size() * sizeof(float));
-      std::memcpy(held_bytes.data(), state.held.data(), held_bytes.size());
-      local += payload_checksum(held_bytes, 2 * sizeof(float), simulation.sample().fluid + first);
-    }
-    const std::uint64_t payload = comm.sum(local);
+    const std::uint64_t payload =
+        comm.sum(payload_checksums(state, storage_bytes(simulation.storage()), simulation.sample().fluid, first));
     if (header_checksum(h) + payload != h.checksum) {  // the same on every rank: the sums are reduced
       throw InputError("checkpoint", file.string() +
                                          ": the checkpoint is damaged (its contents do not match their checksum); "

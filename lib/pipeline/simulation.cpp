@@ -220,16 +220,7 @@ Simulation::State Simulation::save() const {
     for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(s.owned.data() + k, f.data() + (i * stride + c) * b, b);
   }
   s.loop = loop_->state();
-  if (loop_->holds_densities()) {
-    std::vector<float> both;
-    backend_->held_densities(both);
-    const std::size_t n = both.size() / 2;
-    s.held.resize(both.size());
-    for (std::size_t c = 0; c < n; ++c) {
-      s.held[2 * c] = both[c];
-      s.held[2 * c + 1] = both[n + c];
-    }
-  }
+  if (loop_->holds_densities()) backend_->held_densities(s.held);
   s.drive = drive_;
   s.force = flow_.force;
   s.drive_adjustments = drive_adjustments_;
@@ -253,13 +244,7 @@ void Simulation::restore(const State& s) {
     for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(f.data() + (i * stride + c) * b, s.owned.data() + k, b);
   }
   backend_->upload_raw(f);
-  std::vector<float> both(s.held.size());
-  const std::size_t n = s.held.size() / 2;
-  for (std::size_t c = 0; c < n; ++c) {
-    both[c] = s.held[2 * c];
-    both[n + c] = s.held[2 * c + 1];
-  }
-  backend_->restore_held_densities(both);
+  backend_->restore_held_densities(s.held);
   loop_->restore(s.loop);
   drive_ = s.drive;
   drive_adjustments_ = s.drive_adjustments;

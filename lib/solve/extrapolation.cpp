@@ -50,10 +50,6 @@ ExtrapolationEvent PressureExtrapolation::at_check(std::int64_t step, Stepper& s
     return e;
   }
   const Decision d = decide(stepper.density_products(), settings_);
-  e.measured = true;
-  e.ratio = d.ratio;
-  e.residual = d.residual;
-  s.last_ratio = d.ratio;
   if (!d.jump || steady_soon) {
     // a mode too slow for the interval to tell from no change: twice the interval
     if (d.ratio > settings_.max_ratio && d.ratio < 1.0) s.interval = 2 * s.interval;
@@ -62,6 +58,7 @@ ExtrapolationEvent PressureExtrapolation::at_check(std::int64_t step, Stepper& s
     return e;
   }
   e.jumped = true;
+  e.ratio = d.ratio;
   e.factor = d.ratio / (1.0 - d.ratio);
   stepper.extrapolate_density(static_cast<float>(e.factor));
   // the slowest time measured: r = exp(-D / T)

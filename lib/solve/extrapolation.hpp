@@ -41,9 +41,8 @@ struct ExtrapolationSettings {
 
 // What a check decided, for the log.
 struct ExtrapolationEvent {
-  bool measured = false;  // a ratio was measured at this check
   bool jumped = false;
-  double ratio = 0, residual = 0, factor = 0;
+  double ratio = 0, factor = 0;  // of the jump: the changes' ratio, and how many changes ahead
   std::int64_t interval = 0;
 };
 
@@ -69,7 +68,6 @@ class PressureExtrapolation {
     std::int64_t interval = 0;  // D; 0: not set yet
     std::int64_t last_jump = 0;
     std::int64_t jumps = 0;
-    double last_ratio = 0;
   };
   State state() const { return state_; }
   void restore(const State& s) { state_ = s; }

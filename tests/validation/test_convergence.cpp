@@ -17,18 +17,24 @@ namespace {
 
 PoreMask tight_pack() { return testing::sphere_pack_mask(40, 0.10, 3.0, 3); }  // pores ~2 voxels across
 
+// what a user gets by default: tolerance and flux tolerance, checks, percolation filter
+testing::PipelineSettings default_settings() {
+  testing::PipelineSettings settings;
+  settings.tolerance = MonitorSettings{}.tolerance;
+  settings.flux_tolerance = MonitorSettings{}.flux_limit();
+  settings.check_interval = 100;
+  settings.required_checks = 2;
+  settings.percolation_filter = true;
+  return settings;
+}
+
 void expect_stop_within_tolerance(InletOutlet mode) {
   pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, mode == InletOutlet::periodic
                                                                   ? Periodicity{true, true, true}
                                                                   : Periodicity{false, false, false});
   flow.inlet_outlet = mode;
   flow.auto_tau = flow.auto_force = true;
-  testing::PipelineSettings settings;  // rockperm's defaults
-  settings.tolerance = MonitorSettings{}.tolerance;
-  settings.flux_tolerance = MonitorSettings{}.flux_limit();
-  settings.check_interval = 100;
-  settings.required_checks = 2;
-  settings.percolation_filter = true;
+  const testing::PipelineSettings settings = default_settings();
   const auto run = testing::run_pipeline(tight_pack(), flow, settings);
   const pipeline::SampleResult& r = run.result;
   ASSERT_TRUE(r.converged()) << r.message;
@@ -78,12 +84,7 @@ TEST(Validation, PressureExtrapolationReachesTheSameKInFewerSteps) {
   pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, Periodicity{false, false, false});
   flow.inlet_outlet = InletOutlet::buffer;
   flow.auto_tau = flow.auto_force = true;
-  testing::PipelineSettings settings;  // rockperm's defaults
-  settings.tolerance = MonitorSettings{}.tolerance;
-  settings.flux_tolerance = MonitorSettings{}.flux_limit();
-  settings.check_interval = 100;
-  settings.required_checks = 2;
-  settings.percolation_filter = true;
+  const testing::PipelineSettings settings = default_settings();
   const auto run = testing::run_pipeline(pack, flow, settings);
   const pipeline::SampleResult& r = run.result;
   ASSERT_TRUE(r.converged()) << r.message;

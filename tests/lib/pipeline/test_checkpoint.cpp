@@ -53,20 +53,35 @@ std::string refusal(const std::filesystem::path& file, const FlowSpec& flow, con
   return "";
 }
 
-}  // namespace
-
-TEST(Checkpoint, ResumesBitForBitAndRefusesAChangedByte) {
+// the channel between 3 buffer layers each side, to steady state at tolerance 1e-7
+FlowSpec buffered_flow() {
   FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
   flow.inlet_outlet = InletOutlet::buffer;
   flow.buffer_layers = 3;
   flow.validate();
+  return flow;
+}
+
+ExecutionSpec tight_execution() {
   testing::PipelineSettings settings;
   settings.tolerance = 1e-7;
-  const ExecutionSpec execution = testing::test_execution(settings);
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("rockperm_checkpoint_" + std::to_string(::getpid()));
+  return testing::test_execution(settings);
+}
+
+// an empty directory of this process for the test's files
+std::filesystem::path scratch_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST(Checkpoint, ResumesBitForBitAndRefusesAChangedByte) {
+  const FlowSpec flow = buffered_flow();
+  const ExecutionSpec execution = tight_execution();
+  const std::filesystem::path dir = scratch_dir("rockperm_checkpoint");
   const std::filesystem::path file = dir / checkpoint_name;
 
   auto whole = start(flow, execution);
@@ -102,19 +117,11 @@ TEST(Checkpoint, ResumesBitForBitAndRefusesAChangedByte) {
 // carries them: the resumed run measures, jumps and ends as the uninterrupted one, bit for bit, and
 // a changed byte among them is refused like one among the populations.
 TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
-  FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
-  flow.inlet_outlet = InletOutlet::buffer;
-  flow.buffer_layers = 3;
-  flow.validate();
-  testing::PipelineSettings settings;
-  settings.tolerance = 1e-7;
-  ExecutionSpec execution = testing::test_execution(settings);
+  const FlowSpec flow = buffered_flow();
+  ExecutionSpec execution = tight_execution();
   execution.extrapolation.first_interval = 200;  // holds from step 100 on, so early in this short run
   execution.extrapolation.settle = 100;
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("rockperm_checkpoint_held_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = scratch_dir("rockperm_checkpoint_held");
   const std::filesystem::path file = dir / checkpoint_name;
 
   auto whole = start(flow, execution);
