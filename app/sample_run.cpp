@@ -106,7 +106,8 @@ void run_stages(const Comm& comm, const RunOptions& options, const pipeline::Run
   }
   pipeline::RankLattice lattice =
       prepared.lattice ? std::move(*prepared.lattice)
-                       : pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+                       : pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
+                                             pipeline::OneRank::whole, pipeline::lattice_tables(plan));
   pipeline::Simulation simulation(comm, sample, std::move(lattice), flow, execution, plan);
   pipeline::DriveSettings drive;
   drive.checkpoint = spec.output.dir / pipeline::checkpoint_name;
@@ -230,8 +231,10 @@ PreparedSample prepare_sample(const RunOptions& options, int device_slot) {
   PreparedSample p{pipeline::read_sample(self, spec.sample, spec.flow), {}, {}};
   const pipeline::FlowSpec flow = pipeline::resolve_flow(spec.flow, p.sample);
   // the propagation only (no capacity check: run_sample plans again, with the sample's size)
-  p.propagation = pipeline::plan_execution(self, worker_execution(spec.execution, device_slot), {}).propagation;
-  p.lattice = pipeline::decompose(self, p.sample, flow.periodicity(), p.propagation, flow.edge_contacts);
+  const pipeline::ExecutionPlan plan = pipeline::plan_execution(self, worker_execution(spec.execution, device_slot), {});
+  p.propagation = plan.propagation;
+  p.lattice = pipeline::decompose(self, p.sample, flow.periodicity(), p.propagation, flow.edge_contacts,
+                                  pipeline::OneRank::whole, pipeline::lattice_tables(plan));
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "cuda/kernels.hpp"
+#include "cuda/table_builder.hpp"
 #include "lib/physics/d3q19.hpp"
 
 namespace rockperm::cuda {
@@ -50,7 +51,15 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
     buffer = std::remove_reference_t<decltype(buffer)>(count);
     if (count) buffer.upload(data, count);
   };
-  const std::uint64_t entries = lattice.neighbours().size();
+  const std::uint64_t entries = lattice::half * stride_;
+  // the host's full tables, where a form is packed from them: the lattice's, or built here from
+  // its mask where it deferred them (and the device did not build the grouped form)
+  NeighbourTables own;
+  const auto host_tables = [&]() -> std::pair<const std::uint32_t*, const std::uint32_t*> {
+    if (lattice.has_tables()) return {lattice.neighbours().data(), lattice.negative_neighbours().data()};
+    if (own.positive.empty()) own = lattice.make_tables();
+    return {own.positive.data(), own.negative.data()};
+  };
   if (has_negative_) {
     LineTableData line;
     GroupedPairData grouped;
@@ -59,36 +68,51 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
     ROCKPERM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     const double grouped_bytes = static_cast<double>(entries) * 4 + stride_ / group_cells * 4.0 * 4 * lattice::half;
     const bool grouped_fit = free >= grouped_bytes + 0.05 * total;
-    if ((tables == TableForm::line || (tables == TableForm::automatic && !grouped_fit)) &&
-        (line_tables_ = pack_line_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(), entries,
-                                         stride_, cells_, line))) {
-      upload(line_mask_, line.mask.data(), line.mask.size());
-      upload(line_ranks_, line.ranks.data(), line.ranks.size());
-      upload(line_base_, line.base.data(), line.base.size());
-      upload(line_first_, line.exception_first.data(), line.exception_first.size());
-      upload(line_exceptions_, line.exceptions.data(), line.exceptions.size());
-      line_first_host_ = std::move(line.exception_first);
-    } else if (tables <= TableForm::grouped && (grouped_tables_ = pack_grouped_pair_tables(lattice.neighbours().data(),
-                                                           lattice.negative_neighbours().data(), entries, stride_,
-                                                           cells_, grouped))) {
-      upload(group_delta_, grouped.delta.data(), grouped.delta.size());
-      upload(group_base_, grouped.base.data(), grouped.base.size());
-    } else if (tables <= TableForm::packed && (packed_tables_ = pack_pair_tables(lattice.neighbours().data(), lattice.negative_neighbours().data(),
-                                                  entries, stride_, cells_, pair))) {
-      upload(pair_low_, pair.low.data(), pair.low.size());
-      upload(pair_high_, pair.high.data(), pair.high.size());
+    // built on the device where the lattice kept its mask and the build's scratch fits too
+    const bool on_device =
+        !lattice.has_tables() && free >= grouped_bytes + grouped_build_scratch_bytes(lattice) + 0.05 * total;
+    const bool line_first = tables == TableForm::line || (tables == TableForm::automatic && !grouped_fit);
+    if (line_first) {
+      const auto [pos, neg] = host_tables();
+      if ((line_tables_ = pack_line_tables(pos, neg, entries, stride_, cells_, line))) {
+        upload(line_mask_, line.mask.data(), line.mask.size());
+        upload(line_ranks_, line.ranks.data(), line.ranks.size());
+        upload(line_base_, line.base.data(), line.base.size());
+        upload(line_first_, line.exception_first.data(), line.exception_first.size());
+        upload(line_exceptions_, line.exceptions.data(), line.exceptions.size());
+        line_first_host_ = std::move(line.exception_first);
+      }
+    }
+    if (!line_tables_ && tables <= TableForm::grouped) {
+      if (on_device) {
+        grouped_tables_ = build_grouped_tables(lattice, group_delta_, group_base_, stream_.get());
+      } else {
+        const auto [pos, neg] = host_tables();
+        if ((grouped_tables_ = pack_grouped_pair_tables(pos, neg, entries, stride_, cells_, grouped))) {
+          upload(group_delta_, grouped.delta.data(), grouped.delta.size());
+          upload(group_base_, grouped.base.data(), grouped.base.size());
+        }
+      }
+    }
+    if (!line_tables_ && !grouped_tables_ && tables <= TableForm::packed) {
+      const auto [pos, neg] = host_tables();
+      if ((packed_tables_ = pack_pair_tables(pos, neg, entries, stride_, cells_, pair))) {
+        upload(pair_low_, pair.low.data(), pair.low.size());
+        upload(pair_high_, pair.high.data(), pair.high.size());
+      }
     }
   } else {
     PackedTableData pos;
-    packed_tables_ = tables <= TableForm::packed && pack_table(lattice.neighbours().data(), entries, stride_, cells_, pos);
+    packed_tables_ = tables <= TableForm::packed && pack_table(host_tables().first, entries, stride_, cells_, pos);
     if (packed_tables_) {
       upload(pos_low_, pos.low.data(), pos.low.size());
       upload(pos_high_, pos.high.data(), pos.high.size());
     }
   }
   if (!line_tables_ && !grouped_tables_ && !packed_tables_) {
-    upload(neighbours_, lattice.neighbours().data(), entries);
-    upload(negative_, lattice.negative_neighbours().data(), lattice.negative_neighbours().size());
+    const auto [pos, neg] = host_tables();
+    upload(neighbours_, pos, entries);
+    upload(negative_, neg, has_negative_ ? entries : 0);
   }
 }
 

@@ -16,6 +16,10 @@ CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionPar
     : lattice_(lattice), params_(params), storage_(storage), owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
       f_(lattice::q * lattice.stride() * storage_bytes(storage), std::byte{0}) {
+  if (!lattice.has_tables()) own_tables_ = lattice.make_tables();
+  const NeighbourTables* own = lattice.has_tables() ? nullptr : &own_tables_;
+  positive_ = own ? own->positive.data() : lattice.neighbours().data();
+  negative_ = own ? own->negative.data() : lattice.negative_neighbours().data();
   const std::uint32_t n = lattice.fluid_count();
   each_storage([&](auto slot) {
     using S = decltype(slot);
@@ -94,7 +98,7 @@ void CpuBackend::collide(CellRange cells) {
 void CpuBackend::swap(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const IndexTables nbr{{lattice_.neighbours().data()}, {nullptr}};
+  const IndexTables nbr{{positive_}, {nullptr}};
   each_storage([&](auto slot) {
     using S = decltype(slot);
     S* f = slots<S>();
@@ -109,7 +113,7 @@ void CpuBackend::fused_odd(CellRange cells) {
   }
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const IndexTables tables{{lattice_.neighbours().data()}, {lattice_.negative_neighbours().data()}};
+  const IndexTables tables{{positive_}, {negative_}};
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);

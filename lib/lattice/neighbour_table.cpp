@@ -61,23 +61,8 @@ bool pack_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::u
 }
 
 bool group_bases(std::vector<std::int64_t>& offsets, GroupBases& out) {
-  out = GroupBases{};
-  if (offsets.empty()) return true;
   std::sort(offsets.begin(), offsets.end());
-  // two clusters: the first from the smallest offset as far as one span reaches, the second the
-  // rest; each base half-way across its cluster
-  const auto second = std::upper_bound(offsets.begin(), offsets.end(), offsets.front() + grouped_span);
-  if (second != offsets.end() && offsets.back() - *second > grouped_span) return false;
-  out.split = second == offsets.end() ? offsets.back() + 1 : *second;
-  out.base[0] = offsets.front() + ((second[-1] - offsets.front()) / 2);
-  out.base[1] = second == offsets.end() ? out.base[0] : *second + (offsets.back() - *second) / 2;
-  return true;
-}
-
-std::uint32_t grouped_bits(const GroupBases& bases, std::int64_t offset, bool present) {
-  if (!present) return static_cast<std::uint32_t>(grouped_none) & 0x7FFFu;
-  const int which = offset >= bases.split ? 1 : 0;
-  return (static_cast<std::uint32_t>(offset - bases.base[which]) & 0x7FFFu) | static_cast<std::uint32_t>(which) << 15;
+  return group_bases_sorted(offsets.data(), static_cast<int>(offsets.size()), out);
 }
 
 bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,

@@ -271,9 +271,31 @@ struct GroupBases {
   std::int64_t split = 0;  // offsets from here on take base[1]
 };
 std::int64_t short_offset(std::uint32_t t, std::int64_t cell, std::int64_t n);
-inline std::int64_t grouped_offset(std::uint32_t t, std::int64_t cell) { return static_cast<std::int64_t>(t) - cell; }
+ROCKPERM_HD inline std::int64_t grouped_offset(std::uint32_t t, std::int64_t cell) {
+  return static_cast<std::int64_t>(t) - cell;
+}
 bool packable_size(std::uint32_t cells);
 bool group_bases(std::vector<std::int64_t>& offsets, GroupBases& out);
-std::uint32_t grouped_bits(const GroupBases& bases, std::int64_t offset, bool present);
+
+// group_bases of `n` offsets sorted ascending (the host sorts a vector; the device's table
+// builder ranks a warp's offsets): two clusters, the first from the smallest offset as far as one
+// span reaches, the second the rest; each base half-way across its cluster.
+ROCKPERM_HD inline bool group_bases_sorted(const std::int64_t* sorted, int n, GroupBases& out) {
+  out = GroupBases{};
+  if (n == 0) return true;
+  int second = 0;  // the first offset past the first cluster (upper_bound)
+  while (second < n && sorted[second] <= sorted[0] + grouped_span) ++second;
+  if (second < n && sorted[n - 1] - sorted[second] > grouped_span) return false;
+  out.split = second == n ? sorted[n - 1] + 1 : sorted[second];
+  out.base[0] = sorted[0] + (sorted[second - 1] - sorted[0]) / 2;
+  out.base[1] = second == n ? out.base[0] : sorted[second] + (sorted[n - 1] - sorted[second]) / 2;
+  return true;
+}
+
+ROCKPERM_HD inline std::uint32_t grouped_bits(const GroupBases& bases, std::int64_t offset, bool present) {
+  if (!present) return static_cast<std::uint32_t>(grouped_none) & 0x7FFFu;
+  const int which = offset >= bases.split ? 1 : 0;
+  return (static_cast<std::uint32_t>(offset - bases.base[which]) & 0x7FFFu) | static_cast<std::uint32_t>(which) << 15;
+}
 
 }  // namespace rockperm

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "lib/base/checked_size.hpp"
+#include "lib/lattice/link_rule.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/error.hpp"
 
@@ -23,25 +24,64 @@ void plane_index_map(const PoreMask& mask, std::int64_t z, std::uint64_t first, 
   for (std::uint64_t v = 0; v < plane; ++v) map[v] = p[v] ? static_cast<std::uint32_t>(next++) : none;
 }
 
-// Coordinate along one axis after a step of d, or -1 when it leaves a non-periodic axis.
-std::int64_t step_axis(std::int64_t v, int d, std::int64_t n, bool periodic) {
-  v += d;
-  if (v >= 0 && v < n) return v;
-  if (!periodic) return -1;
-  return (v + n) % n;
-}
+using link_rule::link_target;
+using link_rule::step_axis;
 
-// The fluid cell a link (cx, cy, cz) from a cell reaches, or none; `at(dx, dy, dz)` gives the
-// fluid index of the voxel one step away. The one definition of the link rule, for the table
-// build and for neighbour(): a diagonal link is sealed when both voxels beside it (one step
-// along each of its two axes) are solid and edge contacts are sealed.
-template <class At>
-std::uint32_t link_target(const At& at, int cx, int cy, int cz, EdgeContacts edges) {
-  const std::uint32_t target = at(cx, cy, cz);
-  if (target == none || edges == EdgeContacts::open || cx * cx + cy * cy + cz * cz != 2) return target;
-  const std::uint32_t first = cx ? at(cx, 0, 0) : at(0, cy, 0);
-  const std::uint32_t second = cz ? at(0, 0, cz) : at(0, cy, 0);
-  return first == none && second == none ? none : target;
+// Both tables of the lattice of `mask` (the negative one where `negative` is not null): each
+// thread sweeps a contiguous range of planes with a window of three plane maps (z-1, z, z+1),
+// building each map once.
+void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets, const Periodicity& periodic,
+                 EdgeContacts edges, std::uint64_t stride, std::uint32_t* positive, std::uint32_t* negative) {
+  const Dims& d = mask.dims;
+  const std::uint64_t n = plane_offsets[d.nz];
+  // the padding cells [n, stride) have no neighbours; every other entry is written below
+  for (std::uint32_t* table : {positive, negative}) {
+    if (!table) continue;
+    for (int k = 0; k < lattice::half; ++k) std::fill(table + k * stride + n, table + (k + 1) * stride, none);
+  }
+  // x and y of the neighbours one step away, with the periodic wrap or -1 (outside)
+  std::vector<std::int64_t> xs[3], ys[3];
+  for (int s = -1; s <= 1; ++s) {
+    for (std::int64_t x = 0; x < d.nx; ++x) xs[s + 1].push_back(step_axis(x, s, d.nx, periodic[0]));
+    for (std::int64_t y = 0; y < d.ny; ++y) ys[s + 1].push_back(step_axis(y, s, d.ny, periodic[1]));
+  }
+  const bool sealed = edges == EdgeContacts::sealed;
+#pragma omp parallel
+  {
+    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
+    const std::int64_t z_lo = d.nz * me / threads, z_hi = d.nz * (me + 1) / threads;
+    std::vector<std::uint32_t> maps[3];
+    const auto build_map = [&](std::int64_t z, std::vector<std::uint32_t>& map) {
+      if (z >= 0) plane_index_map(mask, z, plane_offsets[z], map);
+      else map.clear();
+    };
+    if (z_lo < z_hi) {
+      build_map(step_axis(z_lo, -1, d.nz, periodic[2]), maps[0]);
+      build_map(z_lo, maps[1]);
+    }
+    for (std::int64_t z = z_lo; z < z_hi; ++z) {
+      build_map(step_axis(z, 1, d.nz, periodic[2]), maps[2]);
+      for (std::int64_t y = 0; y < d.ny; ++y) {
+        for (std::int64_t x = 0; x < d.nx; ++x) {
+          const std::uint32_t cell = maps[1][y * d.nx + x];
+          if (cell == none) continue;
+          // fluid index of the voxel one step (dx, dy, dz) away, each in -1..1
+          const auto at = [&](int dx, int dy, int dz) {
+            const std::int64_t xn = xs[1 + dx][x], yn = ys[1 + dy][y];
+            const auto& map = maps[1 + dz];
+            return (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
+          };
+          for (int i = 1; i <= lattice::half; ++i) {
+            const std::uint64_t slot = (i - 1) * stride + cell;
+            positive[slot] = link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), sealed);
+            if (negative) negative[slot] = link_target(at, -lattice::cx(i), -lattice::cy(i), -lattice::cz(i), sealed);
+          }
+        }
+      }
+      std::swap(maps[0], maps[1]);
+      std::swap(maps[1], maps[2]);
+    }
+  }
 }
 
 }  // namespace
@@ -63,13 +103,14 @@ std::uint64_t padded_stride(std::uint64_t fluid_cells) {
   return stride;
 }
 
-SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& periodic, bool with_negative,
-                                   bool allow_empty, EdgeContacts edges) {
+SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, bool with_negative, bool allow_empty,
+                                   EdgeContacts edges, LatticeTables tables) {
   validate_dims(mask.dims, "pore mask");
   SparseLattice lat;
   lat.dims_ = mask.dims;
   lat.periodic_ = periodic;
   lat.edges_ = edges;
+  lat.with_negative_ = with_negative;
   const Dims& d = mask.dims;
   const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
 
@@ -88,66 +129,39 @@ SparseLattice SparseLattice::build(const PoreMask& mask, const Periodicity& peri
   }
   lat.stride_ = padded_stride(n);
   lat.coords_ = HostArray<Coord>(n);
-  lat.neighbours_ = HostArray<std::uint32_t>(checked_mul(lattice::half, lat.stride_, "neighbour table"));
-  if (with_negative) lat.negative_neighbours_ = HostArray<std::uint32_t>(lattice::half * lat.stride_);
-  // the padding cells [n, stride) have no neighbours; every other entry is written below
-  for (auto* table : {&lat.neighbours_, &lat.negative_neighbours_}) {
-    if (table->empty()) continue;
-    for (int k = 0; k < lattice::half; ++k) std::fill(table->data() + k * lat.stride_ + n, table->data() + (k + 1) * lat.stride_, none);
-  }
-
-  // x and y of the neighbours one step away, with the periodic wrap or -1 (outside)
-  std::vector<std::int64_t> xs[3], ys[3];
-  for (int s = -1; s <= 1; ++s) {
-    for (std::int64_t x = 0; x < d.nx; ++x) xs[s + 1].push_back(step_axis(x, s, d.nx, periodic[0]));
-    for (std::int64_t y = 0; y < d.ny; ++y) ys[s + 1].push_back(step_axis(y, s, d.ny, periodic[1]));
-  }
-#pragma omp parallel
-  {
-    // each thread sweeps a contiguous range of planes with a window of three plane maps
-    // (z-1, z, z+1), building each map once
-    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
-    const std::int64_t z_lo = d.nz * me / threads, z_hi = d.nz * (me + 1) / threads;
-    std::vector<std::uint32_t> maps[3];
-    const auto build_map = [&](std::int64_t z, std::vector<std::uint32_t>& map) {
-      if (z >= 0) plane_index_map(mask, z, lat.plane_offsets_[z], map);
-      else map.clear();
-    };
-    if (z_lo < z_hi) {
-      build_map(step_axis(z_lo, -1, d.nz, periodic[2]), maps[0]);
-      build_map(z_lo, maps[1]);
-    }
-    for (std::int64_t z = z_lo; z < z_hi; ++z) {
-      build_map(step_axis(z, 1, d.nz, periodic[2]), maps[2]);
-      for (std::int64_t y = 0; y < d.ny; ++y) {
-        for (std::int64_t x = 0; x < d.nx; ++x) {
-          const std::uint32_t cell = maps[1][y * d.nx + x];
-          if (cell == none) continue;
-          lat.coords_[cell] = Coord{static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y),
-                                    static_cast<std::uint16_t>(z)};
-          // fluid index of the voxel one step (dx, dy, dz) away, each in -1..1
-          const auto at = [&](int dx, int dy, int dz) {
-            const std::int64_t xn = xs[1 + dx][x], yn = ys[1 + dy][y];
-            const auto& map = maps[1 + dz];
-            return (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
-          };
-          for (int i = 1; i <= lattice::half; ++i) {
-            for (int sign : {1, -1}) {
-              if (sign < 0 && !with_negative) continue;
-              auto& table = sign > 0 ? lat.neighbours_ : lat.negative_neighbours_;
-              table[(i - 1) * lat.stride_ + cell] =
-                  link_target(at, sign * lattice::cx(i), sign * lattice::cy(i), sign * lattice::cz(i), edges);
-            }
-          }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    const std::uint8_t* p = mask.pore.data() + plane * z;
+    Coord* out = lat.coords_.data() + lat.plane_offsets_[z];
+    for (std::int64_t y = 0; y < d.ny; ++y) {
+      for (std::int64_t x = 0; x < d.nx; ++x) {
+        if (p[y * d.nx + x]) {
+          *out++ = Coord{static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y), static_cast<std::uint16_t>(z)};
         }
       }
-      std::swap(maps[0], maps[1]);
-      std::swap(maps[1], maps[2]);
     }
+  }
+  if (tables == LatticeTables::host) {
+    lat.neighbours_ = HostArray<std::uint32_t>(checked_mul(lattice::half, lat.stride_, "neighbour table"));
+    if (with_negative) lat.negative_neighbours_ = HostArray<std::uint32_t>(lattice::half * lat.stride_);
+    fill_tables(mask, lat.plane_offsets_, periodic, edges, lat.stride_, lat.neighbours_.data(),
+                with_negative ? lat.negative_neighbours_.data() : nullptr);
+  } else {
+    lat.mask_ = std::move(mask);
   }
   lat.owned_begin_ = 0;
   lat.owned_end_ = static_cast<std::uint32_t>(n);
   return lat;
+}
+
+NeighbourTables SparseLattice::make_tables() const {
+  if (has_tables()) throw Error("internal: make_tables on a lattice that holds its tables");
+  NeighbourTables t;
+  t.positive = HostArray<std::uint32_t>(checked_mul(lattice::half, stride_, "neighbour table"));
+  if (with_negative_) t.negative = HostArray<std::uint32_t>(lattice::half * stride_);
+  fill_tables(mask_, plane_offsets_, periodic_, edges_, stride_, t.positive.data(),
+              with_negative_ ? t.negative.data() : nullptr);
+  return t;
 }
 
 void SparseLattice::set_owned_planes(std::int64_t first_plane, std::int64_t end_plane) {
@@ -169,8 +183,8 @@ std::uint32_t SparseLattice::index_of(std::int64_t x, std::int64_t y, std::int64
 
 std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
   if (i == 0) return cell;
-  if (i <= lattice::half) return neighbours_[(i - 1) * stride_ + cell];
-  if (has_negative()) return negative_neighbours_[(i - 1 - lattice::half) * stride_ + cell];
+  if (i <= lattice::half && has_tables()) return neighbours_[(i - 1) * stride_ + cell];
+  if (i > lattice::half && !negative_neighbours_.empty()) return negative_neighbours_[(i - 1 - lattice::half) * stride_ + cell];
   const Coord& c = coords_[cell];
   const auto at = [&](int dx, int dy, int dz) {
     const std::int64_t x = step_axis(c.x, dx, dims_.nx, periodic_[0]);
@@ -178,7 +192,7 @@ std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
     const std::int64_t z = step_axis(c.z, dz, dims_.nz, periodic_[2]);
     return (x < 0 || y < 0 || z < 0) ? none : index_of(x, y, z);
   };
-  return link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), edges_);
+  return link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), edges_ == EdgeContacts::sealed);
 }
 
 double SparseLattice::padding() const {

@@ -42,13 +42,26 @@ enum class EdgeContacts { sealed, open };
 EdgeContacts parse_edge_contacts(const std::string& text);
 const char* to_string(EdgeContacts e);
 
+// Where the neighbour tables are built. `host`: with the lattice (the CPU backend needs them).
+// `deferred`: the lattice keeps its mask instead (1 byte per voxel, against 36 or 72 bytes per
+// fluid cell) and the backend builds what it reads: the GPU its packed tables on the device
+// (cuda/table_builder.hpp), without the 11 GB of full tables of a 768^3 pack on the host; any
+// other reader calls make_tables().
+enum class LatticeTables { host, deferred };
+
+struct NeighbourTables {
+  HostArray<std::uint32_t> positive;  // as SparseLattice::neighbours()
+  HostArray<std::uint32_t> negative;  // as SparseLattice::negative_neighbours(); empty unless with_negative
+};
+
 class SparseLattice {
  public:
-  // Builds the lattice of `mask`. `with_negative` also builds the table of the 9 negative
-  // directions, which the fused A-A kernel needs on odd steps.
+  // Builds the lattice of `mask`. `with_negative`: the lattice is for the fused A-A kernel, which
+  // also reads the table of the 9 negative directions on odd steps.
   // `allow_empty`: a rank's slab may hold no fluid cell at all.
-  static SparseLattice build(const PoreMask& mask, const Periodicity& periodic, bool with_negative = false,
-                             bool allow_empty = false, EdgeContacts edges = EdgeContacts::open);
+  static SparseLattice build(PoreMask mask, const Periodicity& periodic, bool with_negative = false,
+                             bool allow_empty = false, EdgeContacts edges = EdgeContacts::open,
+                             LatticeTables tables = LatticeTables::host);
 
   const Dims& dims() const { return dims_; }
   const Periodicity& periodic() const { return periodic_; }
@@ -56,11 +69,17 @@ class SparseLattice {
   std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
   std::uint64_t stride() const { return stride_; }  // padded_stride(fluid count)
   const HostArray<Coord>& coords() const { return coords_; }
-  // neighbours()[k * stride + cell] = fluid index of cell + e_{k+1}, k in 0..8
+  // neighbours()[k * stride + cell] = fluid index of cell + e_{k+1}, k in 0..8; empty when deferred
   const HostArray<std::uint32_t>& neighbours() const { return neighbours_; }
   // negative_neighbours()[k * stride + cell] = fluid index of cell - e_{k+1}; empty unless built
+  // with_negative (and the tables on the host)
   const HostArray<std::uint32_t>& negative_neighbours() const { return negative_neighbours_; }
-  bool has_negative() const { return !negative_neighbours_.empty(); }
+  bool has_negative() const { return with_negative_; }  // built for the fused propagation
+  bool has_tables() const { return mask_.pore.empty(); }  // built with LatticeTables::host
+  // Deferred tables: the mask the lattice was built from, and its tables built now (as the host
+  // form would hold them). make_tables throws on a lattice that holds its tables.
+  const PoreMask& mask() const { return mask_; }
+  NeighbourTables make_tables() const;
   // first fluid index of plane z; plane_offsets()[nz] = fluid count
   const std::vector<std::uint64_t>& plane_offsets() const { return plane_offsets_; }
 
@@ -87,6 +106,8 @@ class SparseLattice {
   std::vector<std::uint64_t> plane_offsets_;
   HostArray<std::uint32_t> neighbours_;
   HostArray<std::uint32_t> negative_neighbours_;
+  bool with_negative_ = false;
+  PoreMask mask_;  // deferred tables only
   std::uint32_t owned_begin_ = 0, owned_end_ = 0;
 };
 

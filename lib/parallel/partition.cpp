@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/error.hpp"
@@ -77,11 +78,11 @@ PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& p
   return local;
 }
 
-SparseLattice build_slab_lattice(const PoreMask& local_mask, const SlabDomain& domain, const Periodicity& periodic,
-                                 bool with_negative, EdgeContacts edges) {
+SparseLattice build_slab_lattice(PoreMask local_mask, const SlabDomain& domain, const Periodicity& periodic,
+                                 bool with_negative, EdgeContacts edges, LatticeTables tables) {
   Periodicity local_periodic = periodic;
   local_periodic[2] = false;
-  SparseLattice lat = SparseLattice::build(local_mask, local_periodic, with_negative, true, edges);
+  SparseLattice lat = SparseLattice::build(std::move(local_mask), local_periodic, with_negative, true, edges, tables);
   const std::int64_t first = domain.ghost_low ? 1 : 0;
   lat.set_owned_planes(first, first + (domain.slab.z_end - domain.slab.z_begin));
   return lat;

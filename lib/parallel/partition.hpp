@@ -40,8 +40,9 @@ PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& p
 
 // The local lattice: z is never periodic inside it (the ghost planes stand for the
 // neighbours, also across a periodic wrap); the owned range excludes the ghost planes.
-SparseLattice build_slab_lattice(const PoreMask& local_mask, const SlabDomain& domain, const Periodicity& periodic,
-                                 bool with_negative, EdgeContacts edges = EdgeContacts::open);
+SparseLattice build_slab_lattice(PoreMask local_mask, const SlabDomain& domain, const Periodicity& periodic,
+                                 bool with_negative, EdgeContacts edges = EdgeContacts::open,
+                                 LatticeTables tables = LatticeTables::host);
 
 // Halo lists (population offsets slot * stride + cell, built once). Only populations that
 // cross a cut travel, at most 5 of 19 per boundary cell, and only towards a fluid cell: slot s

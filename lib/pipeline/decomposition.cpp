@@ -1,6 +1,7 @@
 #include "lib/pipeline/decomposition.hpp"
 
 #include <chrono>
+#include <utility>
 
 namespace rockperm::pipeline {
 
@@ -22,19 +23,19 @@ PoreMask distribute_planes(const Comm& comm, const PoreMask& mask, const Dims& d
 }  // namespace
 
 RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& periodic, Propagation propagation,
-                      EdgeContacts edges, OneRank one_rank) {
+                      EdgeContacts edges, OneRank one_rank, LatticeTables tables) {
   const auto start = std::chrono::steady_clock::now();
   RankLattice r;
   const bool negative = propagation == Propagation::fused;
   r.slabs = partition_slabs(sample.plane_fluid, comm.size());
   if (comm.size() == 1 && one_rank == OneRank::whole) {
-    r.lattice = SparseLattice::build(sample.mask, periodic, negative, false, edges);
+    r.lattice = SparseLattice::build(std::move(sample.mask), periodic, negative, false, edges, tables);
     r.z_end = sample.dims.nz;
   } else {
     r.domain = slab_domain(r.slabs, comm.rank(), sample.dims.nz, periodic[2]);
-    const PoreMask local = distribute_planes(comm, sample.mask, sample.dims, r.slabs, *r.domain, periodic[2]);
+    PoreMask local = distribute_planes(comm, sample.mask, sample.dims, r.slabs, *r.domain, periodic[2]);
     // a rank that cannot build its slab (memory, an internal limit) fails the sample on every rank
-    collectively(comm, [&] { r.lattice = build_slab_lattice(local, *r.domain, periodic, negative, edges); });
+    collectively(comm, [&] { r.lattice = build_slab_lattice(std::move(local), *r.domain, periodic, negative, edges, tables); });
     r.first_local_z = r.domain->slab.z_begin - (r.domain->ghost_low ? 1 : 0);
     r.z_begin = r.domain->slab.z_begin;
     r.z_end = r.domain->slab.z_end;

@@ -28,8 +28,10 @@ struct RankLattice {
 // the decomposed step, halos and exchange included, timed on one device).
 enum class OneRank { whole, slab };
 
-// Takes sample.mask from rank 0 (it is empty afterwards).
+// Takes sample.mask from rank 0 (it is empty afterwards). `tables`: where the neighbour tables
+// are built (lattice_tables(plan) in lib/pipeline/execution.hpp: deferred to the GPU's backend).
 RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& periodic, Propagation propagation,
-                      EdgeContacts edges, OneRank one_rank = OneRank::whole);
+                      EdgeContacts edges, OneRank one_rank = OneRank::whole,
+                      LatticeTables tables = LatticeTables::host);
 
 }  // namespace rockperm::pipeline

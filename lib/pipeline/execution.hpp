@@ -35,6 +35,12 @@ struct ExecutionPlan {
   double memory_of(int d) const { return d >= 0 && d < gpus() ? device_memory[d] : 0.0; }
 };
 
+// Where a rank's lattice builds its neighbour tables: the GPU's fused form builds its packed
+// tables on the device from the mask (cuda/table_builder.hpp); everything else reads them on the host.
+inline LatticeTables lattice_tables(const ExecutionPlan& plan) {
+  return plan.cuda && plan.propagation == Propagation::fused ? LatticeTables::deferred : LatticeTables::host;
+}
+
 // Collective over `comm`. `plane_fluid` (may be empty: no memory check) is the simulated
 // volume's fluid count per z plane. Throws InputError (on every rank) when CUDA is asked for
 // and none is usable, or when the sample needs more GPU memory than the ranks hold. With

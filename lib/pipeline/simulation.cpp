@@ -402,7 +402,8 @@ SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn&
   Sample sample = read_sample(comm, spec.sample, spec.flow);
   const ExecutionPlan plan = plan_execution(comm, spec.execution, sample.plane_fluid);
   const FlowSpec flow = resolve_flow(spec.flow, sample);
-  RankLattice lattice = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+  RankLattice lattice = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
+                                  OneRank::whole, lattice_tables(plan));
   Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
   simulation.run(progress);
   return simulation.result();

@@ -6,8 +6,10 @@
 #include <random>
 
 #include "cuda/cuda_backend.hpp"
+#include "cuda/table_builder.hpp"
 #include "io/volume_source.hpp"
 #include "lib/backend/cpu_backend.hpp"
+#include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/permeability.hpp"
 #include "lib/parallel/plan.hpp"
 #include "tests/test_support.hpp"
@@ -188,6 +190,67 @@ TEST(CudaBackend, EveryTableFormStepsTheSameBitwise) {
         EXPECT_TRUE(f == first) << to_string(storage) << " line tables in three ranges";
       }
     }
+  }
+}
+
+// The grouped tables built on the device from a lattice's mask (LatticeTables::deferred) are
+// those the host packs from its full tables: periodic wraps (second clusters), sealed and open
+// edges, planes with fewer cells than a group and empty planes, slabs' non-periodic z.
+TEST(CudaBackend, TablesBuiltOnTheDeviceAreTheHostOnes) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  struct Case {
+    PoreMask mask;
+    Periodicity periodic;
+    EdgeContacts edges;
+  };
+  // sparse: planes of 0 to a few cells between dense ones, so that groups span many planes
+  const PoreMask sparse = testing::mask_from(Dims{40, 30, 24}, [](auto x, auto y, auto z) {
+    if (z % 3 == 0) return (x * 7 + y * 3 + z) % 5 != 0;
+    if (z % 3 == 1) return z % 2 == 0 ? false : (x == 3 && y < 4);
+    return x + y == z;
+  });
+  const Case cases[] = {
+      {testing::random_mask(Dims{70, 23, 19}, 0.45, 6), {true, true, true}, EdgeContacts::open},
+      {testing::random_mask(Dims{70, 23, 19}, 0.45, 6), {true, true, true}, EdgeContacts::sealed},
+      {testing::random_mask(Dims{33, 65, 17}, 0.3, 8), {false, true, false}, EdgeContacts::sealed},
+      {testing::sphere_pack_mask(48, 0.35, 4.0, 3), {true, true, true}, EdgeContacts::open},
+      {sparse, {true, false, true}, EdgeContacts::open},
+      {sparse, {false, false, false}, EdgeContacts::sealed},
+  };
+  for (const Case& c : cases) {
+    const SparseLattice host = SparseLattice::build(c.mask, c.periodic, true, false, c.edges);
+    const SparseLattice deferred =
+        SparseLattice::build(c.mask, c.periodic, true, false, c.edges, LatticeTables::deferred);
+    GroupedPairData expected;
+    ASSERT_TRUE(pack_grouped_pair_tables(host.neighbours().data(), host.negative_neighbours().data(),
+                                         host.neighbours().size(), host.stride(), host.fluid_count(), expected));
+    cuda::DeviceBuffer<std::uint32_t> delta;
+    cuda::DeviceBuffer<std::int32_t> base;
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    ASSERT_TRUE(cuda::build_grouped_tables(deferred, delta, base, nullptr));
+    std::vector<std::uint32_t> got_delta;
+    std::vector<std::int32_t> got_base;
+    delta.download(got_delta);
+    base.download(got_base);
+    ASSERT_EQ(got_delta.size(), expected.delta.size());
+    EXPECT_TRUE(std::equal(got_delta.begin(), got_delta.end(), expected.delta.begin())) << c.mask.dims.nx;
+    EXPECT_EQ(got_base, expected.base) << c.mask.dims.nx;
+  }
+  // and a backend on the deferred lattice steps as one on the host's tables, bit for bit
+  const SparseLattice host = SparseLattice::build(cases[1].mask, cases[1].periodic, true, false, cases[1].edges);
+  const SparseLattice deferred =
+      SparseLattice::build(cases[1].mask, cases[1].periodic, true, false, cases[1].edges, LatticeTables::deferred);
+  const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 2, g);
+  for (const Storage storage : {Storage::float32, Storage::float16}) {
+    std::vector<float> f[2];
+    int i = 0;
+    for (const SparseLattice* lat : {&host, &deferred}) {
+      cuda::CudaBackend gpu(*lat, p, 0, storage);
+      EXPECT_DOUBLE_EQ(gpu.index_bytes(), 2.25);
+      for (int s = 0; s < 101; ++s) advance(gpu, Propagation::fused, s);
+      gpu.download(f[i++]);
+    }
+    EXPECT_TRUE(f[0] == f[1]) << to_string(storage);
   }
 }
 

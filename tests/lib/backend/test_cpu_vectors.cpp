@@ -45,3 +45,22 @@ TEST(CpuBackend, WideVectorsGiveTheSameBits) {
 }
 
 }  // namespace rockperm
+
+namespace rockperm {
+
+// A lattice that deferred its tables (built for a GPU, then run on the CPU, as a campaign's
+// read-ahead may do) steps as one that holds them: the backend builds them from the mask.
+TEST(CpuBackend, ALatticeWithDeferredTablesStepsTheSame) {
+  const PoreMask mask = testing::sphere_pack_mask(20, 0.4, 3.0, 5);
+  for (const Propagation propagation : {Propagation::two_pass, Propagation::fused}) {
+    const bool fused = propagation == Propagation::fused;
+    const SparseLattice host = SparseLattice::build(mask, {true, false, true}, fused);
+    const SparseLattice deferred =
+        SparseLattice::build(mask, {true, false, true}, fused, false, EdgeContacts::open, LatticeTables::deferred);
+    EXPECT_TRUE(after_steps(host, propagation, Storage::float32, true) ==
+                after_steps(deferred, propagation, Storage::float32, true))
+        << to_string(propagation);
+  }
+}
+
+}  // namespace rockperm

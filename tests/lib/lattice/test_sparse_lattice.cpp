@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/error.hpp"
 #include "lib/backend/byte_model.hpp"
@@ -53,6 +55,39 @@ TEST(SparseLattice, NeighbourTableMatchesCoordinatesWithPeriodicity) {
         EXPECT_EQ(table, expected);
       }
     }
+  }
+}
+
+// Deferred tables (the GPU builds its own from the mask): the same cells, and make_tables() and
+// neighbour() give the host form's tables, padding included.
+TEST(SparseLattice, DeferredTablesAreTheHostOnes) {
+  const Dims d{9, 7, 6};
+  for (const Periodicity per : {Periodicity{true, false, true}, Periodicity{false, true, false}})
+  for (const EdgeContacts edges : {EdgeContacts::sealed, EdgeContacts::open})
+  for (const bool negative : {true, false}) {
+    const PoreMask mask = testing::random_mask(d, 0.6, 5);
+    const SparseLattice host = SparseLattice::build(mask, per, negative, false, edges);
+    const SparseLattice deferred = SparseLattice::build(mask, per, negative, false, edges, LatticeTables::deferred);
+    EXPECT_TRUE(host.has_tables());
+    ASSERT_FALSE(deferred.has_tables());
+    EXPECT_TRUE(deferred.neighbours().empty());
+    EXPECT_EQ(deferred.has_negative(), negative);
+    EXPECT_EQ(deferred.mask().pore, mask.pore);
+    EXPECT_EQ(deferred.plane_offsets(), host.plane_offsets());
+    ASSERT_EQ(deferred.fluid_count(), host.fluid_count());
+    ASSERT_EQ(deferred.stride(), host.stride());
+    for (std::uint32_t c = 0; c < host.fluid_count(); ++c) {
+      EXPECT_EQ(deferred.coords()[c].x, host.coords()[c].x);
+      EXPECT_EQ(deferred.coords()[c].y, host.coords()[c].y);
+      EXPECT_EQ(deferred.coords()[c].z, host.coords()[c].z);
+      for (int i = 0; i < lattice::q; ++i) EXPECT_EQ(deferred.neighbour(c, i), host.neighbour(c, i));
+    }
+    const NeighbourTables t = deferred.make_tables();
+    ASSERT_EQ(t.positive.size(), host.neighbours().size());
+    EXPECT_TRUE(std::equal(t.positive.begin(), t.positive.end(), host.neighbours().begin()));
+    ASSERT_EQ(t.negative.size(), host.negative_neighbours().size());
+    EXPECT_TRUE(std::equal(t.negative.begin(), t.negative.end(), host.negative_neighbours().begin()));
+    EXPECT_THROW(host.make_tables(), Error);
   }
 }
 
