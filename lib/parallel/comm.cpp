@@ -1,11 +1,21 @@
 #include "lib/parallel/comm.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm_impl.hpp"
 
 namespace rockperm {
+
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
+    if (std::getenv(name)) return true;
+  }
+  const char* forced = std::getenv("ROCKPERM_MPI");
+  return forced && std::string(forced) == "1";
+}
 
 Comm::Comm() : Comm(detail::serial_comm()) {}
 

@@ -15,13 +15,23 @@
 
 namespace rockperm {
 
-// Initializes MPI for the life of the process (when built with MPI); main() holds one.
+// Whether an MPI launcher (mpirun/mpiexec of Open MPI, MPICH or Intel MPI, srun with PMI or
+// PMIx) started this process, or ROCKPERM_MPI=1 asks for MPI. A process started on its own runs
+// as one rank without MPI: an Open MPI singleton's MPI_Init starts a runtime daemon first, 0.4
+// to 0.9 s of every single-process run (docs/PERFORMANCE.md).
+bool launched_by_mpi();
+
+// Initializes MPI for the life of the process (when built with MPI, and the process was started
+// by an MPI launcher or ROCKPERM_MPI=1 asks for it); main() holds one.
 class MpiSession {
  public:
   MpiSession(int* argc, char*** argv);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
+
+ private:
+  bool owned_ = false;  // this session initialized MPI (and finalizes it)
 };
 
 namespace detail {

@@ -174,11 +174,16 @@ class MpiComm final : public detail::CommImpl {
 MpiSession::MpiSession(int* argc, char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) MPI_Init(argc, argv);
+  if (!initialized && !launched_by_mpi()) return;  // one process: Comm::world() is Comm()
+  if (!initialized) {
+    MPI_Init(argc, argv);
+    owned_ = true;
+  }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
 MpiSession::~MpiSession() {
+  if (!owned_) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
