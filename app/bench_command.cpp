@@ -20,9 +20,9 @@
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/geometry/sphere_pack.hpp"
 #include "lib/parallel/comm.hpp"
-#include "lib/pipeline/decomposition.hpp"
-#include "lib/pipeline/execution.hpp"
-#include "lib/pipeline/sample.hpp"
+#include "pipeline/decomposition.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/sample.hpp"
 #include "lib/solve/stepper.hpp"
 #include "rockperm/config.hpp"
 

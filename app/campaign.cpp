@@ -19,7 +19,7 @@
 #include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
-#include "lib/pipeline/checkpoint.hpp"
+#include "pipeline/checkpoint.hpp"
 #include "app/campaign_report.hpp"
 
 namespace rockperm::app {

@@ -28,8 +28,8 @@
 #include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/parallel/device_assignment.hpp"
-#include "lib/pipeline/report.hpp"
-#include "lib/pipeline/sample.hpp"
+#include "pipeline/report.hpp"
+#include "pipeline/sample.hpp"
 
 namespace rockperm::app {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "lib/pipeline/report_html.hpp"
+#include "pipeline/report_html.hpp"
 
 namespace rockperm::app {
 

@@ -6,7 +6,7 @@
 
 #include "lib/backend/byte_model.hpp"
 #include "lib/parallel/plan.hpp"
-#include "lib/pipeline/report.hpp"
+#include "pipeline/report.hpp"
 #include "lib/solve/time_scales.hpp"
 
 namespace rockperm::app {

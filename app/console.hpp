@@ -4,11 +4,11 @@
 #include <string>
 
 #include "app/options.hpp"
-#include "lib/pipeline/execution.hpp"
-#include "lib/pipeline/fields.hpp"
-#include "lib/pipeline/result.hpp"
-#include "lib/pipeline/sample.hpp"
-#include "lib/pipeline/simulation.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/fields.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/sample.hpp"
+#include "pipeline/simulation.hpp"
 #include "lib/solve/solver.hpp"
 
 namespace rockperm::app {

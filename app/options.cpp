@@ -8,7 +8,7 @@
 
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
-#include "lib/pipeline/fields.hpp"
+#include "pipeline/fields.hpp"
 
 namespace po = boost::program_options;
 

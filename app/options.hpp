@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "lib/base/error.hpp"
-#include "lib/pipeline/spec.hpp"
+#include "pipeline/spec.hpp"
 
 namespace rockperm::app {
 

@@ -9,8 +9,8 @@
 #include "lib/backend/byte_model.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/plan.hpp"
-#include "lib/pipeline/decomposition.hpp"
-#include "lib/pipeline/sample.hpp"
+#include "pipeline/decomposition.hpp"
+#include "pipeline/sample.hpp"
 
 namespace rockperm::app {
 

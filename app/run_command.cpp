@@ -1,6 +1,6 @@
 // rockperm run: one sample from its volume file to a permeability in mD, on one process or on
 // Z-slabs over MPI ranks (one per GPU). A front end over the library pipeline
-// (lib/pipeline): it parses the options and hands them to run_sample (app/sample_run.hpp),
+// (pipeline): it parses the options and hands them to run_sample (app/sample_run.hpp),
 // which owns the run directory, calls the stages, prints between them, and leaves a report for
 // every outcome (README, "Statuses and exit codes").
 #include <iostream>

@@ -8,9 +8,9 @@
 
 #include "app/options.hpp"
 #include "lib/parallel/comm.hpp"
-#include "lib/pipeline/result.hpp"
-#include "lib/pipeline/decomposition.hpp"
-#include "lib/pipeline/sample.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/decomposition.hpp"
+#include "pipeline/sample.hpp"
 #include "lib/solve/solver.hpp"
 
 namespace rockperm::app {

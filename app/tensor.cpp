@@ -8,7 +8,7 @@
 
 #include "io/atomic_file.hpp"
 #include "lib/base/system.hpp"
-#include "lib/pipeline/report_html.hpp"
+#include "pipeline/report_html.hpp"
 #include "lib/physics/collision.hpp"
 
 namespace rockperm::app {

@@ -2,9 +2,9 @@
 #
 # Components: Runtime (the executables, the bundled sample, the systemd and Slurm files: the
 # `rockperm` .deb) and Development (headers, static libraries, CMake package: `rockperm-dev`).
-# Consumers: find_package(rockperm) then link rockperm::core (lattice, physics, CPU backend,
-# solver), rockperm::io (readers, writers), rockperm::pipeline (the Simulation pipeline) or
-# rockperm::cuda (when built with CUDA). Headers keep their tree: #include "lib/pipeline/driver.hpp".
+# Consumers: find_package(rockperm) then link rockperm::core (every layer of lib/: lattice,
+# physics, CPU backend, solver; or one layer, rockperm::lattice, ...), rockperm::io (readers, writers), rockperm::pipeline (the Simulation pipeline) or
+# rockperm::cuda (when built with CUDA). Headers keep their tree: #include "pipeline/driver.hpp".
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -18,12 +18,13 @@ install(DIRECTORY packaging/systemd packaging/slurm DESTINATION ${CMAKE_INSTALL_
 install(FILES README.md docs/ACCURACY.md docs/PERFORMANCE.md docs/SCALING.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT Runtime)
 
-set(ROCKPERM_LIBRARIES rockperm_warnings rockperm_core rockperm_io rockperm_pipeline)
+set(ROCKPERM_LIBRARIES rockperm_warnings rockperm_base rockperm_physics rockperm_geometry rockperm_lattice
+    rockperm_backend rockperm_parallel rockperm_solve rockperm_core rockperm_io rockperm_pipeline)
 if(ROCKPERM_ENABLE_CUDA)
   list(APPEND ROCKPERM_LIBRARIES rockperm_cuda)
 endif()
 set_target_properties(rockperm_warnings PROPERTIES EXPORT_NAME headers)
-foreach(t core io pipeline cuda)
+foreach(t base physics geometry lattice backend parallel solve core io pipeline cuda)
   if(TARGET rockperm_${t})
     set_target_properties(rockperm_${t} PROPERTIES EXPORT_NAME ${t})
   endif()
@@ -31,7 +32,7 @@ endforeach()
 install(TARGETS ${ROCKPERM_LIBRARIES} EXPORT rockperm-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development
         INCLUDES DESTINATION ${ROCKPERM_INCLUDE_DIR})
-foreach(dir lib io cuda)
+foreach(dir lib io cuda pipeline)
   install(DIRECTORY ${dir}/ DESTINATION ${ROCKPERM_INCLUDE_DIR}/${dir} COMPONENT Development
           FILES_MATCHING PATTERN "*.hpp")
 endforeach()

@@ -4,10 +4,10 @@
 // the CUDA one in gpu_validation_tests (ROCKPERM_TEST_ON_CUDA).
 #include <memory>
 
-#include "lib/pipeline/decomposition.hpp"
-#include "lib/pipeline/execution.hpp"
-#include "lib/pipeline/sample.hpp"
-#include "lib/pipeline/simulation.hpp"
+#include "pipeline/decomposition.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/sample.hpp"
+#include "pipeline/simulation.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm::testing {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every repository path named in README.md, docs/ and the comments of the sources must exist.
 
-A path is a word that starts with one of the repository's top-level folders (app/, lib/, cuda/,
+A path is a word that starts with one of the repository's top-level folders (app/, lib/, cuda/, pipeline/,
 io/, tests/, samples/, packaging/, docs/, tools/, .ci/) and names a file or folder; a word with a
 placeholder (<, *, {, $) is a pattern and is skipped. Prints each missing path with where it is
 named and exits 1 if there is one.
@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-TOP = ("app", "lib", "cuda", "io", "tests", "samples", "packaging", "docs", "tools", ".ci")
+TOP = ("app", "lib", "cuda", "io", "pipeline", "tests", "samples", "packaging", "docs", "tools", ".ci")
 WORD = re.compile(r"(?<![\w./-])((?:%s)/[\w./+-]*[\w+])" % "|".join(re.escape(t) for t in TOP))
 # words that look like paths and are not: a rate, and paths under an install prefix
 NOT_PATHS = {"samples/min"}

@@ -1,14 +1,14 @@
 #pragma once
 // Percolation filter: keep only the pore clusters that connect the inlet face to the outlet
 // face along the flow axis through the links the lattice keeps (faces, and edges unless edge
-// contacts are sealed: lib/lattice/sparse_lattice.hpp). Pores
+// contacts are sealed: lib/geometry/connectivity.hpp). Pores
 // that touch only one face, or none, carry no flow; removing them changes neither the flux
 // nor k, but it saves memory and time, and a sample with no connecting cluster is reported
 // before any simulation.
 #include <cstdint>
 
+#include "lib/geometry/connectivity.hpp"
 #include "lib/geometry/pore_mask.hpp"
-#include "lib/lattice/sparse_lattice.hpp"
 
 namespace rockperm {
 

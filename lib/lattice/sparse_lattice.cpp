@@ -86,13 +86,6 @@ void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_o
 
 }  // namespace
 
-EdgeContacts parse_edge_contacts(const std::string& text) {
-  if (text == "sealed") return EdgeContacts::sealed;
-  if (text == "open") return EdgeContacts::open;
-  throw InputError("edge contacts '" + text + "' are unknown; use open (the default) or sealed");
-}
-
-const char* to_string(EdgeContacts e) { return e == EdgeContacts::sealed ? "sealed" : "open"; }
 
 std::uint64_t padded_stride(std::uint64_t fluid_cells) {
   // A multiple of 32 (coalesced warps, aligned 128-byte rows) that is an *odd* multiple, so

@@ -10,7 +10,7 @@
 //               time (cuda/nccl_exchanger.hpp)
 // `auto` tries, in this order, ipc (one host, a GPU per rank), nccl (a GPU per rank), cuda-aware
 // (MPI reports CUDA support) and staged, taking the first that starts (measured order:
-// docs/SCALING.md, "Halo transports"; lib/pipeline/execution.cpp).
+// docs/SCALING.md, "Halo transports"; pipeline/execution.cpp).
 #include <string>
 #include <vector>
 

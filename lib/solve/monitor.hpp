@@ -61,7 +61,7 @@ struct MonitorSettings {
   // (at a spread of 1e-4 the run stopped 2.8e-4 from steady); once the spread is below 5e-5 that
   // mode dominates the history of k and the fit sees it (14 packs: docs/ACCURACY.md).
   // fp16 storage (stochastic rounding) leaves a spread of 5e-5 to 1.2e-4 on the 64^3 sample at
-  // steady state: its floor is 2e-4 (lib/pipeline/simulation.cpp).
+  // steady state: its floor is 2e-4 (pipeline/simulation.cpp).
   double flux_limit() const { return auto_flux_tolerance ? std::max(0.5 * tolerance, flux_floor) : flux_tolerance; }
 };
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "app/options.hpp"
-#include "lib/pipeline/run_directory.hpp"
+#include "pipeline/run_directory.hpp"
 #include "lib/base/error.hpp"
 
 namespace rockperm::app {

@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --- 1. install into a prefix and build a consumer against it
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
-for f in bin/rockperm bin/rockperm-make-pack include/rockperm/lib/pipeline/simulation.hpp \
+for f in bin/rockperm bin/rockperm-make-pack include/rockperm/pipeline/simulation.hpp \
          include/rockperm/rockperm/config.hpp lib/cmake/rockperm/rockperm-config.cmake \
          lib/cmake/rockperm/rockperm-config-version.cmake share/rockperm/samples/sphere_pack_64.ini; do
   libdir_f=$f
@@ -52,7 +52,7 @@ done
 ! grep -q "\.hpp$" <<<"$contents" || fail "headers in the runtime package"
 dev_contents=$(dpkg-deb --contents "$dev")
 grep -q "rockperm-config.cmake$" <<<"$dev_contents" || fail "the -dev package lacks the CMake package"
-grep -q "include/rockperm/lib/pipeline/simulation.hpp$" <<<"$dev_contents" || fail "the -dev package lacks the headers"
+grep -q "include/rockperm/pipeline/simulation.hpp$" <<<"$dev_contents" || fail "the -dev package lacks the headers"
 grep -q "rockperm (= $version)" <<<"$(dpkg-deb --field "$dev" Depends)" || fail "rockperm-dev does not depend on rockperm"
 
 sudo=""

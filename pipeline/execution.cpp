@@ -1,0 +1,200 @@
+#include "pipeline/execution.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "lib/backend/cpu_backend.hpp"
+#include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
+#include "lib/parallel/device_assignment.hpp"
+#include "lib/parallel/plan.hpp"
+#include "rockperm/config.hpp"
+
+#if ROCKPERM_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/ipc_exchanger.hpp"
+#include "cuda/nccl_exchanger.hpp"
+#endif
+
+namespace rockperm::pipeline {
+
+namespace {
+
+// The backend this process can have: no communication.
+ExecutionPlan choose_backend(BackendChoice choice) {
+  ExecutionPlan plan;
+  if (choice == BackendChoice::cpu) {
+    plan.note = "CPU backend (asked for)";
+    return plan;
+  }
+#if ROCKPERM_HAVE_CUDA
+  const cuda::DeviceList list = cuda::list_devices();
+  for (const auto& d : list.devices) {
+    plan.device_memory.push_back(static_cast<double>(d.memory_bytes));
+    plan.device_names.push_back(d.name + " (" + d.uuid + ")");
+  }
+  if (!list.devices.empty()) {
+    plan.cuda = true;
+    plan.note = "chose CUDA device 0 of " + std::to_string(list.devices.size()) + " (" + list.devices[0].name + ")";
+    return plan;
+  }
+  if (choice == BackendChoice::cuda) {
+    throw InputError("execution.backend", "CUDA was asked for but no CUDA device is usable (" + list.reason +
+                                              "); use the CPU backend or run on a GPU host");
+  }
+  plan.note = "CPU backend (no CUDA device: " + list.reason + ")";
+#else
+  if (choice == BackendChoice::cuda) {
+    throw InputError("execution.backend", "CUDA was asked for but this rockperm was built without CUDA; rebuild "
+                                          "with -DROCKPERM_ENABLE_CUDA=ON or use the CPU backend");
+  }
+  plan.note = "CPU backend (built without CUDA)";
+#endif
+  return plan;
+}
+
+// The halo transports a run on several ranks may use, best first (lib/parallel/halo_transport.hpp);
+// connect_halos takes the first that starts. Collective; every rank decides alike. `device`:
+// this rank's GPU.
+std::vector<HaloTransport> transport_candidates(const Comm& comm, const ExecutionSpec& spec, bool cuda, int device,
+                                                std::string& note) {
+  const HaloTransportChoice choice = spec.halo_transport;
+  if (!cuda) {
+    if (choice != HaloTransportChoice::auto_select && choice != HaloTransportChoice::staged) {
+      throw on_all_ranks(InputError("execution.halo_transport", std::string("run.halo_transport = ") + to_string(choice) +
+                                                       " needs the CUDA backend; use auto or staged"));
+    }
+    note = "host buffers";
+    return {HaloTransport::staged};
+  }
+  // rank 0 looks at every rank's host and GPU; its findings go to every rank
+  const std::vector<std::string> places = comm.gather(host_name() + "\n" + std::to_string(device));
+  std::uint64_t several_hosts = 0, shared_gpu = 0;
+  for (const auto& place : places) {
+    if (place.substr(0, place.rfind('\n')) != places.front().substr(0, places.front().rfind('\n'))) several_hosts = 1;
+    if (std::count(places.begin(), places.end(), place) > 1) shared_gpu = 1;
+  }
+  HaloFacts facts;
+  facts.one_host = comm.sum(several_hosts) == 0;  // only rank 0 counted
+  facts.shared_gpu = comm.sum(shared_gpu) > 0;
+  facts.cuda_aware = comm.cuda_aware() && spec.cuda_aware_mpi;
+#if ROCKPERM_HAVE_CUDA
+  facts.nccl = cuda::nccl_built();
+#endif
+  try {
+    return halo_transport_candidates(choice, facts, note);
+  } catch (const InputError& e) {
+    throw on_all_ranks(e);
+  }
+}
+
+}  // namespace
+
+ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid,
+                             OneRank one_rank) {
+  ExecutionPlan plan;
+  const bool halos = comm.size() > 1 || one_rank == OneRank::slab;
+  collectively(comm, [&] { plan = choose_backend(spec.backend); });
+  switch (spec.propagation) {
+    case PropagationChoice::two_pass: plan.propagation = Propagation::two_pass; break;
+    case PropagationChoice::fused: plan.propagation = Propagation::fused; break;
+    case PropagationChoice::auto_select:
+      // fused on a GPU (the faster kernel there, docs/PERFORMANCE.md), two-pass on the CPU
+      // (which vectorizes only that one)
+      plan.propagation = plan.cuda ? Propagation::fused : Propagation::two_pass;
+  }
+  plan.storage = spec.storage == StorageChoice::fp16 ? Storage::float16 : Storage::float32;
+  if (!plan.cuda) {
+    if (halos) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note);
+    plan.halo_transport = plan.halo_candidates.front();
+    return plan;
+  }
+  plan.device = assign_device(comm, host_name(), plan.gpus(), spec.devices, plan.device_log);
+  if (halos) {
+    plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note);
+    plan.halo_transport = plan.halo_candidates.front();
+    plan.device_halo = plan.halo_transport != HaloTransport::staged;
+  }
+  if (plane_fluid.empty()) return plan;
+  const double capacity = plan.memory_of(plan.device);
+  const auto fits_as = [&](Storage storage) {
+    const std::vector<RankMemory> memory =
+        plan_memory(plane_fluid, comm.size(), plan.propagation, storage, gpu_index_bytes(plane_fluid, plan.propagation));
+    return comm.sum(std::uint64_t{memory[comm.rank()].bytes <= 0.95 * capacity ? 0u : 1u}) == 0;
+  };
+  bool fits = fits_as(plan.storage);
+  if (!fits && spec.storage == StorageChoice::auto_select && fits_as(Storage::float16)) {
+    plan.storage = Storage::float16;  // half the population bytes: the sample fits these GPUs
+    plan.note += "; populations in fp16 (fp32 does not fit " + std::to_string(comm.size()) + " GPU(s))";
+    fits = true;
+  }
+  if (!fits) {
+    const int needed =
+        ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage, gpu_index_bytes(plane_fluid, plan.propagation));
+    throw on_all_ranks(CapacityError(
+        "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
+        std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +
+        (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it")));
+  }
+  return plan;
+}
+
+double copy_bandwidth_gbs(const ExecutionPlan& plan) {
+#if ROCKPERM_HAVE_CUDA
+  if (plan.cuda) return cuda::copy_bandwidth_gbs(plan.device);
+#endif
+  (void)plan;
+  return cpu_copy_bandwidth_gbs();
+}
+
+bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper) {
+  std::string passed_over;  // why better transports were not taken (auto)
+  // the plan says what runs: the transport, its buffers, and (when auto passed some over) why
+  const auto take = [&](HaloTransport t) {
+    plan.halo_candidates = {t};  // chosen: a second call keeps it
+    if (t == plan.halo_transport) return;
+    plan.halo_transport = t;
+    plan.device_halo = t != HaloTransport::staged;
+    plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
+  };
+  for (const HaloTransport t : plan.halo_candidates) {
+    if (t == HaloTransport::staged || t == HaloTransport::cuda_aware) {  // MPI moves the buffers
+      const bool rebuild = t == HaloTransport::staged && plan.device_halo;
+      take(t);
+      return !rebuild;
+    }
+    const std::string name = t == HaloTransport::ipc ? "CUDA IPC" : "NCCL";
+    std::string why = "this rockperm was built without CUDA";
+#if ROCKPERM_HAVE_CUDA
+    why.clear();
+    auto exchanger = t == HaloTransport::ipc ? cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), why)
+                                             : cuda::make_nccl_exchanger(comm, why);
+    if (exchanger) {
+      stepper.set_exchanger(std::move(exchanger));
+      take(t);
+      return true;
+    }
+#else
+    (void)comm, (void)stepper;
+#endif
+    if (asked != HaloTransportChoice::auto_select) {
+      throw on_all_ranks(InputError("execution.halo_transport", std::string("run.halo_transport = ") + to_string(t) +
+                                                                    ", but " + name + " is not available here (" +
+                                                                    why + "); use auto or staged"));
+    }
+    passed_over += (passed_over.empty() ? "" : "; ") + name + " not available: " + why;
+  }
+  throw Error("internal: no halo transport to fall back to");
+}
+
+std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
+                                      const physics::CollisionParams& params) {
+#if ROCKPERM_HAVE_CUDA
+  if (plan.cuda) return std::make_unique<cuda::CudaBackend>(lattice, params, plan.device, plan.storage);
+#endif
+  return std::make_unique<CpuBackend>(lattice, params, plan.storage);
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,194 @@
+#include "pipeline/report.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "pipeline/report_html.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+std::string quoted_csv(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+// JSON has no infinity: an unknown estimate is null
+nlohmann::ordered_json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+}  // namespace
+
+std::string verdict(const SampleResult& r) {
+  std::ostringstream o;
+  if (r.steps == 0) return std::string(to_string(r.status)) + ": " + r.message;
+  o << "k = " << std::setprecision(5) << r.k.k_md;
+  if (std::isfinite(r.error_estimate)) o << " ± " << std::setprecision(2) << r.error_estimate * std::abs(r.k.k_md);
+  o << " mD (" << to_string(r.status) << ")";
+  if (r.status == RunStatus::not_converged) {
+    o << ", the flux through the planes still differs by " << std::setprecision(2) << 100.0 * r.flux_nonuniformity
+      << " %";
+  }
+  o << "; " << std::setprecision(2) << std::fixed << 100.0 * r.narrow_flow_fraction << std::defaultfloat
+    << " % of the flow passes pores narrower than 3 voxels";
+  if (r.narrow_flow_fraction > 0.1) o << ", where k is under-resolved: a finer scan would change it";
+  const double h0 = r.k_halves_md[0], h1 = r.k_halves_md[1];
+  if (h0 > 0 && h1 > 0 && std::abs(h0 - h1) > 0.2 * 0.5 * (h0 + h1)) {
+    o << "; its two halves give " << std::setprecision(3) << h0 << " and " << h1
+      << " mD: smaller than a representative volume";
+  }
+  return o.str();
+}
+
+std::string to_json(const SampleResult& r) {
+  using nlohmann::ordered_json;
+  const Permeability& k = r.k;
+  const FlowSpec& f = r.flow;
+  const Provenance& p = r.provenance;
+  const bool solved = r.steps > 0;  // k and the flow figures exist once a check was made
+  ordered_json warnings = ordered_json::array();
+  for (const Warning& w : r.warnings) {
+    warnings.push_back({{"code", w.code}, {"message", w.message}, {"value", w.value}, {"field", w.field}});
+  }
+  ordered_json j;
+  j["sample"] = r.input.name;
+  j["status"] = to_string(r.status);
+  j["message"] = r.message;
+  j["converged"] = r.converged();
+  j["permeability"] = solved ? ordered_json{{"mD", k.k_md}, {"darcy", k.k_darcy}, {"m2", k.k_m2},
+                                             {"lattice_voxel2", k.k_lattice}}
+                             : ordered_json(nullptr);
+  j["porosity"] = r.percolation.total_porosity();
+  j["connected_porosity"] = r.percolation.connected_porosity();
+  j["removed_pore_fraction"] = r.percolation.removed_fraction();
+  j["tortuosity"] = k.tortuosity;
+  j["steps"] = r.steps;
+  j["extrapolations"] = r.extrapolations;
+  j["k_error_estimate"] = finite_or_null(r.error_estimate);
+  j["k_error_estimate_mD"] = solved ? finite_or_null(r.error_estimate * k.k_md) : ordered_json(nullptr);
+  j["flux_nonuniformity"] = r.flux_nonuniformity;
+  j["relative_change"] = r.relative_change;
+  j["tolerance"] = r.tolerance;
+  j["flux_tolerance"] = r.flux_tolerance;
+  ordered_json halves = nullptr;
+  if (r.k_halves_md[0] > 0 && r.k_halves_md[1] > 0) halves = {r.k_halves_md[0], r.k_halves_md[1]};
+  j["trust"] = {{"verdict", verdict(r)},
+                {"k_error_estimate", finite_or_null(r.error_estimate)},
+                {"flux_nonuniformity", r.flux_nonuniformity},
+                {"mach", k.mach},
+                {"reynolds", k.reynolds},
+                {"pore_width_fraction",
+                 {{"under_3_voxels", r.width_fraction[0]},
+                  {"3_to_5_voxels", r.width_fraction[1]},
+                  {"5_to_10_voxels", r.width_fraction[2]},
+                  {"10_voxels_and_over", r.width_fraction[3]}}},
+                {"flow_fraction_under_3_voxels", r.narrow_flow_fraction},
+                {"k_halves_mD", halves}};
+  j["mass_drift"] = r.mass_drift;
+  j["reynolds"] = k.reynolds;
+  j["mach"] = k.mach;
+  j["darcy_velocity_lattice"] = k.darcy_velocity;
+  j["mean_velocity_lattice"] = r.mean_velocity;
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array(), ks = nlohmann::ordered_json::array();
+  for (const auto& [step, k] : r.history_md) {
+    steps.push_back(step);
+    ks.push_back(k);
+  }
+  j["history"] = {{"step", steps}, {"k_mD", ks}};
+  j["input"] = {{"path", r.input.path.string()},     {"format", r.input.format},
+                {"bytes", r.input.bytes},            {"sha256", p.input_sha256},
+                {"pore_labels", p.pore_labels},      {"crop", p.crop},
+                {"percolation_filter", p.percolation_filter}};
+  j["geometry"] = {{"dims", {r.dims.nx, r.dims.ny, r.dims.nz}},
+                   {"sample_dims", {r.sample_dims.nx, r.sample_dims.ny, r.sample_dims.nz}},
+                   {"voxel_size_um", r.voxel_size_um},
+                   {"voxels", r.dims.voxels()},
+                   {"fluid_cells", r.fluid_cells},
+                   {"flow_axis", std::string(1, "xyz"[f.flow_axis])},
+                   {"lateral", f.any_lateral_periodic() ? "periodic" : "sealed"},
+                   {"inlet_outlet", to_string(f.inlet_outlet)},
+                   {"buffer_layers", f.buffer_layers},
+                   {"edge_contacts", to_string(f.edge_contacts)},
+                   {"drive_ratio", r.drive.acceleration / f.force},
+                   {"drive_ratio_end_planes", r.drive.end_planes / f.force},
+                   {"pressure_margin_planes", r.drive.drop.margin}};
+  j["model"] = {{"collision", f.collision == physics::CollisionModel::trt ? "trt" : "bgk"},
+                {"tau", f.tau},
+                {"tau_choice", f.auto_tau ? "auto" : "given"},
+                {"magic", f.magic},
+                {"force_lattice", f.force},
+                {"force_choice", f.auto_force ? "auto" : "given"},
+                {"force_adjustments", r.drive_adjustments}};
+  j["pore_space"] = {{"specific_surface_per_voxel", r.pores.specific_surface},
+                     {"hydraulic_diameter_voxels", r.pores.hydraulic_diameter},
+                     {"kozeny_carman_k_voxel2", r.pores.kozeny_carman_k}};
+  j["performance"] = {{"backend", r.performance.backend},
+                      {"propagation", to_string(r.performance.propagation)},
+                      {"ranks", r.performance.ranks},
+                      {"mflups", r.performance.mflups},
+                      {"bytes_per_fluid_cell", r.performance.bytes_per_cell},
+                      {"read_seconds", r.timings.read},
+                      {"percolation_seconds", r.timings.percolation},
+                      {"pore_analysis_seconds", r.timings.pore_analysis},
+                      {"hash_seconds", r.timings.hash},
+                      {"setup_seconds", r.timings.setup},
+                      {"lattice_seconds", r.timings.lattice},
+                      {"backend_seconds", r.timings.backend},
+                      {"solve_seconds", r.timings.solve},
+                      {"finish_seconds", r.timings.finish},
+                      {"mpi_seconds", r.performance.mpi_seconds},
+                      {"checkpoints", r.performance.checkpoints},
+                      {"checkpoint_seconds", r.performance.checkpoint_seconds}};
+  j["provenance"] = {{"version", p.version},   {"commit", p.commit}, {"build_type", p.build_type},
+                     {"date_utc", p.date_utc}, {"host", p.host},     {"command_line", p.command_line},
+                     {"ranks", p.ranks},       {"devices", p.devices}, {"resumed", p.resumed},
+                     {"checkpoint", r.checkpoint.string()}};
+  j["warnings"] = warnings;
+  // file names and messages may hold bytes that are not UTF-8 (a Latin-1 name): replace them
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+std::string joined_warnings(const SampleResult& r) {
+  std::string codes;
+  for (const Warning& w : r.warnings) codes += (codes.empty() ? "" : ";") + w.code;
+  return codes;
+}
+}  // namespace
+
+std::string csv_header() {
+  return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,k_error_estimate,flux_nonuniformity,reynolds,mach,"
+         "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message\r\n";
+}
+
+std::string to_csv_row(const SampleResult& r) {
+  const Permeability& k = r.k;
+  const bool solved = r.steps > 0;
+  std::ostringstream o;
+  o << std::setprecision(10) << quoted_csv(r.input.name) << ',' << quoted_csv(r.input.path.string()) << ','
+    << to_string(r.status) << ',';
+  if (solved) o << k.k_md << ',' << k.k_m2;
+  else o << ',';
+  o << ',' << r.percolation.total_porosity() << ',' << r.percolation.connected_porosity() << ',' << k.tortuosity
+    << ',' << r.steps << ',';
+  if (std::isfinite(r.error_estimate)) o << r.error_estimate;
+  o << ',' << r.flux_nonuniformity << ',' << k.reynolds << ',' << k.mach << ','
+    << "xyz"[r.flow.flow_axis] << ',' << r.voxel_size_um << ','
+    << (r.flow.collision == physics::CollisionModel::trt ? "trt" : "bgk") << ',' << r.flow.tau << ','
+    << r.flow.force << ',' << to_string(r.flow.inlet_outlet) << ',' << quoted_csv(joined_warnings(r)) << ','
+    << r.performance.mflups << ',' << quoted_csv(r.performance.backend) << ',' << quoted_csv(r.provenance.version)
+    << ',' << r.provenance.input_sha256 << ',' << quoted_csv(r.message) << "\r\n";
+  return o.str();
+}
+
+void write_reports(const std::filesystem::path& dir, const SampleResult& result) {
+  io::ensure_directory(dir);
+  io::write_file_atomically(dir / "report.csv", csv_header() + to_csv_row(result));
+  io::write_file_atomically(dir / "report.html", to_html(result));
+  io::write_file_atomically(dir / "report.json", to_json(result));
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,135 @@
+#pragma once
+// What a run of one sample gives back: k in every unit and everything needed to judge it,
+// as typed values (reports, campaign tables and the service are written from this).
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/base/error.hpp"
+#include "lib/geometry/distance_transform.hpp"
+#include "lib/geometry/percolation.hpp"
+#include "lib/physics/permeability.hpp"
+#include "pipeline/sample.hpp"
+#include "pipeline/spec.hpp"
+#include "lib/solve/pressure_planes.hpp"
+
+namespace rockperm::pipeline {
+
+// How a run ended. Only `converged` is a k to file; every other status comes with a message
+// and a non-zero exit code (README, "Statuses and exit codes").
+enum class RunStatus {
+  converged,        // steady, inside the validity limits (exit 0)
+  not_converged,    // the step limit came first (5)
+  diverged,         // NaN/Inf or mass drift (3)
+  interrupted,      // a signal or the wall-time limit; a checkpoint was written (6)
+  input_error,      // a file, option or geometry is wrong (2)
+  output_error,     // a result could not be written (7)
+  invalid_physics,  // no valid Darcy k for this problem as posed (8)
+  runtime_error,    // a CUDA or MPI call failed (4)
+};
+const char* to_string(RunStatus s);
+std::optional<RunStatus> parse_status(const std::string& text);  // to_string's inverse
+int exit_code(RunStatus s);
+// The status of a run that ended with this error.
+RunStatus status_of(const Error& e);
+
+// The validity limits of a Darcy k from this model: above them inertia (Re) or compressibility
+// (Ma) bias k by more than about a percent, and a converged run ends as invalid_physics.
+inline constexpr double reynolds_limit = 0.1;
+inline constexpr double mach_limit = 0.1;
+
+// A condition the user should know about; `field` names the spec member that would change it.
+struct Warning {
+  std::string code;     // stable identifier: not_converged, reynolds, mach, uneven_pressure
+  std::string message;  // one line, without option names
+  double value = 0;     // the quantity that triggered it
+  std::string field;    // e.g. "execution.max_steps", "flow.force"
+};
+
+struct Timings {
+  double read = 0, percolation = 0;  // rank 0
+  double pore_analysis = 0;          // rank 0: pore statistics and width classes (on a GPU run, beside the solve)
+  double hash = 0;                   // rank 0: the input's SHA-256, beside percolation and pore analysis
+  double setup = 0;                  // read to first step: lattice, decomposition, backend
+  double lattice = 0, backend = 0;   // of setup: decomposition and lattice build; backend (device) start
+  double solve = 0;                  // time loop only
+  double finish = 0;                 // after the loop: trust analysis, pictures, fields, reports (app)
+};
+
+struct Performance {
+  std::string backend;  // description, with the rank count
+  Propagation propagation = Propagation::two_pass;
+  int ranks = 1;
+  double mflups = 0;
+  double bytes_per_cell = 0;    // device bytes per fluid cell actually held (rank 0)
+  double mpi_seconds = 0;       // slowest rank's time inside the exchange
+  double halo_bytes_per_step = 0;  // rank 0
+  int checkpoints = 0;             // written by this run
+  double checkpoint_seconds = 0;   // wall time they took
+};
+
+// Where a result comes from: enough to reproduce it and to tell runs apart.
+struct Provenance {
+  std::string version, commit, build_type;  // rockperm's
+  std::string date_utc;                     // ISO 8601, when the run started
+  std::string host;                         // rank 0's
+  std::string command_line;
+  int ranks = 1;
+  std::vector<std::string> devices;         // one per rank: "cpu" or "<name> (<uuid>)"
+  std::string input_sha256;                 // of the volume's bytes (io::hash_volume)
+  std::string pore_labels, crop;
+  bool percolation_filter = true;
+  bool resumed = false;                     // continued from a checkpoint
+};
+
+// A picture for report.html (pipeline/fields.hpp): a PNG as a data: URI and what it shows.
+struct SliceImage {
+  std::string id, title, caption, data_uri;
+};
+
+struct SampleResult {
+  InputIdentity input;
+  RunStatus status = RunStatus::not_converged;
+  std::string message;           // for a status other than converged: what happened, one line
+  Provenance provenance;
+  std::filesystem::path checkpoint;  // the last checkpoint written, if any
+  bool converged() const { return status == RunStatus::converged; }
+  Permeability k;                // k_lattice (voxel^2), m^2, darcy, mD; tortuosity, Re, Ma
+  PercolationReport percolation; // porosity and connected porosity of the sample
+  PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k
+  std::int64_t steps = 0;
+  int extrapolations = 0;        // pressure extrapolations (lib/solve/extrapolation.hpp)
+  double relative_change = 0;    // of k between the last two checks, per 100 steps
+  double error_estimate = 0;     // relative remaining change of k, from its history (+inf: unknown)
+  double flux_nonuniformity = 0; // (largest - smallest flux through a plane) / mean
+  // Trust: how wide the pores are (share of the sample's pore volume in each width class of
+  // lib/geometry/distance_transform.hpp), the share of the flux carried where they are narrower
+  // than 3 voxels (there k is under-resolved), and k of the two halves of the sample's interior
+  // along the flow (apart when the sample is smaller than a representative volume).
+  std::array<double, width_classes> width_fraction{};
+  double narrow_flow_fraction = 0;
+  std::array<double, 2> k_halves_md{};
+  int drive_adjustments = 0;     // times the auto force was lowered during the run (flow.force: the last)
+  double mass_drift = 0;
+  SampleDrive drive;             // the drive k is divided by (g without buffers or mirror)
+  // sum of the velocity of all fluid cells / voxels of the simulated volume, per axis (lattice
+  // units): the off-axis components give the off-diagonal terms of the permeability tensor
+  std::array<double, 3> mean_velocity{};
+  // k (mD) at the checks, thinned to at most 256 values over the run (lib/solve/monitor.hpp)
+  std::vector<std::pair<std::int64_t, double>> history_md;
+  Dims dims;                     // simulated volume
+  Dims sample_dims;
+  double voxel_size_um = 0;
+  std::uint64_t fluid_cells = 0;
+  FlowSpec flow;                 // as run
+  double tolerance = 0;
+  double flux_tolerance = 0;
+  std::vector<Warning> warnings;
+  std::vector<SliceImage> slices;  // report.html only (not in report.json)
+  Timings timings;
+  Performance performance;
+};
+
+}  // namespace rockperm::pipeline

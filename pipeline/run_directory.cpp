@@ -1,0 +1,121 @@
+#include "pipeline/run_directory.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "lib/base/error.hpp"
+#include "pipeline/checkpoint.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+// What a run writes into its directory (and leftovers of interrupted writes).
+bool is_output(const std::string& name) {
+  const auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  return starts("report.json") || starts("report.csv") || starts("report.html") || starts("config.ini") ||
+         starts("fields.pvti") ||
+         (starts("fields_") && name.find(".vti") != std::string::npos) || starts(checkpoint_name);
+}
+
+void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_config) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || !is_output(name)) continue;  // only files a run wrote
+    if (keep_checkpoint_and_config && (name == checkpoint_name || name == "config.ini")) continue;
+    std::error_code ec;
+    std::filesystem::remove(entry.path(), ec);
+    if (ec) throw InputError("output.dir", entry.path().string() + ": cannot be removed (" + ec.message() + ")");
+  }
+}
+
+}  // namespace
+
+RunDirectory::RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
+  const auto release = [this] { (void)lock_.close(); };  // before the other ranks hear of the failure
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    try {
+      take(dir, use);
+    } catch (...) {
+      release();
+      throw;
+    }
+  });
+}
+
+void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw InputError("output.dir", dir.string() + ": the run directory cannot be created (" +
+                                       (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw InputError("output.dir", dir.string() + ": the run directory is not writable");
+  }
+  const std::filesystem::path lock = dir / ".rockperm.lock";
+  lock_ = FileDescriptor(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!lock_.valid() || ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+    throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
+  }
+  const bool has_report = std::filesystem::exists(dir / "report.json");
+  const bool has_checkpoint = std::filesystem::exists(dir / checkpoint_name);
+  switch (use) {
+    case DirectoryUse::fresh:
+      if (has_report || has_checkpoint) {
+        throw InputError("output.dir", dir.string() + " holds the " +
+                                           (has_report ? "report" : "checkpoint") +
+                                           " of an earlier run; choose another directory, replace it with "
+                                           "--overwrite, or continue it with --resume " + dir.string());
+      }
+      remove_outputs(dir, false);  // fields of an earlier run that left no report
+      break;
+    case DirectoryUse::overwrite: remove_outputs(dir, false); break;
+    case DirectoryUse::resume:
+      if (!has_checkpoint) {
+        throw InputError("output.dir", dir.string() + " holds no checkpoint to resume (" + checkpoint_name + ")");
+      }
+      remove_outputs(dir, true);
+      break;
+  }
+}
+
+namespace {
+
+// Bytes in the unit that shows them best: "312 kB", "4.2 MB", "1.25 GB" (powers of 1000).
+std::string size_text(double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (u < 5 && bytes >= 1000.0) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : (bytes < 10 ? "%.2f %s" : "%.1f %s"), bytes, units[u]);
+  return text;
+}
+
+}  // namespace
+
+void RunDirectory::require_free_space(const Comm& comm, double bytes, const std::string& what) const {
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    struct statvfs fs {};
+    if (::statvfs(dir_.c_str(), &fs) != 0) return;  // cannot tell: the writes will say
+    const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    if (free < bytes) {
+      throw OutputError(dir_.string() + ": " + size_text(free) + " free, but the run may write " + size_text(bytes) +
+                        " (" + what + "); free some space or choose another run directory");
+    }
+  });
+}
+
+RunDirectory::~RunDirectory() = default;  // lock_ closes, which releases the lock
+
+}  // namespace rockperm::pipeline

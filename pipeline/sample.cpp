@@ -1,0 +1,298 @@
+#include "pipeline/sample.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <tuple>
+
+#include "io/sha256.hpp"
+#include "lib/base/error.hpp"
+#include "lib/base/host_array.hpp"
+#include "lib/geometry/distance_transform.hpp"
+#include "lib/parallel/partition.hpp"
+#include "lib/solve/time_scales.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The numbers every rank needs, sent as bytes from rank 0 (the mask stays there).
+struct Header {
+  std::int64_t dims[3];
+  std::int64_t sample_dims[3];
+  std::int64_t sample_begin, sample_end;
+  double voxel_size_um;
+  std::uint64_t voxels, pore, connected;
+  double read_seconds, percolation_seconds, pore_seconds, hash_seconds;
+  std::uint64_t input_bytes;
+  PoreStatistics pores;
+};
+
+// The width class of every fluid cell of the simulated volume in raster order (no_width_class
+// outside the sample): each z plane writes its own range, at the offset of the fluid before it.
+std::vector<std::uint8_t> fluid_width_classes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_fluid,
+                                              std::int64_t sample_begin, std::int64_t sample_end, int flow_axis) {
+  const HostArray<std::uint8_t> classes = pore_width_classes(mask);
+  const Dims& d = mask.dims;
+  std::vector<std::uint64_t> first(static_cast<std::size_t>(d.nz) + 1, 0);
+  for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + plane_fluid[z];
+  std::vector<std::uint8_t> out(first.back());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    std::uint64_t k = first[z];
+    for (std::int64_t y = 0; y < d.ny; ++y) {
+      for (std::int64_t x = 0; x < d.nx; ++x) {
+        const std::uint64_t v = d.linear(x, y, z);
+        if (!mask.pore[v]) continue;
+        const std::int64_t pos[3] = {x, y, z};
+        const std::int64_t p = pos[flow_axis];
+        out[k++] = p >= sample_begin && p < sample_end ? classes[v] : no_width_class;
+      }
+    }
+  }
+  return out;
+}
+
+// Rank 0: filter, extend and count planes.
+void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use) {
+  const auto start = Clock::now();
+  const bool physics_checks = use == SampleUse::run;
+  s.sample_dims = mask.dims;
+  if (percolation_filter) {
+    s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
+  } else if (physics_checks) {
+    // kept as it is, but a pore space with no path from inlet to outlet still has k = 0:
+    // found on a copy (PhysicsError), before any step
+    PoreMask copy = mask;
+    (void)keep_percolating_pores(copy, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
+    s.percolation.voxels = mask.dims.voxels();
+    s.percolation.pore = s.percolation.connected = mask.pore_count();
+  } else {
+    s.percolation.voxels = mask.dims.voxels();
+    s.percolation.pore = s.percolation.connected = mask.pore_count();
+  }
+  s.percolation_seconds = seconds_since(start);
+  const auto pores_start = Clock::now();
+  s.pores = pore_statistics(mask);
+  ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
+  s.mask = std::move(extended.mask);
+  s.dims = s.mask.dims;
+  s.sample_begin = extended.sample_begin;
+  s.sample_end = extended.sample_end;
+  s.plane_fluid = plane_fluid_counts(s.mask);
+  if (use == SampleUse::run) {  // the width classes: beside the solve (PoreWidths)
+    s.widths.prepare(s.mask, s.plane_fluid, s.sample_begin, s.sample_end, flow.flow_axis);
+  }
+  s.pore_seconds = seconds_since(pores_start);
+  const Periodicity p = flow.periodicity();
+  if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
+    throw PhysicsError("nothing resists the flow: the simulated volume has no solid voxel and every face is "
+                       "periodic, so the fluid accelerates without bound and k is infinite; seal the lateral faces "
+                       "(a duct) or use a sample with solid in it");
+  }
+}
+
+// Rank 0 runs `root_work`; its input error, or its numbers, reach every rank.
+Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
+  Sample s;
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> text;  // name, 0, format, 0, sha256, 0, path
+  collectively(comm, [&] {         // rank 0's error (input, physics, ...) on every rank
+    if (comm.root()) root_work(s);
+  });
+  if (comm.root()) {
+    const Header h{{s.dims.nx, s.dims.ny, s.dims.nz},
+                   {s.sample_dims.nx, s.sample_dims.ny, s.sample_dims.nz},
+                   s.sample_begin,
+                   s.sample_end,
+                   s.voxel_size_um,
+                   s.percolation.voxels,
+                   s.percolation.pore,
+                   s.percolation.connected,
+                   s.read_seconds,
+                   s.percolation_seconds,
+                   s.pore_seconds,
+                   s.hash_seconds,
+                   s.input.bytes,
+                   s.pores};
+    bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
+    std::memcpy(bytes.data(), &h, sizeof h);
+    std::memcpy(bytes.data() + sizeof h, s.plane_fluid.data(), bytes.size() - sizeof h);
+    const std::string t =
+        s.input.name + '\0' + s.input.format + '\0' + s.input.sha256 + '\0' + s.input.path.string();
+    text.assign(t.begin(), t.end());
+  }
+  comm.broadcast(bytes);
+  comm.broadcast(text);
+  if (!comm.root()) {
+    Header h{};
+    std::memcpy(&h, bytes.data(), sizeof h);
+    s.dims = Dims{h.dims[0], h.dims[1], h.dims[2]};
+    s.sample_dims = Dims{h.sample_dims[0], h.sample_dims[1], h.sample_dims[2]};
+    s.sample_begin = h.sample_begin;
+    s.sample_end = h.sample_end;
+    s.voxel_size_um = h.voxel_size_um;
+    s.percolation = PercolationReport{h.voxels, h.pore, h.connected};
+    s.read_seconds = h.read_seconds;
+    s.percolation_seconds = h.percolation_seconds;
+    s.pore_seconds = h.pore_seconds;
+    s.hash_seconds = h.hash_seconds;
+    s.input.bytes = h.input_bytes;
+    s.pores = h.pores;
+    s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
+    std::memcpy(s.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);
+    const std::string t(text.begin(), text.end());
+    const std::size_t a = t.find('\0'), b = t.find('\0', a + 1), c = t.find('\0', b + 1);
+    s.input.name = t.substr(0, a);
+    s.input.format = t.substr(a + 1, b - a - 1);
+    s.input.sha256 = t.substr(b + 1, c - b - 1);
+    s.input.path = t.substr(c + 1);
+  }
+  for (const auto c : s.plane_fluid) s.fluid += c;
+  if (s.fluid == 0) {
+    throw on_all_ranks(InputError("sample.pore_labels", "the pore labels select no fluid cell of the sample"));
+  }
+  return s;
+}
+
+}  // namespace
+
+struct PoreWidths::State {
+  PoreMask mask;
+  std::vector<std::uint64_t> plane_fluid;
+  std::int64_t sample_begin = 0, sample_end = 0;
+  int flow_axis = 0;
+  mutable std::once_flag started;
+  mutable std::shared_future<std::vector<std::uint8_t>> classes;
+  mutable double seconds = 0;
+};
+
+void PoreWidths::prepare(PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+                         std::int64_t sample_end, int flow_axis) {
+  state_ = std::make_shared<State>();
+  state_->mask = std::move(mask);
+  state_->plane_fluid = std::move(plane_fluid);
+  state_->sample_begin = sample_begin;
+  state_->sample_end = sample_end;
+  state_->flow_axis = flow_axis;
+}
+
+void PoreWidths::start() const {
+  if (!state_) return;
+  std::call_once(state_->started, [s = state_.get()] {
+    s->classes = std::async(std::launch::async, [s] {
+                   const auto start = Clock::now();
+                   std::vector<std::uint8_t> c =
+                       fluid_width_classes(s->mask, s->plane_fluid, s->sample_begin, s->sample_end, s->flow_axis);
+                   s->mask = PoreMask{};  // done with it
+                   s->seconds = seconds_since(start);
+                   return c;
+                 }).share();
+  });
+}
+
+const std::vector<std::uint8_t>& PoreWidths::get() const {
+  static const std::vector<std::uint8_t> none;
+  if (!state_) return none;
+  start();
+  return state_->classes.get();
+}
+
+double PoreWidths::seconds() const {
+  if (!state_ || !state_->classes.valid()) return 0;
+  return state_->classes.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? state_->seconds : 0;
+}
+
+ReadVolume read_volume(const SampleSpec& spec, bool hash) {
+  ReadVolume v;
+  const auto start = Clock::now();
+  v.loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
+  v.read_seconds = seconds_since(start);
+  v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
+  v.input.name = spec.volume.path.filename().string();
+  if (v.input.name.empty()) v.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
+  if (spec.hash_input && hash) v.input.sha256 = io::hash_volume(spec.volume.path);
+  v.input.format = v.loaded.info.format;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
+    v.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+  }
+  return v;
+}
+
+Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow) {
+  return share(comm, [&](Sample& s) {
+    s.read_seconds = volume.read_seconds;
+    s.voxel_size_um = volume.loaded.voxel_size_um;
+    s.input = volume.input;
+    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
+  });
+}
+
+Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
+  return share(comm, [&](Sample& s) {
+    ReadVolume v = read_volume(spec, false);
+    s.read_seconds = v.read_seconds;
+    s.voxel_size_um = v.loaded.voxel_size_um;
+    s.input = std::move(v.input);
+    // the input's SHA-256 reads the file once more: on a thread of its own, beside the
+    // percolation and the pore analysis, which use the others
+    std::future<std::pair<std::string, double>> hash;
+    if (spec.hash_input) {
+      hash = std::async(std::launch::async, [path = spec.volume.path] {
+        const auto start = Clock::now();
+        std::string h = io::hash_volume(path);
+        return std::make_pair(std::move(h), seconds_since(start));
+      });
+    }
+    finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
+    if (hash.valid()) std::tie(s.input.sha256, s.hash_seconds) = hash.get();
+  });
+}
+
+Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
+                        bool percolation_filter, const std::string& name, SampleUse use) {
+  return share(comm, [&](Sample& s) {
+    if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
+    s.voxel_size_um = voxel_size_um;
+    s.input.name = name;
+    s.input.format = "memory";
+    s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
+    finish_on_root(s, std::move(mask), flow, percolation_filter, use);
+  });
+}
+
+}  // namespace rockperm::pipeline
+
+namespace rockperm::pipeline {
+
+FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
+  FlowSpec f = flow;
+  if (f.auto_tau) {
+    // BGK's k moves with tau (FlowSpec::validate): it keeps tau = 1
+    const double tau = f.collision == physics::CollisionModel::trt
+                           ? fastest_tau(sample.pores, static_cast<double>(sample.dims[f.flow_axis]))
+                           : 1.0;
+    f.tau = std::round(tau * 1000.0) / 1000.0;  // a number that reads well in reports
+  }
+  if (f.auto_force) {
+    const double nu = physics::viscosity(f.tau);
+    double g = FlowSpec::reference_force * nu / physics::viscosity(1.0);
+    const double k = sample.pores.kozeny_carman_k, phi = sample.pores.porosity;
+    if (k > 0 && phi > 0) {  // the estimated flow: q = k g / nu, Re = q sqrt(k) / nu, Ma = peak q / (phi c_s)
+      g = std::min(g, FlowSpec::target_reynolds * nu * nu / std::pow(k, 1.5));
+      g = std::min(g, FlowSpec::target_mach * std::sqrt(lattice::cs2) * nu * phi / (FlowSpec::peak_to_mean_speed * k));
+    }
+    f.force = g;
+  }
+  return f;
+}
+
+}  // namespace rockperm::pipeline

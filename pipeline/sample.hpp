@@ -1,0 +1,96 @@
+#pragma once
+// Stage 1 of a run: the sample. Rank 0 reads the volume (or takes a mask given in memory),
+// removes isolated pores, adds buffers or the mirror image, and keeps the mask; every rank
+// learns the numbers it needs to partition and report (the fluid count of each plane).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/geometry/percolation.hpp"
+#include "lib/geometry/pore_statistics.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "io/volume_source.hpp"
+#include "lib/parallel/comm.hpp"
+#include "pipeline/spec.hpp"
+
+namespace rockperm::pipeline {
+
+// Which input a result came from (for reports and, later, provenance).
+struct InputIdentity {
+  std::string name;              // file or directory name, or the name given to an in-memory mask
+  std::filesystem::path path;    // empty for an in-memory mask
+  std::string format;            // what the file turned out to be ("raw", "nrrd", ..., "memory")
+  std::uint64_t bytes = 0;       // size of the file (0: a directory or memory)
+  std::string sha256;            // of the volume's bytes (io::hash_volume); of the mask in memory
+};
+
+// The pore width class (lib/geometry/distance_transform.hpp) of every fluid cell of the
+// simulated volume in raster order (the lattice's cell order), no_width_class outside the sample
+// (buffers, mirror image): for the trust report, at the end of a run. Computed from a copy of
+// the mask on a thread of its own once start() is called, so that on a GPU run it overlaps the
+// solve instead of delaying the first step; get() starts it if needed and waits. Copies share
+// the one computation. Empty (get() gives no classes) where prepare() was not called.
+class PoreWidths {
+ public:
+  void prepare(PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+               std::int64_t sample_end, int flow_axis);
+  void start() const;
+  const std::vector<std::uint8_t>& get() const;
+  double seconds() const;  // of the computation, once get() returned; 0 before
+  bool prepared() const { return state_ != nullptr; }
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+struct Sample {
+  InputIdentity input;
+  Dims dims;                                      // simulated: after the crop, with buffers or mirror image
+  Dims sample_dims;                               // the sample itself (after the crop)
+  std::int64_t sample_begin = 0, sample_end = 0;  // the sample's planes along the flow axis
+  double voxel_size_um = 0;
+  std::vector<std::uint64_t> plane_fluid;         // fluid cells of every z plane of `dims`
+  std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
+  PercolationReport percolation;                  // pore before and after the filter (sample only)
+  PoreStatistics pores;                           // of the connected pore space of the sample
+  PoreWidths widths;  // rank 0, runs (not a benchmark's sample: SampleUse)
+  // rank 0's stage times: the read; the percolation filter; the pore statistics, buffers and
+  // plane counts; the input's SHA-256 (beside them, on a thread). The width classes: PoreWidths.
+  double read_seconds = 0, percolation_seconds = 0, pore_seconds = 0, hash_seconds = 0;
+  PoreMask mask;                                  // rank 0 only; taken by decompose()
+};
+
+// Reads spec.volume on rank 0. An input error on rank 0 is thrown on every rank.
+Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
+
+// A volume read once for several samples of it (the three flow axes of a tensor): the mask,
+// and the input's identity and hash. Rank 0 only; throws InputError.
+struct ReadVolume {
+  io::LoadedMask loaded;
+  InputIdentity input;
+  double read_seconds = 0;
+};
+// With `hash` false, input.sha256 is left empty (read_sample hashes beside the next stages).
+ReadVolume read_volume(const SampleSpec& spec, bool hash = true);
+// read_sample from a volume already read (`volume` on rank 0; ignored elsewhere).
+Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
+
+// What a sample is made for. A run checks the physics (the PhysicsErrors of a problem with no
+// valid k: no path from inlet to outlet, nothing resisting the flow) and classes the pores by
+// width for its report (four distance transforms of the volume). A benchmark times the kernels
+// on any geometry, a fully open periodic box included, and needs neither.
+enum class SampleUse { run, benchmark };
+
+// The same stage for a mask already in memory (on rank 0; other ranks pass an empty one):
+// synthetic media, tests, benchmarks.
+Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
+                        bool percolation_filter = true, const std::string& name = "memory",
+                        SampleUse use = SampleUse::run);
+
+// The flow as run on `sample`: tau and force chosen where the spec asks for them (auto_tau,
+// auto_force), the rest as given.
+FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample);
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,412 @@
+#include "pipeline/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "lib/base/error.hpp"
+#include "lib/solve/time_scales.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+std::vector<Warning> warnings_for(const SampleResult& r) {
+  std::vector<Warning> w;
+  const auto text = [](auto&&... parts) {
+    std::ostringstream o;
+    (o << ... << parts);
+    return o.str();
+  };
+  if (!r.converged()) {
+    const std::string distance =
+        std::isfinite(r.error_estimate) ? text("k may still change by ", r.error_estimate, " (relative")
+                                        : text("k is still changing at a rate that does not fall (", r.relative_change,
+                                               " per 100 steps");
+    w.push_back({"not_converged",
+                 text("not converged after ", r.steps, " steps: ", distance, ", tolerance ", r.tolerance,
+                      "), and the flux through the planes across the flow differs by ", r.flux_nonuniformity,
+                      " (tolerance ", r.flux_tolerance, "); raise the step limit"),
+                 r.error_estimate, "execution.max_steps"});
+  }
+  if (r.k.reynolds > reynolds_limit) {
+    w.push_back({"reynolds",
+                 text("Reynolds number ", r.k.reynolds, " > ", reynolds_limit,
+                      ": inertia biases k, which is no Darcy permeability; lower the body force"),
+                 r.k.reynolds, "flow.force"});
+  }
+  if (r.k.mach > mach_limit) {
+    w.push_back({"mach",
+                 text("Mach number ", r.k.mach, " > ", mach_limit,
+                      ": compressibility biases k; lower the body force"),
+                 r.k.mach, "flow.force"});
+  }
+  // k from the interior against k from the end planes: far apart when the pressure falls
+  // unevenly along the sample (its tight throats lie near the faces, or it is a few pores long)
+  const double faces = r.drive.acceleration / r.drive.end_planes - 1.0;
+  if (std::abs(faces) > 0.1) {
+    std::ostringstream o;
+    o << "k read across the whole sample would be " << std::showpos << 100.0 * faces << std::noshowpos
+      << " % off the interior value: the pressure falls unevenly along the sample, so k is that of its "
+         "interior; a longer sample gives a more representative k";
+    w.push_back({"uneven_pressure", o.str(), faces, "flow.inlet_outlet"});
+  }
+  return w;
+}
+
+}  // namespace
+
+physics::CollisionParams Simulation::collision_params() const {
+  physics::CollisionParams p =
+      physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+  // the global index of local cell 0: the fp16 rounding of a cell is then the same on any
+  // number of ranks (lib/physics/collision.hpp)
+  std::uint64_t first_global = 0;
+  for (int r = 0; r < comm_.rank() && r < static_cast<int>(lattice_.slabs.size()); ++r) first_global += lattice_.slabs[r].fluid;
+  p.cell_offset = static_cast<std::uint32_t>(first_global - lattice_.lattice.owned_begin());
+  return p;
+}
+
+Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
+                       const ExecutionSpec& execution, const ExecutionPlan& plan)
+    : comm_(comm), lattice_(std::move(lattice)), flow_(resolve_flow(flow, sample)), execution_(execution), plan_(plan) {
+  const auto start = std::chrono::steady_clock::now();
+  // 16-bit populations round stochastically: at steady state the flux through the planes
+  // fluctuates by up to 1.2e-4 and k by 7e-6 on the 64^3 sample (lib/physics/storage.hpp), and
+  // on tight rock k by 5e-5 from check to check (docs/ACCURACY.md): the flux is read over 64
+  // steps and k as the mean of the run's last eighth, with its standard error in the error
+  if (plan.storage == Storage::float16) {
+    execution_.monitor.flux_floor = 2e-4;
+    execution_.monitor.k_noise = 3e-5;
+    execution_.monitor.measure_lag = 64;
+    execution_.monitor.average_noise = true;
+  }
+  // the first interval of the pressure extrapolation: a third of the estimated pressure time, so
+  // that the slow mode shrinks by about a half over it (the ratio then reads well)
+  if (execution_.extrapolation.first_interval <= 0) {
+    const double length = static_cast<double>(sample.dims[flow_.flow_axis]);
+    const TimeScales t = time_scales(sample.pores, length, physics::viscosity(flow_.tau));
+    execution_.extrapolation.first_interval =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(t.pressure / 3.0), ExtrapolationSettings::min_interval, 20000);
+  }
+  sample_.input = sample.input;
+  sample_.dims = sample.dims;
+  sample_.sample_dims = sample.sample_dims;
+  sample_.sample_begin = sample.sample_begin;
+  sample_.sample_end = sample.sample_end;
+  sample_.voxel_size_um = sample.voxel_size_um;
+  sample_.plane_fluid = sample.plane_fluid;
+  sample_.fluid = sample.fluid;
+  sample_.percolation = sample.percolation;
+  sample_.pores = sample.pores;
+  sample_.widths = sample.widths;  // shared: computed once, beside the solve on a GPU
+  sample_.read_seconds = sample.read_seconds;
+  sample_.percolation_seconds = sample.percolation_seconds;
+  sample_.pore_seconds = sample.pore_seconds;
+  sample_.hash_seconds = sample.hash_seconds;
+
+  params_ = collision_params();
+  problem_.flow_axis = flow_.flow_axis;
+  problem_.tau = flow_.tau;
+  problem_.acceleration = flow_.force;
+  problem_.region_voxels = sample.dims.voxels();
+  problem_.region_fluid = sample.fluid;
+  problem_.voxel_size_um = sample.voxel_size_um;
+  drive_ = SampleDrive{PressureDrop{}, flow_.force, flow_.force};
+
+  const auto backend_start = std::chrono::steady_clock::now();
+  collectively(comm_, [&] {
+    backend_ = make_backend(plan_, lattice_.lattice, params_);
+    if (lattice_.domain) {
+      stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, plan_.device_halo);
+    } else {
+      stepper_.emplace(*backend_, plan_.propagation);
+    }
+  });
+  if (lattice_.domain && !connect_halos(plan_, execution_.halo_transport, comm_, *stepper_)) {
+    stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, false);  // staged
+  }
+  backend_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - backend_start).count();
+  const int axis = flow_.flow_axis;
+  const double planes = static_cast<double>(sample.dims[axis]);
+  planes_.emplace(*backend_, lattice_.lattice, comm_, axis, sample.dims[axis], lattice_.first_local_z,
+                  static_cast<double>(sample.dims.voxels()) / planes);
+
+  RunControls controls;
+  controls.max_steps = execution.max_steps;
+  controls.check_interval = execution.check_interval;
+  controls.propagation = plan_.propagation;
+  controls.monitor = execution_.monitor;
+  controls.extrapolation = execution_.extrapolation;
+  loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls,
+                [this] { before_ = planes_->read(); });
+  // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
+  setup_seconds_ = sample.read_seconds + std::max(sample.percolation_seconds + sample.pore_seconds, sample.hash_seconds) +
+                   lattice_.seconds +
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Simulation::~Simulation() = default;
+
+Measurement Simulation::measure(const FlowSums& sums) {
+  const PressureProfile profile = planes_->read();
+  Measurement m;
+  m.flux_nonuniformity = flux_spread(before_, profile, loop_->lag());
+  if (flow_.inlet_outlet == InletOutlet::periodic) {
+    m.k = permeability(sums, problem_);
+    return m;
+  }
+  // the buffers resist less than the sample (and the mirror junctions conduct unlike the
+  // bulk), so a pressure gradient builds up inside the sample and adds to the body force:
+  // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient and the mean flux of the
+  // same interior planes
+  try {
+    drive_ = sample_drive(profile, flow_.force, sample_.sample_begin, sample_.sample_end);
+  } catch (const InputError& e) {  // the reduced profile is the same on every rank
+    throw on_all_ranks(InputError(e.field(), e.detail()));
+  }
+  FlowProblem corrected = problem_;
+  corrected.acceleration = drive_.acceleration;
+  m.k = drive_.drop.margin > 0 ? permeability(sums, corrected, drive_.interior_velocity)
+                               : permeability(sums, corrected);
+  return m;
+}
+
+void Simulation::advance() {
+  // the host is free while a GPU computes: the width classes of the trust report are worked out
+  // then (on the CPU backend the threads are the solver's: at the end, in add_trust)
+  if (plan_.cuda && comm_.root()) sample_.widths.start();
+  loop_->next_check();
+  adjust_drive();
+  macroscopic_.reset();
+}
+
+void Simulation::run(const ProgressFn& progress) {
+  while (!loop_->finished()) {
+    advance();
+    if (progress) progress(loop_->progress());
+  }
+}
+
+void Simulation::adjust_drive() {
+  constexpr int max_adjustments = 3;
+  if (!flow_.auto_force || drive_adjustments_ >= max_adjustments || loop_->finished()) return;
+  const Permeability& k = loop_->result().k;
+  const double over = std::max(k.mach / FlowSpec::target_mach, k.reynolds / FlowSpec::target_reynolds);
+  if (!(over > 2.0)) return;
+  // the same on every rank: Re and Ma come from the reduced sums
+  const double factor = 1.0 / over;
+  flow_.force *= factor;
+  problem_.acceleration = flow_.force;
+  params_ = collision_params();
+  drive_.acceleration *= factor;
+  drive_.end_planes *= factor;
+  backend_->rescale(static_cast<float>(factor), params_);
+  ++drive_adjustments_;
+}
+
+Simulation::State Simulation::save() const {
+  State s;
+  std::vector<std::byte> f;
+  backend_->download_raw(f);
+  const SparseLattice& lat = lattice_.lattice;
+  const std::uint64_t stride = lat.stride();
+  const std::size_t b = storage_bytes(backend_->storage());
+  s.owned.resize(static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q * b);
+  std::size_t k = 0;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
+    for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(s.owned.data() + k, f.data() + (i * stride + c) * b, b);
+  }
+  s.loop = loop_->state();
+  if (loop_->holds_densities()) backend_->held_densities(s.held);
+  s.drive = drive_;
+  s.force = flow_.force;
+  s.drive_adjustments = drive_adjustments_;
+  return s;
+}
+
+void Simulation::restore(const State& s) {
+  macroscopic_.reset();
+  const SparseLattice& lat = lattice_.lattice;
+  const std::uint64_t stride = lat.stride();
+  const std::size_t b = storage_bytes(backend_->storage());
+  if (s.owned.size() != static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q * b) {
+    throw Error("internal: a restored state of the wrong size");
+  }
+  // ghost cells and padding start at zero (in both storages, zero bits are 0.0): at a check the
+  // populations are in natural order, and the next step's exchange fills every ghost slot that
+  // is read before it is written
+  std::vector<std::byte> f(lattice::q * stride * b, std::byte{0});
+  std::size_t k = 0;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
+    for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(f.data() + (i * stride + c) * b, s.owned.data() + k, b);
+  }
+  backend_->upload_raw(f);
+  backend_->restore_held_densities(s.held);
+  loop_->restore(s.loop);
+  drive_ = s.drive;
+  drive_adjustments_ = s.drive_adjustments;
+  if (s.force > 0 && s.force != flow_.force) {  // an adjusted drive: the populations are already its
+    flow_.force = s.force;
+    problem_.acceleration = flow_.force;
+    params_ = collision_params();
+    backend_->rescale(1.0f, params_);
+  }
+}
+
+std::string Simulation::backend_description() const { return backend_->description(); }
+
+Storage Simulation::storage() const { return backend_->storage(); }
+
+double Simulation::halo_bytes_per_step() const { return static_cast<double>(stepper_->halo_bytes_per_step()); }
+
+const Macroscopic& Simulation::owned_macroscopic() const {
+  if (!macroscopic_) {
+    Macroscopic m;
+    backend_->macroscopic(backend_->owned(), m);
+    macroscopic_ = std::move(m);
+  }
+  return *macroscopic_;
+}
+
+SampleResult Simulation::result() const {
+  const SolverResult& s = loop_->result();
+  SampleResult r;
+  r.input = sample_.input;
+  r.status = s.converged ? RunStatus::converged : RunStatus::not_converged;
+  r.k = s.k;
+  r.percolation = sample_.percolation;
+  r.pores = sample_.pores;
+  r.steps = s.steps;
+  r.relative_change = s.relative_change;
+  r.error_estimate = s.error_estimate;
+  r.flux_nonuniformity = s.flux_nonuniformity;
+  r.drive_adjustments = drive_adjustments_;
+  r.mass_drift = s.mass_drift;
+  r.drive = drive_;
+  for (int a = 0; a < 3; ++a) r.mean_velocity[a] = s.sums.velocity[a] / static_cast<double>(sample_.dims.voxels());
+  const double md_per_lattice = s.k.k_lattice != 0 ? s.k.k_md / s.k.k_lattice : 0.0;
+  for (const auto& [step, k] : loop_->history().points()) {
+    r.history_md.emplace_back(loop_->history_origin() + step, k * md_per_lattice);
+  }
+  r.extrapolations = s.jumps;
+  r.dims = sample_.dims;
+  r.sample_dims = sample_.sample_dims;
+  r.voxel_size_um = sample_.voxel_size_um;
+  r.fluid_cells = sample_.fluid;
+  r.flow = flow_;
+  r.tolerance = execution_.monitor.tolerance;
+  r.flux_tolerance = execution_.monitor.flux_limit();
+  r.timings = Timings{sample_.read_seconds, sample_.percolation_seconds, sample_.pore_seconds, sample_.hash_seconds,
+                      setup_seconds_,          lattice_.seconds,           backend_seconds_,    s.seconds};
+  r.performance.backend =
+      backend_->description() + (comm_.size() > 1 ? " x " + std::to_string(comm_.size()) + " ranks" : "");
+  r.performance.propagation = plan_.propagation;
+  r.performance.ranks = comm_.size();
+  r.performance.mflups = s.mflups;
+  r.performance.bytes_per_cell = backend_->bytes_per_cell();
+  r.performance.mpi_seconds = comm_.max(stepper_->mpi_seconds());
+  r.performance.halo_bytes_per_step = static_cast<double>(stepper_->halo_bytes_per_step());
+  if (s.steps > 0) add_trust(r);
+  r.timings.pore_analysis = sample_.pore_seconds + sample_.widths.seconds();  // the widths: beside the solve on a GPU
+  r.warnings = warnings_for(r);
+  if (r.status == RunStatus::converged && (r.k.reynolds > reynolds_limit || r.k.mach > mach_limit)) {
+    r.status = RunStatus::invalid_physics;
+    r.message = "k converged outside the validity limits (Re " + std::to_string(r.k.reynolds) + ", Ma " +
+                std::to_string(r.k.mach) + "; both must stay below 0.1): lower the body force";
+  } else if (r.status == RunStatus::not_converged) {
+    r.message = r.warnings.front().message;
+  }
+  return r;
+}
+
+void Simulation::add_trust(SampleResult& r) const {
+  // k of the two halves of the interior, from the same plane profile as k
+  const PressureProfile profile = planes_->read();
+  const std::int64_t length = sample_.sample_end - sample_.sample_begin;
+  const std::int64_t margin = flow_.inlet_outlet == InletOutlet::periodic ? 0 : std::max<std::int64_t>(1, length / 8);
+  const std::int64_t first = sample_.sample_begin + margin, last = sample_.sample_end - margin;
+  if (last - first >= 16) {
+    const std::int64_t mid = (first + last) / 2, window = std::max<std::int64_t>(1, length / 16);
+    const double md_per_lattice = r.k.k_lattice != 0 ? r.k.k_md / r.k.k_lattice : 0.0;
+    const std::int64_t parts[2][2] = {{first, mid}, {mid, last}};
+    for (int h = 0; h < 2; ++h) {
+      const SampleDrive d = part_drive(profile, flow_.force, parts[h][0], parts[h][1], window);
+      r.k_halves_md[h] = physics::viscosity(flow_.tau) * d.interior_velocity / d.acceleration * md_per_lattice;
+    }
+  }
+  // the width of the pores where the flux goes: every rank's velocities along the flow meet the
+  // width classes on rank 0, in cell order (ranks own consecutive cells)
+  const Macroscopic& m = owned_macroscopic();
+  const std::vector<float>& u = flow_.flow_axis == 0 ? m.ux : (flow_.flow_axis == 1 ? m.uy : m.uz);
+  std::vector<float> gathered;  // on several ranks: every rank's, on rank 0
+  const std::vector<float>* velocity = &u;
+  if (comm_.size() > 1) {
+    std::vector<std::uint8_t> bytes(u.size() * sizeof(float));
+    std::memcpy(bytes.data(), u.data(), bytes.size());
+    const std::vector<std::uint8_t> all = comm_.gather_bytes(bytes);
+    gathered.resize(all.size() / sizeof(float));
+    std::memcpy(gathered.data(), all.data(), gathered.size() * sizeof(float));
+    velocity = &gathered;
+  }
+  std::vector<double> numbers(width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
+  // empty off rank 0; a failure of the analysis (memory, on a thread beside the solve) costs the
+  // report its pore widths, not the run its k
+  static const std::vector<std::uint8_t> none;
+  const std::vector<std::uint8_t>* classes = &none;
+  if (comm_.root()) {
+    try {
+      classes = &sample_.widths.get();
+    } catch (const std::exception& e) {
+      r.warnings.push_back({"pore_widths", std::string("the pore widths could not be worked out (") + e.what() +
+                                               "); the report gives no share of the flow by pore width", 0.0, ""});
+    }
+  }
+  const std::vector<std::uint8_t>& width_class = *classes;
+  if (comm_.root() && velocity->size() == width_class.size()) {
+    // in blocks of a fixed size, summed in order: the same numbers on any number of threads
+    constexpr std::size_t block = 1 << 16;
+    const std::size_t n = velocity->size(), blocks = (n + block - 1) / block;
+    std::vector<std::array<double, width_classes + 2>> part(blocks);  // counts, all flux, narrow flux
+#pragma omp parallel for schedule(static)
+    for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+      std::array<double, width_classes + 2> sums{};
+      for (std::size_t c = static_cast<std::size_t>(b) * block; c < std::min(n, (static_cast<std::size_t>(b) + 1) * block); ++c) {
+        const std::uint8_t w = width_class[c];
+        if (w == no_width_class) continue;
+        const double v = (*velocity)[c];
+        sums[w] += 1;
+        sums[width_classes] += v;
+        if (w == 0) sums[width_classes + 1] += v;
+      }
+      part[static_cast<std::size_t>(b)] = sums;
+    }
+    std::array<double, width_classes + 2> total{};
+    for (const auto& p : part) {
+      for (std::size_t i = 0; i < total.size(); ++i) total[i] += p[i];
+    }
+    double cells = 0;
+    for (int w = 0; w < width_classes; ++w) cells += total[w];
+    for (int w = 0; w < width_classes; ++w) numbers[w] = cells > 0 ? total[w] / cells : 0.0;
+    numbers[width_classes] = total[width_classes] != 0 ? total[width_classes + 1] / total[width_classes] : 0.0;
+  }
+  numbers = comm_.sum(numbers);  // rank 0's numbers on every rank
+  for (int w = 0; w < width_classes; ++w) r.width_fraction[w] = numbers[w];
+  r.narrow_flow_fraction = numbers[width_classes];
+}
+
+SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress) {
+  spec.validate();
+  Sample sample = read_sample(comm, spec.sample, spec.flow);
+  const ExecutionPlan plan = plan_execution(comm, spec.execution, sample.plane_fluid);
+  const FlowSpec flow = resolve_flow(spec.flow, sample);
+  RankLattice lattice = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
+                                  OneRank::whole, lattice_tables(plan));
+  Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
+  simulation.run(progress);
+  return simulation.result();
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,110 @@
+#pragma once
+// Stage 4: the simulation of one rank's part of a sample. It owns the backend, the stepper and
+// the convergence state; k at every check is the reported k (with buffers or mirror image it
+// is divided by the drive inside the sample, lib/solve/pressure_planes.hpp), so what
+// converged is what is reported.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lib/backend/backend.hpp"
+#include "lib/parallel/comm.hpp"
+#include "pipeline/decomposition.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/sample.hpp"
+#include "pipeline/spec.hpp"
+#include "lib/solve/pressure_planes.hpp"
+#include "lib/solve/solver.hpp"
+#include "lib/solve/stepper.hpp"
+
+namespace rockperm::pipeline {
+
+class Simulation {
+ public:
+  // Collective. `sample` gives the numbers (its mask is already taken by decompose()).
+  Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
+             const ExecutionSpec& execution, const ExecutionPlan& plan);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Advances to the next convergence check and makes it (collective).
+  void advance();
+  bool converged() const { return loop_->result().converged; }
+  bool finished() const { return loop_->finished(); }
+  Progress progress() const { return loop_->progress(); }
+  // Advances until converged or at the step limit; `progress` is called after every check.
+  void run(const ProgressFn& progress = {});
+
+  // The result as of the last check (collective: the slowest rank's exchange time).
+  SampleResult result() const;
+  std::string backend_description() const;  // this rank's backend
+  Storage storage() const;                   // of the populations (lib/physics/storage.hpp)
+  double setup_seconds() const { return setup_seconds_; }
+  double lattice_seconds() const { return lattice_.seconds; }  // of the setup: decomposition and lattice
+  double backend_seconds() const { return backend_seconds_; }  // of the setup: the backend's start
+  double halo_bytes_per_step() const;       // this rank
+
+  // The state between checks (pipeline/checkpoint.hpp writes it): this rank's owned
+  // populations, cell by cell in cell order (19 slots each, natural order), the loop's state and
+  // the drive of the last check. restore() takes the same from a run of the same sample and
+  // physics on any number of ranks and either backend.
+  struct State {
+    std::vector<std::byte> owned;  // owned cells x 19 slots, as stored (storage())
+    SteadyStateLoop::State loop;
+    SampleDrive drive;
+    double force = 0;                  // the body force at that step (auto force: adjusted)
+    std::int32_t drive_adjustments = 0;
+    // the pressure extrapolation's held densities of the owned cells, interleaved (held, change)
+    // per cell; empty while it holds none
+    std::vector<float> held;
+  };
+  State save() const;
+  void restore(const State& state);
+
+  // Density deviation and flux of every plane across the flow (collective).
+  PressureProfile plane_profile() const { return planes_->read(); }
+  // Density deviation and velocity of this rank's owned cells, computed on the backend once per
+  // state (the trust analysis, the pictures and the fields of the end state share one copy).
+  const Macroscopic& owned_macroscopic() const;
+  const RankLattice& rank_lattice() const { return lattice_; }
+  const Sample& sample() const { return sample_; }
+  // The plan as it runs (the halo transport falls back to staged where CUDA IPC is unavailable).
+  const ExecutionPlan& plan() const { return plan_; }
+  const physics::CollisionParams& params() const { return params_; }
+  // The drive of the last check: the acceleration inside the sample that k divides by (g
+  // without buffers or mirror; with them, g less the pressure gradient the ends build up).
+  const SampleDrive& drive() const { return drive_; }
+
+ private:
+  physics::CollisionParams collision_params() const;  // of flow_, with this rank's cell offset
+  Measurement measure(const FlowSums& sums);
+  void add_trust(SampleResult& r) const;  // collective
+  void adjust_drive();                    // auto force: lower it where Re or Ma is above target
+
+  Comm comm_;
+  Sample sample_;  // without the mask (the width classes on rank 0)
+  RankLattice lattice_;
+  FlowSpec flow_;
+  ExecutionSpec execution_;
+  ExecutionPlan plan_;
+  physics::CollisionParams params_;
+  FlowProblem problem_;
+  std::unique_ptr<Backend> backend_;
+  std::optional<Stepper> stepper_;
+  std::optional<PlaneReader> planes_;
+  PressureProfile before_;  // MonitorSettings::measure_lag steps before the check
+  std::optional<SteadyStateLoop> loop_;
+  SampleDrive drive_;
+  int drive_adjustments_ = 0;
+  double setup_seconds_ = 0;
+  double backend_seconds_ = 0;  // of the setup: the backend's start (device memory, upload)
+  mutable std::optional<Macroscopic> macroscopic_;  // of the current state; reset when it changes
+};
+
+// Stages 1-4 for a spec: read, decompose, plan, simulate to the end. Collective; throws on
+// every rank alike. The front ends call the stages themselves when they print between them.
+SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress = {});
+
+}  // namespace rockperm::pipeline

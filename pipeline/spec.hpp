@@ -1,0 +1,125 @@
+#pragma once
+// What one sample's run is asked to do, as typed values: the library's whole input. Front ends
+// fill it (rockperm run from INI keys and flags, a campaign from its table, a test directly)
+// and validate() checks it before any work; an InputError names the rejected member by its
+// path here ("flow.tau", "output.fields.crop"), which a front end maps to its own option names.
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "io/volume_source.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/parallel/halo_transport.hpp"
+#include "lib/physics/collision.hpp"
+#include "lib/solve/extrapolation.hpp"
+#include "lib/solve/monitor.hpp"
+
+namespace rockperm::pipeline {
+
+enum class BackendChoice { auto_select, cpu, cuda };
+enum class PropagationChoice { auto_select, two_pass, fused };
+// fp32; fp16 (half the population bytes, lib/physics/storage.hpp); auto: fp32, or fp16 on GPUs
+// that fp32 does not fit
+enum class StorageChoice { auto_select, fp32, fp16 };
+const char* to_string(StorageChoice s);
+const char* to_string(BackendChoice b);
+const char* to_string(PropagationChoice p);
+
+// Reading: the volume, which labels are pore, and whether isolated pores are removed.
+struct SampleSpec {
+  io::VolumeSpec volume;
+  LabelSelection pore_labels = LabelSelection::parse("0");
+  bool percolation_filter = true;
+  bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
+  void validate() const;  // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um
+};
+
+// The flow problem in lattice units and its boundaries.
+struct FlowSpec {
+  physics::CollisionModel collision = physics::CollisionModel::trt;
+  double tau = 1.0;
+  // tau chosen for the sample by resolve_flow (pipeline/sample.hpp): the fastest to steady
+  // flow by the time scales of lib/solve/time_scales.hpp (TRT only; k does not depend on tau)
+  bool auto_tau = false;
+  double magic = 3.0 / 16.0;
+  double force = 1e-5;  // body acceleration along the flow axis, voxel/step^2
+  // force chosen by resolve_flow: reference_force scaled with the viscosity, so that the flow
+  // is as fast as with tau = 1 and the reference force whatever tau is, and lowered where the
+  // Kozeny-Carman estimate of the flow puts Re or Ma above their targets; during the run the
+  // Simulation lowers it again (scaling the state, exact in creeping flow) where the measured Re
+  // or Ma is more than twice its target
+  bool auto_force = false;
+  static constexpr double reference_force = 1e-5;
+  static constexpr double target_reynolds = 0.01;  // a tenth of the validity limit
+  static constexpr double target_mach = 0.01;
+  static constexpr double peak_to_mean_speed = 10;  // fastest pore velocity / mean, for the estimate
+  int flow_axis = 0;
+  // Per axis; the flow axis's entry is ignored (always periodic). false: sealed walls.
+  Periodicity lateral_periodic{false, false, false};
+  void set_lateral_periodic(bool periodic) { lateral_periodic = {periodic, periodic, periodic}; }
+  bool any_lateral_periodic() const;
+  InletOutlet inlet_outlet = InletOutlet::buffer;
+  int buffer_layers = 10;
+  static constexpr int max_buffer_layers = 4096;
+  EdgeContacts edge_contacts = EdgeContacts::open;
+
+  // Periodic along the flow (driven by a body force); laterally as asked.
+  Periodicity periodicity() const;
+  void validate() const;
+};
+
+// Where and how it runs, and when it stops.
+struct ExecutionSpec {
+  BackendChoice backend = BackendChoice::auto_select;
+  PropagationChoice propagation = PropagationChoice::auto_select;
+  StorageChoice storage = StorageChoice::auto_select;
+  bool cuda_aware_mpi = true;  // hand MPI device buffers when the library reports CUDA support
+  HaloTransportChoice halo_transport = HaloTransportChoice::auto_select;  // lib/parallel/halo_transport.hpp
+  std::vector<int> devices;    // device index for each rank of a host, in order (empty: by host name)
+  std::int64_t max_steps = 200000;
+  std::int64_t check_interval = 100;  // rounded up to even for the fused form
+  MonitorSettings monitor;
+  // the pressure extrapolation (lib/solve/extrapolation.hpp): fewer steps on tight rock
+  ExtrapolationSettings extrapolation;
+  // checkpoints (pipeline/driver.hpp): every so many steps and/or wall minutes (0: not by
+  // that), and at the end; a stop by signal or wall-time limit always writes one
+  std::int64_t checkpoint_interval = 0;
+  double checkpoint_minutes = 30;
+  bool checkpoint_at_end = false;
+  double walltime_minutes = 0;  // stop cleanly (checkpoint, report) before this much wall time
+  void validate() const;
+};
+
+// The flow fields for ParaView, scaled to a stated physical case (io/field_writer.hpp).
+struct FieldSpec {
+  bool enabled = true;
+  io::Crop crop;  // of the simulated volume; sizes 0: to the end
+  int stride = 1;
+  double viscosity_pa_s = 1.0e-3;
+  double pressure_gradient_pa_per_m = 1.0e5;
+};
+
+struct OutputSpec {
+  std::filesystem::path dir;  // the run directory
+  FieldSpec fields;
+  double progress_seconds = 1.0;  // a progress line at most this often (0: at every check)
+  // Checks what can be checked before the sample is read: a directory is named, stride and
+  // physical case are positive (the directory itself is taken by pipeline::RunDirectory, which
+  // creates it, checks it is writable and locks it).
+  void validate() const;
+};
+
+struct RunSpec {
+  SampleSpec sample;
+  FlowSpec flow;
+  // The permeability tensor: one run along each axis (flow.flow_axis ignored), from one read of
+  // the volume, in <output.dir>/x, y and z, and the tensor from their mean velocities.
+  bool all_axes = false;
+  ExecutionSpec execution;
+  OutputSpec output;
+  void validate() const;  // everything above
+};
+
+}  // namespace rockperm::pipeline
