@@ -11,15 +11,15 @@
 
 namespace rockperm::app {
 
-void print_sample(const RunOptions& options, const pipeline::Sample& s, const pipeline::FlowSpec& flow,
+void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, const pipeline::FlowSpec& flow,
                   const pipeline::ExecutionPlan& plan, int ranks) {
-  std::printf("sample      %s (%s)\n", options.spec.sample.volume.path.string().c_str(), s.input.format.c_str());
+  std::printf("sample      %s (%s)\n", spec.sample.volume.path.string().c_str(), s.input.format.c_str());
   std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", s.dims.str().c_str(),
               s.voxel_size_um, "xyz"[flow.flow_axis], flow.any_lateral_periodic() ? "periodic" : "sealed");
   const PercolationReport& perc = s.percolation;
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
-              options.spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
+              spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
   std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s; SHA-256 %.2f s beside them; "
               "pore widths %s\n",
               s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds,

@@ -14,7 +14,7 @@
 namespace rockperm::app {
 
 // `flow`: as run (pipeline::resolve_flow of the options' flow for this sample).
-void print_sample(const RunOptions& options, const pipeline::Sample& sample, const pipeline::FlowSpec& flow,
+void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& sample, const pipeline::FlowSpec& flow,
                   const pipeline::ExecutionPlan& plan, int ranks);
 // `ready_seconds`: from the start of the run to the first step (every stage before the loop).
 void print_backend(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks,

@@ -1,7 +1,6 @@
 #pragma once
-// One sample's run in its run directory, as `rockperm run` and every sample of a campaign make
-// it: the directory taken (locked, checked), config.ini first, the pipeline's stages, and a
-// report for every outcome (README, "Statuses and exit codes").
+// The command line's side of a run: its options turned into the library's request
+// (pipeline/run.hpp, the run itself), its console, and the tensor of three runs.
 #include <functional>
 #include <optional>
 #include <string>
@@ -9,23 +8,16 @@
 #include "app/options.hpp"
 #include "lib/parallel/comm.hpp"
 #include "pipeline/result.hpp"
-#include "pipeline/decomposition.hpp"
-#include "pipeline/sample.hpp"
+#include "pipeline/run.hpp"
 #include "lib/solve/solver.hpp"
 
 namespace rockperm::app {
 
-// A sample read and, for a run on one rank, its lattice already built: a campaign prepares the
-// next samples on other threads while the current one runs (the read, the percolation and pore
-// analysis and the lattice build are host work).
-struct PreparedSample {
-  pipeline::Sample sample;
-  std::optional<pipeline::RankLattice> lattice;  // built for `propagation`; the sample's mask is taken
-  Propagation propagation = Propagation::two_pass;
-};
+// A sample read ahead, and its lattice (pipeline/run.hpp).
+using PreparedSample = pipeline::PreparedSample;
 
 // On this thread, for a run of `options` on one rank (a campaign's worker with its device slot):
-// reads the sample and builds its lattice as run_sample would. Throws what they throw.
+// pipeline::prepare_sample of its spec.
 PreparedSample prepare_sample(const RunOptions& options, int device_slot);
 
 struct SampleRunSettings {
@@ -45,8 +37,9 @@ struct SampleRunSettings {
   ProgressFn progress;
 };
 
-// Collective over `comm`. Returns the result (written to report.json); on an Error writes what
-// is known to report.json where every rank agreed on it, then rethrows.
+// Collective over `comm`: pipeline::run of `options` (or, with lbm.flow_axis = all, one run per
+// axis and the tensor). Returns the result (written to report.json); on an Error writes what is
+// known to report.json where every rank agreed on it, then rethrows.
 pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings);
 
 }  // namespace rockperm::app

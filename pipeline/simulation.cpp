@@ -397,16 +397,4 @@ void Simulation::add_trust(SampleResult& r) const {
   r.narrow_flow_fraction = numbers[width_classes];
 }
 
-SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress) {
-  spec.validate();
-  Sample sample = read_sample(comm, spec.sample, spec.flow);
-  const ExecutionPlan plan = plan_execution(comm, spec.execution, sample.plane_fluid);
-  const FlowSpec flow = resolve_flow(spec.flow, sample);
-  RankLattice lattice = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
-                                  OneRank::whole, lattice_tables(plan));
-  Simulation simulation(comm, sample, std::move(lattice), flow, spec.execution, plan);
-  simulation.run(progress);
-  return simulation.result();
-}
-
 }  // namespace rockperm::pipeline

@@ -103,8 +103,4 @@ class Simulation {
   mutable std::optional<Macroscopic> macroscopic_;  // of the current state; reset when it changes
 };
 
-// Stages 1-4 for a spec: read, decompose, plan, simulate to the end. Collective; throws on
-// every rank alike. The front ends call the stages themselves when they print between them.
-SampleResult run_sample(const Comm& comm, const RunSpec& spec, const ProgressFn& progress = {});
-
 }  // namespace rockperm::pipeline

@@ -1,0 +1,175 @@
+#include "pipeline/run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <utility>
+
+#include "io/atomic_file.hpp"
+#include "lib/base/build_info.hpp"
+#include "lib/base/system.hpp"
+#include "pipeline/checkpoint.hpp"
+#include "pipeline/driver.hpp"
+#include "pipeline/report.hpp"
+#include "pipeline/simulation.hpp"
+#include "rockperm/config.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+// The stages; `result` holds what is known so far when one of them throws.
+void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory& directory, SampleResult& result) {
+  RunObserver* observer = comm.root() ? request.observer : nullptr;
+  const auto started = std::chrono::steady_clock::now();
+  const RunSpec& spec = request.spec;
+  result.flow = spec.flow;
+  result.input.path = spec.sample.volume.path;
+  result.input.name = spec.sample.volume.path.filename().string();
+  PreparedSample prepared = request.read ? request.read() : PreparedSample{read_sample(comm, spec.sample, spec.flow), {}, {}};
+  Sample& sample = prepared.sample;
+  result.input = sample.input;
+  result.provenance.input_sha256 = sample.input.sha256;
+  result.percolation = sample.percolation;
+  result.dims = sample.dims;
+  result.sample_dims = sample.sample_dims;
+  result.voxel_size_um = sample.voxel_size_um;
+  const FlowSpec flow = resolve_flow(spec.flow, sample);  // tau and force, where auto
+  result.flow = flow;
+  const ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
+  const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
+  result.provenance.devices = comm.gather(plan.identity());
+  const FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
+  // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
+  const double checkpoint_bytes =
+      static_cast<double>(sample.fluid) * lattice::q * static_cast<double>(storage_bytes(plan.storage)) + 4096.0;
+  directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
+  if (observer) observer->sample_ready(spec, sample, flow, plan, comm.size());
+
+  if (prepared.lattice && (comm.size() != 1 || prepared.propagation != plan.propagation)) {
+    throw RuntimeFailure("internal: a lattice prepared for another propagation or rank count");  // sample's mask is gone
+  }
+  RankLattice lattice = prepared.lattice ? std::move(*prepared.lattice)
+                                         : decompose(comm, sample, flow.periodicity(), plan.propagation,
+                                                     flow.edge_contacts, OneRank::whole, lattice_tables(plan));
+  Simulation simulation(comm, sample, std::move(lattice), flow, execution, plan);
+  DriveSettings drive;
+  drive.checkpoint = spec.output.dir / checkpoint_name;
+  drive.identity = run_identity(sample.input.sha256, spec.sample, flow);
+  drive.checkpoint_interval = spec.execution.checkpoint_interval;
+  drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
+  drive.checkpoint_at_end = spec.execution.checkpoint_at_end;
+  drive.walltime_minutes = spec.execution.walltime_minutes;
+  drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
+  if (request.use == DirectoryUse::resume) read_checkpoint(comm, simulation, drive.checkpoint, drive.identity);
+  if (observer) {
+    observer->simulation_ready(simulation, plan, comm.size(),
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+
+  const DriveOutcome outcome = pipeline::drive(comm, simulation, drive, [&](const Progress& p) {
+    if (observer) observer->progress(p);
+    if (request.progress && comm.root()) request.progress(p);
+  });
+  const auto loop_end = std::chrono::steady_clock::now();
+  const Provenance provenance = result.provenance;
+  result = simulation.result();
+  result.provenance = provenance;
+  if (outcome.checkpoints > 0) result.checkpoint = drive.checkpoint;
+  result.performance.checkpoints = outcome.checkpoints;
+  result.performance.checkpoint_seconds = outcome.checkpoint_seconds;
+  if (outcome.interrupted) {
+    std::erase_if(result.warnings, [](const Warning& w) { return w.code == "not_converged"; });
+    result.status = RunStatus::interrupted;
+    result.message = "stopped at step " + std::to_string(result.steps) + " (" + outcome.reason +
+                     "); continue with: rockperm run --resume " + spec.output.dir.string();
+    return;  // no fields of a state that is not steady
+  }
+  if (!spec.execution.checkpoint_at_end && comm.root()) {
+    // the run ended by itself: an earlier checkpoint would only resume what is done
+    std::error_code ec;
+    std::filesystem::remove(drive.checkpoint, ec);
+    result.checkpoint.clear();
+  }
+  result.slices = mid_slices(comm, simulation, flow.flow_axis);
+  const FieldsWritten written = fields.write(comm, simulation);
+  result.timings.finish = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_end).count();
+  if (observer && fields.enabled()) observer->fields_written(written, spec.output.fields);
+}
+
+}  // namespace
+
+Provenance start_provenance(const Comm& comm, const RunRequest& request) {
+  Provenance p;
+  p.version = ROCKPERM_VERSION;
+  p.commit = build_commit();
+  p.build_type = build_type();
+  p.date_utc = utc_timestamp();
+  p.host = host_name();
+  p.command_line = request.command_line;
+  p.ranks = comm.size();
+  const SampleSpec& s = request.spec.sample;
+  p.pore_labels = s.pore_labels.str();
+  p.crop = std::to_string(s.volume.crop.offset[0]) + " " + std::to_string(s.volume.crop.offset[1]) + " " +
+           std::to_string(s.volume.crop.offset[2]) + " / " + std::to_string(s.volume.crop.size[0]) + " " +
+           std::to_string(s.volume.crop.size[1]) + " " + std::to_string(s.volume.crop.size[2]);
+  p.percolation_filter = s.percolation_filter;
+  p.resumed = request.use == DirectoryUse::resume;
+  return p;
+}
+
+void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
+                    const std::function<std::string(const InputError&)>& describe_input, SampleResult& result) {
+  result.status = status_of(e);
+  const auto* input = dynamic_cast<const InputError*>(&e);
+  result.message = input && describe_input ? describe_input(*input) : e.what();
+  if (!comm.root() || !e.all_ranks) return;
+  try {
+    write_reports(dir, result);
+  } catch (const Error&) {  // the directory itself fails: the message of `e` is what counts
+  }
+}
+
+ExecutionSpec worker_execution(ExecutionSpec execution, int device_slot) {
+  if (device_slot >= 0) {
+    execution.devices = {execution.devices.empty()
+                             ? device_slot
+                             : execution.devices[static_cast<std::size_t>(device_slot) % execution.devices.size()]};
+  }
+  return execution;
+}
+
+PreparedSample prepare_sample(const RunSpec& spec, int device_slot) {
+  const Comm self;
+  PreparedSample p{read_sample(self, spec.sample, spec.flow), {}, {}};
+  const FlowSpec flow = resolve_flow(spec.flow, p.sample);
+  // the propagation only (no capacity check: run() plans again, with the sample's size)
+  const ExecutionPlan plan = plan_execution(self, worker_execution(spec.execution, device_slot), {});
+  p.propagation = plan.propagation;
+  p.lattice = decompose(self, p.sample, flow.periodicity(), p.propagation, flow.edge_contacts, OneRank::whole,
+                        lattice_tables(plan));
+  return p;
+}
+
+SampleResult run(const Comm& comm, const RunRequest& request) {
+  const RunDirectory directory(comm, request.spec.output.dir, request.use);  // locked, checked, before any work
+  const std::filesystem::path dir = directory.path();
+  if (request.use != DirectoryUse::resume) {  // first, so that a stopped run can be resumed from it
+    collectively(comm, [&] {
+      if (comm.root()) io::write_file_atomically(dir / "config.ini", request.config_ini);
+    });
+  }
+  SampleResult result;
+  result.provenance = start_provenance(comm, request);
+  result.performance.ranks = comm.size();
+  try {
+    collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
+    run_stages(comm, request, directory, result);
+  } catch (const Error& e) {
+    report_failure(comm, dir, e, request.describe_input, result);
+    throw;
+  }
+  if (comm.root()) write_reports(dir, result);  // report.json last: the mark of a finished run
+  return result;
+}
+
+}  // namespace rockperm::pipeline

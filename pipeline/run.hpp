@@ -1,0 +1,94 @@
+#pragma once
+// One sample's run in its run directory, as `rockperm run`, every sample of a campaign and every
+// job of the service make it (the run as one library object, issue 35):
+//
+//   request -> directory taken (locked, checked) -> config.ini -> sample read -> plan ->
+//   decomposed -> simulated (checkpoints, signals, wall-time limit) -> fields -> report.json
+//
+// and a report for every outcome (README, "Statuses and exit codes"). A front end builds the
+// request from its options, shows the stages through a RunObserver, and maps the returned
+// status (or the Error thrown) to its exit code.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "lib/base/error.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/solve/solver.hpp"
+#include "pipeline/decomposition.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/fields.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/run_directory.hpp"
+#include "pipeline/sample.hpp"
+#include "pipeline/spec.hpp"
+
+namespace rockperm::pipeline {
+
+class Simulation;
+
+// A sample read and, for a run on one rank, its lattice already built: a campaign or the service
+// prepares the next samples on other threads while the current one runs (the read, the
+// percolation and pore analysis and the lattice build are host work).
+struct PreparedSample {
+  Sample sample;
+  std::optional<RankLattice> lattice;  // built for `propagation`; the sample's mask is taken
+  Propagation propagation = Propagation::two_pass;
+};
+
+// On this thread, for a run of `spec` on one rank (a worker with its device slot): reads the
+// sample and builds its lattice as run() would. Throws what they throw.
+PreparedSample prepare_sample(const RunSpec& spec, int device_slot);
+
+// The execution of a worker of one rank among several of its host: its GPU by its place among
+// them (or that entry of `devices`); device_slot -1 leaves it to the rank.
+ExecutionSpec worker_execution(ExecutionSpec execution, int device_slot);
+
+// What a front end shows between the stages; called on rank 0 only.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  // the sample read and the plan made, before the lattice (`flow` as run: tau and force chosen)
+  virtual void sample_ready(const RunSpec&, const Sample&, const FlowSpec& /*flow*/, const ExecutionPlan&, int /*ranks*/) {}
+  // the backend started; `ready_seconds` from the start of the run to the first step
+  virtual void simulation_ready(const Simulation&, const ExecutionPlan&, int /*ranks*/, double /*ready_seconds*/) {}
+  virtual void progress(const Progress&) {}
+  virtual void fields_written(const FieldsWritten&, const FieldSpec&) {}
+};
+
+struct RunRequest {
+  RunSpec spec;                              // spec.all_axes is the front end's (three runs of this)
+  DirectoryUse use = DirectoryUse::fresh;    // resume: continue the checkpoint in spec.output.dir
+  std::string config_ini;                    // written first as config.ini (not on resume)
+  std::string command_line;                  // for the report's provenance
+  int device_slot = -1;                      // worker_execution's
+  // Where set, gives the sample instead of read_sample (prepared ahead); what it throws ends the
+  // run as a read error would.
+  std::function<PreparedSample()> read;
+  // Asked at every check: true stops the run with a checkpoint (status interrupted).
+  std::function<bool()> stop_requested;
+  ProgressFn progress;                       // after every check (rank 0)
+  RunObserver* observer = nullptr;           // rank 0's stages, where a front end shows them
+  // The front end's checks of its options, made once the directory is held (so that their
+  // failure leaves a report); throws InputError or PhysicsError. RunSpec::validate where unset.
+  std::function<void()> validate;
+  // The message of an input error as the front end names it (report.json's message); what()
+  // where unset.
+  std::function<std::string(const InputError&)> describe_input;
+};
+
+// The provenance a run's report starts with (version, commit, host, date, command line, ranks,
+// the sample's labels and crop); the front end's tensor of three runs records the same.
+Provenance start_provenance(const Comm& comm, const RunRequest& request);
+
+// Every outcome leaves a report: `result` with the status and message of `e` (an input error in
+// the front end's words, `describe_input`), written to `dir` where every rank agreed on the error.
+void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
+                    const std::function<std::string(const InputError&)>& describe_input, SampleResult& result);
+
+// Collective over `comm`. Returns the result (written to report.json); on an Error writes what
+// is known to report.json where every rank agreed on it, then rethrows.
+SampleResult run(const Comm& comm, const RunRequest& request);
+
+}  // namespace rockperm::pipeline
