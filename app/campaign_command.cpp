@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "app/campaign.hpp"
+#include "app/scheduler.hpp"
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "app/sample_run.hpp"
@@ -252,73 +253,56 @@ int campaign_command(const std::vector<std::string>& args) {
     const FileLock lock = FileLock::wait(options.dir / ".locks" / "campaign.lock");
     return write_campaign_summary(options.dir, manifest);
   };
-  // The next sample this worker runs, from position `from` of its share: claimed (lock file),
-  // inspected, and, on a worker of one rank, already being prepared on a thread of its own while
-  // the current sample computes (prepare_sample: read, percolation, pore analysis, lattice).
-  struct Claimed {
+  // The next sample this worker runs, from the next position of its share on: claimed (lock
+  // file), inspected (app/scheduler.hpp: skipped where done, resumed where checkpointed), and, on
+  // a worker of one rank, already being prepared on a thread of its own while the current sample
+  // computes (prepare_sample: read, percolation, pore analysis, lattice).
+  struct Ticket {
     std::size_t position = 0;
     const CampaignSample* sample = nullptr;
     std::optional<FileLock> lock;
-    RunOptions options;
-    SampleState state = SampleState::fresh;
-    std::future<PreparedSample> read;
   };
-  const auto claim_next = [&](std::size_t from) -> std::optional<Claimed> {
-    for (std::size_t n = from; n < share.size() && !StopSignals::requested(); ++n) {
-      Claimed c;
-      c.position = n;
-      c.sample = &manifest.samples[share[n]];
-      c.lock = FileLock::try_take(options.dir / ".locks" / (c.sample->id + ".lock"));
-      if (!c.lock) continue;  // another worker has it
-      const fs::path taken = options.dir / ".locks" / (c.sample->id + ".taken-" + token);
+  std::size_t scan = 0;  // the next position of the share to claim from
+  const auto claim_next = [&]() -> std::optional<Claim<Ticket>> {
+    for (; scan < share.size() && !StopSignals::requested(); ++scan) {
+      Claim<Ticket> c;
+      c.ticket.position = scan;
+      c.ticket.sample = &manifest.samples[share[scan]];
+      const CampaignSample& s = *c.ticket.sample;
+      c.ticket.lock = FileLock::try_take(options.dir / ".locks" / (s.id + ".lock"));
+      if (!c.ticket.lock) continue;  // another worker has it
+      const fs::path taken = options.dir / ".locks" / (s.id + ".taken-" + token);
       std::error_code ec;
       if (fs::exists(taken, ec)) continue;  // another worker of this command had it
       io::write_file_atomically(taken, "");
       try {
-        c.options = sample_options(options.base_ini, options.common, options.dir, *c.sample);
+        c.options = sample_options(options.base_ini, options.common, options.dir, s);
       } catch (const InputError& e) {
-        report_bad_options(options.dir / c.sample->id, *c.sample, e);
-        std::cout << "  " << c.sample->id << ": input_error: " << option_message(e) << "\n" << std::flush;
+        report_bad_options(options.dir / s.id, s, e);
+        std::cout << "  " << s.id << ": input_error: " << option_message(e) << "\n" << std::flush;
         update_summary();
         continue;
       }
-      c.state = inspect_sample(c.options);
-      if (c.state == SampleState::done || (c.state == SampleState::failed && !options.retry_failed)) {
-        (c.state == SampleState::done ? skipped : kept_failed) += 1;
+      const Start start = start_for(c.options, options.retry_failed);
+      if (start != Start::run) {
+        (start == Start::skip_done ? skipped : kept_failed) += 1;
         continue;
       }
-      c.options.resume = c.state == SampleState::resume;
-      c.options.overwrite = !c.options.resume;
-      if (worker.size() == 1 && !c.options.spec.all_axes && options.read_ahead > 0) {  // a tensor reads once itself
-        // the preparations under way share this worker's threads (OpenMP threads spin while they
-        // wait: more of them than cores slows every one, the solver's host thread too)
-        const int threads = std::max(1, omp_get_max_threads() / options.read_ahead);
-        c.read = std::async(std::launch::async, [o = c.options, device_slot, threads] {
-          omp_set_num_threads(threads);
-          return prepare_sample(o, device_slot);
-        });
+      if (can_read_ahead(c.options, worker.size()) && options.read_ahead > 0) {
+        c.read = start_read_ahead(c.options, device_slot, omp_get_max_threads() / options.read_ahead);
       }
+      ++scan;
       return c;
     }
     return std::nullopt;
   };
   std::vector<std::size_t> deferred;  // samples that need several GPUs
   // the current sample and up to --read-ahead claimed after it, being prepared
-  std::deque<Claimed> queue;
-  std::size_t scan = 0;  // the next position of the share to claim from
-  const auto fill = [&](std::size_t size) {
-    while (queue.size() < size && scan < share.size()) {
-      std::optional<Claimed> c = claim_next(scan);
-      scan = c ? c->position + 1 : share.size();
-      if (c) queue.push_back(std::move(*c));
-    }
-  };
-  fill(1);
-  while (!queue.empty() && !StopSignals::requested()) {
-    std::optional<Claimed> current = std::move(queue.front());
-    queue.pop_front();
-    fill(static_cast<std::size_t>(options.read_ahead));  // prepared while this one runs
-    const CampaignSample& sample = *current->sample;
+  ClaimQueue<Ticket> queue(claim_next, static_cast<std::size_t>(options.read_ahead));
+  while (!StopSignals::requested()) {
+    std::optional<Claim<Ticket>> current = queue.next();
+    if (!current) break;
+    const CampaignSample& sample = *current->ticket.sample;
     SampleRunSettings settings;
     settings.console = false;
     settings.command_line = command_line;
@@ -339,7 +323,7 @@ int campaign_command(const std::vector<std::string>& args) {
                                     " ranks once the others are done"
                               : std::string("input_error: ") + e.what();
       if (world.size() > 1) {
-        deferred.push_back(share[current->position]);
+        deferred.push_back(share[current->ticket.position]);
       } else {
         ++failed_here;
       }
@@ -360,13 +344,12 @@ int campaign_command(const std::vector<std::string>& args) {
     const double eta = per_sample * counts.pending / std::max(1, world.size());
     char head[160];
     std::snprintf(head, sizeof head, "  [%d/%d done] %s%s (%.1f s): ", counts.samples - counts.pending,
-                  counts.samples, sample.id.c_str(), current->state == SampleState::resume ? " resumed" : "", seconds);
+                  counts.samples, sample.id.c_str(), current->options.resume ? " resumed" : "", seconds);
     std::cout << head << line << (counts.pending > 0 ? "; about " + clock_text(eta) + " to go" : std::string())
               << "\n"
               << std::flush;
-    fill(1);
   }
-  queue.clear();  // samples claimed ahead but not run are released (their preparation finishes first)
+  queue.drain();  // samples claimed ahead but not run are released (their preparation finishes first)
   // samples too large for one GPU, on every rank together, one after another
   {
     std::string mine;

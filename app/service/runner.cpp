@@ -5,6 +5,8 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <omp.h>
+
 #include <chrono>
 #include <future>
 #include <fstream>
@@ -13,6 +15,7 @@
 
 #include "app/campaign.hpp"
 #include "app/sample_run.hpp"
+#include "app/scheduler.hpp"
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/spool.hpp"
@@ -88,7 +91,7 @@ void Runner::stop() {
 
 std::optional<Runner::Claimed> Runner::resolve(const Job& job) {
   Claimed c;
-  c.job = job;
+  c.ticket = job;
   try {
     c.options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
   } catch (const HttpError& e) {  // the configuration changed since it was submitted
@@ -97,13 +100,10 @@ std::optional<Runner::Claimed> Runner::resolve(const Job& job) {
     return std::nullopt;
   }
   deliver_to_spool(job, {});  // "running" in a spool folder's marker
-  const SampleState state = inspect_sample(c.options);
-  if (state == SampleState::done || state == SampleState::failed) {  // finished before a stop
+  if (start_for(c.options, false) != Start::run) {  // finished before a stop
     record(job, c.options);
     return std::nullopt;
   }
-  c.options.resume = state == SampleState::resume;
-  c.options.overwrite = !c.options.resume;
   return c;
 }
 
@@ -146,7 +146,7 @@ void Runner::work(int slot) {
         continue;
       }
     }
-    const bool several = current->job.gpus > 1;
+    const bool several = current->ticket.gpus > 1;
     if (!several) {  // the next job of one GPU, prepared while this one runs
       std::optional<Job> next;
       {
@@ -159,8 +159,8 @@ void Runner::work(int slot) {
         } catch (const std::exception& e) {
           store_.finish(next->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
         }
-        if (ahead && !ahead->options.spec.all_axes && !ahead->options.resume) {
-          ahead->read = std::async(std::launch::async, [o = ahead->options, slot] { return prepare_sample(o, slot); });
+        if (ahead && can_read_ahead(ahead->options, 1) && !ahead->options.resume) {
+          ahead->read = start_read_ahead(ahead->options, slot, omp_get_max_threads());
         }
       }
     }
@@ -168,14 +168,14 @@ void Runner::work(int slot) {
       several ? run_on_several(*current) : run_here(*current, slot);
     } catch (const std::exception& e) {  // a failure of the service's own (a disk full): recorded, the service goes on
       try {
-        store_.finish(current->job.id, JobState::finished, "runtime_error", 0,
+        store_.finish(current->ticket.id, JobState::finished, "runtime_error", 0,
                       std::string("the service failed: ") + e.what());
       } catch (const std::exception&) {
       }
     }
     if (ahead && StopSignals::requested()) {
       if (ahead->read.valid()) ahead->read.wait();
-      store_.requeue(ahead->job.id);  // not started: queued again as it was
+      store_.requeue(ahead->ticket.id);  // not started: queued again as it was
       ahead.reset();
     }
     if (!ahead) {
@@ -188,7 +188,7 @@ void Runner::work(int slot) {
 }
 
 void Runner::run_here(Claimed& claimed, int slot) {
-  const Job& job = claimed.job;
+  const Job& job = claimed.ticket;
   RunOptions& options = claimed.options;
   SampleRunSettings settings;
   settings.console = false;
@@ -274,7 +274,7 @@ bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& e
 // `mpiexec -n gpus rockperm run` over the job's run directory, its output in run.log there; the
 // ranks take the GPUs by host name (rank r of the host: GPU r), which are idle while it runs.
 void Runner::run_on_several(Claimed& claimed) {
-  const Job& job = claimed.job;
+  const Job& job = claimed.ticket;
   const RunOptions& options = claimed.options;
   const fs::path dir = options.spec.output.dir;
   fs::create_directories(config_.state_dir / "jobs");

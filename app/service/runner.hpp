@@ -19,6 +19,7 @@
 
 #include "app/options.hpp"
 #include "app/sample_run.hpp"
+#include "app/scheduler.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/service_config.hpp"
 
@@ -41,11 +42,7 @@ class Runner {
 
  private:
   // A claimed job with its options, and (one GPU) its sample being prepared ahead.
-  struct Claimed {
-    Job job;
-    RunOptions options;
-    std::future<PreparedSample> read;
-  };
+  using Claimed = Claim<Job>;
   // The job's options and state; nothing when it ended already (recorded here).
   std::optional<Claimed> resolve(const Job& job);
   void work(int slot);
