@@ -65,22 +65,15 @@ bool parse_switch(const std::string& text, const char* on, const char* off) {
   throw InputError("'" + text + "' is unknown; use " + on + " or " + off);
 }
 
-template <class E>
-E parse_choice(const std::string& text, const std::vector<std::pair<std::string, E>>& names) {
-  std::string list;
-  for (const auto& [name, value] : names) {
-    if (name == text) return value;
-    list += (list.empty() ? "" : ", ") + name;
-  }
-  throw InputError("'" + text + "' is unknown; use " + list);
+template <class E, std::size_t N>
+E parse_choice(const std::string& text, const std::array<Named<E>, N>& names) {
+  if (const auto value = value_in(names, text)) return *value;
+  throw InputError("'" + text + "' is unknown; use " + name_list(names));
 }
 
-template <class E>
-std::string choice_name(E value, const std::vector<std::pair<std::string, E>>& names) {
-  for (const auto& [name, v] : names) {
-    if (v == value) return name;
-  }
-  return "?";
+template <class E, std::size_t N>
+std::string choice_name(E value, const std::array<Named<E>, N>& names) {
+  return name_in(names, value);
 }
 
 std::array<std::int64_t, 3> parse_triple(const std::string& text) {
@@ -101,28 +94,16 @@ std::string triple(const std::array<std::int64_t, 3>& v) {
   return std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]);
 }
 
-const std::vector<std::pair<std::string, io::VolumeFormat>> formats = {
-    {"auto", io::VolumeFormat::auto_detect}, {"raw", io::VolumeFormat::raw}, {"nrrd", io::VolumeFormat::nrrd},
-    {"mhd", io::VolumeFormat::mhd},           {"tiff", io::VolumeFormat::tiff}};
-const std::vector<std::pair<std::string, physics::CollisionModel>> collisions = {
-    {"trt", physics::CollisionModel::trt}, {"bgk", physics::CollisionModel::bgk}};
-const std::vector<std::pair<std::string, int>> axes = {{"x", 0}, {"y", 1}, {"z", 2}};
-const std::vector<std::pair<std::string, InletOutlet>> inlet_outlets = {
-    {"buffer", InletOutlet::buffer}, {"mirror", InletOutlet::mirror}, {"periodic", InletOutlet::periodic}};
-const std::vector<std::pair<std::string, EdgeContacts>> edge_contacts = {{"open", EdgeContacts::open},
-                                                                         {"sealed", EdgeContacts::sealed}};
-const std::vector<std::pair<std::string, pipeline::BackendChoice>> backends = {
-    {"auto", pipeline::BackendChoice::auto_select},
-    {"cuda", pipeline::BackendChoice::cuda},
-    {"cpu", pipeline::BackendChoice::cpu}};
-const std::vector<std::pair<std::string, pipeline::PropagationChoice>> propagations = {
-    {"auto", pipeline::PropagationChoice::auto_select},
-    {"two-pass", pipeline::PropagationChoice::two_pass},
-    {"fused", pipeline::PropagationChoice::fused}};
-const std::vector<std::pair<std::string, pipeline::StorageChoice>> storages = {
-    {"auto", pipeline::StorageChoice::auto_select},
-    {"fp32", pipeline::StorageChoice::fp32},
-    {"fp16", pipeline::StorageChoice::fp16}};
+// the names of each choice are those of the enum's own table (lib/base/names.hpp)
+const auto& formats = io::volume_format_names;
+const auto& collisions = physics::collision_names;
+constexpr std::array<Named<int>, 3> axes{{{"x", 0}, {"y", 1}, {"z", 2}}};
+constexpr std::array<Named<int>, 2> sample_types{{{"uint8", 1}, {"uint16", 2}}};
+const auto& inlet_outlets = inlet_outlet_names;
+const auto& edge_contacts = edge_contact_names;
+const auto& backends = pipeline::backend_names;
+const auto& propagations = pipeline::propagation_names;
+const auto& storages = pipeline::storage_names;
 
 // A flow parameter that is a number or "auto" (chosen for the sample by pipeline::resolve_flow).
 Option number_or_auto(const char* key, const char* field, const char* help, bool pipeline::FlowSpec::*automatic,
@@ -162,7 +143,7 @@ const std::vector<Option>& table() {
                  }});
     t.push_back({"input.type", "sample.volume.bytes_per_sample", "uint8", "raw only: uint8 or uint16",
                  [](RunSpec& s, const std::string& v) {
-                   s.sample.volume.bytes_per_sample = parse_choice<int>(v, {{"uint8", 1}, {"uint16", 2}});
+                   s.sample.volume.bytes_per_sample = parse_choice(v, sample_types);
                  },
                  [](const RunSpec& s) { return std::string(s.sample.volume.bytes_per_sample == 2 ? "uint16" : "uint8"); }});
     t.push_back({"input.byte_order", "sample.volume.big_endian", "little", "raw uint16 only: little or big",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/slice_source.hpp"
+#include "lib/base/names.hpp"
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/geometry/volume.hpp"
 
@@ -21,6 +22,9 @@ namespace rockperm::io {
 inline constexpr double min_voxel_um = 1e-4, max_voxel_um = 1e5;
 
 enum class VolumeFormat { auto_detect, raw, nrrd, mhd, tiff };
+inline constexpr std::array<Named<VolumeFormat>, 5> volume_format_names{
+    {{"auto", VolumeFormat::auto_detect}, {"raw", VolumeFormat::raw}, {"nrrd", VolumeFormat::nrrd},
+     {"mhd", VolumeFormat::mhd}, {"tiff", VolumeFormat::tiff}}};
 
 struct Crop {
   std::array<std::int64_t, 3> offset{0, 0, 0};

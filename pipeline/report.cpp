@@ -115,7 +115,7 @@ std::string to_json(const SampleResult& r) {
                    {"drive_ratio", r.drive.acceleration / f.force},
                    {"drive_ratio_end_planes", r.drive.end_planes / f.force},
                    {"pressure_margin_planes", r.drive.drop.margin}};
-  j["model"] = {{"collision", f.collision == physics::CollisionModel::trt ? "trt" : "bgk"},
+  j["model"] = {{"collision", name_in(physics::collision_names, f.collision)},
                 {"tau", f.tau},
                 {"tau_choice", f.auto_tau ? "auto" : "given"},
                 {"magic", f.magic},
@@ -177,7 +177,7 @@ std::string to_csv_row(const SampleResult& r) {
   if (std::isfinite(r.error_estimate)) o << r.error_estimate;
   o << ',' << r.flux_nonuniformity << ',' << k.reynolds << ',' << k.mach << ','
     << "xyz"[r.flow.flow_axis] << ',' << r.voxel_size_um << ','
-    << (r.flow.collision == physics::CollisionModel::trt ? "trt" : "bgk") << ',' << r.flow.tau << ','
+    << name_in(physics::collision_names, r.flow.collision) << ',' << r.flow.tau << ','
     << r.flow.force << ',' << to_string(r.flow.inlet_outlet) << ',' << quoted_csv(joined_warnings(r)) << ','
     << r.performance.mflups << ',' << quoted_csv(r.performance.backend) << ',' << quoted_csv(r.provenance.version)
     << ',' << r.provenance.input_sha256 << ',' << quoted_csv(r.message) << "\r\n";

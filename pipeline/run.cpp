@@ -141,12 +141,12 @@ ExecutionSpec worker_execution(ExecutionSpec execution, int device_slot) {
 PreparedSample prepare_sample(const RunSpec& spec, int device_slot) {
   const Comm self;
   PreparedSample p{read_sample(self, spec.sample, spec.flow), {}, {}};
-  const FlowSpec flow = resolve_flow(spec.flow, p.sample);
-  // the propagation only (no capacity check: run() plans again, with the sample's size)
+  // the propagation only (no capacity check: run() plans again, with the sample's size); the
+  // lattice depends on the boundaries, not on tau or force (run() resolves those, once)
   const ExecutionPlan plan = plan_execution(self, worker_execution(spec.execution, device_slot), {});
   p.propagation = plan.propagation;
-  p.lattice = decompose(self, p.sample, flow.periodicity(), p.propagation, flow.edge_contacts, OneRank::whole,
-                        lattice_tables(plan));
+  p.lattice = decompose(self, p.sample, spec.flow.periodicity(), p.propagation, spec.flow.edge_contacts,
+                        OneRank::whole, lattice_tables(plan));
   return p;
 }
 

@@ -275,6 +275,7 @@ namespace rockperm::pipeline {
 
 FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
   FlowSpec f = flow;
+  f.resolved = true;
   if (f.auto_tau) {
     // BGK's k moves with tau (FlowSpec::validate): it keeps tau = 1
     const double tau = f.collision == physics::CollisionModel::trt

@@ -90,7 +90,7 @@ Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, c
                         SampleUse use = SampleUse::run);
 
 // The flow as run on `sample`: tau and force chosen where the spec asks for them (auto_tau,
-// auto_force), the rest as given.
+// auto_force), the rest as given; marked resolved. Once per run (pipeline::run), before the plan.
 FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample);
 
 }  // namespace rockperm::pipeline

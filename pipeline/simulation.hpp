@@ -22,7 +22,8 @@ namespace rockperm::pipeline {
 
 class Simulation {
  public:
-  // Collective. `sample` gives the numbers (its mask is already taken by decompose()).
+  // Collective. `sample` gives the numbers (its mask is already taken by decompose()); `flow` as
+  // resolve_flow gives it for the sample (tau and force are not chosen again here).
   Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
              const ExecutionSpec& execution, const ExecutionPlan& plan);
   ~Simulation();

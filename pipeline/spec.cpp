@@ -10,17 +10,11 @@
 
 namespace rockperm::pipeline {
 
-const char* to_string(BackendChoice b) {
-  return b == BackendChoice::cpu ? "cpu" : (b == BackendChoice::cuda ? "cuda" : "auto");
-}
+const char* to_string(BackendChoice b) { return name_in(backend_names, b); }
 
-const char* to_string(PropagationChoice p) {
-  return p == PropagationChoice::two_pass ? "two-pass" : (p == PropagationChoice::fused ? "fused" : "auto");
-}
+const char* to_string(PropagationChoice p) { return name_in(propagation_names, p); }
 
-const char* to_string(StorageChoice s) {
-  return s == StorageChoice::fp32 ? "fp32" : (s == StorageChoice::fp16 ? "fp16" : "auto");
-}
+const char* to_string(StorageChoice s) { return name_in(storage_names, s); }
 
 const char* to_string(RunStatus s) {
   switch (s) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/volume_source.hpp"
+#include "lib/base/names.hpp"
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
@@ -19,10 +20,16 @@
 namespace rockperm::pipeline {
 
 enum class BackendChoice { auto_select, cpu, cuda };
+inline constexpr std::array<Named<BackendChoice>, 3> backend_names{
+    {{"auto", BackendChoice::auto_select}, {"cuda", BackendChoice::cuda}, {"cpu", BackendChoice::cpu}}};
 enum class PropagationChoice { auto_select, two_pass, fused };
+inline constexpr std::array<Named<PropagationChoice>, 3> propagation_names{
+    {{"auto", PropagationChoice::auto_select}, {"two-pass", PropagationChoice::two_pass}, {"fused", PropagationChoice::fused}}};
 // fp32; fp16 (half the population bytes, lib/physics/storage.hpp); auto: fp32, or fp16 on GPUs
 // that fp32 does not fit
 enum class StorageChoice { auto_select, fp32, fp16 };
+inline constexpr std::array<Named<StorageChoice>, 3> storage_names{
+    {{"auto", StorageChoice::auto_select}, {"fp32", StorageChoice::fp32}, {"fp16", StorageChoice::fp16}}};
 const char* to_string(StorageChoice s);
 const char* to_string(BackendChoice b);
 const char* to_string(PropagationChoice p);
@@ -51,6 +58,10 @@ struct FlowSpec {
   // Simulation lowers it again (scaling the state, exact in creeping flow) where the measured Re
   // or Ma is more than twice its target
   bool auto_force = false;
+  // set by resolve_flow: tau and force are numbers for this sample (the auto flags stay, for the
+  // reports to say they were chosen); what a Simulation takes
+  bool resolved = false;
+  bool needs_resolving() const { return (auto_tau || auto_force) && !resolved; }
   static constexpr double reference_force = 1e-5;
   static constexpr double target_reynolds = 0.01;  // a tenth of the validity limit
   static constexpr double target_mach = 0.01;

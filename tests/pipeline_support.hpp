@@ -64,7 +64,8 @@ inline PipelineRun run_pipeline(const Comm& comm, PoreMask mask, const pipeline:
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
   pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
   PipelineRun run;
-  run.simulation = std::make_unique<pipeline::Simulation>(comm, sample, std::move(part), flow, execution, plan);
+  run.simulation = std::make_unique<pipeline::Simulation>(comm, sample, std::move(part),
+                                                          pipeline::resolve_flow(flow, sample), execution, plan);
   run.simulation->run();
   run.result = run.simulation->result();
   run.owned = run.simulation->owned_macroscopic();

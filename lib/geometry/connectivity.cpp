@@ -5,11 +5,10 @@
 namespace rockperm {
 
 EdgeContacts parse_edge_contacts(const std::string& text) {
-  if (text == "sealed") return EdgeContacts::sealed;
-  if (text == "open") return EdgeContacts::open;
+  if (const auto e = value_in(edge_contact_names, text)) return *e;
   throw InputError("edge contacts '" + text + "' are unknown; use open (the default) or sealed");
 }
 
-const char* to_string(EdgeContacts e) { return e == EdgeContacts::sealed ? "sealed" : "open"; }
+const char* to_string(EdgeContacts e) { return name_in(edge_contact_names, e); }
 
 }  // namespace rockperm

@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "lib/base/names.hpp"
+
 namespace rockperm {
 
 using Periodicity = std::array<bool, 3>;
@@ -20,6 +22,8 @@ using Periodicity = std::array<bool, 3>;
 // face-connected as voxel finite-volume solvers see it. The percolation filter follows the
 // choice (18- or 6-connected), so it keeps exactly the pores the links join.
 enum class EdgeContacts { sealed, open };
+inline constexpr std::array<Named<EdgeContacts>, 2> edge_contact_names{
+    {{"open", EdgeContacts::open}, {"sealed", EdgeContacts::sealed}}};
 EdgeContacts parse_edge_contacts(const std::string& text);
 const char* to_string(EdgeContacts e);
 

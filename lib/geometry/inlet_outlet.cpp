@@ -8,15 +8,11 @@
 namespace rockperm {
 
 InletOutlet parse_inlet_outlet(const std::string& text) {
-  if (text == "periodic") return InletOutlet::periodic;
-  if (text == "buffer") return InletOutlet::buffer;
-  if (text == "mirror") return InletOutlet::mirror;
-  throw InputError("flow.inlet_outlet", "'" + text + "' is unknown; use periodic, buffer or mirror");
+  if (const auto m = value_in(inlet_outlet_names, text)) return *m;
+  throw InputError("flow.inlet_outlet", "'" + text + "' is unknown; use " + name_list(inlet_outlet_names, " or "));
 }
 
-const char* to_string(InletOutlet m) {
-  return m == InletOutlet::periodic ? "periodic" : (m == InletOutlet::buffer ? "buffer" : "mirror");
-}
+const char* to_string(InletOutlet m) { return name_in(inlet_outlet_names, m); }
 
 ExtendedSample extend_along_flow(PoreMask mask, int axis, InletOutlet mode, int layers) {
   ExtendedSample out;

@@ -10,11 +10,14 @@
 #include <cstdint>
 #include <string>
 
+#include "lib/base/names.hpp"
 #include "lib/geometry/pore_mask.hpp"
 
 namespace rockperm {
 
 enum class InletOutlet { periodic, buffer, mirror };
+inline constexpr std::array<Named<InletOutlet>, 3> inlet_outlet_names{
+    {{"buffer", InletOutlet::buffer}, {"mirror", InletOutlet::mirror}, {"periodic", InletOutlet::periodic}}};
 
 InletOutlet parse_inlet_outlet(const std::string& text);
 const char* to_string(InletOutlet m);

@@ -14,12 +14,15 @@
 // BGK is the special case omega- = omega+.
 #include <cmath>
 
+#include "lib/base/names.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/hd.hpp"
 
 namespace rockperm::physics {
 
 enum class CollisionModel { bgk, trt };
+inline constexpr std::array<Named<CollisionModel>, 2> collision_names{
+    {{"trt", CollisionModel::trt}, {"bgk", CollisionModel::bgk}}};
 
 struct CollisionParams {
   float omega_plus = 1.0f;

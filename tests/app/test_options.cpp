@@ -23,6 +23,36 @@ std::filesystem::path write_ini(const std::string& name, const std::string& text
 const char* minimal = "[input]\nfile = rock.raw\ndims = 10 20 30\nvoxel_size_um = 2.5\n";
 }  // namespace
 
+// Each choice's names are defined once, beside its enum (lib/base/names.hpp): the option, the
+// library's to_string and its parse function read the same table, so every name a user may
+// write parses back to the value whose name it is.
+TEST(Options, EveryChoiceNameIsTheEnumsOwn) {
+  const auto each = [](const auto& names, const std::string& option, auto&& get) {
+    for (const auto& n : names) {
+      bool help = false;
+      const RunOptions o = parse_run_options({"--input.file=x.raw", "--" + option + "=" + n.name}, help, false);
+      EXPECT_EQ(get(o.spec), n.value) << option << " = " << n.name;
+    }
+  };
+  each(inlet_outlet_names, "lbm.inlet_outlet", [](const pipeline::RunSpec& s) { return s.flow.inlet_outlet; });
+  each(edge_contact_names, "lbm.edge_contacts", [](const pipeline::RunSpec& s) { return s.flow.edge_contacts; });
+  each(pipeline::backend_names, "run.backend", [](const pipeline::RunSpec& s) { return s.execution.backend; });
+  each(pipeline::propagation_names, "run.propagation", [](const pipeline::RunSpec& s) { return s.execution.propagation; });
+  each(pipeline::storage_names, "run.storage", [](const pipeline::RunSpec& s) { return s.execution.storage; });
+  each(io::volume_format_names, "input.format", [](const pipeline::RunSpec& s) { return s.sample.volume.format; });
+  each(physics::collision_names, "lbm.collision", [](const pipeline::RunSpec& s) { return s.flow.collision; });
+  for (const auto& n : inlet_outlet_names) {
+    EXPECT_STREQ(to_string(n.value), n.name);
+    EXPECT_EQ(parse_inlet_outlet(n.name), n.value);
+  }
+  for (const auto& n : edge_contact_names) {
+    EXPECT_STREQ(to_string(n.value), n.name);
+    EXPECT_EQ(parse_edge_contacts(n.name), n.value);
+  }
+  for (const auto& n : pipeline::storage_names) EXPECT_STREQ(pipeline::to_string(n.value), n.name);
+  EXPECT_THROW(parse_inlet_outlet("inflow"), InputError);
+}
+
 TEST(Options, ReadsIniAndResolvesPathsAgainstIt) {
   const auto ini = write_ini("a.ini", std::string(minimal) + "[lbm]\ntau = 0.8\nflow_axis = z\n");
   bool help = false;

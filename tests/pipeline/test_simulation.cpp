@@ -84,6 +84,20 @@ TEST(Simulation, TheSameRunTwiceGivesTheSameKToTheLastBit) {
   EXPECT_EQ(a.result.steps, b.result.steps);
 }
 
+// tau and force are chosen once per run (pipeline::run resolves the flow before planning): a
+// Simulation refuses a flow that still asks for them rather than choosing them a second time.
+TEST(Simulation, TakesTheFlowAsResolvedOnce) {
+  FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {false, false, false});
+  flow.auto_tau = flow.auto_force = true;
+  ExecutionSpec execution;
+  execution.backend = BackendChoice::cpu;
+  const Comm comm;
+  Sample sample = sample_from_mask(comm, duct(16), 2.0, flow, true, "duct");
+  const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
+  RankLattice part = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+  EXPECT_THROW(Simulation(comm, sample, std::move(part), flow, execution, plan), Error);
+}
+
 TEST(Specs, RejectedValuesNameTheirField) {
   FlowSpec flow;
   flow.tau = 0.5;
@@ -155,6 +169,9 @@ TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
   EXPECT_NEAR(tight.force, FlowSpec::reference_force * physics::viscosity(rockperm::min_auto_tau) / physics::viscosity(1.0),
               1e-18);
   EXPECT_EQ(resolve_flow(tight, sample).tau, tight.tau);  // resolving again changes nothing
+  EXPECT_TRUE(f.needs_resolving());  // tau and force are chosen once per run, before the Simulation
+  EXPECT_FALSE(tight.needs_resolving());
+  EXPECT_TRUE(tight.auto_tau);  // still said in the reports
 
   sample.dims = Dims{64, 64, 64};  // one big pore: tau at the ceiling, the force held down by Re
   sample.pores.porosity = 0.875;
