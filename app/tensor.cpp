@@ -37,9 +37,9 @@ int severity(const std::string& status) {
   return 2;  // input_error, diverged, invalid_physics, runtime_error, output_error, missing
 }
 
+// the run's typed reason (PhysicsError::reason), written by the run itself
 bool no_path(const Json& report) {
-  return report.value("status", "") == "invalid_physics" &&
-         report.value("message", "").find("does not percolate") != std::string::npos;
+  return report.value("status", "") == "invalid_physics" && report.value("reason", "") == "no_path";
 }
 
 // Eigenvalues of a symmetric 3x3 matrix (cyclic Jacobi rotations), ascending.

@@ -57,6 +57,7 @@ std::string to_json(const SampleResult& r) {
   j["sample"] = r.input.name;
   j["status"] = to_string(r.status);
   j["message"] = r.message;
+  if (!r.reason.empty()) j["reason"] = r.reason;
   j["converged"] = r.converged();
   j["permeability"] = solved ? ordered_json{{"mD", k.k_md}, {"darcy", k.k_darcy}, {"m2", k.k_m2},
                                              {"lattice_voxel2", k.k_lattice}}

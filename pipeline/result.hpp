@@ -93,6 +93,7 @@ struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
   std::string message;           // for a status other than converged: what happened, one line
+  std::string reason;            // invalid_physics: its code where one is named ("no_path": k = 0)
   Provenance provenance;
   std::filesystem::path checkpoint;  // the last checkpoint written, if any
   bool converged() const { return status == RunStatus::converged; }

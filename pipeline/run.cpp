@@ -122,6 +122,7 @@ void report_failure(const Comm& comm, const std::filesystem::path& dir, const Er
   result.status = status_of(e);
   const auto* input = dynamic_cast<const InputError*>(&e);
   result.message = input && describe_input ? describe_input(*input) : e.what();
+  if (const auto* physics = dynamic_cast<const PhysicsError*>(&e)) result.reason = physics->reason();
   if (!comm.root() || !e.all_ranks) return;
   try {
     write_reports(dir, result);

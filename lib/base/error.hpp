@@ -3,6 +3,7 @@
 // and exits non-zero; each kind maps to its own exit code so batch scripts can tell them apart.
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace rockperm {
 
@@ -71,22 +72,30 @@ class OutputError : public Error {
 // outlet, nothing resists the flow, or the model or drive is outside its validity limits.
 class PhysicsError : public Error {
  public:
-  using Error::Error;
+  explicit PhysicsError(const std::string& detail, std::string reason = {})
+      : Error(detail), reason_(std::move(reason)) {}
   int exit_code() const override { return 8; }
+  // What made the problem invalid, as a code where one is named: "no_path" (the pore space does
+  // not join inlet and outlet: k = 0 along the axis). Reports carry it as "reason".
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
 };
 
 // The exit codes of a run that ends without an exception.
 inline constexpr int exit_not_converged = 5;
 inline constexpr int exit_interrupted = 6;
 
-// Rebuilds an error of the kind `exit_code` identifies (errors cross ranks as code and text).
+// Rebuilds an error of the kind `exit_code` identifies (errors cross ranks as code and text;
+// `field` is an input error's field, a physics error's reason).
 [[noreturn]] inline void throw_error(int exit_code, const std::string& field, const std::string& detail) {
   switch (exit_code) {
     case 2: throw InputError(field, detail);
     case 3: throw SimulationError(detail);
     case 4: throw RuntimeFailure(detail);
     case 7: throw OutputError(detail);
-    case 8: throw PhysicsError(detail);
+    case 8: throw PhysicsError(detail, field);  // a physics error's field is its reason
     default: throw Error(detail);
   }
 }

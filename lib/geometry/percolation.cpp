@@ -165,7 +165,8 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
                      "; check the segmentation, the pore labels and the flow axis" +
                      (edges == EdgeContacts::sealed ? " (pores that touch only along an edge are not joined: "
                                                       "open edge contacts join them)"
-                                                    : ""));
+                                                    : ""),
+                       "no_path");
   }
   return report;
 }

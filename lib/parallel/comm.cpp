@@ -114,6 +114,10 @@ void collectively(const Comm& comm, const std::function<void()>& work) {
     code = e.exit_code();
     field = e.field();
     detail = e.detail();
+  } catch (const PhysicsError& e) {
+    code = e.exit_code();
+    field = e.reason();
+    detail = e.what();
   } catch (const Error& e) {
     code = e.exit_code();
     detail = e.what();

@@ -67,6 +67,10 @@ TEST(Tensor, SlitStackHasTheExactDiagonalAndNoCrossTerms) {
   EXPECT_NEAR(k(report, 0, 0), 11.0 / 12.0, 1e-5);
   EXPECT_NEAR(k(report, 1, 1), 11.0 / 12.0, 1e-5);
   EXPECT_EQ(k(report, 2, 2), 0.0);
+  std::ifstream z_report(fs::temp_directory_path() / ("rockperm_tensor_test_" + std::to_string(::getpid())) / "slits.out" /
+                         "z" / "report.json");
+  // the run's typed reason, from which the tensor takes k_zz = 0
+  EXPECT_EQ(nlohmann::json::parse(z_report).value("reason", ""), "no_path");
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       if (i != j) EXPECT_LT(std::abs(k(report, i, j)), 1e-6) << i << j;

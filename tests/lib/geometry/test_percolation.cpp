@@ -60,6 +60,7 @@ TEST(Percolation, NonPercolatingSampleIsAClearError) {
     FAIL() << "a sample cut by a solid wall percolated";
   } catch (const PhysicsError& e) {
     EXPECT_NE(std::string(e.what()).find("does not percolate"), std::string::npos);
+    EXPECT_EQ(e.reason(), "no_path");  // typed: the tensor reads k = 0 from it, not from the text
   }
 }
 

@@ -48,6 +48,17 @@ TEST(SerialComm, MpiOnlyWhereALauncherStartedTheProcess) {
   for (const auto& [name, value] : saved) setenv(name.c_str(), value.c_str(), 1);
 }
 
+// A failure crosses ranks as code and text (collectively): a physics error keeps its reason.
+TEST(SerialComm, CollectivelyKeepsAPhysicsErrorsReason) {
+  try {
+    collectively(Comm(), [] { throw PhysicsError("the pore space does not percolate", "no_path"); });
+    FAIL() << "no error";
+  } catch (const PhysicsError& e) {
+    EXPECT_EQ(e.reason(), "no_path");
+    EXPECT_STREQ(e.what(), "the pore space does not percolate");
+  }
+}
+
 TEST(SerialComm, ExchangeWithItselfMatchesByTag) {
   const Comm comm;
   std::vector<Population> send_a{1, 2}, send_b{3}, recv_a(2), recv_b(1);
