@@ -11,8 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <deque>
-#include <future>
 #include <optional>
 #include <cstdio>
 #include <iostream>

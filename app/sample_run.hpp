@@ -2,7 +2,6 @@
 // The command line's side of a run: its options turned into the library's request
 // (pipeline/run.hpp, the run itself), its console, and the tensor of three runs.
 #include <functional>
-#include <optional>
 #include <string>
 
 #include "app/options.hpp"

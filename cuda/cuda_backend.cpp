@@ -55,11 +55,7 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
   // the host's full tables, where a form is packed from them: the lattice's, or built here from
   // its mask where it deferred them (and the device did not build the grouped form)
   NeighbourTables own;
-  const auto host_tables = [&]() -> std::pair<const std::uint32_t*, const std::uint32_t*> {
-    if (lattice.has_tables()) return {lattice.neighbours().data(), lattice.negative_neighbours().data()};
-    if (own.positive.empty()) own = lattice.make_tables();
-    return {own.positive.data(), own.negative.data()};
-  };
+  const auto host_tables = [&] { return lattice.tables(own); };
   if (has_negative_) {
     LineTableData line;
     GroupedPairData grouped;

@@ -379,28 +379,21 @@ __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::ui
   physics::DensityProducts products;
   if (k < n) {
     const std::uint32_t cell = begin + k;
-    const float rho = physics::cell_density(f, stride, cell);
     float& held = pairs[2 * static_cast<std::uint64_t>(k)];
     float& change = pairs[2 * static_cast<std::uint64_t>(k) + 1];
-    const float d = rho - held;
     switch (pass) {
       case DensityPass::hold:
-        if (arg != 0.0f) change = d;
-        held = rho;
+        physics::hold_cell(physics::cell_density(f, stride, cell), held, change, arg != 0.0f);
         break;
       case DensityPass::peak:
-        peak = fmaxf(fabsf(d), fabsf(change));
+        peak = physics::cell_change_peak(physics::cell_density(f, stride, cell), held, change);
         break;
       case DensityPass::products:
-        products = physics::cell_products(change, d, arg);
+        products = physics::cell_products(change, physics::cell_density(f, stride, cell) - held, arg);
         break;
-      case DensityPass::extrapolate: {
-        const float delta = arg * d;
-        physics::shift_density(f, stride, cell, delta);
-        change = d;
-        held = rho + delta;
+      case DensityPass::extrapolate:
+        physics::extrapolate_cell(f, stride, cell, held, change, arg);
         break;
-      }
     }
   }
   if (pass == DensityPass::peak) {  // non-negative floats order as their bits

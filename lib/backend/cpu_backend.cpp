@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "lib/base/error.hpp"
 #include "lib/lattice/propagation.hpp"
@@ -16,10 +17,7 @@ CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionPar
     : lattice_(lattice), params_(params), storage_(storage), owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
       f_(lattice::q * lattice.stride() * storage_bytes(storage), std::byte{0}) {
-  if (!lattice.has_tables()) own_tables_ = lattice.make_tables();
-  const NeighbourTables* own = lattice.has_tables() ? nullptr : &own_tables_;
-  positive_ = own ? own->positive.data() : lattice.neighbours().data();
-  negative_ = own ? own->negative.data() : lattice.negative_neighbours().data();
+  std::tie(positive_, negative_) = lattice.tables(own_tables_);
   const std::uint32_t n = lattice.fluid_count();
   each_storage([&](auto slot) {
     using S = decltype(slot);
@@ -222,9 +220,8 @@ bool CpuBackend::hold_density(bool keep_change) {
     const S* f = slots<S>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
-      const float rho = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k));
-      if (keep_change) held_[2 * k + 1] = rho - held_[2 * k];
-      held_[2 * k] = rho;
+      physics::hold_cell(physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)), held_[2 * k],
+                         held_[2 * k + 1], keep_change);
     }
   });
   return true;
@@ -240,8 +237,8 @@ float CpuBackend::density_change_peak() {
     const S* f = slots<S>();
 #pragma omp parallel for schedule(static) reduction(max : peak)
     for (std::int64_t k = 0; k < n; ++k) {
-      const float d = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k)) - held_[2 * k];
-      peak = std::max(peak, std::max(std::abs(d), std::abs(held_[2 * k + 1])));
+      const float rho = physics::cell_density(f, stride, first + static_cast<std::uint32_t>(k));
+      peak = std::max(peak, physics::cell_change_peak(rho, held_[2 * k], held_[2 * k + 1]));
     }
   });
   return peak;
@@ -276,12 +273,7 @@ void CpuBackend::extrapolate_density(float factor) {
     S* f = slots<S>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
-      const std::uint32_t cell = first + static_cast<std::uint32_t>(k);
-      const float rho = physics::cell_density(f, stride, cell);
-      const float d = rho - held_[2 * k], delta = factor * d;
-      physics::shift_density(f, stride, cell, delta);
-      held_[2 * k + 1] = d;
-      held_[2 * k] = rho + delta;
+      physics::extrapolate_cell(f, stride, first + static_cast<std::uint32_t>(k), held_[2 * k], held_[2 * k + 1], factor);
     }
   });
 }

@@ -67,7 +67,7 @@ class CpuBackend final : public Backend {
   }
 
   const SparseLattice& lattice_;
-  NeighbourTables own_tables_;  // built here where the lattice deferred them
+  NeighbourTables own_tables_;  // built here where the lattice deferred them (SparseLattice::tables)
   const std::uint32_t* positive_ = nullptr;  // the tables the steps read: the lattice's or own_tables_
   const std::uint32_t* negative_ = nullptr;
   physics::CollisionParams params_;

@@ -157,6 +157,12 @@ NeighbourTables SparseLattice::make_tables() const {
   return t;
 }
 
+std::pair<const std::uint32_t*, const std::uint32_t*> SparseLattice::tables(NeighbourTables& scratch) const {
+  if (has_tables()) return {neighbours_.data(), negative_neighbours_.empty() ? nullptr : negative_neighbours_.data()};
+  if (scratch.positive.empty()) scratch = make_tables();
+  return {scratch.positive.data(), scratch.negative.empty() ? nullptr : scratch.negative.data()};
+}
+
 void SparseLattice::set_owned_planes(std::int64_t first_plane, std::int64_t end_plane) {
   owned_begin_ = static_cast<std::uint32_t>(plane_offsets_[first_plane]);
   owned_end_ = static_cast<std::uint32_t>(plane_offsets_[end_plane]);

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/base/host_array.hpp"
@@ -65,6 +66,9 @@ class SparseLattice {
   // form would hold them). make_tables throws on a lattice that holds its tables.
   const PoreMask& mask() const { return mask_; }
   NeighbourTables make_tables() const;
+  // The full tables a backend reads (positive, negative; the negative null unless with_negative):
+  // the lattice's own, or, where it deferred them, built into `scratch` the first time.
+  std::pair<const std::uint32_t*, const std::uint32_t*> tables(NeighbourTables& scratch) const;
   // first fluid index of plane z; plane_offsets()[nz] = fluid count
   const std::vector<std::uint64_t>& plane_offsets() const { return plane_offsets_; }
 

@@ -40,6 +40,31 @@ ROCKPERM_UNROLL
   }
 }
 
+// One cell's held pair (held density, change before it) through the extrapolation's passes, the
+// one definition the backends' loops and kernels call (rho: the cell's density now).
+// A hold: change = rho - held (where `keep_change`), held = rho.
+ROCKPERM_HD inline void hold_cell(float rho, float& held, float& change, bool keep_change) {
+  if (keep_change) change = rho - held;
+  held = rho;
+}
+
+// The largest change the cell shows: now against the last hold, and the one before it.
+ROCKPERM_HD inline float cell_change_peak(float rho, float held, float change) {
+  return fmaxf(fabsf(rho - held), fabsf(change));
+}
+
+// A jump: rho += factor (rho - held) as the equilibrium's density part, then change = rho - held
+// and held = the new rho.
+template <class S>
+ROCKPERM_HD inline void extrapolate_cell(S* f, std::uint64_t stride, std::uint32_t cell, float& held, float& change,
+                                         float factor) {
+  const float rho = cell_density(f, stride, cell);
+  const float d = rho - held, delta = factor * d;
+  shift_density(f, stride, cell, delta);
+  change = d;
+  held = rho + delta;
+}
+
 // The inner products of the two changes, in fixed point: each change rounded to an integer at
 // `scale` (chosen from the largest change on any rank, so that |d scale| <= 2^15 and a sum over
 // 2^33 cells stays in 64 bits), then multiplied exactly. Integer sums are the same in any order,
