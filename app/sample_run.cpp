@@ -9,7 +9,6 @@
 
 #include "app/campaign.hpp"
 #include "app/console.hpp"
-#include "app/tensor.hpp"
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
 #include "lib/base/build_info.hpp"
@@ -23,6 +22,7 @@
 #include "pipeline/run_directory.hpp"
 #include "pipeline/sample.hpp"
 #include "pipeline/simulation.hpp"
+#include "pipeline/tensor.hpp"
 #include "rockperm/config.hpp"
 
 namespace rockperm::app {
@@ -69,7 +69,7 @@ class ConsoleObserver final : public pipeline::RunObserver {
 };
 
 // lbm.flow_axis = all: the volume read once, a run along each axis in <dir>/x, y, z (each a
-// run directory of its own: config, report, checkpoint), then the tensor (app/tensor.hpp).
+// run directory of its own: config, report, checkpoint), then the tensor (pipeline/tensor.hpp).
 // Continuing (--resume, or a campaign) keeps the axes done with this configuration and input
 // and resumes an interrupted one.
 pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings) {
@@ -98,6 +98,7 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
               << ", in " << dir.string() << "/{x,y,z}\n";
   }
   static constexpr const char* names[3] = {"x", "y", "z"};
+  std::array<std::optional<pipeline::AxisOutcome>, 3> outcomes;  // rank 0's; an axis never ended stays empty
   for (int a = 0; a < 3 && !StopSignals::requested(); ++a) {
     RunOptions axis = options;
     axis.spec.all_axes = false;
@@ -107,6 +108,7 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
     if (options.resume) collectively(comm, [&] { state = inspect_sample(axis); });
     if (state == SampleState::done || state == SampleState::failed) {
       if (console) std::cout << "== flow along " << names[a] << ": done before, kept\n";
+      if (comm.root()) outcomes[a] = pipeline::read_axis_outcome(axis.spec.output.dir / "report.json");
       continue;
     }
     axis.resume = state == SampleState::resume;
@@ -115,22 +117,26 @@ pipeline::SampleResult run_tensor(const Comm& comm, const RunOptions& options, c
     s.read = [&] { return PreparedSample{pipeline::read_sample(comm, volume, axis.spec.sample, axis.spec.flow), {}, {}}; };
     if (console) std::cout << "== flow along " << names[a] << (axis.resume ? " (resumed)" : "") << "\n";
     try {
-      run_sample(comm, axis, s);
+      outcomes[a] = pipeline::AxisOutcome::of(run_sample(comm, axis, s));
     } catch (const Error& e) {  // recorded in the axis's report; the tensor says which axis failed
       if (console) std::cout << "rockperm: " << names[a] << ": " << e.what() << "\n";
+      pipeline::SampleResult failed;
+      pipeline::record_failure(e, [](const InputError& x) { return option_message(x); }, failed);
+      if (e.all_ranks) outcomes[a] = pipeline::AxisOutcome::of(failed);
     }
   }
-  TensorSummary t;
+  pipeline::PermeabilityTensor t;
   collectively(comm, [&] {
-    if (comm.root()) t = write_tensor_report(dir, options);
+    if (!comm.root()) return;
+    t = pipeline::compose_tensor(outcomes, pipeline::measures_cross_terms(options.spec.flow));
+    pipeline::write_tensor_reports(dir, t, options.spec.sample.volume.path.filename().string());
   });
-  std::vector<std::uint8_t> status(t.status.begin(), t.status.end());
+  std::vector<std::uint8_t> status{static_cast<std::uint8_t>(t.status)};
   comm.broadcast(status);
-  const std::string status_text(status.begin(), status.end());
-  result.status = pipeline::parse_status(status_text).value_or(pipeline::RunStatus::runtime_error);
+  result.status = static_cast<pipeline::RunStatus>(status.at(0));
   result.message = t.message;
   if (console) {
-    std::cout << "tensor      " << t.message << " (" << status_text << ")\n"
+    std::cout << "tensor      " << t.message << " (" << pipeline::to_string(result.status) << ")\n"
               << "report      " << (dir / "report.json").string() << "\n";
   }
   return result;

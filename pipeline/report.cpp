@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.hpp"
 #include "pipeline/report_html.hpp"
+#include "pipeline/report_json.hpp"
 
 namespace rockperm::pipeline {
 
@@ -41,6 +42,29 @@ std::string verdict(const SampleResult& r) {
       << " mD: smaller than a representative volume";
   }
   return o.str();
+}
+
+InputRecord input_record(const SampleResult& r) {
+  const Provenance& p = r.provenance;
+  return InputRecord{r.input.path.string(), r.input.format,  r.input.bytes,       p.input_sha256,
+                     p.pore_labels,         p.crop,          p.percolation_filter};
+}
+
+nlohmann::ordered_json input_json(const InputRecord& in) {
+  return {{"path", in.path},       {"format", in.format}, {"bytes", in.bytes},
+          {"sha256", in.sha256},   {"pore_labels", in.pore_labels}, {"crop", in.crop},
+          {"percolation_filter", in.percolation_filter}};
+}
+
+std::optional<InputRecord> read_input_record(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  try {
+    return InputRecord{j.value("path", ""),        j.value("format", ""), j.value("bytes", std::uint64_t{0}),
+                       j.value("sha256", ""),      j.value("pore_labels", ""), j.value("crop", ""),
+                       j.value("percolation_filter", true)};
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::string to_json(const SampleResult& r) {
@@ -99,10 +123,7 @@ std::string to_json(const SampleResult& r) {
     ks.push_back(k);
   }
   j["history"] = {{"step", steps}, {"k_mD", ks}};
-  j["input"] = {{"path", r.input.path.string()},     {"format", r.input.format},
-                {"bytes", r.input.bytes},            {"sha256", p.input_sha256},
-                {"pore_labels", p.pore_labels},      {"crop", p.crop},
-                {"percolation_filter", p.percolation_filter}};
+  j["input"] = input_json(input_record(r));
   j["geometry"] = {{"dims", {r.dims.nx, r.dims.ny, r.dims.nz}},
                    {"sample_dims", {r.sample_dims.nx, r.sample_dims.ny, r.sample_dims.nz}},
                    {"voxel_size_um", r.voxel_size_um},

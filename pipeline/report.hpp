@@ -1,5 +1,6 @@
 #pragma once
 // report.json and report.csv of a sample's result (JSON through nlohmann/json).
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -10,6 +11,15 @@ namespace rockperm::pipeline {
 // One line on how far k can be trusted, e.g. "k = 1466 ± 0.2 mD (converged); 7 % of the flow
 // passes pores narrower than 3 voxels, where k is under-resolved".
 std::string verdict(const SampleResult& result);
+
+// The input a result came from, as report.json's "input" block states it.
+struct InputRecord {
+  std::string path, format;
+  std::uint64_t bytes = 0;
+  std::string sha256, pore_labels, crop;
+  bool percolation_filter = true;
+};
+InputRecord input_record(const SampleResult& result);
 
 std::string to_json(const SampleResult& result);
 std::string csv_header();

@@ -117,12 +117,17 @@ Provenance start_provenance(const Comm& comm, const RunRequest& request) {
   return p;
 }
 
-void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
-                    const std::function<std::string(const InputError&)>& describe_input, SampleResult& result) {
+void record_failure(const Error& e, const std::function<std::string(const InputError&)>& describe_input,
+                    SampleResult& result) {
   result.status = status_of(e);
   const auto* input = dynamic_cast<const InputError*>(&e);
   result.message = input && describe_input ? describe_input(*input) : e.what();
   if (const auto* physics = dynamic_cast<const PhysicsError*>(&e)) result.reason = physics->reason();
+}
+
+void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
+                    const std::function<std::string(const InputError&)>& describe_input, SampleResult& result) {
+  record_failure(e, describe_input, result);
   if (!comm.root() || !e.all_ranks) return;
   try {
     write_reports(dir, result);

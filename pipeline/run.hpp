@@ -82,8 +82,12 @@ struct RunRequest {
 // the sample's labels and crop); the front end's tensor of three runs records the same.
 Provenance start_provenance(const Comm& comm, const RunRequest& request);
 
-// Every outcome leaves a report: `result` with the status and message of `e` (an input error in
-// the front end's words, `describe_input`), written to `dir` where every rank agreed on the error.
+// `result` with the status, message and reason of `e` (an input error in the front end's words,
+// `describe_input`).
+void record_failure(const Error& e, const std::function<std::string(const InputError&)>& describe_input,
+                    SampleResult& result);
+
+// Every outcome leaves a report: record_failure, written to `dir` where every rank agreed on the error.
 void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
                     const std::function<std::string(const InputError&)>& describe_input, SampleResult& result);
 

@@ -1,5 +1,5 @@
 // The permeability tensor (lbm.flow_axis = all): a run along each axis from one read, the
-// tensor from the runs' mean velocities (app/tensor.hpp), through the command's own path
+// tensor from the runs' mean velocities (pipeline/tensor.hpp), through the command's own path
 // (options -> run_sample -> report.json), on the CPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -34,14 +34,16 @@ fs::path write_volume(const std::string& name, const std::function<bool(int, int
   return dir / (name + ".raw");
 }
 
-nlohmann::json tensor_of(const fs::path& volume) {
+nlohmann::json tensor_of(const fs::path& volume, bool resume = false) {
   const fs::path out = volume.parent_path() / (volume.stem().string() + ".out");
   bool help = false;
-  RunOptions o = parse_run_options({"--input.file=" + volume.string(), "--input.dims=24 24 24",
-                                    "--input.voxel_size_um=1", "--lbm.flow_axis=all", "--lbm.inlet_outlet=periodic",
-                                    "--lbm.lateral=periodic", "--run.backend=cpu", "--output.fields=off", "--overwrite",
-                                    "--output.dir=" + out.string()},
-                                   help);
+  RunOptions o = resume ? parse_run_options({"--resume", out.string()}, help)  // the run's own config.ini
+                        : parse_run_options({"--input.file=" + volume.string(), "--input.dims=24 24 24",
+                                             "--input.voxel_size_um=1", "--lbm.flow_axis=all",
+                                             "--lbm.inlet_outlet=periodic", "--lbm.lateral=periodic",
+                                             "--run.backend=cpu", "--output.fields=off", "--overwrite",
+                                             "--output.dir=" + out.string()},
+                                            help);
   SampleRunSettings settings;
   settings.console = false;
   const pipeline::SampleResult r = run_sample(Comm(), o, settings);
@@ -93,6 +95,22 @@ TEST(Tensor, InclinedSlitsGiveSymmetricCrossTermsOfTheRotatedTensor) {
   const auto principal = report["tensor"]["principal_mD"];
   EXPECT_LT(principal[0].get<double>() / principal[2].get<double>(), 1e-4);
   EXPECT_NEAR(principal[1].get<double>() / principal[2].get<double>(), 1.0, 1e-5);
+}
+
+// A resumed tensor keeps the axes done before (read back from their reports as typed outcomes)
+// and runs the one that is missing: the same tensor, term for term.
+TEST(Tensor, AResumedTensorKeepsTheAxesDoneBefore) {
+  const fs::path volume = write_volume("kept", [](int x, int z) { return (x + z) % 8 < 5; });
+  const auto first = tensor_of(volume);
+  const fs::path out = volume.parent_path() / "kept.out";
+  fs::remove(out / "report.json");
+  fs::remove_all(out / "z");
+  const auto second = tensor_of(volume, true);
+  EXPECT_EQ(second["status"], "converged");
+  EXPECT_EQ(second["tensor"]["lattice_voxel2"], first["tensor"]["lattice_voxel2"]);
+  EXPECT_EQ(second["tensor"]["principal_mD"], first["tensor"]["principal_mD"]);
+  EXPECT_EQ(second["input"], first["input"]);
+  EXPECT_EQ(second["porosity"], first["porosity"]);
 }
 
 }  // namespace rockperm::app

@@ -28,6 +28,7 @@ class Rockperm(CMakePackage, CudaPackage):
     depends_on("boost@1.74:+program_options")
     depends_on("libtiff")
     depends_on("nlohmann-json@3.10:")
+    depends_on("eigen@3.3:", type="build")
     depends_on("openssl")
     depends_on("libarchive")
     depends_on("libcsv")

@@ -1,0 +1,273 @@
+#include "pipeline/tensor.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "lib/base/system.hpp"
+#include "pipeline/report_html.hpp"
+#include "pipeline/report_json.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+constexpr const char* axis_names[3] = {"x", "y", "z"};
+
+// How bad a status is, for the worst of three; a direction without a path is a k of 0, not a failure.
+int severity(const std::optional<AxisOutcome>& a) {
+  if (!a) return 3;  // never ended: interrupted
+  if (a->no_path()) return 0;
+  switch (a->status) {
+    case RunStatus::converged: return 0;
+    case RunStatus::not_converged: return 1;
+    case RunStatus::interrupted: return 3;
+    default: return 2;  // input_error, diverged, invalid_physics, runtime_error, output_error
+  }
+}
+
+Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
+
+Json to_json(const PermeabilityTensor& t, const std::string& sample_name) {
+  const auto matrix = [&](const std::array<std::array<double, 3>, 3>& m) {
+    Json rows = Json::array();
+    for (int i = 0; i < 3; ++i) {
+      Json row = Json::array();
+      for (int j = 0; j < 3; ++j) row.push_back(t.known[i][j] ? Json(m[i][j]) : Json());
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  Json tensor;
+  tensor["mD"] = matrix(t.k_md);
+  tensor["lattice_voxel2"] = matrix(t.k_voxel2);
+  tensor["diagonal_mD"] = t.diagonal_md();
+  tensor["cross_terms_measured"] = t.cross_terms;
+  if (!t.cross_terms) {
+    tensor["cross_terms_note"] =
+        "sealed lateral faces or buffers stop any net flow across the drive; run with lbm.inlet_outlet = periodic "
+        "and lbm.lateral = periodic for the off-diagonal terms";
+  }
+  if (t.symmetry_error) tensor["symmetry_error"] = *t.symmetry_error;
+  if (t.principal_md) tensor["principal_mD"] = *t.principal_md;
+  tensor["anisotropy"] = {{"max_over_min_diagonal", optional_number(t.max_over_min_diagonal)},
+                          {"kz_over_mean_kx_ky", optional_number(t.kz_over_mean_kx_ky)}};
+  Json j;
+  j["sample"] = sample_name;
+  j["status"] = to_string(t.status);
+  j["message"] = t.message;
+  j["tensor"] = tensor;
+  for (const auto& a : t.axes) {  // the sample's own figures, from the first axis that has them
+    if (!a) continue;
+    if (!j.contains("porosity") && a->porosity) j["porosity"] = *a->porosity;
+    if (!j.contains("connected_porosity") && a->connected_porosity) j["connected_porosity"] = *a->connected_porosity;
+    if (!j.contains("input")) j["input"] = input_json(a->input);
+  }
+  Json axes;
+  for (int a = 0; a < 3; ++a) {
+    const auto& r = t.axes[a];
+    axes[axis_names[a]] = {{"status", r ? to_string(r->status) : "missing"},
+                           {"k_mD", t.k_md[a][a]},
+                           {"steps", r ? r->steps : 0},
+                           {"report", std::string(axis_names[a]) + "/report.json"}};
+  }
+  j["axes"] = axes;
+  return j;
+}
+
+// The tensor's page: the matrix, how far it is symmetric, principal values, anisotropy and a
+// link to each axis's own report.
+std::string tensor_html(const Json& j) {
+  const Json& tensor = j["tensor"];
+  const auto number = [](const Json& v, int digits = 7) { return v.is_number() ? html_number(v.get<double>(), digits) : "&#8212;"; };
+  std::ostringstream o;
+  o << "<h1>Permeability tensor: " << html_escape(j["sample"].get<std::string>()) << "</h1>\n"
+    << "<p class=\"verdict " << (j["status"] == "converged" ? "converged" : "failed") << "\" id=\"verdict\">"
+    << html_escape(j["message"].get<std::string>()) << " (" << html_escape(j["status"].get<std::string>()) << ")</p>\n"
+    << "<h2>k (mD)</h2>\n<p>Row i, column j: k<sub>ij</sub> = &#957; q<sub>i</sub> / g<sub>j</sub>, the mean flow along i "
+       "of the run driven along j.</p>\n<table id=\"tensor\"><tr><th></th><th>x</th><th>y</th><th>z</th></tr>\n";
+  for (int i = 0; i < 3; ++i) {
+    o << "<tr><th>" << axis_names[i] << "</th>";
+    for (int c = 0; c < 3; ++c) {
+      o << "<td id=\"k-" << axis_names[i] << axis_names[c] << "\">" << number(tensor["mD"][i][c]) << "</td>";
+    }
+    o << "</tr>\n";
+  }
+  o << "</table>\n<table>\n";
+  if (tensor.contains("cross_terms_note")) {
+    o << "<tr><th>off-diagonal terms</th><td>" << html_escape(tensor["cross_terms_note"].get<std::string>())
+      << "</td></tr>\n";
+  }
+  if (tensor.contains("symmetry_error")) {
+    o << "<tr><th>symmetry error |k<sub>ij</sub> &#8722; k<sub>ji</sub>| / &#8730;(k<sub>ii</sub> k<sub>jj</sub>)</th>"
+         "<td id=\"symmetry-error\">" << number(tensor["symmetry_error"], 3) << "</td></tr>\n";
+  }
+  if (tensor.contains("principal_mD")) {
+    const Json& p = tensor["principal_mD"];
+    o << "<tr><th>principal values (mD)</th><td id=\"principal\">" << number(p[0]) << ", " << number(p[1]) << ", "
+      << number(p[2]) << "</td></tr>\n";
+  }
+  o << "<tr><th>anisotropy max/min of the diagonal</th><td id=\"anisotropy\">"
+    << number(tensor["anisotropy"]["max_over_min_diagonal"], 4) << "</td></tr>\n"
+    << "<tr><th>k<sub>z</sub> / mean(k<sub>x</sub>, k<sub>y</sub>)</th><td>"
+    << number(tensor["anisotropy"]["kz_over_mean_kx_ky"], 4) << "</td></tr>\n";
+  if (j.contains("porosity")) o << "<tr><th>porosity</th><td>" << number(j["porosity"], 6) << "</td></tr>\n";
+  o << "</table>\n<h2>The three runs</h2>\n<table><tr><th>flow along</th><th>status</th><th>k (mD)</th><th>steps</th>"
+       "<th>report</th></tr>\n";
+  for (int a = 0; a < 3; ++a) {
+    const Json& axis = j["axes"][axis_names[a]];
+    o << "<tr><td>" << axis_names[a] << "</td><td>" << html_escape(axis["status"].get<std::string>()) << "</td><td>"
+      << number(axis["k_mD"]) << "</td><td>" << axis["steps"].get<std::int64_t>() << "</td><td><a href=\""
+      << axis_names[a] << "/report.html\">" << axis_names[a] << "/report.html</a></td></tr>\n";
+  }
+  o << "</table>\n";
+  return html_document("rockperm tensor: " + j["sample"].get<std::string>(), o.str());
+}
+
+}  // namespace
+
+AxisOutcome AxisOutcome::of(const SampleResult& r) {
+  AxisOutcome a;
+  a.status = r.status;
+  a.message = r.message;
+  a.reason = r.reason;
+  a.solved = r.steps > 0;  // as report.json: k exists once a check was made
+  a.k_md = r.k.k_md;
+  a.k_lattice = r.k.k_lattice;
+  a.mean_velocity = r.mean_velocity;
+  a.steps = r.steps;
+  if (r.percolation.voxels > 0) {
+    a.porosity = r.percolation.total_porosity();
+    a.connected_porosity = r.percolation.connected_porosity();
+  }
+  a.input = input_record(r);
+  return a;
+}
+
+std::optional<AxisOutcome> read_axis_outcome(const fs::path& report_json) {
+  std::ifstream in(report_json, std::ios::binary);
+  if (!in) return std::nullopt;
+  try {
+    const nlohmann::json r = nlohmann::json::parse(read_all_text(in));
+    if (!r.is_object()) return std::nullopt;
+    const auto status = parse_status(r.value("status", ""));
+    if (!status) return std::nullopt;
+    AxisOutcome a;
+    a.status = *status;
+    a.message = r.value("message", "");
+    a.reason = r.value("reason", "");
+    a.steps = r.value("steps", std::int64_t{0});
+    const auto perm = r.find("permeability");
+    if (perm != r.end() && perm->is_object() && (*perm)["mD"].is_number()) {
+      a.solved = true;
+      a.k_md = (*perm)["mD"].get<double>();
+      a.k_lattice = (*perm)["lattice_voxel2"].get<double>();
+    }
+    const auto u = r.find("mean_velocity_lattice");
+    if (u != r.end() && u->is_array() && u->size() == 3) {
+      for (int i = 0; i < 3; ++i) a.mean_velocity[i] = (*u)[i].get<double>();
+    }
+    for (auto [key, slot] : {std::pair{"porosity", &a.porosity}, {"connected_porosity", &a.connected_porosity}}) {
+      const auto v = r.find(key);
+      if (v != r.end() && v->is_number()) *slot = v->get<double>();
+    }
+    if (const auto it = r.find("input"); it != r.end()) a.input = read_input_record(*it).value_or(InputRecord{});
+    return a;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool measures_cross_terms(const FlowSpec& flow) {
+  return flow.inlet_outlet == InletOutlet::periodic && flow.lateral_periodic[0] && flow.lateral_periodic[1] &&
+         flow.lateral_periodic[2];
+}
+
+std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 3>, 3>& m) {
+  Eigen::Matrix3d a;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) a(i, j) = m[i][j];
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver(a, Eigen::EigenvaluesOnly);
+  const Eigen::Vector3d e = solver.eigenvalues();  // ascending
+  return {e[0], e[1], e[2]};
+}
+
+PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3>& axes, bool cross_terms) {
+  PermeabilityTensor t;
+  t.axes = axes;
+  t.cross_terms = cross_terms;
+  int worst = 0;
+  std::string failure;
+  for (int a = 0; a < 3; ++a) {
+    const int sev = severity(axes[a]);
+    if (sev > worst || (sev == worst && sev > 0 && failure.empty())) {
+      worst = sev;
+      t.status = axes[a] ? axes[a]->status : RunStatus::interrupted;
+      failure = std::string(axis_names[a]) + ": " +
+                (axes[a] ? (axes[a]->message.empty() ? std::string(to_string(axes[a]->status)) : axes[a]->message)
+                         : std::string("no result"));
+    }
+  }
+  if (worst == 0) t.status = RunStatus::converged;
+
+  for (int j = 0; j < 3; ++j) {  // column j from the run along j
+    if (!axes[j]) continue;
+    const AxisOutcome& r = *axes[j];
+    if (r.no_path()) {  // no flow along j: k_jj = 0, and no cross flow either
+      for (int i = 0; i < 3; ++i) t.known[i][j] = i == j || cross_terms;
+      continue;
+    }
+    if (!r.solved) continue;
+    t.k_md[j][j] = r.k_md;
+    t.k_voxel2[j][j] = r.k_lattice;
+    t.known[j][j] = true;
+    if (!cross_terms || r.mean_velocity[j] == 0) continue;
+    for (int i = 0; i < 3; ++i) {
+      if (i == j) continue;
+      const double ratio = r.mean_velocity[i] / r.mean_velocity[j];
+      t.k_md[i][j] = r.k_md * ratio;
+      t.k_voxel2[i][j] = r.k_lattice * ratio;
+      t.known[i][j] = true;
+    }
+  }
+  bool all_known = true;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) all_known = all_known && t.known[i][j];
+  if (cross_terms && all_known) {
+    double error = 0;
+    std::array<std::array<double, 3>, 3> sym{};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        sym[i][j] = 0.5 * (t.k_md[i][j] + t.k_md[j][i]);
+        const double scale = std::sqrt(t.k_md[i][i] * t.k_md[j][j]);
+        if (i < j && scale > 0) error = std::max(error, std::abs(t.k_md[i][j] - t.k_md[j][i]) / scale);
+      }
+    }
+    t.symmetry_error = error;
+    t.principal_md = symmetric_eigenvalues(sym);
+  }
+  const auto d = t.diagonal_md();
+  const double kmax = *std::max_element(d.begin(), d.end()), kmin = *std::min_element(d.begin(), d.end());
+  const double kh = 0.5 * (d[0] + d[1]);
+  if (kmin > 0) t.max_over_min_diagonal = kmax / kmin;
+  if (kh > 0) t.kz_over_mean_kx_ky = d[2] / kh;
+  std::ostringstream line;
+  line.precision(6);
+  line << "kx = " << d[0] << ", ky = " << d[1] << ", kz = " << d[2] << " mD";
+  t.message = worst == 0 ? line.str() : failure;
+  return t;
+}
+
+void write_tensor_reports(const fs::path& dir, const PermeabilityTensor& tensor, const std::string& sample_name) {
+  const Json j = to_json(tensor, sample_name);
+  io::write_file_atomically(dir / "report.html", tensor_html(j));
+  io::write_file_atomically(dir / "report.json", j.dump(2) + "\n");  // last: the mark of a finished tensor
+}
+
+}  // namespace rockperm::pipeline

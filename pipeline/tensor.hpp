@@ -1,0 +1,66 @@
+#pragma once
+// The permeability tensor of a sample, composed from the typed results of its three runs (flow
+// along x, y and z; lbm.flow_axis = all). Column j comes from the run driven along j: its k is
+// k_jj, and the mean velocity across, u_i, gives k_ij = k_jj u_i / u_j (= nu u_i / g_j). The
+// cross terms are measured only where the flow can cross: every face periodic (with sealed
+// lateral faces or buffers the walls stop any net cross flow, and they are reported as null).
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "pipeline/report.hpp"
+#include "pipeline/result.hpp"
+
+namespace rockperm::pipeline {
+
+// What the tensor takes from one axis's run: from its SampleResult (of), or, for an axis a
+// resumed tensor keeps, from the report.json that run wrote (read_axis_outcome).
+struct AxisOutcome {
+  RunStatus status = RunStatus::runtime_error;
+  std::string message;  // for a status other than converged
+  std::string reason;   // invalid_physics: "no_path" where the pore space does not join the faces (k = 0)
+  bool solved = false;  // k measured
+  double k_md = 0, k_lattice = 0;
+  std::array<double, 3> mean_velocity{};  // lattice units, all three components
+  std::int64_t steps = 0;
+  std::optional<double> porosity, connected_porosity;
+  InputRecord input;
+
+  bool no_path() const { return status == RunStatus::invalid_physics && reason == "no_path"; }
+  static AxisOutcome of(const SampleResult& result);
+};
+
+// The outcome a report.json records; nullopt where the file is missing or not a report.
+std::optional<AxisOutcome> read_axis_outcome(const std::filesystem::path& report_json);
+
+struct PermeabilityTensor {
+  // the worst of the three runs' (a direction without a path is a k of 0, not a failure; a run
+  // that never ended counts as interrupted)
+  RunStatus status = RunStatus::converged;
+  std::string message;  // the diagonal, or the first axis that failed and why
+  std::array<std::array<double, 3>, 3> k_md{}, k_voxel2{};
+  std::array<std::array<bool, 3>, 3> known{};  // measured; the others are null in report.json
+  bool cross_terms = false;
+  std::optional<double> symmetry_error;             // max |k_ij - k_ji| / sqrt(k_ii k_jj), every term known
+  std::optional<std::array<double, 3>> principal_md;  // eigenvalues of the symmetric part, ascending
+  std::optional<double> max_over_min_diagonal, kz_over_mean_kx_ky;
+  std::array<std::optional<AxisOutcome>, 3> axes;
+
+  std::array<double, 3> diagonal_md() const { return {k_md[0][0], k_md[1][1], k_md[2][2]}; }
+};
+
+// Whether the flow can cross the drive (every face periodic): the off-diagonal terms are measured.
+bool measures_cross_terms(const FlowSpec& flow);
+
+PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3>& axes, bool cross_terms);
+
+// Eigenvalues of a symmetric 3x3 matrix, ascending (Eigen's self-adjoint solver).
+std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 3>, 3>& m);
+
+// Writes <dir>/report.html and <dir>/report.json (last, atomically: the mark of a finished tensor).
+void write_tensor_reports(const std::filesystem::path& dir, const PermeabilityTensor& tensor,
+                          const std::string& sample_name);
+
+}  // namespace rockperm::pipeline
