@@ -160,6 +160,12 @@ const std::vector<Option>& table() {
                  "labels (or ranges of values) that are pore, e.g. 0 or 0,3 or 0-10; all others are solid",
                  [](RunSpec& s, const std::string& v) { s.sample.pore_labels = LabelSelection::parse(v); },
                  [](const RunSpec& s) { return s.sample.pore_labels.str(); }});
+    t.push_back({"input.grey_labels", "sample.grey_labels", "",
+                 "sub-resolution porous labels, each label:porosity:k with a unit (mD, D, um2, m2), e.g. "
+                 "2:0.2:0.05mD, 3-4:0.1:1e-3D: fluid cells with the Darcy drag of that k (Darcy-Brinkman); "
+                 "empty: none",
+                 [](RunSpec& s, const std::string& v) { s.sample.grey_phases = parse_grey_phases(v); },
+                 [](const RunSpec& s) { return to_string(s.sample.grey_phases); }});
     t.push_back({"input.voxel_size_um", "sample.volume.voxel_size_um", "0",
                  "edge length of one voxel in micrometres (0: from the header; required unless an NRRD/MHD header "
                  "gives it)",

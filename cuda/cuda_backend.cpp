@@ -42,6 +42,11 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       has_negative_(lattice.has_negative()),
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
+  if (lattice.has_grey()) {  // the cells' phases, 1 byte a cell (CollisionParams::phases)
+    phases_ = DeviceBuffer<std::uint8_t>(lattice.phases().size());
+    phases_.upload(lattice.phases().data(), lattice.phases().size());
+    params_.phases = phases_.data();
+  }
   each_storage([&](auto, auto* f) { launch_rest_state(f, stride_, cells_, params_, stream_.get()); });
   // the fused form's: line tables (22 bytes per cell) where the grouped ones do not fit the device
   // (TableForm) and their ranks group, else 2-byte tables where every group fits, else 3-byte
@@ -316,6 +321,7 @@ void CudaBackend::plane_sums(PlaneSums& out) {
 
 void CudaBackend::rescale(float factor, const physics::CollisionParams& params) {
   params_ = params;
+  params_.phases = phases_.size() ? phases_.data() : nullptr;
   if (factor == 1.0f) return;
   const Stream& s = main_stream();
   each_storage([&](auto slot, auto* f) { launch_scale(f, f_.size() / sizeof(slot), factor, s.get()); });

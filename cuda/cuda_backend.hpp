@@ -109,6 +109,7 @@ class CudaBackend final : public Backend {
   const Stream& main_stream();
   const Stream& work() { return in_boundary_ ? boundary_stream_ : main_stream(); }
   DeviceBuffer<std::byte> f_;  // 19 * stride slots
+  DeviceBuffer<std::uint8_t> phases_;  // the lattice's cell phases where it has grey cells
   // fn(tables) with the neighbour tables as the kernels read them (lib/lattice/neighbour_table.hpp):
   // the fused form's two as line ranks and masks (22 bytes per cell, lib/lattice/line_tables.hpp),
   // else grouped to 2 bytes per entry (and two bases per 32 cells) where every group fits, else

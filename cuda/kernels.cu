@@ -1,6 +1,7 @@
 // The CUDA kernels: one thread per fluid cell, each calling the per-cell functions of
 // lib/lattice/propagation.hpp that the CPU backend calls too, compiled for each population storage S.
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernels.hpp"
@@ -50,13 +51,18 @@ __device__ inline void prefetch_tables(const LineTables& t, std::uint64_t stride
   if (lane < 2) prefetch_l2(t.base + 4 * line_rank_rows * (cell / group_cells) + 8 * lane);
 }
 
-template <class S, class Index>
+// Grey: the lattice has grey cells (CollisionParams::phases), each collided by its phase; the
+// kernels without them are compiled as before, so that an open sample runs the same code.
+template <class S, class Index, bool Grey>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
                                physics::CollisionParams p, std::uint32_t ahead) {
   const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t next = (cell & ~31u) + ahead;
   if (next < end) prefetch_rows(f, stride, lattice::q, next);
-  if (cell >= begin && cell < end) propagation::collide_cell<S, Index>(f, stride, cell, p);
+  if (cell >= begin && cell < end) {
+    if constexpr (Grey) propagation::collide_cell_by_phase<S, Index>(f, stride, Index{cell}, p);
+    else propagation::collide_cell<S, Index>(f, stride, cell, p);
+  }
 }
 
 template <class S, class Index, class Tables>
@@ -66,7 +72,7 @@ __global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t first
   if (cell >= begin && cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
-template <class S, class Index, class Tables>
+template <class S, class Index, class Tables, bool Grey>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>)
     fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
                      Tables tables, physics::CollisionParams p, std::uint32_t ahead) {
@@ -76,11 +82,14 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>)
     prefetch_tables(tables, static_cast<std::uint64_t>(stride), next);
     prefetch_rows(f, stride, lattice::q, next);
   }
-  if (cell >= begin && cell < end) propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
+  if (cell >= begin && cell < end) {
+    if constexpr (Grey) propagation::fused_odd_cell_by_phase<S, Index>(f, stride, tables, Index{cell}, p);
+    else propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
+  }
 }
 
 // The exception cells of LineTables, numbers [first, first + count), that lie in [begin, end).
-template <class S, class Index>
+template <class S, class Index, bool Grey>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>)
     fused_odd_exceptions_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t count,
                                 std::uint32_t begin, std::uint32_t end, const std::uint32_t* __restrict__ records,
@@ -89,7 +98,10 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>)
   if (k >= count) return;
   const LineException exception{records + static_cast<std::uint64_t>(first + k) * line_exception_words};
   const std::uint32_t cell = __ldg(exception.record + line_exception_cell);
-  if (cell >= begin && cell < end) propagation::fused_odd_cell<S, Index>(f, stride, exception, Index{cell}, p);
+  if (cell >= begin && cell < end) {
+    if constexpr (Grey) propagation::fused_odd_cell_by_phase<S, Index>(f, stride, exception, Index{cell}, p);
+    else propagation::fused_odd_cell<S, Index>(f, stride, exception, Index{cell}, p);
+  }
 }
 
 template <class S>
@@ -110,7 +122,7 @@ __global__ void macroscopic_kernel(const S* __restrict__ f, std::uint64_t stride
   if (k >= n) return;
   float v[lattice::q];
   for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + begin + k]);
-  const physics::Moments m = physics::moments(v, p);
+  const physics::Moments m = physics::moments(v, p, p.drag[cell_phase(p, begin + k)]);
   out[k] = m.drho;
   out[n + k] = m.u[0];
   out[2 * static_cast<std::uint64_t>(n) + k] = m.u[1];
@@ -229,6 +241,20 @@ std::uint32_t warp_aligned(std::uint32_t begin) { return begin & ~31u; }
 // 32-bit offsets when every population offset fits (see lib/lattice/propagation.hpp).
 bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
 
+// Calls launch(narrow, grey) with std::bool_constant arguments: 32-bit offsets where they fit,
+// and the grey kernels only where the lattice has grey cells.
+template <class Launch>
+void with_index_and_phases(std::uint64_t stride, const physics::CollisionParams& p, const Launch& launch) {
+  const bool grey = p.phases != nullptr;
+  if (narrow(stride)) {
+    if (grey) launch(std::true_type{}, std::true_type{});
+    else launch(std::true_type{}, std::false_type{});
+  } else {
+    if (grey) launch(std::false_type{}, std::true_type{});
+    else launch(std::false_type{}, std::false_type{});
+  }
+}
+
 // How far ahead the collide kernels prefetch: half the cells of the blocks resident at once on the
 // current device (its multiprocessors times the kernel's blocks per multiprocessor). On an H200's
 // 512^3 pack a quarter and three quarters of them ran 0.4-0.6 % slower than a half, all of them
@@ -257,13 +283,12 @@ void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32
                     const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t first = warp_aligned(begin), cells = end - first;
-  if (narrow(stride)) {
-    collide_kernel<S, std::uint32_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p,
-                                                                                    prefetch_distance<S>());
-  } else {
-    collide_kernel<S, std::uint64_t><<<grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, p,
-                                                                                    prefetch_distance<S>());
-  }
+  const auto launch = [&](auto narrow_index, auto grey) {
+    using Index = std::conditional_t<decltype(narrow_index)::value, std::uint32_t, std::uint64_t>;
+    collide_kernel<S, Index, decltype(grey)::value><<<grid_for(cells), block_threads, 0, stream>>>(
+        f, stride, first, begin, end, p, prefetch_distance<S>());
+  };
+  with_index_and_phases(stride, p, launch);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -285,13 +310,12 @@ void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint
                       const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin) return;
   const std::uint32_t first = warp_aligned(begin), cells = end - first;
-  if (narrow(stride)) {
-    fused_odd_kernel<S, std::uint32_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(
+  const auto launch = [&](auto narrow_index, auto grey) {
+    using Index = std::conditional_t<decltype(narrow_index)::value, std::uint32_t, std::uint64_t>;
+    fused_odd_kernel<S, Index, Tables, decltype(grey)::value><<<grid_for(cells), block_threads, 0, stream>>>(
         f, stride, first, begin, end, tables, p, prefetch_distance<S>());
-  } else {
-    fused_odd_kernel<S, std::uint64_t, Tables><<<grid_for(cells), block_threads, 0, stream>>>(
-        f, stride, first, begin, end, tables, p, prefetch_distance<S>());
-  }
+  };
+  with_index_and_phases(stride, p, launch);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -301,13 +325,12 @@ void launch_fused_odd_exceptions(S* f, std::uint64_t stride, std::uint32_t begin
                                  const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin || last <= first) return;
   const std::uint32_t count = last - first;
-  if (narrow(stride)) {
-    fused_odd_exceptions_kernel<S, std::uint32_t><<<grid_for(count), block_threads, 0, stream>>>(
+  const auto launch = [&](auto narrow_index, auto grey) {
+    using Index = std::conditional_t<decltype(narrow_index)::value, std::uint32_t, std::uint64_t>;
+    fused_odd_exceptions_kernel<S, Index, decltype(grey)::value><<<grid_for(count), block_threads, 0, stream>>>(
         f, stride, first, count, begin, end, tables.exceptions, p);
-  } else {
-    fused_odd_exceptions_kernel<S, std::uint64_t><<<grid_for(count), block_threads, 0, stream>>>(
-        f, stride, first, count, begin, end, tables.exceptions, p);
-  }
+  };
+  with_index_and_phases(stride, p, launch);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

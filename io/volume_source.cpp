@@ -179,7 +179,7 @@ Crop resolve_crop(const Crop& crop, const Dims& d, const std::string& file) {
   return out;
 }
 
-LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels) {
+LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey) {
   auto source = open_volume(spec);
   LoadedMask out;
   out.info = source->info();
@@ -213,8 +213,7 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
                          std::to_string(available >> 20) +
                          " MiB; crop it (input.crop_offset, input.crop_size) or run on a node with more memory");
   }
-  std::vector<std::uint8_t> lut(65536);
-  for (int v = 0; v < 65536; ++v) lut[v] = pore_labels.contains(v) ? 1 : 0;
+  const std::vector<std::uint8_t> lut = label_codes(pore_labels, grey);
   out.mask.dims = cropped;
   out.mask.pore.resize(cropped.voxels());
   std::vector<std::uint16_t> slice;
@@ -225,11 +224,12 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
     std::uint8_t* dst = out.mask.pore.data() + plane * z;
     for (std::uint64_t k = 0; k < plane; ++k) {
       dst[k] = lut[slice[k]];
-      pore += dst[k];
+      pore += dst[k] != PoreMask::solid;
     }
   }
   if (pore == 0) {
     throw InputError("sample.pore_labels", name + ": pore labels " + pore_labels.str() +
+                                               (grey.empty() ? std::string() : " and grey labels") +
                                                " select no voxel; check them against the segmentation");
   }
   return out;

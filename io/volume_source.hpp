@@ -72,6 +72,8 @@ Crop resolve_crop(const Crop& crop, const Dims& dims, const std::string& file);
 
 // Streams the volume through `pore_labels` into a mask. Throws InputError when the crop lies
 // outside the volume, the voxel size is unknown, or no voxel is pore.
-LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels);
+// `grey`: labels whose voxels are grey phases (PoreMask codes).
+LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels,
+                          const std::vector<GreyPhase>& grey = {});
 
 }  // namespace rockperm::io

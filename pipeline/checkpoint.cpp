@@ -145,6 +145,11 @@ std::string run_identity(const std::string& input_sha256, const SampleSpec& samp
     << flow.lateral_periodic[0] << flow.lateral_periodic[1] << flow.lateral_periodic[2] << "\ninlet_outlet "
     << to_string(flow.inlet_outlet) << "\nbuffer_layers " << flow.buffer_layers << "\nedges "
     << to_string(flow.edge_contacts) << "\n";
+  if (!sample.grey_phases.empty() || !flow.grey_permeability.empty()) {  // absent before grey phases existed
+    o << "grey " << to_string(sample.grey_phases) << "\ngrey_voxel2";
+    for (const double k : flow.grey_permeability) o << ' ' << k;
+    o << "\n";
+  }
   return io::sha256_hex(o.str());
 }
 

@@ -33,6 +33,7 @@ struct Header {
   double read_seconds, percolation_seconds, pore_seconds, hash_seconds;
   std::uint64_t input_bytes;
   PoreStatistics pores;
+  std::array<std::uint64_t, physics::max_grey_phases> grey_voxels;
 };
 
 // The width class of every fluid cell of the simulated volume in raster order (no_width_class
@@ -79,6 +80,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
   s.percolation_seconds = seconds_since(start);
+  s.grey_voxels = grey_voxel_counts(mask);
   const auto pores_start = Clock::now();
   s.pores = pore_statistics(mask);
   ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
@@ -92,8 +94,9 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   }
   s.pore_seconds = seconds_since(pores_start);
   const Periodicity p = flow.periodicity();
-  if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels()) {
-    throw PhysicsError("nothing resists the flow: the simulated volume has no solid voxel and every face is "
+  if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels() &&
+      s.grey_voxel_total() == 0) {
+    throw PhysicsError("nothing resists the flow: the simulated volume has no solid or grey voxel and every face is "
                        "periodic, so the fluid accelerates without bound and k is infinite; seal the lateral faces "
                        "(a duct) or use a sample with solid in it");
   }
@@ -121,7 +124,8 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
                    s.pore_seconds,
                    s.hash_seconds,
                    s.input.bytes,
-                   s.pores};
+                   s.pores,
+                   s.grey_voxels};
     bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
     std::memcpy(bytes.data(), &h, sizeof h);
     std::memcpy(bytes.data() + sizeof h, s.plane_fluid.data(), bytes.size() - sizeof h);
@@ -146,6 +150,7 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
     s.hash_seconds = h.hash_seconds;
     s.input.bytes = h.input_bytes;
     s.pores = h.pores;
+    s.grey_voxels = h.grey_voxels;
     s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
     std::memcpy(s.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);
     const std::string t(text.begin(), text.end());
@@ -213,7 +218,7 @@ double PoreWidths::seconds() const {
 ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   ReadVolume v;
   const auto start = Clock::now();
-  v.loaded = io::load_pore_mask(spec.volume, spec.pore_labels);
+  v.loaded = io::load_pore_mask(spec.volume, spec.pore_labels, spec.grey_phases);
   v.read_seconds = seconds_since(start);
   v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
   v.input.name = spec.volume.path.filename().string();
@@ -227,17 +232,26 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   return v;
 }
 
+namespace {
+// The grey phases' permeability in voxel^2 at the sample's voxel size (every rank).
+Sample with_grey_permeability(Sample s, const SampleSpec& spec) {
+  const double voxel_m = s.voxel_size_um * 1e-6;
+  for (const GreyPhase& g : spec.grey_phases) s.grey_permeability.push_back(g.permeability_m2 / (voxel_m * voxel_m));
+  return s;
+}
+}  // namespace
+
 Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow) {
-  return share(comm, [&](Sample& s) {
+  return with_grey_permeability(share(comm, [&](Sample& s) {
     s.read_seconds = volume.read_seconds;
     s.voxel_size_um = volume.loaded.voxel_size_um;
     s.input = volume.input;
     finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
-  });
+  }), spec);
 }
 
 Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
-  return share(comm, [&](Sample& s) {
+  return with_grey_permeability(share(comm, [&](Sample& s) {
     ReadVolume v = read_volume(spec, false);
     s.read_seconds = v.read_seconds;
     s.voxel_size_um = v.loaded.voxel_size_um;
@@ -254,7 +268,7 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
     }
     finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
     if (hash.valid()) std::tie(s.input.sha256, s.hash_seconds) = hash.get();
-  });
+  }), spec);
 }
 
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
@@ -276,6 +290,12 @@ namespace rockperm::pipeline {
 FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
   FlowSpec f = flow;
   f.resolved = true;
+  if (f.grey_permeability.empty()) f.grey_permeability = sample.grey_permeability;
+  if (sample.grey_phases() > static_cast<int>(f.grey_permeability.size())) {  // else its cells would be open
+    throw InputError("sample.grey_labels", "the sample holds grey phase " + std::to_string(sample.grey_phases()) +
+                                               " but only " + std::to_string(f.grey_permeability.size()) +
+                                               " grey permeabilities are known");
+  }
   if (f.auto_tau) {
     // BGK's k moves with tau (FlowSpec::validate): it keeps tau = 1
     const double tau = f.collision == physics::CollisionModel::trt
@@ -294,6 +314,19 @@ FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
     f.force = g;
   }
   return f;
+}
+
+int Sample::grey_phases() const {
+  for (int c = physics::max_grey_phases; c > 0; --c) {
+    if (grey_voxels[c - 1] > 0) return c;
+  }
+  return 0;
+}
+
+std::uint64_t Sample::grey_voxel_total() const {
+  std::uint64_t n = 0;
+  for (const auto v : grey_voxels) n += v;
+  return n;
 }
 
 }  // namespace rockperm::pipeline

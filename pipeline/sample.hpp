@@ -2,6 +2,7 @@
 // Stage 1 of a run: the sample. Rank 0 reads the volume (or takes a mask given in memory),
 // removes isolated pores, adds buffers or the mirror image, and keeps the mask; every rank
 // learns the numbers it needs to partition and report (the fluid count of each plane).
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -54,6 +55,11 @@ struct Sample {
   std::vector<std::uint64_t> plane_fluid;         // fluid cells of every z plane of `dims`
   std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
   PercolationReport percolation;                  // pore before and after the filter (sample only)
+  // voxels of each grey phase (PoreMask; phase c at c - 1) in the sample after the filter
+  std::array<std::uint64_t, physics::max_grey_phases> grey_voxels{};
+  int grey_phases() const;                        // the highest phase present (0: none)
+  std::vector<double> grey_permeability;          // of each grey phase declared (voxel^2), every rank
+  std::uint64_t grey_voxel_total() const;
   PoreStatistics pores;                           // of the connected pore space of the sample
   PoreWidths widths;  // rank 0, runs (not a benchmark's sample: SampleUse)
   // rank 0's stage times: the read; the percolation filter; the pore statistics, buffers and

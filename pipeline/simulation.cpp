@@ -60,7 +60,8 @@ std::vector<Warning> warnings_for(const SampleResult& r) {
 
 physics::CollisionParams Simulation::collision_params() const {
   physics::CollisionParams p =
-      physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force);
+      physics::make_collision_params(flow_.collision, flow_.tau, flow_.magic, flow_.flow_axis, flow_.force,
+                                     flow_.grey_permeability);
   // the global index of local cell 0: the fp16 rounding of a cell is then the same on any
   // number of ranks (lib/physics/collision.hpp)
   std::uint64_t first_global = 0;

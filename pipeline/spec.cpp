@@ -122,6 +122,15 @@ void FlowSpec::validate() const {
     throw InputError("flow.buffer_layers", "the buffer layers must be 0 to " + std::to_string(max_buffer_layers) +
                                                " (each side; 10 is the default)");
   }
+  if (grey_permeability.size() > static_cast<std::size_t>(physics::max_grey_phases)) {
+    throw InputError("sample.grey_labels", "at most " + std::to_string(physics::max_grey_phases) +
+                                               " grey phases can be declared; merge labels of similar porosity and k");
+  }
+  for (const double k : grey_permeability) {
+    if (!(k > 0 && std::isfinite(k))) {
+      throw InputError("sample.grey_labels", "the permeability of a grey phase must be a positive number");
+    }
+  }
 }
 
 void ExecutionSpec::validate() const {

@@ -38,6 +38,7 @@ const char* to_string(PropagationChoice p);
 struct SampleSpec {
   io::VolumeSpec volume;
   LabelSelection pore_labels = LabelSelection::parse("0");
+  std::vector<GreyPhase> grey_phases;  // sub-resolution porous labels (input.grey_labels); none by default
   bool percolation_filter = true;
   bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
   void validate() const;  // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um
@@ -75,6 +76,10 @@ struct FlowSpec {
   int buffer_layers = 10;
   static constexpr int max_buffer_layers = 4096;
   EdgeContacts edge_contacts = EdgeContacts::open;
+  // The permeability of each grey phase of the sample's mask (PoreMask codes; phase c = index + 1)
+  // in voxel^2: the Darcy drag nu / K of its cells (lib/physics/collision.hpp). Set from the
+  // sample's grey labels and voxel size by read_sample, or given directly (a mask in memory).
+  std::vector<double> grey_permeability;
 
   // Periodic along the flow (driven by a body force); laterally as asked.
   Periodicity periodicity() const;

@@ -18,6 +18,7 @@ CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionPar
       all_{0, lattice.fluid_count()},
       f_(lattice::q * lattice.stride() * storage_bytes(storage), std::byte{0}) {
   std::tie(positive_, negative_) = lattice.tables(own_tables_);
+  params_.phases = phases();
   const std::uint32_t n = lattice.fluid_count();
   each_storage([&](auto slot) {
     using S = decltype(slot);
@@ -58,6 +59,22 @@ namespace {
     for (std::int64_t c = first; c < n; ++c) propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, tables, c, p); \
   }
 
+// Lattices with grey cells: each cell takes the open or the grey collision by its phase (not
+// vectorized across cells; the open cells give the same bits as the loops above).
+template <class S>
+void collide_loop_grey(S* f, std::uint64_t stride, std::int64_t first, std::int64_t n, const physics::CollisionParams& p) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = first; c < n; ++c) propagation::collide_cell_by_phase<S, propagation::WideIndex>(f, stride, c, p);
+}
+template <class S>
+void fused_odd_loop_grey(S* f, std::uint64_t stride, const IndexTables& tables, std::int64_t first, std::int64_t n,
+                         const physics::CollisionParams& p) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = first; c < n; ++c) {
+    propagation::fused_odd_cell_by_phase<S, propagation::WideIndex>(f, stride, tables, c, p);
+  }
+}
+
 ROCKPERM_CELL_LOOPS(, )
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
 #define ROCKPERM_AVX2_CLONE 1
@@ -86,6 +103,7 @@ void CpuBackend::collide(CellRange cells) {
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);
+    if (p.phases) return collide_loop_grey(slots<S>(), stride, first, n, p);
 #if ROCKPERM_AVX2_CLONE
     if (wide_vectors()) return collide_loop_avx2(slots<S>(), stride, first, n, p);
 #endif
@@ -115,6 +133,7 @@ void CpuBackend::fused_odd(CellRange cells) {
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);
+    if (p.phases) return fused_odd_loop_grey(slots<S>(), stride, tables, first, n, p);
 #if ROCKPERM_AVX2_CLONE
     if (wide_vectors()) return fused_odd_loop_avx2(slots<S>(), stride, tables, first, n, p);
 #endif
@@ -155,7 +174,7 @@ void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
     for (std::int64_t k = 0; k < n; ++k) {
       float v[lattice::q];
       for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + first + k]);
-      const physics::Moments m = physics::moments(v, params_);
+      const physics::Moments m = physics::moments(v, params_, params_.drag[cell_phase(params_, first + k)]);
       out.drho[k] = m.drho;
       out.ux[k] = m.u[0];
       out.uy[k] = m.u[1];
@@ -184,7 +203,8 @@ void CpuBackend::plane_sums(PlaneSums& out) {
       std::vector<std::int64_t> drho(planes_, 0), flux(planes_, 0);
 #pragma omp for schedule(static) nowait
       for (std::int64_t k = 0; k < n; ++k) {
-        const PlaneValues v = cell_plane_values(f, stride, static_cast<std::uint32_t>(first + k), plane_axis_, params_);
+        const auto cell = static_cast<std::uint32_t>(first + k);
+        const PlaneValues v = cell_plane_values(f, stride, cell, plane_axis_, params_);
         drho[plane_of_[k]] += v.drho;
         flux[plane_of_[k]] += v.flux;
       }
@@ -199,6 +219,7 @@ void CpuBackend::plane_sums(PlaneSums& out) {
 
 void CpuBackend::rescale(float factor, const physics::CollisionParams& params) {
   params_ = params;
+  params_.phases = phases();
   if (factor == 1.0f) return;
   each_storage([&](auto slot) {
     using S = decltype(slot);

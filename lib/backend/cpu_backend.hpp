@@ -78,6 +78,8 @@ class CpuBackend final : public Backend {
   int plane_axis_ = 0;
   std::uint32_t planes_ = 0;
   std::vector<std::uint16_t> plane_of_;
+  // the lattice's cell phases for CollisionParams::phases (null: every cell open)
+  const std::uint8_t* phases() const { return lattice_.has_grey() ? lattice_.phases().data() : nullptr; }
   std::vector<float> held_;  // the pressure extrapolation's (held, change) per owned cell, interleaved
   std::vector<std::vector<std::uint64_t>> lists_;
   std::vector<std::vector<std::byte>> buffers_;

@@ -2,7 +2,9 @@
 
 #include <array>
 #include <charconv>
-#include <numeric>
+#include <cmath>
+#include <sstream>
+#include <algorithm>
 
 #include "lib/base/error.hpp"
 
@@ -63,12 +65,139 @@ std::string LabelSelection::str() const {
 }
 
 std::uint64_t PoreMask::pore_count() const {
-  return std::accumulate(pore.begin(), pore.end(), std::uint64_t{0});
+  return pore.size() - static_cast<std::uint64_t>(std::count(pore.begin(), pore.end(), std::uint8_t{0}));
 }
 
-PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels) {
-  std::array<std::uint8_t, 256> lut{};
-  for (int v = 0; v < 256; ++v) lut[v] = pore_labels.contains(v) ? 1 : 0;
+std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask) {
+  std::array<std::uint64_t, 256> histogram{};
+  const auto n = static_cast<std::int64_t>(mask.pore.size());
+#pragma omp parallel
+  {
+    std::array<std::uint64_t, 256> mine{};
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < n; ++i) ++mine[mask.pore[i]];
+#pragma omp critical
+    for (int c = 0; c < 256; ++c) histogram[c] += mine[c];
+  }
+  std::array<std::uint64_t, physics::max_grey_phases> out{};
+  for (int code = PoreMask::open + 1; code < 256; ++code) {
+    if (histogram[code] == 0) continue;
+    const int phase = code - PoreMask::open;
+    if (phase > physics::max_grey_phases) throw Error("internal: a mask code beyond the grey phases");
+    out[phase - 1] = histogram[code];
+  }
+  return out;
+}
+
+namespace {
+
+std::string trimmed(std::string t) {
+  t.erase(0, t.find_first_not_of(" \t"));
+  t.erase(t.find_last_not_of(" \t") + 1);
+  return t;
+}
+
+// "0.05mD" -> m^2
+double parse_permeability(const std::string& text, const std::string& entry) {
+  static constexpr std::pair<const char*, double> units[] = {
+      {"mD", 9.869233e-16}, {"D", 9.869233e-13}, {"um2", 1e-12}, {"m2", 1.0}};
+  for (const auto& [unit, factor] : units) {
+    const std::string u(unit);
+    if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0) continue;
+    const std::string number = trimmed(text.substr(0, text.size() - u.size()));
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(number, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != number.size() || number.empty() || !(v > 0) || !std::isfinite(v)) break;
+    return v * factor;
+  }
+  throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': '" + text +
+                                              "' is not a positive permeability with a unit (mD, D, um2 or m2), "
+                                              "e.g. 0.05mD");
+}
+
+}  // namespace
+
+std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
+  std::vector<GreyPhase> out;
+  if (trimmed(text).empty()) return out;
+  const std::string form = "write entries label:porosity:k, e.g. 2:0.2:0.05mD, 3-4:0.1:1e-3D";
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string entry = trimmed(text.substr(start, comma - start));
+    start = comma + 1;
+    const std::size_t a = entry.find(':'), b = a == std::string::npos ? a : entry.find(':', a + 1);
+    if (entry.empty() || b == std::string::npos || entry.find(':', b + 1) != std::string::npos) {
+      throw InputError("sample.grey_labels", "grey labels '" + text + "': entry '" + entry + "' is not label:porosity:k; " + form);
+    }
+    GreyPhase g;
+    const std::string labels = trimmed(entry.substr(0, a)), porosity = trimmed(entry.substr(a + 1, b - a - 1));
+    if (labels.find_first_not_of("0123456789-") != std::string::npos) {
+      throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': '" + labels +
+                                                  "' is not a label or a range low-high; " + form);
+    }
+    g.labels = LabelSelection::parse(labels);
+    std::size_t used = 0;
+    try {
+      g.porosity = std::stod(porosity, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != porosity.size() || porosity.empty() || !(g.porosity > 0 && g.porosity <= 1)) {
+      throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': the porosity '" + porosity +
+                                                  "' must be a number in (0, 1]");
+    }
+    g.permeability_m2 = parse_permeability(trimmed(entry.substr(b + 1)), entry);
+    out.push_back(std::move(g));
+  }
+  if (out.size() > static_cast<std::size_t>(physics::max_grey_phases)) {
+    throw InputError("sample.grey_labels", "grey labels '" + text + "': at most " +
+                                                std::to_string(physics::max_grey_phases) +
+                                                " grey phases; merge labels of similar porosity and k");
+  }
+  return out;
+}
+
+std::string to_string(const std::vector<GreyPhase>& phases) {
+  std::string out;
+  for (const GreyPhase& g : phases) {
+    std::ostringstream o;
+    o.precision(17);
+    o << g.labels.str() << ':' << g.porosity << ':' << g.permeability_m2 << "m2";
+    if (!out.empty()) out += ", ";
+    out += o.str();
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> label_codes(const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey) {
+  std::vector<std::uint8_t> lut(65536, PoreMask::solid);
+  for (int v = 0; v < 65536; ++v) {
+    if (pore_labels.contains(v)) lut[v] = PoreMask::open;
+  }
+  for (std::size_t c = 0; c < grey.size(); ++c) {
+    for (int v = 0; v < 65536; ++v) {
+      if (!grey[c].labels.contains(v)) continue;
+      if (lut[v] != PoreMask::solid) {
+        throw InputError("sample.grey_labels", "label " + std::to_string(v) + " is declared grey but is also " +
+                                                    (lut[v] == PoreMask::open ? std::string("a pore label (input.pore_labels)")
+                                                                              : std::string("in another grey entry")) +
+                                                    "; give each label one phase");
+      }
+      lut[v] = static_cast<std::uint8_t>(PoreMask::open + c + 1);
+    }
+  }
+  return lut;
+}
+
+PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey) {
+  const std::vector<std::uint8_t> lut = label_codes(pore_labels, grey);
   PoreMask mask{volume.dims, std::vector<std::uint8_t>(volume.labels.size())};
   const auto n = static_cast<std::int64_t>(volume.labels.size());
 #pragma omp parallel for schedule(static)

@@ -1,11 +1,13 @@
 #pragma once
 // Label mapping: which voxel labels are pore. Everything else is solid.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lib/geometry/volume.hpp"
+#include "lib/physics/collision.hpp"
 
 namespace rockperm {
 
@@ -20,15 +22,39 @@ class LabelSelection {
   std::vector<std::pair<int, int>> ranges_;
 };
 
+// A label (or range) declared sub-resolution porous (input.grey_labels): its voxels are fluid
+// cells with the Darcy drag of `permeability_m2` (docs/ACCURACY.md, "Grey voxels").
+struct GreyPhase {
+  LabelSelection labels;
+  double porosity = 0;         // of the voxel's sub-resolution pores, for the report (0..1]
+  double permeability_m2 = 0;  // its Darcy permeability
+};
+// Parses "2:0.2:0.05mD" entries separated by commas ("label or low-high : porosity : k with a unit
+// of mD, D, m2 or um2"); throws InputError naming the entry. Empty text: no grey phase.
+std::vector<GreyPhase> parse_grey_phases(const std::string& text);
+std::string to_string(const std::vector<GreyPhase>& phases);  // parse_grey_phases' inverse
+
 struct PoreMask {
+  // what each voxel is: solid, open pore (resolved), or grey phase c = code - open, a
+  // sub-resolution porous phase (input.grey_labels) that is fluid with a Darcy drag; every
+  // non-zero code is fluid, to percolation, the lattice and the pore statistics alike
+  static constexpr std::uint8_t solid = 0, open = 1;
   Dims dims;
-  std::vector<std::uint8_t> pore;  // 1 = pore (fluid), 0 = solid; dims.voxels() entries
+  std::vector<std::uint8_t> pore;  // the code of each voxel; dims.voxels() entries
 
   bool is_pore(std::int64_t x, std::int64_t y, std::int64_t z) const { return pore[dims.linear(x, y, z)] != 0; }
   std::uint64_t pore_count() const;
 };
 
+// Voxels of each grey phase (index c - 1 for phase c); throws Error on a code beyond the last phase.
+std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask);
+
 // Throws InputError when the selection picks no voxel at all.
-PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels);
+PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels,
+                        const std::vector<GreyPhase>& grey = {});
+
+// The mask code of every label 0..65535 (PoreMask: solid, open or open + grey phase); throws
+// InputError where a label is both pore and grey, or in two grey phases.
+std::vector<std::uint8_t> label_codes(const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey);
 
 }  // namespace rockperm

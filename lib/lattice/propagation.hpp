@@ -34,13 +34,15 @@ using WideIndex = std::uint64_t;
 // populations are loaded into float as the slots hold them, collided in those units
 // (StorageTraits::unit) and stored back (16-bit storage rounds stochastically, seeded by the cell
 // and p.seed); the swap moves slots as they are.
-template <class S, class Index>
-ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p) {
+// Grey, drag: a cell of a grey phase and its drag (physics::collide).
+template <class S, class Index, bool Grey = false>
+ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p,
+                                   float drag = 0.0f) {
   using T = StorageTraits<S>;
   float v[lattice::q];
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load_held(f[addr[i]]);
-  physics::collide(v, p, T::unit);
+  physics::collide<Grey>(v, p, T::unit, drag);
   // addr[0]: the cell itself; its global index keys the noise (CollisionParams::cell_offset)
   const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(addr[0]) + p.cell_offset, p.seed);
   // A cell with a value its storage cannot hold (StorageTraits::beyond_held) gets poison in its rest
@@ -57,13 +59,14 @@ ROCKPERM_UNROLL
 // Two-pass step 1, and the even step of the fused form: collide in place, store reversed.
 // (Written with direct addresses rather than through collide_at, so that the compiler sees
 // unit-stride loads and vectorizes the CPU loop over cells.)
-template <class S, class Index>
-ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
+template <class S, class Index, bool Grey = false>
+ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p,
+                                     float drag = 0.0f) {
   using T = StorageTraits<S>;
   float v[lattice::q];
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = T::load_held(f[i * stride + cell]);
-  physics::collide(v, p, T::unit);
+  physics::collide<Grey>(v, p, T::unit, drag);
   const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
   bool beyond = false;  // as in collide_at: poison in the rest slot, by a select
 ROCKPERM_UNROLL
@@ -100,9 +103,9 @@ ROCKPERM_UNROLL
 }
 
 // Fused A-A odd step: gather from the neighbours' swapped slots, collide, scatter back.
-template <class S, class Index, class Tables>
+template <class S, class Index, class Tables, bool Grey = false>
 ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Tables& tables, Index cell,
-                                       const physics::CollisionParams& p) {
+                                       const physics::CollisionParams& p, float drag = 0.0f) {
   Neighbour ahead[lattice::half], behind[lattice::half];
   if (!read_pairs(tables, stride, cell, ahead, behind)) return;  // a cell of a second pass (LineTables)
   Index addr[lattice::q];
@@ -114,7 +117,23 @@ ROCKPERM_UNROLL
     addr[i] = b.present ? (i + lattice::half) * stride + b.index : i * stride + cell;
     addr[i + lattice::half] = a.present ? i * stride + a.index : (i + lattice::half) * stride + cell;
   }
-  collide_at(f, addr, p);
+  collide_at<S, Index, Grey>(f, addr, p, drag);
+}
+
+// The two collisions of a lattice with grey cells, by the cell's phase (CollisionParams::phases):
+// the one dispatch every cell loop and kernel of such a lattice makes.
+template <class S, class Index>
+ROCKPERM_HD inline void collide_cell_by_phase(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
+  const std::uint8_t phase = p.phases[cell];
+  if (phase) collide_cell<S, Index, true>(f, stride, cell, p, p.drag[phase]);
+  else collide_cell<S, Index>(f, stride, cell, p);
+}
+template <class S, class Index, class Tables>
+ROCKPERM_HD inline void fused_odd_cell_by_phase(S* f, Index stride, const Tables& tables, Index cell,
+                                                const physics::CollisionParams& p) {
+  const std::uint8_t phase = p.phases[cell];
+  if (phase) fused_odd_cell<S, Index, Tables, true>(f, stride, tables, cell, p, p.drag[phase]);
+  else fused_odd_cell<S, Index>(f, stride, tables, cell, p);
 }
 
 }  // namespace rockperm::propagation

@@ -111,7 +111,7 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
 #pragma omp parallel for schedule(static)
   for (std::int64_t z = 0; z < d.nz; ++z) {
     const std::uint8_t* p = mask.pore.data() + plane * z;
-    lat.plane_offsets_[z + 1] = static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{1}));
+    lat.plane_offsets_[z + 1] = plane - static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{0}));
   }
   for (std::int64_t z = 0; z < d.nz; ++z) lat.plane_offsets_[z + 1] += lat.plane_offsets_[z];
   const std::uint64_t n = lat.plane_offsets_[d.nz];
@@ -131,6 +131,25 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
         if (p[y * d.nx + x]) {
           *out++ = Coord{static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(y), static_cast<std::uint16_t>(z)};
         }
+      }
+    }
+  }
+  // the phase of every cell where the mask holds grey codes (PoreMask: code - 1), else none kept
+  bool grey = false;
+#pragma omp parallel for schedule(static) reduction(|| : grey)
+  for (std::int64_t z = 0; z < d.nz; ++z) {
+    const std::uint8_t* p = mask.pore.data() + plane * z;
+    grey = grey || std::any_of(p, p + plane, [](std::uint8_t v) { return v > PoreMask::open; });
+  }
+  if (grey) {
+    lat.phases_ = HostArray<std::uint8_t>(lat.stride_);
+    std::fill(lat.phases_.data() + n, lat.phases_.data() + lat.stride_, std::uint8_t{0});
+#pragma omp parallel for schedule(static)
+    for (std::int64_t z = 0; z < d.nz; ++z) {
+      const std::uint8_t* p = mask.pore.data() + plane * z;
+      std::uint8_t* out = lat.phases_.data() + lat.plane_offsets_[z];
+      for (std::uint64_t v = 0; v < plane; ++v) {
+        if (p[v]) *out++ = static_cast<std::uint8_t>(p[v] - PoreMask::open);
       }
     }
   }

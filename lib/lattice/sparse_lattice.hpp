@@ -69,6 +69,10 @@ class SparseLattice {
   // The full tables a backend reads (positive, negative; the negative null unless with_negative):
   // the lattice's own, or, where it deferred them, built into `scratch` the first time.
   std::pair<const std::uint32_t*, const std::uint32_t*> tables(NeighbourTables& scratch) const;
+  // The phase of every cell (0: open pore, c: grey phase c of the mask, PoreMask), padded to the
+  // stride; empty where every cell is open.
+  const HostArray<std::uint8_t>& phases() const { return phases_; }
+  bool has_grey() const { return phases_.size() != 0; }
   // first fluid index of plane z; plane_offsets()[nz] = fluid count
   const std::vector<std::uint64_t>& plane_offsets() const { return plane_offsets_; }
 
@@ -96,6 +100,7 @@ class SparseLattice {
   HostArray<std::uint32_t> neighbours_;
   HostArray<std::uint32_t> negative_neighbours_;
   bool with_negative_ = false;
+  HostArray<std::uint8_t> phases_;
   PoreMask mask_;  // deferred tables only
   std::uint32_t owned_begin_ = 0, owned_end_ = 0;
 };

@@ -16,7 +16,7 @@ std::vector<std::uint64_t> plane_fluid_counts(const PoreMask& mask) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t z = 0; z < d.nz; ++z) {
     const std::uint8_t* p = mask.pore.data() + plane * z;
-    counts[z] = static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{1}));
+    counts[z] = plane - static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{0}));
   }
   return counts;
 }

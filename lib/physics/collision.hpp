@@ -13,12 +13,17 @@
 // exactly half-way for Poiseuille flow, so the permeability does not depend on tau.
 // BGK is the special case omega- = omega+.
 #include <cmath>
+#include <span>
 
 #include "lib/base/names.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/hd.hpp"
 
 namespace rockperm::physics {
+
+// Grey (sub-resolution porous) phases a run may declare (input.grey_labels): the cell phase codes
+// 1..max_grey_phases (0: open pore).
+inline constexpr int max_grey_phases = 8;
 
 enum class CollisionModel { bgk, trt };
 inline constexpr std::array<Named<CollisionModel>, 2> collision_names{
@@ -40,12 +45,19 @@ struct CollisionParams {
   // computing them in every thread; zero, as g, by default.
   float force_plus[lattice::half] = {};
   float force_minus[lattice::half] = {};
+  // The Darcy drag of each cell phase (lattice units, per step): 0 for open pore (phase 0), nu / K
+  // for grey phase c = 1..max_grey_phases of permeability K (voxel^2); see collide() below.
+  float drag[max_grey_phases + 1] = {};
+  // The phase of every cell of the backend's lattice (SparseLattice::phases(): in device memory
+  // on a GPU), set by the backend; null where every cell is open (the kernels without grey).
+  const std::uint8_t* phases = nullptr;
 };
 
 inline double viscosity(double tau) { return (tau - 0.5) / 3.0; }
 
+// `grey_permeability`: K of each grey phase in voxel^2 (phase c = index + 1), at most max_grey_phases.
 inline CollisionParams make_collision_params(CollisionModel model, double tau, double magic, int flow_axis,
-                                             double acceleration) {
+                                             double acceleration, std::span<const double> grey_permeability = {}) {
   CollisionParams p;
   p.omega_plus = static_cast<float>(1.0 / tau);
   p.omega_minus = p.omega_plus;
@@ -60,6 +72,9 @@ inline CollisionParams make_collision_params(CollisionModel model, double tau, d
     p.force_plus[i - 1] = static_cast<float>(9.0 * keep_plus * eg);
     p.force_minus[i - 1] = static_cast<float>(keep_minus * eg);
   }
+  for (std::size_t c = 0; c < grey_permeability.size() && c < max_grey_phases; ++c) {
+    p.drag[c + 1] = static_cast<float>(viscosity(tau) / grey_permeability[c]);
+  }
   return p;
 }
 
@@ -69,7 +84,9 @@ struct Moments {
   float u[3];   // velocity with the Guo half-force correction, u = (sum f e + rho g / 2) / rho
 };
 
-ROCKPERM_HD inline Moments moments(const float (&f)[lattice::q], const CollisionParams& p) {
+// `drag`: the cell's (CollisionParams::drag of its phase); in a grey cell the velocity is the
+// implicit one of collide() below.
+ROCKPERM_HD inline Moments moments(const float (&f)[lattice::q], const CollisionParams& p, float drag = 0.0f) {
   float drho = 0.0f, j[3] = {0.0f, 0.0f, 0.0f};
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) {
@@ -86,6 +103,11 @@ ROCKPERM_UNROLL
   const float inv_rho = 1.0f / m.rho;
 ROCKPERM_UNROLL
   for (int a = 0; a < 3; ++a) m.u[a] = j[a] * inv_rho + 0.5f * p.g[a];
+  if (drag != 0.0f) {
+    const float shrink = 1.0f / (1.0f + 0.5f * drag);
+ROCKPERM_UNROLL
+    for (int a = 0; a < 3; ++a) m.u[a] *= shrink;
+  }
   return m;
 }
 
@@ -129,7 +151,16 @@ ROCKPERM_HD inline float rest_population(int i, const CollisionParams& p) {
 //   d/2 <- (1 - omega-) d/2 + 3 w rho (omega- c + force_minus_i)
 // and f_i = s/2 + d/2, f_-i = s/2 - d/2. The sums s and d also give the moments: about 11
 // operations per pair instead of 25 (the collision was most of the fp16 kernels' instructions).
-ROCKPERM_HD inline void collide(float (&f)[lattice::q], const CollisionParams& p, float unit = 1.0f) {
+//
+// Grey (a sub-resolution porous phase, `drag` = nu / K of its permeability K; docs/ACCURACY.md,
+// "Grey voxels"): the Darcy-Brinkman drag -drag u joins g in the force per unit mass,
+// a = g - drag u. Guo's velocity u = j / rho + a / 2 then holds u on both sides, and solved for it
+// u = (j / rho + g / 2) / (1 + drag / 2): the semi-implicit (midpoint) form, stable for every
+// drag >= 0. The force constants are those of a, computed per cell; an open cell (Grey false)
+// is the code above, bit for bit.
+template <bool Grey = false>
+ROCKPERM_HD inline void collide(float (&f)[lattice::q], const CollisionParams& p, float unit = 1.0f,
+                                float drag = 0.0f) {
   float s[lattice::half + 1], d[lattice::half + 1];
   float sum = f[0], j[3] = {0.0f, 0.0f, 0.0f};
 ROCKPERM_UNROLL
@@ -145,9 +176,19 @@ ROCKPERM_UNROLL
   }
   const float drho = unit * sum, rho = 1.0f + drho;
   const float scale = unit / rho;
-  const float ux = j[0] * scale + 0.5f * p.g[0], uy = j[1] * scale + 0.5f * p.g[1], uz = j[2] * scale + 0.5f * p.g[2];
+  float ux = j[0] * scale + 0.5f * p.g[0], uy = j[1] * scale + 0.5f * p.g[1], uz = j[2] * scale + 0.5f * p.g[2];
+  float a[3] = {p.g[0], p.g[1], p.g[2]};
+  if constexpr (Grey) {
+    const float shrink = 1.0f / (1.0f + 0.5f * drag);
+    ux *= shrink;
+    uy *= shrink;
+    uz *= shrink;
+    a[0] -= drag * ux;
+    a[1] -= drag * uy;
+    a[2] -= drag * uz;
+  }
   const float usq = ux * ux + uy * uy + uz * uz;
-  const float ug = ux * p.g[0] + uy * p.g[1] + uz * p.g[2];
+  const float ug = ux * a[0] + uy * a[1] + uz * a[2];
   const float wp = p.omega_plus, wm = p.omega_minus;
   const float P = wp * drho - rho * (1.5f * wp * usq + 3.0f * (1.0f - 0.5f * wp) * ug);
   const float keep_even = 0.5f * (1.0f - wp), keep_odd = 0.5f * (1.0f - wm);
@@ -162,8 +203,14 @@ ROCKPERM_UNROLL
     const bool axis = i <= 3;
     const float Pw = axis ? Pw1 : Pw2, Rw = axis ? Rw1 : Rw2;
     const float c = lattice::dot(i, ux, uy, uz);
-    const float even = keep_even * s[i] + ((Rw * c) * (4.5f * wp * c + p.force_plus[i - 1]) + Pw);
-    const float odd = keep_odd * d[i] + (3.0f * Rw) * (wm * c + p.force_minus[i - 1]);
+    float force_plus = p.force_plus[i - 1], force_minus = p.force_minus[i - 1];
+    if constexpr (Grey) {
+      const float ea = lattice::dot(i, a[0], a[1], a[2]);
+      force_plus = 9.0f * (1.0f - 0.5f * wp) * ea;
+      force_minus = (1.0f - 0.5f * wm) * ea;
+    }
+    const float even = keep_even * s[i] + ((Rw * c) * (4.5f * wp * c + force_plus) + Pw);
+    const float odd = keep_odd * d[i] + (3.0f * Rw) * (wm * c + force_minus);
     f[i] = even + odd;
     f[i + lattice::half] = even - odd;
   }

@@ -14,6 +14,7 @@ namespace rockperm {
 struct FlowSums {
   double mass = 0.0;            // sum of rho over fluid cells
   double velocity[3] = {0, 0, 0};  // sum of u over fluid cells
+  double grey_velocity[3] = {0, 0, 0};  // sum of u over the cells of grey phases (issue 36)
   double speed = 0.0;           // sum of |u| over fluid cells (tortuosity)
   double max_speed = 0.0;       // max |u| (Mach number)
   bool finite = true;           // false when any population is NaN or Inf
@@ -21,25 +22,33 @@ struct FlowSums {
   ROCKPERM_HD void add(const FlowSums& o) {
     mass += o.mass;
     for (int a = 0; a < 3; ++a) velocity[a] += o.velocity[a];
+    for (int a = 0; a < 3; ++a) grey_velocity[a] += o.grey_velocity[a];
     speed += o.speed;
     max_speed = max_speed > o.max_speed ? max_speed : o.max_speed;
     finite = finite && o.finite;
   }
 };
 
+// The phase of a cell (0: open pore; CollisionParams::phases).
+ROCKPERM_HD inline std::uint8_t cell_phase(const physics::CollisionParams& p, std::uint64_t cell) {
+  return p.phases ? p.phases[cell] : std::uint8_t{0};
+}
+
 // Sums of one cell in natural (streamed) order.
 template <class S>
 ROCKPERM_HD inline FlowSums cell_sums(const S* f, std::uint64_t stride, std::uint32_t cell,
                                       const physics::CollisionParams& p) {
+  const std::uint8_t phase = cell_phase(p, cell);
   float v[lattice::q];
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
-  const physics::Moments m = physics::moments(v, p);
+  const physics::Moments m = physics::moments(v, p, p.drag[phase]);
   FlowSums s;
   s.mass = 1.0 + static_cast<double>(m.drho);
   double sq = 0.0;
   for (int a = 0; a < 3; ++a) {
     s.velocity[a] = m.u[a];
+    if (phase != 0) s.grey_velocity[a] = m.u[a];
     sq += static_cast<double>(m.u[a]) * m.u[a];
   }
   s.speed = sqrt(sq);
@@ -63,10 +72,11 @@ struct PlaneValues {
 template <class S>
 ROCKPERM_HD inline PlaneValues cell_plane_values(const S* f, std::uint64_t stride, std::uint32_t cell, int axis,
                                                  const physics::CollisionParams& p) {
+  const std::uint8_t phase = cell_phase(p, cell);
   float v[lattice::q];
 ROCKPERM_UNROLL
   for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
-  const physics::Moments m = physics::moments(v, p);
+  const physics::Moments m = physics::moments(v, p, p.drag[phase]);
   return PlaneValues{llrint(static_cast<double>(m.drho) * plane_fixed_scale),
                      llrint(static_cast<double>(m.u[axis]) * plane_fixed_scale)};
 }

@@ -67,7 +67,11 @@ Fit fit(const KHistory& history, double step, double k, double noise) {
   }
   const double r = d1 != 0.0 ? d2 / d1 : 1.0;
   if (r >= 1.0 || r <= 0.0) {  // not shrinking, or turning: no distance can be read
-    f.known = false;
+    // unless k only flickers in its float rounding (a float steady state that flips a last bit
+    // of a few cells): then no trend is left, and never converging would be the wrong answer
+    const double flicker = std::max(std::abs(d1), std::abs(d2));
+    f.known = flicker <= float_rounding * std::abs(k);
+    f.remainder = flicker;
   } else {
     f.limit = k + d2 * r / (1.0 - r);
     f.remainder = std::abs(f.limit - k);

@@ -86,6 +86,9 @@ class KHistory {
 };
 
 inline constexpr double remaining_safety = 2.0;
+// One unit in the last place of a float, relative (2^-24): changes of k below it, both ways, are
+// the rounding of a float steady state, not a trend.
+inline constexpr double float_rounding = 5.9604644775390625e-08;
 
 // The estimated remaining change of k after `step` steps (absolute; +inf when unknown).
 double remaining_change(const KHistory& history, std::int64_t step, double k, double noise = 0);
