@@ -20,6 +20,16 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
               spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
+  for (std::size_t c = 0; c < spec.sample.grey_phases.size(); ++c) {
+    const GreyPhase& g = spec.sample.grey_phases[c];
+    std::printf("grey        labels %s: porosity %g, k %.4g mD (%.3g voxel^2, drag %.3g per step): %.2f %% of the "
+                "voxels, %.2f %% connected (counted as pore space above)\n",
+                g.labels.str().c_str(), g.porosity, g.permeability_m2 / m2_per_darcy * 1e3,
+                c < flow.grey_permeability.size() ? flow.grey_permeability[c] : 0.0,
+                c < flow.grey_permeability.size() ? physics::viscosity(flow.tau) / flow.grey_permeability[c] : 0.0,
+                100.0 * static_cast<double>(s.grey_voxels_before[c]) / static_cast<double>(perc.voxels),
+                100.0 * static_cast<double>(s.grey_voxels[c]) / static_cast<double>(perc.voxels));
+  }
   std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s; SHA-256 %.2f s beside them; "
               "pore widths %s\n",
               s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds,
@@ -75,7 +85,15 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
   std::printf("\npermeability  %.6g mD  (%.6g darcy, %.6e m^2, %.6g voxel^2)\n", k.k_md, k.k_darcy, k.k_m2,
               k.k_lattice);
   std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
-              r.percolation.total_porosity(), r.percolation.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+              r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+  if (r.grey.any()) {
+    std::printf("grey          %.2f %% of the voxels in %zu grey phase(s) carry %.2f %% of the flow; sub-resolution "
+                "porosity %.4f (total %.4f)\n",
+                100.0 * static_cast<double>(r.grey.voxels()) / static_cast<double>(r.percolation.voxels),
+                r.grey.phases.size(), 100.0 * r.grey.flow_fraction,
+                r.grey.subresolution_porosity(r.percolation.voxels),
+                r.porosity() + r.grey.subresolution_porosity(r.percolation.voxels));
+  }
   const pipeline::FlowSpec& flow = r.flow;
   if (flow.inlet_outlet != InletOutlet::periodic) {
     std::printf("inlet/outlet  %s; the pressure gradient inside the sample adds %.2f %% to the body force "

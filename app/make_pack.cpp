@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
         ("seed", po::value<std::uint64_t>()->default_value(2026), "random seed")
         ("scale", po::value<double>()->default_value(1.0),
          "voxelize the same spheres on a grid this many times finer (dims x scale voxels), for resolution studies")
+        ("grey", po::value<double>()->default_value(0.0),
+         "share of the solid relabelled 2 (a second pack's spheres where they overlap the solid): "
+         "grains of sub-resolution porosity for input.grey_labels = 2:...")
         ("out", po::value<std::string>(), "output raw file");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -36,17 +39,33 @@ int main(int argc, char** argv) {
     spec.radius_spread = vm["spread"].as<double>();
     spec.seed = vm["seed"].as<std::uint64_t>();
     spec.scale = vm["scale"].as<double>();
-    const rockperm::Volume v = rockperm::make_sphere_pack(spec);
+    rockperm::Volume v = rockperm::make_sphere_pack(spec);
+    const double grey = vm["grey"].as<double>();
+    if (!(grey >= 0 && grey < 1)) throw rockperm::InputError("--grey must be in [0, 1): the share of the solid made grey");
+    if (grey > 0) {  // a second pack of the same spheres' sizes; its solid, where it meets the first's, is grey
+      rockperm::SpherePackSpec second = spec;
+      second.seed = spec.seed + 7919;
+      second.porosity = 1.0 - grey;
+      const rockperm::Volume b = rockperm::make_sphere_pack(second);
+      for (std::size_t i = 0; i < v.labels.size(); ++i) {
+        if (v.labels[i] == rockperm::pack_solid_label && b.labels[i] == rockperm::pack_solid_label) v.labels[i] = 2;
+      }
+    }
     const std::string out = vm["out"].as<std::string>();
     std::FILE* f = std::fopen(out.c_str(), "wb");
     if (!f || std::fwrite(v.labels.data(), 1, v.labels.size(), f) != v.labels.size() || std::fclose(f) != 0) {
       std::cerr << "rockperm-make-pack: error: cannot write " << out << "\n";
       return 1;
     }
-    std::uint64_t pore = 0;
-    for (auto l : v.labels) pore += l == rockperm::pack_pore_label;
-    std::printf("%s: %s voxels, porosity %.4f\n", out.c_str(), v.dims.str().c_str(),
+    std::uint64_t pore = 0, grey_voxels = 0;
+    for (auto l : v.labels) {
+      pore += l == rockperm::pack_pore_label;
+      grey_voxels += l == 2;
+    }
+    std::printf("%s: %s voxels, porosity %.4f", out.c_str(), v.dims.str().c_str(),
                 static_cast<double>(pore) / v.labels.size());
+    if (grey > 0) std::printf(", grey (label 2) %.4f", static_cast<double>(grey_voxels) / v.labels.size());
+    std::printf("\n");
     return 0;
   } catch (const po::error& e) {
     std::cerr << "rockperm-make-pack: error: " << e.what() << "\n";

@@ -44,6 +44,32 @@ std::string verdict(const SampleResult& r) {
   return o.str();
 }
 
+std::uint64_t GreyReport::voxels() const {
+  std::uint64_t n = 0;
+  for (const GreyPhaseReport& g : phases) n += g.voxels;
+  return n;
+}
+
+std::uint64_t GreyReport::connected() const {
+  std::uint64_t n = 0;
+  for (const GreyPhaseReport& g : phases) n += g.connected;
+  return n;
+}
+
+double GreyReport::subresolution_porosity(std::uint64_t sample_voxels) const {
+  double pore = 0;
+  for (const GreyPhaseReport& g : phases) pore += g.porosity * static_cast<double>(g.voxels);
+  return sample_voxels ? pore / static_cast<double>(sample_voxels) : 0.0;
+}
+
+double SampleResult::porosity() const {
+  return static_cast<double>(percolation.pore - grey.voxels()) / static_cast<double>(percolation.voxels);
+}
+
+double SampleResult::connected_porosity() const {
+  return static_cast<double>(percolation.connected - grey.connected()) / static_cast<double>(percolation.voxels);
+}
+
 InputRecord input_record(const SampleResult& r) {
   const Provenance& p = r.provenance;
   return InputRecord{r.input.path.string(), r.input.format,  r.input.bytes,       p.input_sha256,
@@ -86,9 +112,26 @@ std::string to_json(const SampleResult& r) {
   j["permeability"] = solved ? ordered_json{{"mD", k.k_md}, {"darcy", k.k_darcy}, {"m2", k.k_m2},
                                              {"lattice_voxel2", k.k_lattice}}
                              : ordered_json(nullptr);
-  j["porosity"] = r.percolation.total_porosity();
-  j["connected_porosity"] = r.percolation.connected_porosity();
+  j["porosity"] = r.porosity();
+  j["connected_porosity"] = r.connected_porosity();
   j["removed_pore_fraction"] = r.percolation.removed_fraction();
+  if (r.grey.any()) {  // sub-resolution porous phases (docs/ACCURACY.md, "Grey voxels")
+    ordered_json phases = ordered_json::array();
+    const double voxels = static_cast<double>(r.percolation.voxels);
+    for (const GreyPhaseReport& g : r.grey.phases) {
+      phases.push_back({{"labels", g.labels},
+                        {"porosity", g.porosity},
+                        {"k_mD", g.permeability_m2 / m2_per_darcy * 1e3},
+                        {"k_lattice_voxel2", g.permeability_voxel2},
+                        {"voxel_fraction", static_cast<double>(g.voxels) / voxels},
+                        {"connected_voxel_fraction", static_cast<double>(g.connected) / voxels}});
+    }
+    const double sub = r.grey.subresolution_porosity(r.percolation.voxels);
+    j["grey"] = {{"phases", phases},
+                 {"flow_fraction", r.grey.flow_fraction},
+                 {"subresolution_porosity", sub},
+                 {"total_porosity", r.porosity() + sub}};
+  }
   j["tortuosity"] = k.tortuosity;
   j["steps"] = r.steps;
   j["extrapolations"] = r.extrapolations;
@@ -194,7 +237,7 @@ std::string to_csv_row(const SampleResult& r) {
     << to_string(r.status) << ',';
   if (solved) o << k.k_md << ',' << k.k_m2;
   else o << ',';
-  o << ',' << r.percolation.total_porosity() << ',' << r.percolation.connected_porosity() << ',' << k.tortuosity
+  o << ',' << r.porosity() << ',' << r.connected_porosity() << ',' << k.tortuosity
     << ',' << r.steps << ',';
   if (std::isfinite(r.error_estimate)) o << r.error_estimate;
   o << ',' << r.flux_nonuniformity << ',' << k.reynolds << ',' << k.mach << ','

@@ -89,6 +89,25 @@ struct SliceImage {
   std::string id, title, caption, data_uri;
 };
 
+// The grey (sub-resolution porous) phases of a sample (input.grey_labels) and what they carry.
+struct GreyPhaseReport {
+  std::string labels;
+  double porosity = 0;             // declared: of the voxel's own sub-resolution pores
+  double permeability_m2 = 0;      // declared
+  double permeability_voxel2 = 0;  // at the sample's voxel size: the drag nu / K
+  std::uint64_t voxels = 0;        // of the sample, before the percolation filter
+  std::uint64_t connected = 0;     // after it
+};
+struct GreyReport {
+  std::vector<GreyPhaseReport> phases;  // empty: none declared
+  double flow_fraction = 0;  // of the flow along the axis that passes grey cells (sum of u there / sum of u)
+  bool any() const { return !phases.empty(); }
+  std::uint64_t voxels() const;     // all phases, before the filter
+  std::uint64_t connected() const;  // after
+  // sum over phases of porosity x voxels (before the filter) / the sample's voxels
+  double subresolution_porosity(std::uint64_t sample_voxels) const;
+};
+
 struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
@@ -112,6 +131,11 @@ struct SampleResult {
   std::array<double, width_classes> width_fraction{};
   double narrow_flow_fraction = 0;
   std::array<double, 2> k_halves_md{};
+  GreyReport grey;
+  // the porosity of the resolved pores (open voxels; grey ones are in `grey`), before and after
+  // the percolation filter: PercolationReport's where no grey phase is declared
+  double porosity() const;
+  double connected_porosity() const;
   int drive_adjustments = 0;     // times the auto force was lowered during the run (flow.force: the last)
   double mass_drift = 0;
   SampleDrive drive;             // the drive k is divided by (g without buffers or mirror)

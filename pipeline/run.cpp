@@ -74,6 +74,12 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   const Provenance provenance = result.provenance;
   result = simulation.result();
   result.provenance = provenance;
+  for (std::size_t c = 0; c < result.grey.phases.size() && c < spec.sample.grey_phases.size(); ++c) {
+    const GreyPhase& g = spec.sample.grey_phases[c];
+    result.grey.phases[c].labels = g.labels.str();
+    result.grey.phases[c].porosity = g.porosity;
+    result.grey.phases[c].permeability_m2 = g.permeability_m2;
+  }
   if (outcome.checkpoints > 0) result.checkpoint = drive.checkpoint;
   result.performance.checkpoints = outcome.checkpoints;
   result.performance.checkpoint_seconds = outcome.checkpoint_seconds;

@@ -33,7 +33,7 @@ struct Header {
   double read_seconds, percolation_seconds, pore_seconds, hash_seconds;
   std::uint64_t input_bytes;
   PoreStatistics pores;
-  std::array<std::uint64_t, physics::max_grey_phases> grey_voxels;
+  std::array<std::uint64_t, physics::max_grey_phases> grey_voxels_before, grey_voxels;
 };
 
 // The width class of every fluid cell of the simulated volume in raster order (no_width_class
@@ -66,6 +66,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
   const auto start = Clock::now();
   const bool physics_checks = use == SampleUse::run;
   s.sample_dims = mask.dims;
+  s.grey_voxels_before = grey_voxel_counts(mask);
   if (percolation_filter) {
     s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
   } else if (physics_checks) {
@@ -125,6 +126,7 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
                    s.hash_seconds,
                    s.input.bytes,
                    s.pores,
+                   s.grey_voxels_before,
                    s.grey_voxels};
     bytes.resize(sizeof h + s.plane_fluid.size() * sizeof(std::uint64_t));
     std::memcpy(bytes.data(), &h, sizeof h);
@@ -150,6 +152,7 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
     s.hash_seconds = h.hash_seconds;
     s.input.bytes = h.input_bytes;
     s.pores = h.pores;
+    s.grey_voxels_before = h.grey_voxels_before;
     s.grey_voxels = h.grey_voxels;
     s.plane_fluid.resize((bytes.size() - sizeof h) / sizeof(std::uint64_t));
     std::memcpy(s.plane_fluid.data(), bytes.data() + sizeof h, bytes.size() - sizeof h);

@@ -55,8 +55,8 @@ struct Sample {
   std::vector<std::uint64_t> plane_fluid;         // fluid cells of every z plane of `dims`
   std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
   PercolationReport percolation;                  // pore before and after the filter (sample only)
-  // voxels of each grey phase (PoreMask; phase c at c - 1) in the sample after the filter
-  std::array<std::uint64_t, physics::max_grey_phases> grey_voxels{};
+  // voxels of each grey phase (PoreMask; phase c at c - 1) in the sample before and after the filter
+  std::array<std::uint64_t, physics::max_grey_phases> grey_voxels_before{}, grey_voxels{};
   int grey_phases() const;                        // the highest phase present (0: none)
   std::vector<double> grey_permeability;          // of each grey phase declared (voxel^2), every rank
   std::uint64_t grey_voxel_total() const;

@@ -102,6 +102,8 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   sample_.plane_fluid = sample.plane_fluid;
   sample_.fluid = sample.fluid;
   sample_.percolation = sample.percolation;
+  sample_.grey_voxels_before = sample.grey_voxels_before;
+  sample_.grey_voxels = sample.grey_voxels;
   sample_.pores = sample.pores;
   sample_.widths = sample.widths;  // shared: computed once, beside the solve on a GPU
   sample_.read_seconds = sample.read_seconds;
@@ -289,6 +291,15 @@ SampleResult Simulation::result() const {
   r.mass_drift = s.mass_drift;
   r.drive = drive_;
   for (int a = 0; a < 3; ++a) r.mean_velocity[a] = s.sums.velocity[a] / static_cast<double>(sample_.dims.voxels());
+  for (std::size_t c = 0; c < flow_.grey_permeability.size(); ++c) {  // the declared labels: pipeline::run
+    GreyPhaseReport g;
+    g.permeability_voxel2 = flow_.grey_permeability[c];
+    g.voxels = sample_.grey_voxels_before[c];
+    g.connected = sample_.grey_voxels[c];
+    r.grey.phases.push_back(g);
+  }
+  const double along = s.sums.velocity[flow_.flow_axis];
+  r.grey.flow_fraction = along != 0 ? s.sums.grey_velocity[flow_.flow_axis] / along : 0.0;
   const double md_per_lattice = s.k.k_lattice != 0 ? s.k.k_md / s.k.k_lattice : 0.0;
   for (const auto& [step, k] : loop_->history().points()) {
     r.history_md.emplace_back(loop_->history_origin() + step, k * md_per_lattice);

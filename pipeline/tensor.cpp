@@ -143,8 +143,8 @@ AxisOutcome AxisOutcome::of(const SampleResult& r) {
   a.mean_velocity = r.mean_velocity;
   a.steps = r.steps;
   if (r.percolation.voxels > 0) {
-    a.porosity = r.percolation.total_porosity();
-    a.connected_porosity = r.percolation.connected_porosity();
+    a.porosity = r.porosity();
+    a.connected_porosity = r.connected_porosity();
   }
   a.input = input_record(r);
   return a;
