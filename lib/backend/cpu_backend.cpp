@@ -59,8 +59,9 @@ namespace {
     for (std::int64_t c = first; c < n; ++c) propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, tables, c, p); \
   }
 
-// Lattices with grey cells: each cell takes the open or the grey collision by its phase (not
-// vectorized across cells; the open cells give the same bits as the loops above).
+// Lattices with grey cells: every cell takes the grey collision with its phase's drag. Not
+// `omp simd`: vectorized, the cells a rank's range left to the scalar remainder came out in
+// other bits than in the vector body, and k on two ranks differed from one rank's in the 15th digit.
 template <class S>
 void collide_loop_grey(S* f, std::uint64_t stride, std::int64_t first, std::int64_t n, const physics::CollisionParams& p) {
 #pragma omp parallel for schedule(static)

@@ -120,20 +120,19 @@ ROCKPERM_UNROLL
   collide_at<S, Index, Grey>(f, addr, p, drag);
 }
 
-// The two collisions of a lattice with grey cells, by the cell's phase (CollisionParams::phases):
-// the one dispatch every cell loop and kernel of such a lattice makes.
+// A lattice with grey cells: every cell takes the grey collision with its phase's drag
+// (CollisionParams::phases; 0 for an open cell, the same physics as the open collision to float
+// rounding). One path for all cells, so that a warp of open and grey cells does not run both
+// (with the open path beside it, a 20 %-grey pack ran 25 % slower in fp32 and 37 % in fp16 on an
+// H200, docs/PERFORMANCE.md).
 template <class S, class Index>
 ROCKPERM_HD inline void collide_cell_by_phase(S* f, Index stride, Index cell, const physics::CollisionParams& p) {
-  const std::uint8_t phase = p.phases[cell];
-  if (phase) collide_cell<S, Index, true>(f, stride, cell, p, p.drag[phase]);
-  else collide_cell<S, Index>(f, stride, cell, p);
+  collide_cell<S, Index, true>(f, stride, cell, p, p.drag[p.phases[cell]]);
 }
 template <class S, class Index, class Tables>
 ROCKPERM_HD inline void fused_odd_cell_by_phase(S* f, Index stride, const Tables& tables, Index cell,
                                                 const physics::CollisionParams& p) {
-  const std::uint8_t phase = p.phases[cell];
-  if (phase) fused_odd_cell<S, Index, Tables, true>(f, stride, tables, cell, p, p.drag[phase]);
-  else fused_odd_cell<S, Index>(f, stride, tables, cell, p);
+  fused_odd_cell<S, Index, Tables, true>(f, stride, tables, cell, p, p.drag[p.phases[cell]]);
 }
 
 }  // namespace rockperm::propagation

@@ -30,16 +30,19 @@ void Comm::exchange(const std::vector<Transfer>& sends, const std::vector<Transf
 
 FlowSums Comm::sum(const FlowSums& local) const {
   if (size_ == 1) return local;
+  constexpr std::size_t fields = 11;  // mass, velocity, speed, max speed, finite, grey velocity, padding
   const std::vector<double> mine = {local.mass,  local.velocity[0], local.velocity[1],        local.velocity[2],
-                                    local.speed, local.max_speed,   local.finite ? 1.0 : 0.0, 0.0};
+                                    local.speed, local.max_speed,   local.finite ? 1.0 : 0.0, local.grey_velocity[0],
+                                    local.grey_velocity[1], local.grey_velocity[2], 0.0};
   const std::vector<double> all = impl_->gather(mine);
-  std::vector<double> total = {0, 0, 0, 0, 0, 0, 1, 0};
+  std::vector<double> total = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
   if (rank_ == 0) {
     for (int r = 0; r < size_; ++r) {
-      const double* v = &all[8 * r];
+      const double* v = &all[fields * r];
       for (int k = 0; k < 5; ++k) total[k] += v[k];
       total[5] = std::max(total[5], v[5]);
       total[6] = std::min(total[6], v[6]);
+      for (int k = 7; k < 10; ++k) total[k] += v[k];
     }
   }
   impl_->broadcast(total);
@@ -49,6 +52,7 @@ FlowSums Comm::sum(const FlowSums& local) const {
   s.speed = total[4];
   s.max_speed = total[5];
   s.finite = total[6] > 0.5;
+  for (int a = 0; a < 3; ++a) s.grey_velocity[a] = total[7 + a];
   return s;
 }
 
