@@ -86,6 +86,14 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
               k.k_lattice);
   std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
               r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+  if (r.resolution.done) {
+    std::printf("resolution    k %.6g mD on the sample coarsened 2x (%lld steps, %.2f s): at zero voxel size %.6g mD, "
+                "a discretisation error of %.2f %% (order %g)\n",
+                r.resolution.k_coarse_md, static_cast<long long>(r.resolution.coarse_steps), r.resolution.coarse_seconds,
+                r.resolution.k_extrapolated_md, 100.0 * r.resolution.discretisation_error, r.resolution.order);
+  } else if (r.resolution.asked) {
+    std::printf("resolution    study %s\n", r.resolution.note.c_str());
+  }
   if (r.grey.any()) {
     std::printf("grey          %.2f %% of the voxels in %zu grey phase(s) carry %.2f %% of the flow; sub-resolution "
                 "porosity %.4f (total %.4f)\n",

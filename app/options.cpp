@@ -280,6 +280,12 @@ const std::vector<Option>& table() {
                  "docs/ACCURACY.md says how k compares) or auto (fp32, or fp16 on GPUs that fp32 does not fit)",
                  [](RunSpec& s, const std::string& v) { s.execution.storage = parse_choice(v, storages); },
                  [](const RunSpec& s) { return choice_name(s.execution.storage, storages); }});
+    t.push_back({"run.resolution_study", "resolution_study", "off",
+                 "on: also run the sample coarsened 2x (majority of each 2x2x2 block, 1/8 of the cells) and "
+                 "extrapolate k to zero voxel size: report.json's resolution block, the verdict's discretisation "
+                 "error",
+                 [](RunSpec& s, const std::string& v) { s.resolution_study = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.resolution_study ? "on" : "off"); }});
     t.push_back({"run.max_steps", "execution.max_steps", "200000", "stop after this many steps",
                  [](RunSpec& s, const std::string& v) { s.execution.max_steps = parse_integer(v); },
                  [](const RunSpec& s) { return std::to_string(s.execution.max_steps); }});

@@ -29,6 +29,12 @@ std::string verdict(const SampleResult& r) {
   o << "k = " << std::setprecision(5) << r.k.k_md;
   if (std::isfinite(r.error_estimate)) o << " ± " << std::setprecision(2) << r.error_estimate * std::abs(r.k.k_md);
   o << " mD (" << to_string(r.status) << ")";
+  if (r.resolution.done) {  // the discretisation error beside the convergence error
+    o << "; at zero voxel size k ≈ " << std::setprecision(5) << r.resolution.k_extrapolated_md << " mD (discretisation "
+      << std::setprecision(2) << 100.0 * r.resolution.discretisation_error << " %, from the 2x coarser sample)";
+  } else if (r.resolution.asked) {
+    o << "; resolution study " << r.resolution.note;
+  }
   if (r.status == RunStatus::not_converged) {
     o << ", the flux through the planes still differs by " << std::setprecision(2) << 100.0 * r.flux_nonuniformity
       << " %";
@@ -155,6 +161,17 @@ std::string to_json(const SampleResult& r) {
                   {"10_voxels_and_over", r.width_fraction[3]}}},
                 {"flow_fraction_under_3_voxels", r.narrow_flow_fraction},
                 {"k_halves_mD", halves}};
+  if (r.resolution.asked) {
+    const ResolutionStudy& rs = r.resolution;
+    j["resolution"] = {{"done", rs.done},
+                       {"note", rs.note},
+                       {"k_coarse_mD", rs.done ? ordered_json(rs.k_coarse_md) : ordered_json(nullptr)},
+                       {"k_extrapolated_mD", rs.done ? ordered_json(rs.k_extrapolated_md) : ordered_json(nullptr)},
+                       {"discretisation_error", rs.done ? ordered_json(rs.discretisation_error) : ordered_json(nullptr)},
+                       {"order", rs.order},
+                       {"coarse_steps", rs.coarse_steps},
+                       {"seconds", rs.coarse_seconds}};
+  }
   j["mass_drift"] = r.mass_drift;
   j["reynolds"] = k.reynolds;
   j["mach"] = k.mach;

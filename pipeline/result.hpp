@@ -108,6 +108,20 @@ struct GreyReport {
   double subresolution_porosity(std::uint64_t sample_voxels) const;
 };
 
+// The resolution study (pipeline/resolution_study.hpp; run.resolution_study): k on the sample
+// coarsened 2x and k extrapolated to zero voxel size, with the discretisation error it implies.
+struct ResolutionStudy {
+  bool asked = false;
+  bool done = false;
+  std::string note;                   // why it was not made
+  double k_coarse_md = 0;             // the sample at twice the voxel size
+  double k_extrapolated_md = 0;       // to zero voxel size
+  double order = 0;                   // of the error in the voxel size used to extrapolate
+  double discretisation_error = 0;    // |k_extrapolated - k| / k
+  std::int64_t coarse_steps = 0;
+  double coarse_seconds = 0;          // the whole study: read, coarsen, run
+};
+
 struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
@@ -132,6 +146,7 @@ struct SampleResult {
   double narrow_flow_fraction = 0;
   std::array<double, 2> k_halves_md{};
   GreyReport grey;
+  ResolutionStudy resolution;
   // the porosity of the resolved pores (open voxels; grey ones are in `grey`), before and after
   // the percolation filter: PercolationReport's where no grey phase is declared
   double porosity() const;

@@ -1,4 +1,5 @@
 #include "pipeline/run.hpp"
+#include "pipeline/resolution_study.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -176,6 +177,9 @@ SampleResult run(const Comm& comm, const RunRequest& request) {
   try {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
     run_stages(comm, request, directory, result);
+    if (request.spec.resolution_study && result.status != RunStatus::interrupted) {
+      run_resolution_study(comm, request, result);
+    }
   } catch (const Error& e) {
     report_failure(comm, dir, e, request.describe_input, result);
     throw;

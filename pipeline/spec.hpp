@@ -133,6 +133,8 @@ struct RunSpec {
   // The permeability tensor: one run along each axis (flow.flow_axis ignored), from one read of
   // the volume, in <output.dir>/x, y and z, and the tensor from their mean velocities.
   bool all_axes = false;
+  // Also run the sample coarsened 2x and extrapolate k to zero voxel size (pipeline/resolution_study.hpp).
+  bool resolution_study = false;
   ExecutionSpec execution;
   OutputSpec output;
   void validate() const;  // everything above

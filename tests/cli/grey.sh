@@ -49,6 +49,33 @@ assert a['grey'] == b['grey'] or abs(a['grey']['flow_fraction'] / b['grey']['flo
     fail "two ranks: $(field mpi/report.json "r['permeability']") against $(field grey/report.json "r['permeability']")"
 fi
 
+# the resolution study: k on the sample coarsened 2x and extrapolated, in the report and the verdict
+"$rockperm" run "${common[@]}" --input.grey_labels="2:0.3:20mD" --run.resolution_study=on --output.dir study >study.log 2>&1
+[ $? -eq 0 ] || fail "resolution study: $(tail -3 study.log)"
+grep -q "^resolution    k .* mD on the sample coarsened 2x" study.log || fail "no resolution line: $(grep -m2 resolution study.log)"
+python3 - study/report.json grey/report.json <<'PY' || fail "resolution report"
+import json, sys
+r, g = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+s = r["resolution"]
+assert s["done"] and s["order"] == 1.0, s
+k = r["permeability"]["mD"]
+assert k == g["permeability"]["mD"], (k, g["permeability"])  # the run itself is unchanged
+assert abs(s["k_extrapolated_mD"] - (2 * k - s["k_coarse_mD"])) < 1e-9 * k, s
+assert abs(s["discretisation_error"] - abs(s["k_extrapolated_mD"] - k) / k) < 1e-12, s
+assert "discretisation" in r["trust"]["verdict"], r["trust"]["verdict"]
+PY
+# a channel one voxel wide closes at twice the voxel size: the study says so, the run stands
+python3 -c "
+import sys
+n = 16; v = bytearray([1]) * n ** 3
+for x in range(n): v[(8 * n + 8) * n + x] = 0
+open('channel.raw', 'wb').write(v)"
+"$rockperm" run --input.file=channel.raw --input.dims="16 16 16" --input.voxel_size_um=1 --run.backend=cpu \
+  --output.fields=off --lbm.inlet_outlet=periodic --run.resolution_study=on --output.dir channel >channel.log 2>&1
+[ $? -eq 0 ] || fail "channel: $(tail -3 channel.log)"
+[ "$(field channel/report.json "r['resolution']['done']")" = False ] || fail "channel study: $(field channel/report.json "r['resolution']")"
+grep -q "resolution    study not made: at twice the voxel size" channel.log || fail "channel note: $(grep resolution channel.log)"
+
 bad() {  # bad NAME PATTERN GREY_LABELS [OPTIONS...]
   local name=$1 pattern=$2 labels=$3
   shift 3
