@@ -8,7 +8,7 @@
 // error of the run's k is |k0 - k(h)| / k(h). The coarse sample is the fine mask coarsened by
 // majority (lib/geometry/coarsen.hpp), run with the same boundaries and grey phases (their K in
 // voxel^2 a quarter of the fine one's), its own tau and force where those are automatic, and no
-// checkpoints: 1/8 of the cells and about 1/4 of the steps, some 3 % of the fine run's work.
+// checkpoints: 1/8 of the cells and at most as many steps (docs/ACCURACY.md, "The resolution study").
 #include <cmath>
 #include <string>
 
