@@ -73,6 +73,16 @@ if(ROCKPERM_ENABLE_VTK)
   string(APPEND _dev_depends ", libvtk9-dev")
 endif()
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "${_dev_depends}")
+if(ROCKPERM_ENABLE_PYTHON)  # python3-rockperm: the module (python/), into Debian's python3 path
+  math(EXPR _python_next_minor "${Python3_VERSION_MINOR} + 1")
+  list(APPEND CPACK_COMPONENTS_ALL Python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-rockperm)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${_python_next_minor}), python3-numpy")
+  set(CPACK_COMPONENT_PYTHON_DESCRIPTION
+      "rockperm from Python: rockperm.permeability(mask, ...) on a numpy array, the same run and report\n as rockperm run (CUDA runtime linked statically).")
+endif()
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
     "Absolute permeability of rock from segmented micro-CT scans: a sparse D3Q19 lattice Boltzmann solver\n for NVIDIA GPUs (CUDA runtime linked statically: needs only the driver) and CPUs, with MPI.")
 set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION

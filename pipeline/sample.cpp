@@ -235,11 +235,15 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   return v;
 }
 
-namespace {
-// The grey phases' permeability in voxel^2 at the sample's voxel size (every rank).
-Sample with_grey_permeability(Sample s, const SampleSpec& spec) {
+void set_grey_permeability(Sample& s, const SampleSpec& spec) {
   const double voxel_m = s.voxel_size_um * 1e-6;
+  s.grey_permeability.clear();
   for (const GreyPhase& g : spec.grey_phases) s.grey_permeability.push_back(g.permeability_m2 / (voxel_m * voxel_m));
+}
+
+namespace {
+Sample with_grey_permeability(Sample s, const SampleSpec& spec) {  // every rank
+  set_grey_permeability(s, spec);
   return s;
 }
 }  // namespace

@@ -68,6 +68,10 @@ struct Sample {
   PoreMask mask;                                  // rank 0 only; taken by decompose()
 };
 
+// The grey phases' permeability in voxel^2 at the sample's voxel size (read_sample does this; a
+// sample from a mask in memory with spec's grey labels needs it too).
+void set_grey_permeability(Sample& sample, const SampleSpec& spec);
+
 // Reads spec.volume on rank 0. An input error on rank 0 is thrown on every rank.
 Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
 

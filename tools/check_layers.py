@@ -5,9 +5,10 @@ The layers, lowest first (lib/CMakeLists.txt and CMakeLists.txt build them in th
 library each):
 
     lib/base < lib/physics < lib/geometry < lib/lattice < lib/backend < lib/parallel < lib/solve
-    < io, cuda < pipeline < app
+    < io, cuda < pipeline < app < python
 
-io/ and cuda/ stand side by side (neither includes the other). The static libraries catch an
+io/ and cuda/ stand side by side (neither includes the other); python/, the Python module, is a
+front end over app/'s option table. The static libraries catch an
 upward call only where the object it names is not linked for another reason; this reads every
 `#include "..."` of the sources and so catches each one. Prints every include that climbs, and
 exits 1 if there is one.
@@ -19,7 +20,7 @@ import sys
 
 LAYERS = [
     ["lib/base"], ["lib/physics"], ["lib/geometry"], ["lib/lattice"], ["lib/backend"], ["lib/parallel"],
-    ["lib/solve"], ["io", "cuda"], ["pipeline"], ["app"],
+    ["lib/solve"], ["io", "cuda"], ["pipeline"], ["app"], ["python"],
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCES = (".cpp", ".hpp", ".cu", ".h")

@@ -72,5 +72,21 @@ OMP_NUM_THREADS=2 /usr/bin/rockperm run --config /usr/share/rockperm/samples/sph
 grep -q "^permeability  5938\.7" "$work/run.log" || { cat "$work/run.log"; fail "the installed sample's k"; }
 $sudo dpkg -r rockperm >/dev/null || fail "dpkg -r"
 trap - EXIT
+# the Python module's package (where the build has it): installs, imports with Debian's python3
+python_deb=$(ls "$work"/debs/python3-rockperm_"$version"_*.deb 2>/dev/null || true)
+if [[ -n $python_deb ]]; then
+  if dpkg-query -W -f='${Status}' python3-rockperm 2>/dev/null | grep -q 'ok installed'; then
+    echo "SKIP: python3-rockperm is installed on this machine already; not replacing it"
+  else
+    grep -q "python3-numpy" <<<"$(dpkg-deb --field "$python_deb" Depends)" || fail "python3-rockperm does not depend on numpy"
+    trap '$sudo dpkg -r python3-rockperm >/dev/null 2>&1 || true' EXIT
+    $sudo dpkg -i "$python_deb" >"$work/dpkg-python.log" 2>&1 || { cat "$work/dpkg-python.log"; fail "dpkg -i python3-rockperm"; }
+    (cd / && /usr/bin/python3 -c "import rockperm; print('rockperm', rockperm.__version__)") >"$work/import.log" 2>&1 ||
+      { cat "$work/import.log"; fail "import rockperm from the package"; }
+    grep -q "^rockperm $version" "$work/import.log" || fail "the module's version: $(cat "$work/import.log")"
+    $sudo dpkg -r python3-rockperm >/dev/null || fail "dpkg -r python3-rockperm"
+    trap - EXIT
+  fi
+fi
 [[ ! -e /usr/bin/rockperm ]] || fail "/usr/bin/rockperm left after dpkg -r"
 echo "PASS: installed, consumed, packaged, installed as .deb and removed"

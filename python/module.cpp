@@ -1,0 +1,208 @@
+// The Python module `rockperm` (issue 37): a numpy mask in, a typed result out, through the
+// library's run object (pipeline::run) with the options of `rockperm run` (app/options.hpp):
+// the same names, the same validation, the same messages, the same report.json.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/options.hpp"
+#include "lib/base/build_info.hpp"
+#include "rockperm/config.hpp"
+#include "lib/base/error.hpp"
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/parallel/comm.hpp"
+#include "pipeline/report.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/sample.hpp"
+
+namespace py = pybind11;
+using namespace rockperm;
+
+namespace {
+
+// The mask of a numpy array indexed [z, y, x] (C order: x fastest, as raw volumes): bool (True =
+// pore), or integer labels mapped through the spec's pore and grey labels.
+PoreMask mask_of(const py::array& array, const pipeline::SampleSpec& spec) {
+  if (array.ndim() != 3) {
+    throw InputError("the mask must be a 3-D array indexed [z, y, x], not " + std::to_string(array.ndim()) + "-D");
+  }
+  const Dims dims{array.shape(2), array.shape(1), array.shape(0)};
+  PoreMask mask{dims, std::vector<std::uint8_t>(dims.voxels())};
+  const py::dtype dt = array.dtype();
+  const char kind = dt.kind();
+  if (kind == 'b') {  // bool: True is pore
+    const auto a = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(array);
+    const bool* p = a.data();
+    for (std::size_t i = 0; i < mask.pore.size(); ++i) mask.pore[i] = p[i] ? PoreMask::open : PoreMask::solid;
+    return mask;
+  }
+  if (kind != 'u' && kind != 'i') {
+    throw InputError("the mask must hold bool (True = pore) or integer labels, not " + py::cast<std::string>(py::str(static_cast<const py::handle&>(dt))));
+  }
+  const std::vector<std::uint8_t> lut = label_codes(spec.pore_labels, spec.grey_phases);
+  const auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+  const std::int64_t* p = a.data();
+  for (std::size_t i = 0; i < mask.pore.size(); ++i) {
+    if (p[i] < 0 || p[i] > 65535) throw InputError("mask labels must lie in 0..65535; found " + std::to_string(p[i]));
+    mask.pore[i] = lut[static_cast<std::size_t>(p[i])];
+  }
+  return mask;
+}
+
+// "--section.key=value" of a Python value (bool: on/off; sequences joined by spaces: dims)
+std::string option_value(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "on" : "off";
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    std::string out;
+    for (const auto& item : v) out += (out.empty() ? "" : " ") + std::string(py::str(item));
+    return out;
+  }
+  return py::str(v);
+}
+
+std::vector<std::string> arguments(const py::dict& options) {
+  std::vector<std::string> args;
+  for (const auto& [key, value] : options) {
+    if (value.is_none()) continue;
+    args.push_back("--" + std::string(py::str(key)) + "=" + option_value(value));
+  }
+  return args;
+}
+
+// A run's status as its exception (README, "Statuses and exit codes"); converged and
+// not_converged come back as a result.
+py::object exception_for(pipeline::RunStatus s, const py::module_& m) {
+  switch (s) {
+    case pipeline::RunStatus::input_error: return m.attr("InputError");
+    case pipeline::RunStatus::invalid_physics: return m.attr("InvalidPhysics");
+    case pipeline::RunStatus::diverged: return m.attr("Diverged");
+    case pipeline::RunStatus::output_error: return m.attr("OutputError");
+    case pipeline::RunStatus::runtime_error: return m.attr("RuntimeFailure");
+    default: return m.attr("Error");
+  }
+}
+
+struct Result {
+  pipeline::SampleResult result;
+  std::string report;  // report.json's path
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_rockperm, m) {
+  m.doc() = "rockperm's library: permeability of a segmented volume held in memory";
+  m.attr("__version__") = ROCKPERM_VERSION;
+  m.attr("__commit__") = build_commit();
+  // the classes of the statuses, each translated from the library's error (most derived first)
+  const py::object error = py::register_exception<Error>(m, "Error");
+  py::register_exception<InputError>(m, "InputError", error);
+  py::register_exception<PhysicsError>(m, "InvalidPhysics", error);
+  py::register_exception<SimulationError>(m, "Diverged", error);
+  py::register_exception<OutputError>(m, "OutputError", error);
+  py::register_exception<RuntimeFailure>(m, "RuntimeFailure", error);
+
+  py::class_<Result>(m, "Result", "The typed result of a run (report.json as to_dict())")
+      .def_property_readonly("status", [](const Result& r) { return pipeline::to_string(r.result.status); })
+      .def_property_readonly("message", [](const Result& r) { return r.result.message; })
+      .def_property_readonly("k_mD", [](const Result& r) { return r.result.k.k_md; })
+      .def_property_readonly("k_m2", [](const Result& r) { return r.result.k.k_m2; })
+      .def_property_readonly("k_lattice", [](const Result& r) { return r.result.k.k_lattice; },
+                             "k in voxel^2")
+      .def_property_readonly("k_error", [](const Result& r) { return r.result.error_estimate; },
+                             "relative remaining change of k estimated from its history (convergence)")
+      .def_property_readonly("steps", [](const Result& r) { return r.result.steps; })
+      .def_property_readonly("report_path", [](const Result& r) { return r.report; })
+      .def("to_dict", [](const Result& r) {
+        return py::module_::import("json").attr("loads")(pipeline::to_json(r.result));
+      }, "report.json as a dict")
+      .def("__repr__", [](const Result& r) {
+        return "<rockperm.Result " + std::string(pipeline::to_string(r.result.status)) + ": k = " +
+               std::to_string(r.result.k.k_md) + " mD>";
+      });
+
+  m.def(
+      "_run",
+      [m](const py::array& mask, const py::dict& options, const py::object& progress) {
+        bool help = false;
+        const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
+        app::validate_run_options(parsed);
+        PoreMask pores = mask_of(mask, parsed.spec.sample);
+        pipeline::RunRequest request;
+        request.spec = parsed.spec;
+        request.use = pipeline::DirectoryUse::overwrite;
+        request.config_ini = app::to_ini(parsed);
+        request.command_line = "python: rockperm.permeability";
+        request.validate = [&parsed] { app::validate_run_options(parsed); };
+        request.describe_input = [](const InputError& e) { return app::option_message(e); };
+        const double voxel = parsed.spec.sample.volume.voxel_size_um;
+        request.read = [&] {
+          pipeline::Sample s = pipeline::sample_from_mask(Comm(), std::move(pores), voxel, parsed.spec.flow,
+                                                          parsed.spec.sample.percolation_filter, "numpy array");
+          pipeline::set_grey_permeability(s, parsed.spec.sample);
+          return pipeline::PreparedSample{std::move(s), {}, {}};
+        };
+        // Ctrl-C: Python's handler only marks the signal while this thread holds no GIL; the run
+        // asks at every check, stops there (status interrupted), and KeyboardInterrupt follows
+        std::atomic<bool> interrupted{false};
+        request.stop_requested = [&interrupted] {
+          if (interrupted) return true;
+          py::gil_scoped_acquire gil;
+          if (PyErr_CheckSignals() != 0) {
+            PyErr_Clear();
+            interrupted = true;
+          }
+          return interrupted.load();
+        };
+        if (!progress.is_none()) {
+          request.progress = [&progress](const Progress& p) {
+            py::gil_scoped_acquire gil;
+            try {
+              progress(p.step, p.k.k_md, p.error_estimate, p.seconds);
+            } catch (py::error_already_set& e) {
+              e.discard_as_unraisable("rockperm progress callback");
+            }
+          };
+        }
+        Result r;
+        r.report = (parsed.spec.output.dir / "report.json").string();
+        try {
+          py::gil_scoped_release release;
+          r.result = pipeline::run(Comm(), request);
+        } catch (const Error& e) {
+          if (interrupted) throw py::error_already_set();  // unreachable: a stop returns a result
+          pipeline::SampleResult failed;
+          pipeline::record_failure(e, request.describe_input, failed);
+          PyErr_SetString(exception_for(failed.status, m).ptr(), failed.message.c_str());
+          throw py::error_already_set();
+        }
+        if (interrupted || r.result.status == pipeline::RunStatus::interrupted) {
+          const std::string text = "rockperm: stopped at step " + std::to_string(r.result.steps) +
+                                   " (interrupted); its checkpoint is in " + parsed.spec.output.dir.string();
+          PyErr_SetString(PyExc_KeyboardInterrupt, text.c_str());
+          throw py::error_already_set();
+        }
+        return r;
+      },
+      py::arg("mask"), py::arg("options"), py::arg("progress") = py::none());
+
+  m.def(
+      "_read",
+      [](const py::dict& options) {
+        bool help = false;
+        const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
+        parsed.spec.sample.validate();
+        const pipeline::ReadVolume v = pipeline::read_volume(parsed.spec.sample, false);
+        const PoreMask& mask = v.loaded.mask;
+        const Dims& d = mask.dims;
+        py::array_t<std::uint8_t> out({d.nz, d.ny, d.nx});
+        std::copy(mask.pore.begin(), mask.pore.end(), out.mutable_data());
+        return py::make_tuple(out, v.loaded.voxel_size_um);
+      },
+      py::arg("options"));
+}

@@ -1,0 +1,83 @@
+"""rockperm from Python: the permeability of a segmented volume held in a numpy array.
+
+    import numpy as np, rockperm
+    mask = rockperm.read("scan.raw", dims=(512, 512, 512), voxel_size_um=5.3)   # bool, [z, y, x]
+    r = rockperm.permeability(mask, voxel_size_um=5.3, axis="z")
+    print(r.k_mD, r.k_error, r.status); report = r.to_dict()   # report.json as a dict
+
+Arrays are indexed [z, y, x] in C order (x fastest), as raw volumes and TIFF stacks are stored:
+numpy axis 2 is x, 1 is y, 0 is z. A bool mask is True where pore; an integer array holds labels,
+mapped by `pore_labels` (default "0") and `grey_labels` as in `rockperm run`. Every other option
+of `rockperm run` is given by its name in `options`, e.g. options={"run.tolerance": 1e-5}, with
+the same validation and messages. A bad value raises InputError; a problem without a valid k
+InvalidPhysics; NaN or a mass drift Diverged; a CUDA or MPI failure RuntimeFailure; a result
+that cannot be written OutputError (all subclasses of rockperm.Error). Ctrl-C stops the run at
+its next check and raises KeyboardInterrupt; the interpreter stays usable. The solver runs
+without the GIL.
+"""
+import os
+import sys
+import tempfile
+
+from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError, Result,
+                        RuntimeFailure, __version__)
+from . import _rockperm
+
+__all__ = ["permeability", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+           "OutputError", "RuntimeFailure", "__version__"]
+
+_AXES = {"x": "x", "y": "y", "z": "z", 0: "x", 1: "y", 2: "z", "all": "all"}
+
+
+def _print_progress(step, k_md, error, seconds):
+    error_text = "?" if error != error or error == float("inf") else "%.2e" % error
+    print("rockperm: step %8d  k = %.8g mD  error %s  %.1f s" % (step, k_md, error_text, seconds),
+          file=sys.stderr, flush=True)
+
+
+def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
+                 inlet_outlet="buffer", lateral="sealed", backend="auto", storage="auto",
+                 progress=False, output_dir=None, options=None):
+    """Runs the sample to steady flow and returns its Result (k_mD, k_m2, k_error, status, to_dict()).
+
+    mask: 3-D numpy array [z, y, x] (bool: True = pore; integers: labels). voxel_size_um: the edge
+    of a voxel in micrometres. axis: "x", "y" or "z" (numpy axes 2, 1, 0). inlet_outlet: buffer,
+    mirror or periodic; lateral: sealed or periodic; backend: auto, cpu or cuda; storage: auto,
+    fp32 or fp16. progress: True prints a line per check to stderr, or a callable
+    progress(step, k_mD, error_estimate, seconds). output_dir: the run directory (report.json,
+    config.ini; default a new temporary directory, kept: Result.report_path). options: any other
+    option of `rockperm run` by name.
+    """
+    if axis not in _AXES or axis == "all":
+        raise InputError("axis must be 'x', 'y' or 'z' (numpy axes 2, 1, 0), not %r" % (axis,))
+    if output_dir is None:
+        output_dir = tempfile.mkdtemp(prefix="rockperm-")
+    # input.file names the sample in reports; the mask itself comes from memory
+    o = {"input.file": "numpy-array", "input.voxel_size_um": voxel_size_um, "lbm.flow_axis": _AXES[axis],
+         "lbm.inlet_outlet": inlet_outlet, "lbm.lateral": lateral, "run.backend": backend,
+         "run.storage": storage, "output.dir": os.fspath(output_dir), "output.fields": "off",
+         "output.progress_seconds": 0}
+    if pore_labels is not None:
+        o["input.pore_labels"] = pore_labels
+    if grey_labels is not None:
+        o["input.grey_labels"] = grey_labels
+    o.update(options or {})
+    callback = _print_progress if progress is True else (progress or None)
+    return _rockperm._run(mask, o, callback)
+
+
+def read(path, with_voxel_size=False, **input_options):
+    """The pore mask `rockperm run` would read from `path` (bool, [z, y, x]).
+
+    input_options: the [input] options by their key, e.g. dims=(64, 64, 64), voxel_size_um=5,
+    pore_labels="0", type="uint16", crop_offset=(0, 0, 0), crop_size=(100, 100, 100).
+    with_voxel_size: also return the voxel size (from the header or voxel_size_um).
+    """
+    o = {"input.file": os.fspath(path)}
+    for key, value in input_options.items():
+        o["input." + key] = value
+    if "input.voxel_size_um" not in o:
+        o["input.voxel_size_um"] = 0  # from the header, where there is one
+    codes, voxel = _rockperm._read(o)
+    mask = codes != 0
+    return (mask, voxel) if with_voxel_size else mask

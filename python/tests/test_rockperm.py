@@ -1,0 +1,125 @@
+"""The Python module against the command line and analytic k (issue 37). Run by ctest
+(python.module) with PYTHONPATH pointing at the built module."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import rockperm
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "samples" / "sphere_pack_64.raw"
+# the bundled sample's k from `rockperm run samples/sphere_pack_64.ini` on the CPU
+# (pinned to all digits by cli.sample_report_k_to_all_digits)
+SAMPLE_K_MD = 5938.779146239063
+
+
+def test_bundled_sample_gives_the_command_lines_k_bit_for_bit(tmp_path):
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    assert mask.shape == (64, 64, 64) and mask.dtype == bool
+    r = rockperm.permeability(mask, voxel_size_um=5.0, axis="x", inlet_outlet="periodic",
+                              lateral="periodic", backend="cpu", output_dir=tmp_path / "run")
+    assert r.status == "converged"
+    assert r.k_mD == SAMPLE_K_MD
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert r.to_dict() == report
+    assert r.report_path == str(tmp_path / "run" / "report.json")
+
+
+@pytest.mark.parametrize("axis", ["x", "y", "z"])
+def test_slit_along_each_axis_has_the_exact_k(axis, tmp_path):
+    # H fluid rows between one solid row on each side, normal to the numpy axis `normal`;
+    # TRT with Lambda = 3/16 gives the midpoint sum of the parabola: (H^2 + 1/2) / 12 over the
+    # fluid rows, times H / (H + 2) over all voxels
+    H = 8
+    normal = {"x": 1, "y": 0, "z": 2}[axis]  # a numpy axis across the flow
+    shape = [4, 4, 4]
+    shape[normal] = H + 2
+    mask = np.ones(shape, dtype=bool)
+    index = [slice(None)] * 3
+    for wall in (0, H + 1):
+        index[normal] = wall
+        mask[tuple(index)] = False
+    r = rockperm.permeability(mask, voxel_size_um=1.0, axis=axis, inlet_outlet="periodic",
+                              lateral="periodic", backend="cpu", output_dir=tmp_path / axis,
+                              options={"run.tolerance": 1e-7, "lbm.tau": 0.8, "lbm.force": 1e-6})
+    exact = (H * H + 0.5) / 12 * H / (H + 2)
+    assert r.k_lattice == pytest.approx(exact, rel=2e-5)
+    assert r.k_m2 == pytest.approx(exact * 1e-12, rel=2e-5)
+
+
+def test_integer_labels_and_grey_labels(tmp_path):
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    labels = np.where(mask, 7, 3).astype(np.uint16)
+    r = rockperm.permeability(labels, voxel_size_um=5.0, pore_labels="7", inlet_outlet="periodic",
+                              lateral="periodic", backend="cpu", output_dir=tmp_path / "l")
+    assert r.k_mD == SAMPLE_K_MD
+    labels[:, :, 40:44] = np.where(mask[:, :, 40:44], 7, 5)  # a slab of grey grains
+    g = rockperm.permeability(labels, voxel_size_um=5.0, pore_labels="7", grey_labels="5:0.2:50mD",
+                              inlet_outlet="periodic", lateral="periodic", backend="cpu",
+                              output_dir=tmp_path / "g")
+    assert g.k_mD > r.k_mD
+    assert 0 < g.to_dict()["grey"]["flow_fraction"] < 1
+
+
+def test_errors_raise_their_class_with_the_command_lines_message(tmp_path):
+    mask = np.ones((8, 8, 8), dtype=bool)
+    with pytest.raises(rockperm.InputError, match="voxel"):
+        rockperm.permeability(mask, voxel_size_um=-1, output_dir=tmp_path / "a")
+    with pytest.raises(rockperm.InputError, match="lbm.tau"):
+        rockperm.permeability(mask, voxel_size_um=1, options={"lbm.tau": 0.3}, output_dir=tmp_path / "b")
+    with pytest.raises(rockperm.InputError, match="not an option|unrecognised|unknown"):
+        rockperm.permeability(mask, voxel_size_um=1, options={"lbm.colour": "red"}, output_dir=tmp_path / "c")
+    with pytest.raises(rockperm.InputError, match="3-D"):
+        rockperm.permeability(np.ones((4, 4), dtype=bool), voxel_size_um=1, output_dir=tmp_path / "d")
+    blocked = np.ones((8, 8, 8), dtype=bool)
+    blocked[:, :, 4] = False  # a solid wall across x
+    with pytest.raises(rockperm.InvalidPhysics, match="percolate"):
+        rockperm.permeability(blocked, voxel_size_um=1, backend="cpu", output_dir=tmp_path / "e")
+    assert issubclass(rockperm.InvalidPhysics, rockperm.Error)
+    # the failed run left its report, as the command line's does
+    assert json.loads((tmp_path / "e" / "report.json").read_text())["status"] == "invalid_physics"
+
+
+def test_ctrl_c_stops_the_run_and_the_interpreter_goes_on(tmp_path):
+    script = textwrap.dedent("""
+        import sys, numpy as np, rockperm
+        mask = rockperm.read(sys.argv[1], dims=(64, 64, 64), voxel_size_um=5.0)
+        print("started", flush=True)
+        try:
+            rockperm.permeability(mask, voxel_size_um=5.0, inlet_outlet="periodic", lateral="periodic",
+                                  backend="cpu", output_dir=sys.argv[2],
+                                  options={"run.tolerance": 1e-9, "run.max_steps": 10000000})
+            print("not interrupted")
+        except KeyboardInterrupt as e:
+            print("interrupted:", e)
+        print("still here", 6 * 7)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script, str(SAMPLE), str(tmp_path / "long")],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=120)
+    assert "interrupted: rockperm: stopped at step" in out, out
+    assert "still here 42" in out, out
+    assert p.returncode == 0, out
+    report = json.loads((tmp_path / "long" / "report.json").read_text())
+    assert report["status"] == "interrupted"
+
+
+def test_progress_callback_sees_every_check(tmp_path):
+    seen = []
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    r = rockperm.permeability(mask, voxel_size_um=5.0, inlet_outlet="periodic", lateral="periodic",
+                              backend="cpu", output_dir=tmp_path / "p",
+                              progress=lambda step, k, error, seconds: seen.append((step, k)))
+    assert seen and seen[-1][0] == r.steps and seen[-1][1] == pytest.approx(r.k_mD, rel=1e-3)
