@@ -62,11 +62,14 @@ std::vector<std::uint8_t> fluid_width_classes(const PoreMask& mask, const std::v
 }
 
 // Rank 0: filter, extend and count planes.
-void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use) {
+// `grey`: the mask may hold grey codes (a file read with grey labels, or a mask given in memory);
+// where it cannot, the two counting passes over the volume are skipped.
+void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use,
+                    bool grey) {
   const auto start = Clock::now();
   const bool physics_checks = use == SampleUse::run;
   s.sample_dims = mask.dims;
-  s.grey_voxels_before = grey_voxel_counts(mask);
+  if (grey) s.grey_voxels_before = grey_voxel_counts(mask);
   if (percolation_filter) {
     s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
   } else if (physics_checks) {
@@ -81,7 +84,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
   s.percolation_seconds = seconds_since(start);
-  s.grey_voxels = grey_voxel_counts(mask);
+  if (grey) s.grey_voxels = grey_voxel_counts(mask);
   const auto pores_start = Clock::now();
   s.pores = pore_statistics(mask);
   ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
@@ -253,7 +256,8 @@ Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec&
     s.read_seconds = volume.read_seconds;
     s.voxel_size_um = volume.loaded.voxel_size_um;
     s.input = volume.input;
-    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
+    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
+                   !spec.grey_phases.empty());
   }), spec);
 }
 
@@ -273,7 +277,8 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
         return std::make_pair(std::move(h), seconds_since(start));
       });
     }
-    finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run);
+    finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
+                   !spec.grey_phases.empty());
     if (hash.valid()) std::tie(s.input.sha256, s.hash_seconds) = hash.get();
   }), spec);
 }
@@ -286,7 +291,7 @@ Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, c
     s.input.name = name;
     s.input.format = "memory";
     s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
-    finish_on_root(s, std::move(mask), flow, percolation_filter, use);
+    finish_on_root(s, std::move(mask), flow, percolation_filter, use, true);
   });
 }
 

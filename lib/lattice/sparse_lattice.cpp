@@ -107,11 +107,20 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
   const Dims& d = mask.dims;
   const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
 
+  // the fluid of each plane, and the highest phase code (grey phases above PoreMask::open), in one pass
   lat.plane_offsets_.assign(d.nz + 1, 0);
-#pragma omp parallel for schedule(static)
+  std::uint8_t top_code = 0;
+#pragma omp parallel for schedule(static) reduction(max : top_code)
   for (std::int64_t z = 0; z < d.nz; ++z) {
     const std::uint8_t* p = mask.pore.data() + plane * z;
-    lat.plane_offsets_[z + 1] = plane - static_cast<std::uint64_t>(std::count(p, p + plane, std::uint8_t{0}));
+    std::uint64_t fluid = 0;
+    std::uint8_t top = 0;
+    for (std::uint64_t v = 0; v < plane; ++v) {
+      fluid += p[v] != 0;
+      top = std::max(top, p[v]);
+    }
+    lat.plane_offsets_[z + 1] = fluid;
+    top_code = std::max(top_code, top);
   }
   for (std::int64_t z = 0; z < d.nz; ++z) lat.plane_offsets_[z + 1] += lat.plane_offsets_[z];
   const std::uint64_t n = lat.plane_offsets_[d.nz];
@@ -135,13 +144,7 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
     }
   }
   // the phase of every cell where the mask holds grey codes (PoreMask: code - 1), else none kept
-  bool grey = false;
-#pragma omp parallel for schedule(static) reduction(|| : grey)
-  for (std::int64_t z = 0; z < d.nz; ++z) {
-    const std::uint8_t* p = mask.pore.data() + plane * z;
-    grey = grey || std::any_of(p, p + plane, [](std::uint8_t v) { return v > PoreMask::open; });
-  }
-  if (grey) {
+  if (top_code > PoreMask::open) {
     lat.phases_ = HostArray<std::uint8_t>(lat.stride_);
     std::fill(lat.phases_.data() + n, lat.phases_.data() + lat.stride_, std::uint8_t{0});
 #pragma omp parallel for schedule(static)

@@ -84,6 +84,10 @@ struct Moments {
   float u[3];   // velocity with the Guo half-force correction, u = (sum f e + rho g / 2) / rho
 };
 
+// A grey cell's velocity is the explicit one, j / rho + g / 2, over 1 + drag / 2 (the implicit
+// drag of collide() below): this factor, the one definition moments() and collide() share.
+ROCKPERM_HD inline float drag_shrink(float drag) { return 1.0f / (1.0f + 0.5f * drag); }
+
 // `drag`: the cell's (CollisionParams::drag of its phase); in a grey cell the velocity is the
 // implicit one of collide() below.
 ROCKPERM_HD inline Moments moments(const float (&f)[lattice::q], const CollisionParams& p, float drag = 0.0f) {
@@ -104,7 +108,7 @@ ROCKPERM_UNROLL
 ROCKPERM_UNROLL
   for (int a = 0; a < 3; ++a) m.u[a] = j[a] * inv_rho + 0.5f * p.g[a];
   if (drag != 0.0f) {
-    const float shrink = 1.0f / (1.0f + 0.5f * drag);
+    const float shrink = drag_shrink(drag);
 ROCKPERM_UNROLL
     for (int a = 0; a < 3; ++a) m.u[a] *= shrink;
   }
@@ -179,7 +183,7 @@ ROCKPERM_UNROLL
   float ux = j[0] * scale + 0.5f * p.g[0], uy = j[1] * scale + 0.5f * p.g[1], uz = j[2] * scale + 0.5f * p.g[2];
   float a[3] = {p.g[0], p.g[1], p.g[2]};
   if constexpr (Grey) {
-    const float shrink = 1.0f / (1.0f + 0.5f * drag);
+    const float shrink = drag_shrink(drag);
     ux *= shrink;
     uy *= shrink;
     uz *= shrink;
