@@ -15,11 +15,9 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
-#include "io/sha256.hpp"
 #include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
-#include "pipeline/checkpoint.hpp"
 #include "app/campaign_report.hpp"
 
 namespace rockperm::app {
@@ -99,9 +97,6 @@ std::string number_text(const Json& v) {
   o << v.get<double>();
   return o.str();
 }
-
-// The final statuses that count as results; the others are failures (interrupted is neither).
-bool is_result(const std::string& status) { return status == "converged"; }
 
 // A report as last read by this process, read again only when its file changed: the summary is
 // rewritten after every sample, and a campaign of thousands would otherwise parse every report
@@ -303,48 +298,8 @@ RunOptions sample_options(const fs::path& base_ini, const std::vector<std::pair<
   return parse_run_options(args, help, false);
 }
 
-const char* to_string(SampleState s) {
-  switch (s) {
-    case SampleState::fresh: return "fresh";
-    case SampleState::resume: return "resume";
-    case SampleState::done: return "done";
-    case SampleState::failed: return "failed";
-  }
-  return "?";
-}
-
-SampleState inspect_sample(const RunOptions& options) {
-  const fs::path dir = options.spec.output.dir;
-  std::error_code ec;
-  if (!fs::is_regular_file(dir / "config.ini", ec) || read_text(dir / "config.ini") != to_ini(options)) {
-    return SampleState::fresh;  // another configuration (or none): its results do not count
-  }
-  const bool checkpoint = fs::is_regular_file(dir / pipeline::checkpoint_name, ec);
-  if (!fs::is_regular_file(dir / "report.json", ec)) return checkpoint ? SampleState::resume : SampleState::fresh;
-  Json report;
-  try {
-    report = Json::parse(read_text(dir / "report.json"));
-  } catch (const Json::exception&) {
-    return SampleState::fresh;
-  }
-  const std::string status = report.value("status", "");
-  if (status == "interrupted") {  // a tensor's checkpoints are those of its axes (<dir>/x, y, z)
-    return checkpoint || options.spec.all_axes ? SampleState::resume : SampleState::fresh;
-  }
-  // a report of this configuration: done where it was made from the same bytes
-  const Json& input = report["input"];
-  const std::string sha = input.is_object() ? input.value("sha256", "") : "";
-  if (!sha.empty()) {
-    try {
-      if (io::hash_volume(options.spec.sample.volume.path) != sha) return SampleState::fresh;
-    } catch (const InputError&) {
-      // the input cannot be read now: run it again, and let that run report why
-      return SampleState::fresh;
-    }
-  } else if (status == "converged") {
-    return SampleState::fresh;  // a result without the hash of its input cannot be matched
-  }
-  return is_result(status) ? SampleState::done : SampleState::failed;
+pipeline::RunState inspect_sample(const RunOptions& options) {
+  return pipeline::inspect_run(options.spec, to_ini(options));
 }
 
 CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manifest& manifest) {

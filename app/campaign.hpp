@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/options.hpp"
+#include "pipeline/run_directory.hpp"
 
 namespace rockperm::app {
 
@@ -56,16 +57,9 @@ Manifest cut_subvolumes(const Manifest& manifest, const std::string& spec, const
                         const std::vector<std::pair<std::string, std::string>>& common,
                         const std::filesystem::path& campaign_dir);
 
-// What the run directory of a sample holds, against what its options ask.
-enum class SampleState {
-  fresh,   // nothing, or results of another input or configuration: run it (again)
-  resume,  // a checkpoint of this configuration: continue it
-  done,    // a final report of this input and configuration
-  failed,  // the same, with a failure (not converged, diverged, a bad input...)
-};
-const char* to_string(SampleState s);
-// Reads <dir>/report.json and config.ini; hashes the input where a report gives a hash to match.
-SampleState inspect_sample(const RunOptions& options);
+// What the run directory of a sample holds, against what its options ask (pipeline::inspect_run
+// with the options' config.ini).
+pipeline::RunState inspect_sample(const RunOptions& options);
 
 // campaign.csv and campaign.json in `campaign_dir`, from the reports of every sample of the
 // manifest (a sample without a report is "pending"), and with sub-volumes subvolumes.csv: for

@@ -544,7 +544,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, b
   return out;
 }
 
-std::string to_ini(const RunOptions& options) {
+std::string to_ini(const pipeline::RunSpec& spec) {
   std::ostringstream o;
   o << "# resolved configuration of this run\n";
   std::string section;
@@ -554,7 +554,7 @@ std::string to_ini(const RunOptions& options) {
       o << (section.empty() ? "" : "\n") << "[" << s << "]\n";
       section = s;
     }
-    o << opt.key.substr(opt.key.find('.') + 1) << " = " << opt.get(options.spec) << "\n";
+    o << opt.key.substr(opt.key.find('.') + 1) << " = " << opt.get(spec) << "\n";
   }
   return o.str();
 }

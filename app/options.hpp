@@ -34,7 +34,8 @@ void validate_run_options(const RunOptions& options);
 std::string run_options_help();
 
 // The resolved configuration as an INI file (config.ini of the run directory).
-std::string to_ini(const RunOptions& options);
+std::string to_ini(const pipeline::RunSpec& spec);
+inline std::string to_ini(const RunOptions& options) { return to_ini(options.spec); }
 
 // The message of an InputError as the command line shows it: the detail and the options that
 // set the rejected spec field, or what() when no option does.

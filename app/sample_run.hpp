@@ -1,6 +1,6 @@
 #pragma once
 // The command line's side of a run: its options turned into the library's request
-// (pipeline/run.hpp, the run itself), its console, and the tensor of three runs.
+// (pipeline/run.hpp, the run itself and the tensor of three runs) and its console.
 #include <functional>
 #include <string>
 
@@ -36,8 +36,8 @@ struct SampleRunSettings {
   ProgressFn progress;
 };
 
-// Collective over `comm`: pipeline::run of `options` (or, with lbm.flow_axis = all, one run per
-// axis and the tensor). Returns the result (written to report.json); on an Error writes what is
+// Collective over `comm`: pipeline::run of `options` (with lbm.flow_axis = all, one run per axis
+// and the tensor, pipeline::run_tensor). Returns the result (written to report.json); on an Error writes what is
 // known to report.json where every rank agreed on it, then rethrows.
 pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings);
 

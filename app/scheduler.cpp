@@ -7,10 +7,10 @@
 namespace rockperm::app {
 
 Start start_for(RunOptions& options, bool retry_failed) {
-  const SampleState state = inspect_sample(options);
-  if (state == SampleState::done) return Start::skip_done;
-  if (state == SampleState::failed && !retry_failed) return Start::skip_failed;
-  options.resume = state == SampleState::resume;
+  const pipeline::RunState state = inspect_sample(options);
+  if (state == pipeline::RunState::done) return Start::skip_done;
+  if (state == pipeline::RunState::failed && !retry_failed) return Start::skip_failed;
+  options.resume = state == pipeline::RunState::resume;
   options.overwrite = !options.resume;
   return Start::run;
 }

@@ -13,6 +13,7 @@
 
 #include "io/atomic_file.hpp"
 #include "lib/physics/collision.hpp"
+#include "lib/physics/permeability.hpp"
 #include "lib/base/error.hpp"
 
 namespace rockperm::io {
@@ -96,10 +97,10 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   image->GetCellData()->SetActiveVectors("velocity");
   image->GetCellData()->SetActiveScalars("pore");
 
-  const double u_scale = piece.owned ? o.nu_lattice / o.g_lattice * o.pressure_gradient_pa_m / o.viscosity_pa_s *
-                                            o.voxel_size_m * o.voxel_size_m
-                                      : 0.0;
-  const double p_scale = (1.0 / 3.0) / o.g_lattice * o.pressure_gradient_pa_m * o.voxel_size_m;
+  const FieldScale scale =
+      field_scale(o.nu_lattice, o.g_lattice, o.pressure_gradient_pa_m, o.viscosity_pa_s, o.voxel_size_m);
+  const double u_scale = piece.owned ? scale.velocity_m_per_s : 0.0;
+  const double p_scale = scale.pressure_pa;
   const SparseLattice& lat = *piece.lattice;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
     const Coord& xyz = lat.coords()[c];

@@ -4,10 +4,8 @@
 //
 // The simulation runs in lattice units with an arbitrary body force; Stokes flow is linear,
 // so the fields are scaled to a stated physical case: a pressure gradient G (Pa/m) along the
-// flow axis through a fluid of viscosity mu (Pa s), voxels of dx metres:
-//   u [m/s] = u_lattice * (nu_lattice / g_lattice) * (G / mu) * dx^2
-//   p [Pa]  = c_s^2 (rho - 1) / g_lattice * G * dx     (the periodic part of the pressure; the
-//                                                        imposed mean gradient -G x is not added)
+// flow axis through a fluid of viscosity mu (Pa s), voxels of dx metres (field_scale,
+// lib/physics/permeability.hpp; the pressure without the imposed mean gradient).
 // Lattice-unit arrays are written too. Solid voxels have zero velocity and pore = 0.
 #include <cstdint>
 #include <filesystem>

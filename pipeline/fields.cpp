@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/physics/permeability.hpp"
 #include "rockperm/config.hpp"
 #if ROCKPERM_HAVE_VTK
 #include "io/field_writer.hpp"
@@ -94,6 +97,54 @@ FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation
   (void)simulation;
 #endif
   return written;
+}
+
+FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const FieldSpec& spec) {
+  FlowFields fields;
+  const Sample& sample = simulation.sample();
+  const FlowSpec& flow = simulation.flow();
+  const int axis = flow.flow_axis;
+  fields.dims = sample.sample_dims;
+  fields.pressure_gradient_pa_per_m = spec.pressure_gradient_pa_per_m;
+  fields.viscosity_pa_s = spec.viscosity_pa_s;
+  const FieldScale scale = field_scale(physics::viscosity(flow.tau), simulation.drive().acceleration,
+                                       spec.pressure_gradient_pa_per_m, spec.viscosity_pa_s,
+                                       sample.voxel_size_um * 1e-6);
+  // this rank's cells inside the sample: its voxel index, then ux, uy, uz, p (scaled)
+  struct Cell {
+    std::uint64_t voxel;
+    float value[4];
+  };
+  std::vector<Cell> cells;
+  const RankLattice& r = simulation.rank_lattice();
+  const Macroscopic& owned = simulation.owned_macroscopic();
+  const SparseLattice& lat = r.lattice;
+  const Dims& d = fields.dims;
+  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
+    const Coord& xyz = lat.coords()[c];
+    std::int64_t g[3] = {xyz.x, xyz.y, r.first_local_z + xyz.z};
+    if (g[axis] < sample.sample_begin || g[axis] >= sample.sample_end) continue;  // a buffer or the mirror
+    g[axis] -= sample.sample_begin;
+    const std::size_t k = c - lat.owned_begin();
+    cells.push_back({static_cast<std::uint64_t>((g[2] * d.ny + g[1]) * d.nx + g[0]),
+                     {static_cast<float>(owned.ux[k] * scale.velocity_m_per_s),
+                      static_cast<float>(owned.uy[k] * scale.velocity_m_per_s),
+                      static_cast<float>(owned.uz[k] * scale.velocity_m_per_s),
+                      static_cast<float>(owned.drho[k] * scale.pressure_pa)}});
+  }
+  std::vector<std::uint8_t> bytes(cells.size() * sizeof(Cell));
+  std::memcpy(bytes.data(), cells.data(), bytes.size());
+  if (comm.size() > 1) bytes = comm.gather_bytes(bytes);
+  if (!comm.root()) return FlowFields{};
+  fields.velocity.assign(3 * d.voxels(), 0.0f);
+  fields.pressure.assign(d.voxels(), std::numeric_limits<float>::quiet_NaN());
+  for (std::size_t at = 0; at + sizeof(Cell) <= bytes.size(); at += sizeof(Cell)) {
+    Cell cell;
+    std::memcpy(&cell, bytes.data() + at, sizeof(Cell));
+    for (int a = 0; a < 3; ++a) fields.velocity[3 * cell.voxel + a] = cell.value[a];
+    fields.pressure[cell.voxel] = cell.value[3];
+  }
+  return fields;
 }
 
 std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulation, int flow_axis) {

@@ -41,6 +41,21 @@ class FieldsOutput {
   std::unique_ptr<FieldsPlan> plan_;
 };
 
+// The flow fields on the sample's own voxels, in memory (a front end's arrays: numpy): the
+// simulated volume without its buffers or mirror image, indexed [z][y][x] (x fastest) like the
+// scan, scaled like the files (velocity in m/s and pressure in Pa for `spec`'s pressure gradient
+// and viscosity, field_scale). Voxels without flow (solid, pores cut off) hold velocity 0 and
+// pressure NaN.
+struct FlowFields {
+  Dims dims;                     // the sample's (result.sample_dims)
+  std::vector<float> velocity;   // 3 per voxel: ux, uy, uz
+  std::vector<float> pressure;   // the deviation from the mean gradient's (Pa)
+  double pressure_gradient_pa_per_m = 0, viscosity_pa_s = 0;
+};
+
+// Collective: rank 0 gets the fields (every rank's cells gathered); the others an empty one.
+FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const FieldSpec& spec);
+
 // Collective: pictures of the middle plane of the simulated volume that holds the flow axis (the
 // xy plane at mid z; for flow along z the xz plane at mid y) for report.html: the pore space that
 // carries the flow, and |u| on a colour scale. At most 1024 pixels a side (every n-th voxel

@@ -26,7 +26,8 @@ void run_resolution_study(const Comm& comm, const RunRequest& request, SampleRes
     double voxel_um = 0;
     collectively(comm, [&] {
       if (!comm.root()) return;
-      ReadVolume volume = read_volume(spec.sample, false);
+      ReadVolume read;
+      const ReadVolume& volume = request_volume(request, read, false);
       voxel_um = volume.loaded.voxel_size_um;
       coarse_mask = coarsen_2x(volume.loaded.mask);
     });

@@ -122,6 +122,9 @@ struct ResolutionStudy {
   double coarse_seconds = 0;          // the whole study: read, coarsen, run
 };
 
+struct PermeabilityTensor;  // pipeline/tensor.hpp
+struct FlowFields;          // pipeline/fields.hpp
+
 struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
@@ -170,6 +173,11 @@ struct SampleResult {
   std::vector<SliceImage> slices;  // report.html only (not in report.json)
   Timings timings;
   Performance performance;
+  // lbm.flow_axis = all (rank 0): the tensor composed from the three runs; status and message
+  // are its own, the fields above are not set
+  std::shared_ptr<const PermeabilityTensor> tensor;
+  // RunRequest::keep_fields (rank 0): velocity and pressure on the sample's voxels
+  std::shared_ptr<const FlowFields> fields;
 };
 
 }  // namespace rockperm::pipeline

@@ -12,6 +12,7 @@
 #include "pipeline/driver.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/simulation.hpp"
+#include "pipeline/tensor.hpp"
 #include "rockperm/config.hpp"
 
 namespace rockperm::pipeline {
@@ -26,7 +27,7 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   result.flow = spec.flow;
   result.input.path = spec.sample.volume.path;
   result.input.name = spec.sample.volume.path.filename().string();
-  PreparedSample prepared = request.read ? request.read() : PreparedSample{read_sample(comm, spec.sample, spec.flow), {}, {}};
+  PreparedSample prepared = request_sample(comm, request);
   Sample& sample = prepared.sample;
   result.input = sample.input;
   result.provenance.input_sha256 = sample.input.sha256;
@@ -99,6 +100,10 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   }
   result.slices = mid_slices(comm, simulation, flow.flow_axis);
   const FieldsWritten written = fields.write(comm, simulation);
+  if (request.keep_fields) {
+    FlowFields kept = gather_fields(comm, simulation, spec.output.fields);
+    if (comm.root()) result.fields = std::make_shared<FlowFields>(std::move(kept));
+  }
   result.timings.finish = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_end).count();
   if (observer && fields.enabled()) observer->fields_written(written, spec.output.fields);
 }
@@ -163,12 +168,27 @@ PreparedSample prepare_sample(const RunSpec& spec, int device_slot) {
   return p;
 }
 
+PreparedSample request_sample(const Comm& comm, const RunRequest& request) {
+  const RunSpec& spec = request.spec;
+  if (request.read) return request.read();
+  if (!request.volume) return PreparedSample{read_sample(comm, spec.sample, spec.flow), {}, {}};
+  static const ReadVolume none;  // the other ranks' (read_sample uses rank 0's)
+  return PreparedSample{read_sample(comm, comm.root() ? request.volume() : none, spec.sample, spec.flow), {}, {}};
+}
+
+const ReadVolume& request_volume(const RunRequest& request, ReadVolume& read, bool hash) {
+  if (request.volume) return request.volume();
+  read = read_volume(request.spec.sample, hash);
+  return read;
+}
+
 SampleResult run(const Comm& comm, const RunRequest& request) {
+  if (request.spec.all_axes) return run_tensor(comm, request);
   const RunDirectory directory(comm, request.spec.output.dir, request.use);  // locked, checked, before any work
   const std::filesystem::path dir = directory.path();
-  if (request.use != DirectoryUse::resume) {  // first, so that a stopped run can be resumed from it
+  if (request.use != DirectoryUse::resume && request.configuration) {  // first: a stopped run resumes from it
     collectively(comm, [&] {
-      if (comm.root()) io::write_file_atomically(dir / "config.ini", request.config_ini);
+      if (comm.root()) io::write_file_atomically(dir / "config.ini", request.configuration(request.spec));
     });
   }
   SampleResult result;

@@ -5,7 +5,9 @@
 //   request -> directory taken (locked, checked) -> config.ini -> sample read -> plan ->
 //   decomposed -> simulated (checkpoints, signals, wall-time limit) -> fields -> report.json
 //
-// and a report for every outcome (README, "Statuses and exit codes"). A front end builds the
+// and a report for every outcome (README, "Statuses and exit codes"). The permeability tensor
+// (spec.all_axes) is three such runs from one read of the volume, composed from their typed
+// results (pipeline/tensor.hpp). A front end builds the
 // request from its options, shows the stages through a RunObserver, and maps the returned
 // status (or the Error thrown) to its exit code.
 #include <filesystem>
@@ -27,6 +29,7 @@
 namespace rockperm::pipeline {
 
 class Simulation;
+struct PermeabilityTensor;
 
 // A sample read and, for a run on one rank, its lattice already built: a campaign or the service
 // prepares the next samples on other threads while the current one runs (the read, the
@@ -55,20 +58,37 @@ class RunObserver {
   virtual void simulation_ready(const Simulation&, const ExecutionPlan&, int /*ranks*/, double /*ready_seconds*/) {}
   virtual void progress(const Progress&) {}
   virtual void fields_written(const FieldsWritten&, const FieldSpec&) {}
+  // The tensor (spec.all_axes): its directory before the first axis; before each axis's run
+  // (`kept`: a result of this configuration and input found in its directory, not run again;
+  // `resumed`: from its checkpoint) and after it, with its result or its failure's status and
+  // message; the tensor composed, with its report.
+  virtual void tensor_started(const RunSpec&, const std::filesystem::path& /*dir*/) {}
+  virtual void axis_started(int /*axis*/, bool /*kept*/, bool /*resumed*/) {}
+  virtual void axis_ended(int /*axis*/, const SampleResult&, const std::filesystem::path& /*report*/) {}
+  virtual void tensor_ready(const PermeabilityTensor&, RunStatus, const std::filesystem::path& /*report*/) {}
 };
 
 struct RunRequest {
-  RunSpec spec;                              // spec.all_axes is the front end's (three runs of this)
-  DirectoryUse use = DirectoryUse::fresh;    // resume: continue the checkpoint in spec.output.dir
-  std::string config_ini;                    // written first as config.ini (not on resume)
+  RunSpec spec;                              // spec.all_axes: the tensor, a run along each axis
+  // resume: continue the checkpoint in spec.output.dir (a tensor: keep the axes done, resume the
+  // one stopped)
+  DirectoryUse use = DirectoryUse::fresh;
+  // The configuration of a spec as the front end writes it (config.ini), written first (not on
+  // resume) and compared by inspect_run; a tensor writes one per axis. Unset: none written.
+  std::function<std::string(const RunSpec&)> configuration;
   std::string command_line;                  // for the report's provenance
   int device_slot = -1;                      // worker_execution's
   // Where set, gives the sample instead of read_sample (prepared ahead); what it throws ends the
   // run as a read error would.
   std::function<PreparedSample()> read;
+  // Where set (and `read` is not), the volume instead of read_volume of spec.sample: a mask in
+  // memory (volume_from_mask). Called on rank 0 only, as often as the run needs the volume (the
+  // tensor's axes, the resolution study); must not throw.
+  std::function<const ReadVolume&()> volume;
   // Asked at every check: true stops the run with a checkpoint (status interrupted).
   std::function<bool()> stop_requested;
   ProgressFn progress;                       // after every check (rank 0)
+  bool keep_fields = false;                  // also the flow fields in memory (result.fields)
   RunObserver* observer = nullptr;           // rank 0's stages, where a front end shows them
   // The front end's checks of its options, made once the directory is held (so that their
   // failure leaves a report); throws InputError or PhysicsError. RunSpec::validate where unset.
@@ -91,8 +111,15 @@ void record_failure(const Error& e, const std::function<std::string(const InputE
 void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
                     const std::function<std::string(const InputError&)>& describe_input, SampleResult& result);
 
+// The sample of a request: prepared (read), from its volume, or read from spec.sample.
+PreparedSample request_sample(const Comm& comm, const RunRequest& request);
+
+// rank 0: the volume of a request (`volume`, else read_volume of spec.sample into `read`).
+const ReadVolume& request_volume(const RunRequest& request, ReadVolume& read, bool hash);
+
 // Collective over `comm`. Returns the result (written to report.json); on an Error writes what
-// is known to report.json where every rank agreed on it, then rethrows.
+// is known to report.json where every rank agreed on it, then rethrows. With spec.all_axes, the
+// tensor (run_tensor, pipeline/tensor.hpp).
 SampleResult run(const Comm& comm, const RunRequest& request);
 
 }  // namespace rockperm::pipeline

@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "io/sha256.hpp"
 #include "lib/base/error.hpp"
 #include "pipeline/checkpoint.hpp"
 
@@ -117,5 +120,54 @@ void RunDirectory::require_free_space(const Comm& comm, double bytes, const std:
 }
 
 RunDirectory::~RunDirectory() = default;  // lock_ closes, which releases the lock
+
+const char* to_string(RunState s) {
+  switch (s) {
+    case RunState::fresh: return "fresh";
+    case RunState::resume: return "resume";
+    case RunState::done: return "done";
+    case RunState::failed: return "failed";
+  }
+  return "?";
+}
+
+RunState inspect_run(const RunSpec& spec, const std::string& config_ini, const std::string& input_sha256) {
+  namespace fs = std::filesystem;
+  const fs::path dir = spec.output.dir;
+  const auto text = [](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return read_all_text(in);
+  };
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "config.ini", ec) || text(dir / "config.ini") != config_ini) {
+    return RunState::fresh;  // another configuration (or none): its results do not count
+  }
+  const bool checkpoint = fs::is_regular_file(dir / checkpoint_name, ec);
+  if (!fs::is_regular_file(dir / "report.json", ec)) return checkpoint ? RunState::resume : RunState::fresh;
+  using Json = nlohmann::json;
+  Json report;
+  try {
+    report = Json::parse(text(dir / "report.json"));
+  } catch (const Json::exception&) {
+    return RunState::fresh;
+  }
+  const std::string status = report.is_object() ? report.value("status", "") : "";
+  if (status == "interrupted") {  // a tensor's checkpoints are those of its axes (<dir>/x, y, z)
+    return checkpoint || spec.all_axes ? RunState::resume : RunState::fresh;
+  }
+  // a report of this configuration: done where it was made from the same bytes
+  const Json& input = report["input"];
+  const std::string sha = input.is_object() ? input.value("sha256", "") : "";
+  if (!sha.empty()) {
+    try {
+      if ((input_sha256.empty() ? io::hash_volume(spec.sample.volume.path) : input_sha256) != sha) return RunState::fresh;
+    } catch (const InputError&) {
+      return RunState::fresh;  // the input cannot be read now: run it again, and let that run report why
+    }
+  } else if (status == "converged") {
+    return RunState::fresh;  // a result without the hash of its input cannot be matched
+  }
+  return status == "converged" ? RunState::done : RunState::failed;
+}
 
 }  // namespace rockperm::pipeline

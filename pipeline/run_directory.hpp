@@ -5,8 +5,11 @@
 // removes report.json before any work, so that report.json, written last, marks a finished run.
 #include <filesystem>
 
+#include <string>
+
 #include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
+#include "pipeline/spec.hpp"
 
 namespace rockperm::pipeline {
 
@@ -35,5 +38,21 @@ class RunDirectory {
   std::filesystem::path dir_;
   FileDescriptor lock_;  // rank 0; closing it releases the lock
 };
+
+// What a run directory holds against a run of `spec` whose configuration (config.ini) is
+// `config_ini`: a campaign, the service and a resumed tensor skip what is done and continue what
+// was stopped.
+enum class RunState {
+  fresh,   // nothing, or results of another input or configuration: run it (again)
+  resume,  // a checkpoint of this configuration (a tensor: an axis not finished): continue it
+  done,    // a final report of this input and configuration
+  failed,  // the same, with a failure (not converged, diverged, a bad input...)
+};
+const char* to_string(RunState s);
+
+// Reads spec.output.dir's config.ini and report.json; where the report gives its input's hash,
+// matches it with `input_sha256` (where known: a volume read once, a mask in memory), else hashes
+// spec.sample.volume (a report of other bytes counts as none).
+RunState inspect_run(const RunSpec& spec, const std::string& config_ini, const std::string& input_sha256 = "");
 
 }  // namespace rockperm::pipeline

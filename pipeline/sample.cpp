@@ -251,6 +251,17 @@ Sample with_grey_permeability(Sample s, const SampleSpec& spec) {  // every rank
 }
 }  // namespace
 
+ReadVolume volume_from_mask(PoreMask mask, double voxel_size_um, const std::string& name) {
+  if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
+  ReadVolume v;
+  v.input.name = name;
+  v.input.format = "memory";
+  v.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
+  v.loaded.voxel_size_um = voxel_size_um;
+  v.loaded.mask = std::move(mask);
+  return v;
+}
+
 Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow) {
   return with_grey_permeability(share(comm, [&](Sample& s) {
     s.read_seconds = volume.read_seconds;
@@ -286,12 +297,10 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
 Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
                         bool percolation_filter, const std::string& name, SampleUse use) {
   return share(comm, [&](Sample& s) {
-    if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
-    s.voxel_size_um = voxel_size_um;
-    s.input.name = name;
-    s.input.format = "memory";
-    s.input.sha256 = io::sha256_hex(std::string_view(reinterpret_cast<const char*>(mask.pore.data()), mask.pore.size()));
-    finish_on_root(s, std::move(mask), flow, percolation_filter, use, true);
+    ReadVolume v = volume_from_mask(std::move(mask), voxel_size_um, name);
+    s.voxel_size_um = v.loaded.voxel_size_um;
+    s.input = std::move(v.input);
+    finish_on_root(s, std::move(v.loaded.mask), flow, percolation_filter, use, true);
   });
 }
 

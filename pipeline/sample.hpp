@@ -84,6 +84,10 @@ struct ReadVolume {
 };
 // With `hash` false, input.sha256 is left empty (read_sample hashes beside the next stages).
 ReadVolume read_volume(const SampleSpec& spec, bool hash = true);
+// A mask held in memory (a front end's array) as a volume read: named `name`, format "memory",
+// its input hash the SHA-256 of its codes. Throws InputError (sample.volume.voxel_size_um) where
+// the voxel size is not positive.
+ReadVolume volume_from_mask(PoreMask mask, double voxel_size_um, const std::string& name);
 // read_sample from a volume already read (`volume` on rank 0; ignored elsewhere).
 Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
 

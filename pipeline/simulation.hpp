@@ -71,6 +71,7 @@ class Simulation {
   const Macroscopic& owned_macroscopic() const;
   const RankLattice& rank_lattice() const { return lattice_; }
   const Sample& sample() const { return sample_; }
+  const FlowSpec& flow() const { return flow_; }  // as it runs (an auto force: its last value)
   // The plan as it runs (the halo transport falls back to staged where CUDA IPC is unavailable).
   const ExecutionPlan& plan() const { return plan_; }
   const physics::CollisionParams& params() const { return params_; }

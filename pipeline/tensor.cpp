@@ -11,6 +11,8 @@
 #include "lib/base/system.hpp"
 #include "pipeline/report_html.hpp"
 #include "pipeline/report_json.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/run_directory.hpp"
 
 namespace rockperm::pipeline {
 
@@ -264,10 +266,95 @@ PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3
   return t;
 }
 
+std::string tensor_json(const PermeabilityTensor& tensor, const std::string& sample_name) {
+  return to_json(tensor, sample_name).dump(2) + "\n";
+}
+
 void write_tensor_reports(const fs::path& dir, const PermeabilityTensor& tensor, const std::string& sample_name) {
   const Json j = to_json(tensor, sample_name);
   io::write_file_atomically(dir / "report.html", tensor_html(j));
   io::write_file_atomically(dir / "report.json", j.dump(2) + "\n");  // last: the mark of a finished tensor
+}
+
+SampleResult run_tensor(const Comm& comm, const RunRequest& request) {
+  RunObserver* observer = comm.root() ? request.observer : nullptr;
+  const RunSpec& spec = request.spec;
+  // the tensor's own files are rewritten whether it starts or continues; its axes keep theirs
+  const DirectoryUse use = request.use == DirectoryUse::fresh ? DirectoryUse::fresh : DirectoryUse::overwrite;
+  const RunDirectory directory(comm, spec.output.dir, use);
+  const fs::path dir = directory.path();
+  if (request.configuration) {
+    collectively(comm, [&] {
+      if (comm.root()) io::write_file_atomically(dir / "config.ini", request.configuration(spec));
+    });
+  }
+  SampleResult result;
+  result.provenance = start_provenance(comm, request);
+  ReadVolume read;
+  const ReadVolume* volume = &read;  // rank 0's
+  try {
+    collectively(comm, [&] {
+      request.validate ? request.validate() : spec.validate();
+      if (comm.root()) volume = &request_volume(request, read, true);
+    });
+  } catch (const Error& e) {
+    report_failure(comm, dir, e, request.describe_input, result);
+    throw;
+  }
+  if (observer) observer->tensor_started(spec, dir);
+  std::array<std::optional<AxisOutcome>, 3> outcomes;  // rank 0's; an axis never ended stays empty
+  for (int a = 0; a < 3; ++a) {
+    const bool stop = request.stop_requested && request.stop_requested();
+    if (comm.max(stop ? 1.0 : 0.0) > 0) break;  // agreed: every rank leaves at the same axis
+    RunRequest axis = request;
+    axis.spec.all_axes = false;
+    axis.spec.flow.flow_axis = a;
+    axis.spec.output.dir = dir / axis_names[a];
+    axis.read = nullptr;
+    axis.volume = [volume]() -> const ReadVolume& { return *volume; };
+    std::vector<std::uint8_t> state{static_cast<std::uint8_t>(RunState::fresh)};
+    if (request.use == DirectoryUse::resume) {
+      collectively(comm, [&] {
+        if (comm.root()) {
+          const std::string config = request.configuration ? request.configuration(axis.spec) : std::string();
+          state[0] = static_cast<std::uint8_t>(inspect_run(axis.spec, config, volume->input.sha256));
+        }
+      });
+      comm.broadcast(state);
+    }
+    const auto s = static_cast<RunState>(state[0]);
+    const fs::path report = axis.spec.output.dir / "report.json";
+    if (s == RunState::done || s == RunState::failed) {
+      if (observer) observer->axis_started(a, true, false);
+      if (comm.root()) outcomes[a] = read_axis_outcome(report);
+      continue;
+    }
+    axis.use = s == RunState::resume ? DirectoryUse::resume : DirectoryUse::overwrite;
+    if (observer) observer->axis_started(a, false, s == RunState::resume);
+    SampleResult r;
+    try {
+      r = run(comm, axis);
+      outcomes[a] = AxisOutcome::of(r);
+    } catch (const Error& e) {  // recorded in the axis's report; the tensor says which axis failed
+      record_failure(e, request.describe_input, r);
+      if (e.all_ranks) outcomes[a] = AxisOutcome::of(r);
+    }
+    if (observer) observer->axis_ended(a, r, report);
+  }
+  auto tensor = std::make_shared<PermeabilityTensor>();
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    *tensor = compose_tensor(outcomes, measures_cross_terms(spec.flow));
+    write_tensor_reports(dir, *tensor, volume->input.name);
+  });
+  std::vector<std::uint8_t> status{static_cast<std::uint8_t>(tensor->status)};
+  comm.broadcast(status);
+  result.status = static_cast<RunStatus>(status.at(0));
+  result.input = volume->input;
+  result.message = tensor->message;
+  if (comm.root()) result.tensor = tensor;
+  if (observer) observer->tensor_ready(*tensor, result.status, dir / "report.json");
+  return result;
 }
 
 }  // namespace rockperm::pipeline

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "lib/parallel/comm.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/result.hpp"
 
@@ -59,8 +60,21 @@ PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3
 // Eigenvalues of a symmetric 3x3 matrix, ascending (Eigen's self-adjoint solver).
 std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 3>, 3>& m);
 
+// The tensor's report.json (the matrix, principal values, anisotropy, each axis's status).
+std::string tensor_json(const PermeabilityTensor& tensor, const std::string& sample_name);
+
 // Writes <dir>/report.html and <dir>/report.json (last, atomically: the mark of a finished tensor).
 void write_tensor_reports(const std::filesystem::path& dir, const PermeabilityTensor& tensor,
                           const std::string& sample_name);
+
+struct RunRequest;  // pipeline/run.hpp
+
+// Collective: the tensor of request.spec (all_axes): the volume read once (or request.volume),
+// a run along each axis in <dir>/x, y and z (each a run directory of its own: config, report,
+// checkpoint), the tensor from their results (<dir>/report.json, report.html). With
+// DirectoryUse::resume the axes done with this configuration and input are kept and a stopped
+// one resumed. A failed axis is recorded in the tensor (its status, the axis that failed and
+// why), not thrown; a stop request ends it after the axis that runs (status interrupted).
+SampleResult run_tensor(const Comm& comm, const RunRequest& request);
 
 }  // namespace rockperm::pipeline

@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +22,9 @@
 #include "lib/parallel/comm.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/fields.hpp"
 #include "pipeline/sample.hpp"
+#include "pipeline/tensor.hpp"
 
 namespace py = pybind11;
 using namespace rockperm;
@@ -93,6 +98,25 @@ struct Result {
   std::string report;  // report.json's path
 };
 
+// A field of a result as a numpy array over the result's memory (kept alive by the array):
+// velocity [z, y, x, 3] or pressure [z, y, x].
+py::array field_array(const Result& r, bool velocity) {
+  const std::shared_ptr<const pipeline::FlowFields>& f = r.result.fields;
+  if (!f) {
+    throw InputError(r.result.tensor ? "a tensor keeps no fields: run one axis with fields=True"
+                                     : "this result keeps no fields: run with fields=True");
+  }
+  const Dims& d = f->dims;
+  const std::vector<float>& data = velocity ? f->velocity : f->pressure;
+  auto* keep = new std::shared_ptr<const pipeline::FlowFields>(f);
+  py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<const pipeline::FlowFields>*>(p); });
+  std::vector<py::ssize_t> shape{d.nz, d.ny, d.nx};
+  if (velocity) shape.push_back(3);
+  py::array a(py::dtype::of<float>(), shape, {}, data.data(), owner);
+  a.attr("setflags")(py::arg("write") = false);  // every call shares the result's memory: read-only
+  return a;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_rockperm, m) {
@@ -118,8 +142,27 @@ PYBIND11_MODULE(_rockperm, m) {
                              "relative remaining change of k estimated from its history (convergence)")
       .def_property_readonly("steps", [](const Result& r) { return r.result.steps; })
       .def_property_readonly("report_path", [](const Result& r) { return r.report; })
+      .def_property_readonly("tensor", [](const Result& r) -> py::object {
+        if (!r.result.tensor) return py::none();
+        py::array_t<double> t({3, 3});
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            t.mutable_at(i, j) = r.result.tensor->known[i][j] ? r.result.tensor->k_md[i][j]
+                                                               : std::numeric_limits<double>::quiet_NaN();
+        return t;
+      }, "axis='all': the permeability tensor in mD, 3x3 [i, j] with x, y, z = 0, 1, 2 (NaN where not measured); "
+         "None otherwise")
+      .def("velocity", [](const Result& r) { return field_array(r, true); },
+           "fields=True: the velocity (m/s) of every voxel of the mask, [z, y, x, 3] float32 with components "
+           "(ux, uy, uz), 0 where nothing flows, for the pressure gradient and viscosity of the options "
+           "output.fields.pressure_gradient_pa_per_m and output.fields.viscosity_pa_s (1e5 Pa/m, water)")
+      .def("pressure", [](const Result& r) { return field_array(r, false); },
+           "fields=True: the pressure (Pa) of every voxel of the mask, [z, y, x] float32, the deviation from the "
+           "mean gradient's; NaN where nothing flows")
       .def("to_dict", [](const Result& r) {
-        return py::module_::import("json").attr("loads")(pipeline::to_json(r.result));
+        const std::string text = r.result.tensor ? pipeline::tensor_json(*r.result.tensor, r.result.input.name)
+                                                 : pipeline::to_json(r.result);
+        return py::module_::import("json").attr("loads")(text);
       }, "report.json as a dict")
       .def("__repr__", [](const Result& r) {
         return "<rockperm.Result " + std::string(pipeline::to_string(r.result.status)) + ": k = " +
@@ -128,25 +171,28 @@ PYBIND11_MODULE(_rockperm, m) {
 
   m.def(
       "_run",
-      [m](const py::array& mask, const py::dict& options, const py::object& progress) {
+      [m](const py::array& mask, const py::dict& options, const py::object& progress, bool keep_fields) {
         bool help = false;
         const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
         app::validate_run_options(parsed);
-        PoreMask pores = mask_of(mask, parsed.spec.sample);
+        // the mask as the volume the run (the tensor's axes, the resolution study) reads
+        std::optional<pipeline::ReadVolume> volume;
+        try {
+          volume = pipeline::volume_from_mask(mask_of(mask, parsed.spec.sample),
+                                              parsed.spec.sample.volume.voxel_size_um, "numpy array");
+        } catch (const InputError& e) {
+          PyErr_SetString(m.attr("InputError").ptr(), app::option_message(e).c_str());
+          throw py::error_already_set();
+        }
         pipeline::RunRequest request;
         request.spec = parsed.spec;
         request.use = pipeline::DirectoryUse::overwrite;
-        request.config_ini = app::to_ini(parsed);
+        request.configuration = [](const pipeline::RunSpec& spec) { return app::to_ini(spec); };
         request.command_line = "python: rockperm.permeability";
         request.validate = [&parsed] { app::validate_run_options(parsed); };
         request.describe_input = [](const InputError& e) { return app::option_message(e); };
-        const double voxel = parsed.spec.sample.volume.voxel_size_um;
-        request.read = [&] {
-          pipeline::Sample s = pipeline::sample_from_mask(Comm(), std::move(pores), voxel, parsed.spec.flow,
-                                                          parsed.spec.sample.percolation_filter, "numpy array");
-          pipeline::set_grey_permeability(s, parsed.spec.sample);
-          return pipeline::PreparedSample{std::move(s), {}, {}};
-        };
+        request.volume = [&volume]() -> const pipeline::ReadVolume& { return *volume; };
+        request.keep_fields = keep_fields;
         // Ctrl-C: Python's handler only marks the signal while this thread holds no GIL; the run
         // asks at every check, stops there (status interrupted), and KeyboardInterrupt follows
         std::atomic<bool> interrupted{false};
@@ -189,7 +235,7 @@ PYBIND11_MODULE(_rockperm, m) {
         }
         return r;
       },
-      py::arg("mask"), py::arg("options"), py::arg("progress") = py::none());
+      py::arg("mask"), py::arg("options"), py::arg("progress") = py::none(), py::arg("fields") = false);
 
   m.def(
       "_read",

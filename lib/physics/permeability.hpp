@@ -32,6 +32,20 @@ struct Permeability {
   double mach = 0;            // max |u| / c_s
 };
 
+// Stokes flow is linear, so the lattice's flow is that of any stated physical case: a pressure
+// gradient G (Pa/m) along the flow axis through a fluid of viscosity mu (Pa s), voxels of dx m:
+//   u [m/s] = u_lattice * (nu_lattice / g_lattice) * (G / mu) * dx^2
+//   p [Pa]  = c_s^2 (rho - 1) / g_lattice * G * dx   (the periodic part; the mean gradient not added)
+struct FieldScale {
+  double velocity_m_per_s = 0;  // per lattice velocity unit
+  double pressure_pa = 0;       // per unit of rho - 1
+};
+inline FieldScale field_scale(double nu_lattice, double g_lattice, double gradient_pa_per_m, double viscosity_pa_s,
+                              double voxel_size_m) {
+  return {nu_lattice / g_lattice * gradient_pa_per_m / viscosity_pa_s * voxel_size_m * voxel_size_m,
+          (1.0 / 3.0) / g_lattice * gradient_pa_per_m * voxel_size_m};
+}
+
 Permeability permeability(const FlowSums& sums, const FlowProblem& problem);
 // The same with the Darcy velocity given (read over part of the region, lib/solve/pressure_planes.hpp).
 Permeability permeability(const FlowSums& sums, const FlowProblem& problem, double darcy_velocity);

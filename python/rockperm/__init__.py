@@ -2,8 +2,10 @@
 
     import numpy as np, rockperm
     mask = rockperm.read("scan.raw", dims=(512, 512, 512), voxel_size_um=5.3)   # bool, [z, y, x]
-    r = rockperm.permeability(mask, voxel_size_um=5.3, axis="z")
+    r = rockperm.permeability(mask, voxel_size_um=5.3, axis="z", fields=True)
     print(r.k_mD, r.k_error, r.status); report = r.to_dict()   # report.json as a dict
+    uz = r.velocity()[..., 2]                                  # m/s, [z, y, x]
+    t = rockperm.permeability(mask, voxel_size_um=5.3, axis="all").tensor   # 3x3, mD
 
 Arrays are indexed [z, y, x] in C order (x fastest), as raw volumes and TIFF stacks are stored:
 numpy axis 2 is x, 1 is y, 0 is z. A bool mask is True where pore; an integer array holds labels,
@@ -37,19 +39,24 @@ def _print_progress(step, k_md, error, seconds):
 
 def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
                  inlet_outlet="buffer", lateral="sealed", backend="auto", storage="auto",
-                 progress=False, output_dir=None, options=None):
+                 progress=False, fields=False, output_dir=None, options=None):
     """Runs the sample to steady flow and returns its Result (k_mD, k_m2, k_error, status, to_dict()).
 
     mask: 3-D numpy array [z, y, x] (bool: True = pore; integers: labels). voxel_size_um: the edge
-    of a voxel in micrometres. axis: "x", "y" or "z" (numpy axes 2, 1, 0). inlet_outlet: buffer,
-    mirror or periodic; lateral: sealed or periodic; backend: auto, cpu or cuda; storage: auto,
-    fp32 or fp16. progress: True prints a line per check to stderr, or a callable
-    progress(step, k_mD, error_estimate, seconds). output_dir: the run directory (report.json,
-    config.ini; default a new temporary directory, kept: Result.report_path). options: any other
-    option of `rockperm run` by name.
+    of a voxel in micrometres. axis: "x", "y" or "z" (numpy axes 2, 1, 0), or "all": a run along
+    each axis and the permeability tensor (Result.tensor, 3x3 in mD; to_dict() the tensor's
+    report). inlet_outlet: buffer, mirror or periodic; lateral: sealed or periodic; backend:
+    auto, cpu or cuda; storage: auto, fp32 or fp16. progress: True prints a line per check to
+    stderr, or a callable progress(step, k_mD, error_estimate, seconds). fields: keep the
+    velocity (m/s) and pressure (Pa) of every voxel: Result.velocity() [z, y, x, 3] and
+    Result.pressure() [z, y, x] (one axis only; 16 bytes per voxel). output_dir: the run
+    directory (report.json, config.ini; default a new temporary directory, kept:
+    Result.report_path). options: any other option of `rockperm run` by name.
     """
-    if axis not in _AXES or axis == "all":
-        raise InputError("axis must be 'x', 'y' or 'z' (numpy axes 2, 1, 0), not %r" % (axis,))
+    if axis not in _AXES:
+        raise InputError("axis must be 'x', 'y', 'z' (numpy axes 2, 1, 0) or 'all', not %r" % (axis,))
+    if fields and _AXES[axis] == "all":
+        raise InputError("fields=True keeps the fields of one run: choose axis 'x', 'y' or 'z'")
     if output_dir is None:
         output_dir = tempfile.mkdtemp(prefix="rockperm-")
     # input.file names the sample in reports; the mask itself comes from memory
@@ -63,7 +70,7 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
         o["input.grey_labels"] = grey_labels
     o.update(options or {})
     callback = _print_progress if progress is True else (progress or None)
-    return _rockperm._run(mask, o, callback)
+    return _rockperm._run(mask, o, callback, bool(fields))
 
 
 def read(path, with_voxel_size=False, **input_options):

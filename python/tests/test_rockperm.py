@@ -123,3 +123,73 @@ def test_progress_callback_sees_every_check(tmp_path):
                               backend="cpu", output_dir=tmp_path / "p",
                               progress=lambda step, k, error, seconds: seen.append((step, k)))
     assert seen and seen[-1][0] == r.steps and seen[-1][1] == pytest.approx(r.k_mD, rel=1e-3)
+
+
+def slit_stack(n=12, open_rows=4, period=6):
+    """[z, y, x] bool: slits `open_rows` voxels high normal to z, between solid layers."""
+    mask = np.zeros((n, n, n), dtype=bool)
+    mask[np.arange(n) % period < open_rows, :, :] = True
+    return mask
+
+
+def test_fields_keep_darcys_law_on_the_masks_grid(tmp_path):
+    mask = slit_stack()
+    r = rockperm.permeability(mask, voxel_size_um=2.0, axis="x", inlet_outlet="periodic", lateral="periodic",
+                              backend="cpu", fields=True, output_dir=tmp_path / "f",
+                              options={"run.tolerance": 1e-7})
+    u, p = r.velocity(), r.pressure()
+    assert u.shape == mask.shape + (3,) and u.dtype == np.float32
+    assert p.shape == mask.shape and p.dtype == np.float32
+    assert not u.flags.writeable
+    # Darcy: the mean velocity over all voxels is k G / mu, for the stated 1e5 Pa/m through water
+    assert float(u[..., 0].astype(np.float64).mean()) == pytest.approx(r.k_m2 * 1e5 / 1e-3, rel=1e-5)
+    assert abs(u[..., 2]).max() < 1e-6 * abs(u[..., 0]).max()  # (ux, uy, uz): flow along x is component 0
+    assert np.all(u[~mask] == 0) and np.all(np.isnan(p[~mask])) and np.all(np.isfinite(p[mask]))
+    # the parabola across each slit: its middle rows fastest, the rows beside the walls slowest
+    profile = u[:4, 0, 0, 0]
+    assert profile[1] == pytest.approx(profile[2], rel=1e-5) and profile[0] < profile[1]
+    with pytest.raises(rockperm.InputError, match="fields=True"):
+        rockperm.permeability(mask, voxel_size_um=2.0, axis="x", inlet_outlet="periodic", lateral="periodic",
+                              backend="cpu", output_dir=tmp_path / "g").velocity()
+
+
+def test_fields_with_buffers_cover_the_mask_only(tmp_path):
+    mask = slit_stack()
+    r = rockperm.permeability(mask, voxel_size_um=2.0, axis="x", inlet_outlet="buffer", backend="cpu",
+                              fields=True, output_dir=tmp_path / "b")
+    u = r.velocity()
+    assert u.shape == mask.shape + (3,)
+    # the sample's own planes, without the buffers: the same Darcy velocity through every plane
+    flux = u[..., 0].astype(np.float64).mean(axis=(0, 1))
+    assert flux.max() - flux.min() < 1e-3 * flux.mean()
+    # k is read from the planes away from the faces: Darcy holds to their small difference
+    assert flux.mean() == pytest.approx(r.k_m2 * 1e5 / 1e-3, rel=1e-3)
+
+
+def test_tensor_of_a_slit_stack(tmp_path):
+    # 4 open rows in 6 (TRT, Lambda 3/16: the midpoint sum of the parabola, 11/12 voxel^2);
+    # nothing flows along z
+    r = rockperm.permeability(slit_stack(), voxel_size_um=1.0, axis="all", inlet_outlet="periodic",
+                              lateral="periodic", backend="cpu", output_dir=tmp_path / "t")
+    assert r.status == "converged"
+    t = r.tensor
+    assert t.shape == (3, 3)
+    exact_md = 11 / 12 * 1e-12 / 9.869233e-16
+    assert t[0, 0] == pytest.approx(exact_md, rel=1e-5) and t[1, 1] == pytest.approx(exact_md, rel=1e-5)
+    assert t[2, 2] == 0
+    report = json.loads((tmp_path / "t" / "report.json").read_text())
+    assert r.to_dict() == report
+    for axis in "xyz":
+        assert (tmp_path / "t" / axis / "report.json").exists()
+    with pytest.raises(rockperm.InputError, match="one run"):
+        rockperm.permeability(slit_stack(), voxel_size_um=1.0, axis="all", fields=True)
+
+
+def test_resolution_study_of_a_mask_in_memory(tmp_path):
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    r = rockperm.permeability(mask, voxel_size_um=5.0, inlet_outlet="periodic", lateral="periodic",
+                              backend="cpu", output_dir=tmp_path / "s",
+                              options={"run.resolution_study": True})
+    study = r.to_dict()["resolution"]
+    assert study["done"], study
+    assert r.k_mD == SAMPLE_K_MD

@@ -6,7 +6,13 @@
 
 #include <cmath>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "lib/geometry/sphere_pack.hpp"
+#include "pipeline/fields.hpp"
+#include "pipeline/run.hpp"
 #include "tests/pipeline_support.hpp"
 
 namespace rockperm {
@@ -72,5 +78,43 @@ TEST(PipelineRanks, MirroredPackGivesOneK) {
   expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::two_pass);
 }
 
-}  // namespace rockperm
+// The fields a run keeps in memory (RunRequest::keep_fields) are gathered from every rank's slab
+// onto rank 0: the same arrays, bit for bit, as one rank's (the populations are: MpiConsistency).
+TEST(PipelineRanks, FieldsGatheredOnRankZeroAreOneRanks) {
+  const Comm world = Comm::world();
+  PoreMask m = pack(Dims{12, 10, 16}, 0.45, 5);
+  (void)keep_percolating_pores(m, 2, {true, true, false});
+  const pipeline::ReadVolume volume = pipeline::volume_from_mask(std::move(m), 1.0, "pack");
+  const auto request = [&](const std::filesystem::path& dir) {
+    pipeline::RunRequest r;
+    r.spec.flow = testing::periodic_flow(0.9, 1e-5);
+    r.spec.flow.flow_axis = 2;
+    r.spec.flow.inlet_outlet = InletOutlet::buffer;
+    r.spec.flow.buffer_layers = 3;
+    r.spec.execution.backend = pipeline::BackendChoice::cpu;
+    r.spec.execution.max_steps = 300;
+    r.spec.output.dir = dir;
+    r.spec.output.fields.enabled = false;
+    r.volume = [&volume]() -> const pipeline::ReadVolume& { return volume; };
+    r.keep_fields = true;
+    r.use = pipeline::DirectoryUse::overwrite;
+    return r;
+  };
+  const auto base = std::filesystem::temp_directory_path() / ("rockperm_fields_ranks_" + std::to_string(world.size()));
+  const pipeline::SampleResult single =
+      pipeline::run(Comm(), request(base / ("alone_" + std::to_string(world.rank()) + "_" + std::to_string(::getpid()))));
+  const pipeline::SampleResult decomposed = pipeline::run(world, request(base / "world"));
+  if (!world.root()) {
+    EXPECT_FALSE(decomposed.fields);
+    return;
+  }
+  ASSERT_TRUE(single.fields && decomposed.fields);
+  EXPECT_EQ(decomposed.fields->dims.nz, 16);
+  EXPECT_EQ(decomposed.fields->velocity, single.fields->velocity);
+  for (std::size_t v = 0; v < single.fields->pressure.size(); ++v) {
+    const float a = single.fields->pressure[v], b = decomposed.fields->pressure[v];
+    ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << v;
+  }
+}
 
+}  // namespace rockperm

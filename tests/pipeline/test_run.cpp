@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "lib/base/system.hpp"
+#include "pipeline/fields.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/tensor.hpp"
+#include "tests/pipeline_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm::pipeline {
@@ -31,6 +34,16 @@ struct Recorder final : RunObserver {
     if (stages.back() != "progress") stages.push_back("progress");
   }
   void fields_written(const FieldsWritten&, const FieldSpec&) override { stages.push_back("fields"); }
+  void tensor_started(const RunSpec&, const std::filesystem::path&) override { stages.push_back("tensor"); }
+  void axis_started(int axis, bool kept, bool resumed) override {
+    stages.push_back(std::string("axis ") + "xyz"[axis] + (kept ? " kept" : resumed ? " resumed" : ""));
+  }
+  void axis_ended(int axis, const SampleResult& r, const std::filesystem::path&) override {
+    stages.push_back(std::string("ended ") + "xyz"[axis] + " " + to_string(r.status));
+  }
+  void tensor_ready(const PermeabilityTensor&, RunStatus s, const std::filesystem::path&) override {
+    stages.push_back(std::string("tensor ") + to_string(s));
+  }
 };
 
 RunRequest bundled_sample(const std::filesystem::path& dir) {
@@ -42,8 +55,26 @@ RunRequest bundled_sample(const std::filesystem::path& dir) {
   r.spec.execution.max_steps = 200;
   r.spec.output.dir = dir;
   r.spec.output.fields.enabled = false;
-  r.config_ini = "[input]\nfile = sphere_pack_64.raw\n";
+  r.configuration = [](const RunSpec&) { return std::string("[input]\nfile = sphere_pack_64.raw\n"); };
   r.command_line = "test_run";
+  return r;
+}
+
+// Slits 4 voxels high in 6 normal to z (x fastest), 12^3, held in memory.
+ReadVolume slit_stack() {
+  return volume_from_mask(testing::mask_from(Dims{12, 12, 12}, [](auto, auto, auto z) { return z % 6 < 4; }), 1.0,
+                          "slits");
+}
+
+RunRequest tensor_request(const std::filesystem::path& dir, const ReadVolume& volume) {
+  RunRequest r;
+  r.spec.flow = testing::periodic_flow(0.8, 1e-6);
+  r.spec.all_axes = true;
+  r.spec.execution.backend = BackendChoice::cpu;
+  r.spec.output.dir = dir;
+  r.spec.output.fields.enabled = false;
+  r.configuration = [](const RunSpec& spec) { return "axis " + std::to_string(spec.flow.flow_axis) + "\n"; };
+  r.volume = [&volume]() -> const ReadVolume& { return volume; };
   return r;
 }
 
@@ -66,7 +97,7 @@ TEST(Run, WritesItsDirectoryShowsEachStageAndReturnsTheResult) {
   EXPECT_EQ(r.provenance.command_line, "test_run");
   EXPECT_FALSE(r.provenance.resumed);
   std::ifstream config(dir / "config.ini");
-  EXPECT_EQ(read_all_text(config), request.config_ini);
+  EXPECT_EQ(read_all_text(config), request.configuration(request.spec));
   std::ifstream report(dir / "report.json");
   EXPECT_NE(read_all_text(report).find("\"not_converged\""), std::string::npos);
 }
@@ -81,6 +112,66 @@ TEST(Run, AFailureLeavesAReportInTheFrontEndsWordsAndRethrows) {
   const std::string text = read_all_text(report);
   EXPECT_NE(text.find("\"input_error\""), std::string::npos) << text;
   EXPECT_NE(text.find("front end: "), std::string::npos) << text;
+}
+
+// The tensor is three runs of the same object from one volume (here in memory), composed from
+// their typed results; continued, it keeps the axes done (their reports of this configuration).
+TEST(Run, ATensorIsARunPerAxisComposedFromTheirResults) {
+  const auto dir = fresh("tensor");
+  const ReadVolume volume = slit_stack();
+  RunRequest request = tensor_request(dir, volume);
+  Recorder recorder;
+  request.observer = &recorder;
+  const SampleResult r = run(Comm(), request);
+  ASSERT_EQ(r.status, RunStatus::converged) << r.message;
+  ASSERT_TRUE(r.tensor);
+  // TRT, Lambda 3/16: the midpoint sum of the parabola, 11/12 voxel^2 along the slits; none across
+  EXPECT_NEAR(r.tensor->k_voxel2[0][0], 11.0 / 12.0, 1e-5);
+  EXPECT_NEAR(r.tensor->k_voxel2[1][1], 11.0 / 12.0, 1e-5);
+  EXPECT_EQ(r.tensor->k_voxel2[2][2], 0.0);
+  const std::vector<std::string> stages{"tensor",    "axis x", "sample", "ready", "progress", "ended x converged",
+                                        "axis y",    "sample", "ready",  "progress", "ended y converged",
+                                        "axis z",    "ended z invalid_physics", "tensor converged"};
+  EXPECT_EQ(recorder.stages, stages);
+  for (const char* axis : {"x", "y", "z"}) {
+    std::ifstream config(dir / axis / "config.ini");
+    EXPECT_EQ(read_all_text(config), std::string("axis ") + std::to_string(axis[0] - 'x') + "\n");
+  }
+  std::ifstream report(dir / "report.json");
+  EXPECT_EQ(read_all_text(report), tensor_json(*r.tensor, "slits"));
+
+  request.use = DirectoryUse::resume;
+  recorder.stages.clear();
+  const SampleResult again = run(Comm(), request);
+  EXPECT_EQ(recorder.stages, (std::vector<std::string>{"tensor", "axis x kept", "axis y kept", "axis z kept",
+                                                       "tensor converged"}));
+  ASSERT_TRUE(again.tensor);
+  EXPECT_EQ(again.tensor->k_md, r.tensor->k_md);
+}
+
+// The fields in memory cover the sample's voxels without its buffers, scaled as the files are.
+TEST(Run, KeepsTheFieldsOfTheSampleInMemory) {
+  const auto dir = fresh("fields");
+  const ReadVolume volume = slit_stack();
+  RunRequest request = tensor_request(dir, volume);
+  request.spec.all_axes = false;
+  request.spec.flow.inlet_outlet = InletOutlet::buffer;
+  request.spec.flow.buffer_layers = 3;
+  request.keep_fields = true;
+  const SampleResult r = run(Comm(), request);
+  ASSERT_TRUE(r.fields);
+  const FlowFields& f = *r.fields;
+  EXPECT_EQ(f.dims.nx, 12);
+  EXPECT_EQ(f.dims.nz, 12);
+  double mean = 0;
+  for (std::size_t v = 0; v < f.pressure.size(); ++v) {
+    const bool solid = (v / 144) % 6 >= 4;
+    EXPECT_EQ(std::isnan(f.pressure[v]), solid) << v;
+    mean += f.velocity[3 * v];
+  }
+  mean /= static_cast<double>(f.pressure.size());
+  // Darcy for the stated gradient and viscosity (the defaults: 1e5 Pa/m, water)
+  EXPECT_NEAR(mean / (r.k.k_m2 * f.pressure_gradient_pa_per_m / f.viscosity_pa_s), 1.0, 1e-3);
 }
 
 }  // namespace rockperm::pipeline
