@@ -6,10 +6,9 @@
 
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "lib/backend/byte_model.hpp"
 #include "lib/base/error.hpp"
-#include "lib/parallel/plan.hpp"
 #include "pipeline/decomposition.hpp"
+#include "pipeline/memory_plan.hpp"
 #include "pipeline/sample.hpp"
 
 namespace rockperm::app {
@@ -64,26 +63,18 @@ int plan_command(const std::vector<std::string>& args) {
                 part.lattice.fluid_count());
   }
   std::printf("\n");
-  for (const auto& [p, storage] : {std::pair{Propagation::two_pass, Storage::float32},
-                                   std::pair{Propagation::fused, Storage::float32},
-                                   std::pair{Propagation::two_pass, Storage::float16},
-                                   std::pair{Propagation::fused, Storage::float16}}) {
-    // on GPUs (what this plans for): the neighbour tables packed (3 bytes per entry for the two-pass
-    // form, 22 per cell for the fused one's line tables), where they pack
-    const double index_bytes = gpu_index_bytes(layout.plane_fluid, p);
-    const ByteModel model{p, storage, index_bytes};
+  const pipeline::SamplePlan plan = pipeline::plan_sample(layout, ranks, gib);
+  for (const pipeline::LayoutPlan& l : plan.layouts) {
     std::printf("\n%s propagation, %s: %.0f B per fluid cell on a GPU (%.3g-byte neighbour tables), %.2f GB in all, "
                 "%.0f B moved per update\n",
-                to_string(p), to_string(storage), model.memory_per_cell(), index_bytes,
-                model.memory_per_cell() * layout.fluid * 1e-9, model.traffic_per_update());
-    const auto plan = plan_memory(layout.plane_fluid, ranks, p, storage, index_bytes);
-    for (int r = 0; r < ranks; ++r) {
-      std::printf("  rank %-4d planes %5lld..%-5lld %12llu cells %10.2f GB\n", r,
-                  static_cast<long long>(plan[r].slab.z_begin), static_cast<long long>(plan[r].slab.z_end - 1),
-                  static_cast<unsigned long long>(plan[r].cells), plan[r].bytes * 1e-9);
+                to_string(l.propagation), to_string(l.storage), l.bytes_per_cell, l.index_bytes, l.total_bytes * 1e-9,
+                l.traffic_per_update);
+    for (std::size_t r = 0; r < l.ranks.size(); ++r) {
+      std::printf("  rank %-4zu planes %5lld..%-5lld %12llu cells %10.2f GB\n", r,
+                  static_cast<long long>(l.ranks[r].slab.z_begin), static_cast<long long>(l.ranks[r].slab.z_end - 1),
+                  static_cast<unsigned long long>(l.ranks[r].cells), l.ranks[r].bytes * 1e-9);
     }
-    for (const double g : gib) {
-      const int needed = ranks_needed(layout.plane_fluid, g * 1073741824.0, p, storage, index_bytes);
+    for (const auto& [g, needed] : l.fewest_gpus) {
       if (needed > 0) std::printf("  fewest GPUs of %.0f GiB: %d\n", g, needed);
       else std::printf("  GPUs of %.0f GiB: does not fit even at one plane per GPU; crop the sample\n", g);
     }

@@ -23,6 +23,7 @@
 #include "pipeline/report.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/fields.hpp"
+#include "pipeline/memory_plan.hpp"
 #include "pipeline/sample.hpp"
 #include "pipeline/tensor.hpp"
 
@@ -236,6 +237,39 @@ PYBIND11_MODULE(_rockperm, m) {
         return r;
       },
       py::arg("mask"), py::arg("options"), py::arg("progress") = py::none(), py::arg("fields") = false);
+
+  m.def(
+      "_plan",
+      [m](const py::array& mask, const py::dict& options, int ranks, const std::vector<double>& gib) {
+        bool help = false;
+        const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
+        app::validate_run_options(parsed);
+        const pipeline::RunSpec& spec = parsed.spec;
+        const pipeline::ReadVolume volume =
+            pipeline::volume_from_mask(mask_of(mask, spec.sample), spec.sample.volume.voxel_size_um, "numpy array");
+        const pipeline::Sample sample = pipeline::read_sample(Comm(), volume, spec.sample, spec.flow);
+        const pipeline::SamplePlan plan = pipeline::plan_sample(sample, ranks, gib);
+        py::list layouts;
+        for (const pipeline::LayoutPlan& l : plan.layouts) {
+          py::list slabs;
+          for (const RankMemory& r : l.ranks) {
+            slabs.append(py::dict(py::arg("planes") = py::make_tuple(r.slab.z_begin, r.slab.z_end),
+                                  py::arg("cells") = r.cells, py::arg("bytes") = r.bytes));
+          }
+          py::dict fewest;
+          for (const auto& [g, n] : l.fewest_gpus) fewest[py::float_(g)] = n;
+          layouts.append(py::dict(py::arg("propagation") = to_string(l.propagation),
+                                  py::arg("storage") = to_string(l.storage),
+                                  py::arg("bytes_per_cell") = l.bytes_per_cell, py::arg("bytes") = l.total_bytes,
+                                  py::arg("index_bytes") = l.index_bytes,
+                                  py::arg("bytes_moved_per_update") = l.traffic_per_update,
+                                  py::arg("ranks") = slabs, py::arg("fewest_gpus") = fewest));
+        }
+        return py::dict(py::arg("dims") = py::make_tuple(plan.dims.nx, plan.dims.ny, plan.dims.nz),
+                        py::arg("porosity") = plan.porosity, py::arg("connected_porosity") = plan.connected_porosity,
+                        py::arg("fluid_cells") = plan.fluid, py::arg("layouts") = layouts);
+      },
+      py::arg("mask"), py::arg("options"), py::arg("ranks"), py::arg("gpu_memory_gib"));
 
   m.def(
       "_read",

@@ -25,7 +25,7 @@ from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError
                         RuntimeFailure, __version__)
 from . import _rockperm
 
-__all__ = ["permeability", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+__all__ = ["permeability", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
            "OutputError", "RuntimeFailure", "__version__"]
 
 _AXES = {"x": "x", "y": "y", "z": "z", 0: "x", 1: "y", 2: "z", "all": "all"}
@@ -53,24 +53,48 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
     directory (report.json, config.ini; default a new temporary directory, kept:
     Result.report_path). options: any other option of `rockperm run` by name.
     """
-    if axis not in _AXES:
-        raise InputError("axis must be 'x', 'y', 'z' (numpy axes 2, 1, 0) or 'all', not %r" % (axis,))
-    if fields and _AXES[axis] == "all":
+    if fields and _AXES.get(axis) == "all":
         raise InputError("fields=True keeps the fields of one run: choose axis 'x', 'y' or 'z'")
     if output_dir is None:
         output_dir = tempfile.mkdtemp(prefix="rockperm-")
+    o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
+    o.update({"run.backend": backend, "run.storage": storage, "output.dir": os.fspath(output_dir)})
+    o.update(options or {})
+    callback = _print_progress if progress is True else (progress or None)
+    return _rockperm._run(mask, o, callback, bool(fields))
+
+
+def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inlet_outlet="buffer",
+         lateral="sealed", ranks=1, gpu_memory_gib=(80, 141), options=None):
+    """What a run of `mask` needs before anything is allocated, as `rockperm plan` says it.
+
+    Returns a dict: dims (x, y, z, buffers or mirror image included), porosity and
+    connected_porosity of the mask, fluid_cells to simulate, and layouts: for each propagation
+    (two-pass, fused) and storage (fp32, fp16) the bytes per fluid cell on a GPU, bytes in all,
+    the slabs of `ranks` GPUs (planes [begin, end), cells, bytes) and fewest_gpus {GiB: count}
+    for each size of `gpu_memory_gib` (0: not even at one plane per GPU). The other arguments
+    are those of permeability().
+    """
+    if _AXES.get(axis) == "all":
+        raise InputError("plan one axis at a time: 'x', 'y' or 'z'")
+    o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
+    o["output.dir"] = tempfile.gettempdir()  # nothing is written
+    o.update(options or {})
+    return _rockperm._plan(mask, o, int(ranks), [float(g) for g in gpu_memory_gib])
+
+
+def _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral):
+    if axis not in _AXES:
+        raise InputError("axis must be 'x', 'y', 'z' (numpy axes 2, 1, 0) or 'all', not %r" % (axis,))
     # input.file names the sample in reports; the mask itself comes from memory
     o = {"input.file": "numpy-array", "input.voxel_size_um": voxel_size_um, "lbm.flow_axis": _AXES[axis],
-         "lbm.inlet_outlet": inlet_outlet, "lbm.lateral": lateral, "run.backend": backend,
-         "run.storage": storage, "output.dir": os.fspath(output_dir), "output.fields": "off",
+         "lbm.inlet_outlet": inlet_outlet, "lbm.lateral": lateral, "output.fields": "off",
          "output.progress_seconds": 0}
     if pore_labels is not None:
         o["input.pore_labels"] = pore_labels
     if grey_labels is not None:
         o["input.grey_labels"] = grey_labels
-    o.update(options or {})
-    callback = _print_progress if progress is True else (progress or None)
-    return _rockperm._run(mask, o, callback, bool(fields))
+    return o
 
 
 def read(path, with_voxel_size=False, **input_options):

@@ -193,3 +193,29 @@ def test_resolution_study_of_a_mask_in_memory(tmp_path):
     study = r.to_dict()["resolution"]
     assert study["done"], study
     assert r.k_mD == SAMPLE_K_MD
+
+
+def test_plan_says_what_rockperm_plan_says():
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    p = rockperm.plan(mask, voxel_size_um=5.0, inlet_outlet="periodic", lateral="periodic", ranks=2,
+                      gpu_memory_gib=(80,))
+    assert p["dims"] == (64, 64, 64)
+    assert [(l["propagation"], l["storage"]) for l in p["layouts"]] == [
+        ("two-pass", "fp32"), ("fused", "fp32"), ("two-pass", "fp16"), ("fused", "fp16")]
+    for layout in p["layouts"]:
+        assert len(layout["ranks"]) == 2 and layout["fewest_gpus"] == {80.0: 1}
+        assert sum(r["planes"][1] - r["planes"][0] for r in layout["ranks"]) == 64
+        assert layout["bytes"] == pytest.approx(layout["bytes_per_cell"] * p["fluid_cells"])
+    cli = os.environ.get("ROCKPERM_CLI")
+    if not cli:
+        pytest.skip("ROCKPERM_CLI (the rockperm binary) not set: run through ctest")
+    out = subprocess.run([cli, "plan", "--input.file=" + str(SAMPLE), "--input.dims=64 64 64",
+                          "--input.voxel_size_um=5", "--lbm.inlet_outlet=periodic", "--lbm.lateral=periodic",
+                          "--ranks", "2", "--gpu-memory-gib", "80"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "%d fluid cells to simulate" % p["fluid_cells"] in out, out
+    assert "connected %.4f" % p["connected_porosity"] in out, out
+    for layout in p["layouts"]:
+        line = "%s propagation, %s: %.0f B per fluid cell" % (layout["propagation"], layout["storage"],
+                                                            layout["bytes_per_cell"])
+        assert line in out, out

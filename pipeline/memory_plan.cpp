@@ -1,0 +1,37 @@
+#include "pipeline/memory_plan.hpp"
+
+#include "lib/backend/byte_model.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm::pipeline {
+
+SamplePlan plan_sample(const Sample& sample, int ranks, const std::vector<double>& gpu_gib) {
+  if (ranks < 1) throw InputError("plan: the rank count must be at least 1, not " + std::to_string(ranks));
+  SamplePlan plan;
+  plan.dims = sample.dims;
+  plan.porosity = sample.percolation.total_porosity();
+  plan.connected_porosity = sample.percolation.connected_porosity();
+  plan.fluid = sample.fluid;
+  for (const auto& [p, storage] : {std::pair{Propagation::two_pass, Storage::float32},
+                                   std::pair{Propagation::fused, Storage::float32},
+                                   std::pair{Propagation::two_pass, Storage::float16},
+                                   std::pair{Propagation::fused, Storage::float16}}) {
+    LayoutPlan l;
+    l.propagation = p;
+    l.storage = storage;
+    // on GPUs (what this plans for): the neighbour tables packed where they pack
+    l.index_bytes = gpu_index_bytes(sample.plane_fluid, p);
+    const ByteModel model{p, storage, l.index_bytes};
+    l.bytes_per_cell = model.memory_per_cell();
+    l.total_bytes = l.bytes_per_cell * static_cast<double>(sample.fluid);
+    l.traffic_per_update = model.traffic_per_update();
+    l.ranks = plan_memory(sample.plane_fluid, ranks, p, storage, l.index_bytes);
+    for (const double g : gpu_gib) {
+      l.fewest_gpus.emplace_back(g, ranks_needed(sample.plane_fluid, g * 1073741824.0, p, storage, l.index_bytes));
+    }
+    plan.layouts.push_back(std::move(l));
+  }
+  return plan;
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,36 @@
+#pragma once
+// What a sample needs before anything is allocated (`rockperm plan`, rockperm.plan in Python):
+// for each propagation and storage, the bytes per fluid cell on a GPU, the memory of each of N
+// Z-slab ranks and the fewest GPUs of each given size that hold the sample.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "lib/parallel/plan.hpp"
+#include "pipeline/sample.hpp"
+
+namespace rockperm::pipeline {
+
+struct LayoutPlan {
+  Propagation propagation = Propagation::two_pass;
+  Storage storage = Storage::float32;
+  double index_bytes = 0;         // per neighbour-table entry on a GPU (gpu_index_bytes)
+  double bytes_per_cell = 0;      // populations, tables, halo share: ByteModel::memory_per_cell
+  double total_bytes = 0;         // of every fluid cell to simulate
+  double traffic_per_update = 0;  // bytes moved per cell update
+  std::vector<RankMemory> ranks;  // the slabs of the ranks asked for
+  // (GiB of a GPU, the fewest such GPUs that hold it; 0: not even at one plane per GPU)
+  std::vector<std::pair<double, int>> fewest_gpus;
+};
+
+struct SamplePlan {
+  Dims dims;                   // simulated: with buffers or mirror image
+  double porosity = 0, connected_porosity = 0;  // of the sample itself
+  std::uint64_t fluid = 0;     // fluid cells to simulate (buffers and mirror image included)
+  std::vector<LayoutPlan> layouts;  // two-pass and fused, fp32 and fp16
+};
+
+// `ranks` >= 1; `gpu_gib` the GPU sizes to count for. Throws InputError for ranks < 1.
+SamplePlan plan_sample(const Sample& sample, int ranks, const std::vector<double>& gpu_gib);
+
+}  // namespace rockperm::pipeline
