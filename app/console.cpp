@@ -87,10 +87,14 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
   std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
               r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
   if (r.resolution.done) {
-    std::printf("resolution    k %.6g mD on the sample coarsened 2x (%lld steps, %.2f s): at zero voxel size %.6g mD, "
+    char coarser[64] = "";
+    if (r.resolution.k_coarser_md) std::snprintf(coarser, sizeof coarser, ", %.6g mD at 4x", *r.resolution.k_coarser_md);
+    std::printf("resolution    k %.6g mD on the sample coarsened 2x%s (%lld steps, %.2f s): at zero voxel size %.6g mD, "
                 "a discretisation error of %.2f %% (order %g)\n",
-                r.resolution.k_coarse_md, static_cast<long long>(r.resolution.coarse_steps), r.resolution.coarse_seconds,
-                r.resolution.k_extrapolated_md, 100.0 * r.resolution.discretisation_error, r.resolution.order);
+                r.resolution.k_coarse_md, coarser, static_cast<long long>(r.resolution.coarse_steps),
+                r.resolution.coarse_seconds, r.resolution.k_extrapolated_md, 100.0 * r.resolution.discretisation_error,
+                r.resolution.order);
+    if (!r.resolution.note.empty()) std::printf("              %s\n", r.resolution.note.c_str());
   } else if (r.resolution.asked) {
     std::printf("resolution    study %s\n", r.resolution.note.c_str());
   }
@@ -101,6 +105,13 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                 r.grey.phases.size(), 100.0 * r.grey.flow_fraction,
                 r.grey.subresolution_porosity(r.percolation.voxels),
                 r.porosity() + r.grey.subresolution_porosity(r.percolation.voxels));
+    if (r.grey.without_done) {
+      std::printf("              with the grey voxels solid k = %.6g mD (%lld steps, %.2f s)%s%s\n", r.grey.k_without_md,
+                  static_cast<long long>(r.grey.without_steps), r.grey.without_seconds,
+                  r.grey.without_note.empty() ? "" : ": ", r.grey.without_note.c_str());
+    } else if (r.grey.without_asked) {
+      std::printf("              k with the grey voxels solid %s\n", r.grey.without_note.c_str());
+    }
   }
   const pipeline::FlowSpec& flow = r.flow;
   if (flow.inlet_outlet != InletOutlet::periodic) {

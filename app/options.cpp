@@ -286,6 +286,11 @@ const std::vector<Option>& table() {
                  "error",
                  [](RunSpec& s, const std::string& v) { s.resolution_study = parse_switch(v, "on", "off"); },
                  [](const RunSpec& s) { return std::string(s.resolution_study ? "on" : "off"); }});
+    t.push_back({"run.without_grey", "without_grey", "on",
+                 "where grey labels are declared, also run the sample with its grey voxels solid and report k of "
+                 "the resolved pores alone beside k with them (report.json's grey.without_grey; off saves that run)",
+                 [](RunSpec& s, const std::string& v) { s.without_grey = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.without_grey ? "on" : "off"); }});
     t.push_back({"run.max_steps", "execution.max_steps", "200000", "stop after this many steps",
                  [](RunSpec& s, const std::string& v) { s.execution.max_steps = parse_integer(v); },
                  [](const RunSpec& s) { return std::to_string(s.execution.max_steps); }});

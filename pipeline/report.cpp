@@ -31,7 +31,9 @@ std::string verdict(const SampleResult& r) {
   o << " mD (" << to_string(r.status) << ")";
   if (r.resolution.done) {  // the discretisation error beside the convergence error
     o << "; at zero voxel size k ≈ " << std::setprecision(5) << r.resolution.k_extrapolated_md << " mD (discretisation "
-      << std::setprecision(2) << 100.0 * r.resolution.discretisation_error << " %, from the 2x coarser sample)";
+      << std::setprecision(2) << 100.0 * r.resolution.discretisation_error << " %, from the "
+      << (r.resolution.k_coarser_md ? "2x and 4x coarser samples" : "2x coarser sample")
+      << (r.resolution.asymptotic ? "" : ", the order unconfirmed") << ")";
   } else if (r.resolution.asked) {
     o << "; resolution study " << r.resolution.note;
   }
@@ -137,6 +139,13 @@ std::string to_json(const SampleResult& r) {
                  {"flow_fraction", r.grey.flow_fraction},
                  {"subresolution_porosity", sub},
                  {"total_porosity", r.porosity() + sub}};
+    if (r.grey.without_asked) {
+      j["grey"]["without_grey"] = {
+          {"k_mD", r.grey.without_done ? ordered_json(r.grey.k_without_md) : ordered_json(nullptr)},
+          {"note", r.grey.without_note},
+          {"steps", r.grey.without_steps},
+          {"seconds", r.grey.without_seconds}};
+    }
   }
   j["tortuosity"] = k.tortuosity;
   j["steps"] = r.steps;
@@ -166,6 +175,8 @@ std::string to_json(const SampleResult& r) {
     j["resolution"] = {{"done", rs.done},
                        {"note", rs.note},
                        {"k_coarse_mD", rs.done ? ordered_json(rs.k_coarse_md) : ordered_json(nullptr)},
+                       {"k_coarser_mD", rs.k_coarser_md ? ordered_json(*rs.k_coarser_md) : ordered_json(nullptr)},
+                       {"asymptotic", rs.asymptotic},
                        {"k_extrapolated_mD", rs.done ? ordered_json(rs.k_extrapolated_md) : ordered_json(nullptr)},
                        {"discretisation_error", rs.done ? ordered_json(rs.discretisation_error) : ordered_json(nullptr)},
                        {"order", rs.order},

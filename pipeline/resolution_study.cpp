@@ -1,74 +1,104 @@
 #include "pipeline/resolution_study.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "lib/geometry/coarsen.hpp"
-#include "pipeline/decomposition.hpp"
-#include "pipeline/driver.hpp"
-#include "pipeline/execution.hpp"
+#include "pipeline/companion.hpp"
 #include "pipeline/sample.hpp"
-#include "pipeline/simulation.hpp"
 
 namespace rockperm::pipeline {
+
+Discretisation discretisation(double k_h, double k_2h, std::optional<double> k_4h) {
+  Discretisation d;
+  d.k0 = extrapolated_k(k_h, k_2h, resolution_order);
+  const double scale = std::abs(k_h) > 0 ? std::abs(k_h) : 1.0;
+  const double extrapolation = std::abs(d.k0 - k_h) / scale;
+  if (!k_4h) {
+    d.error = unconfirmed_safety * extrapolation;
+    d.note = "from two grids: the order is not confirmed by a third (safety factor 3)";
+    return d;
+  }
+  const double d1 = k_h - k_2h, d2 = k_2h - *k_4h;  // the changes as the grid refines
+  const bool converged = std::max(std::abs(d1), std::abs(d2)) < 1e-3 * scale;
+  const bool as_order = d1 * d2 > 0 && std::abs(d1) >= 0.25 * std::abs(d2) && std::abs(d1) <= 0.75 * std::abs(d2);
+  d.asymptotic = converged || as_order;
+  d.error = (d.asymptotic ? confirmed_safety : unconfirmed_safety) * extrapolation;
+  if (d.asymptotic) return d;
+  std::ostringstream o;
+  o.precision(2);
+  o << "the three grids do not confirm the order (k changes by " << std::showpos << 100.0 * d2 / scale
+    << " % from 4x to 2x coarser and " << 100.0 * d1 / scale
+    << " % from 2x coarser to the sample): safety factor 3";
+  d.note = o.str();
+  return d;
+}
 
 void run_resolution_study(const Comm& comm, const RunRequest& request, SampleResult& fine) {
   ResolutionStudy& study = fine.resolution;
   study.asked = true;
-  const RunSpec& spec = request.spec;
-  const auto start = std::chrono::steady_clock::now();
   if (!fine.converged()) {
     study.note = "not made: the run did not converge";
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
+  PoreMask coarse_mask, coarser_mask;  // rank 0
+  double voxel_um = 0;
+  bool coarser = false;  // the sample is large enough for a 4x coarser grid
   try {
-    PoreMask coarse_mask;  // rank 0
-    double voxel_um = 0;
     collectively(comm, [&] {
       if (!comm.root()) return;
       ReadVolume read;
       const ReadVolume& volume = request_volume(request, read, false);
-      voxel_um = volume.loaded.voxel_size_um;
+      voxel_um = 2.0 * volume.loaded.voxel_size_um;
       coarse_mask = coarsen_2x(volume.loaded.mask);
+      const Dims& d = coarse_mask.dims;
+      if (d.nx >= 2 * min_coarser_extent && d.ny >= 2 * min_coarser_extent && d.nz >= 2 * min_coarser_extent) {
+        coarser_mask = coarsen_2x(coarse_mask);
+        coarser = true;
+      }
     });
-    voxel_um = comm.max(voxel_um);  // rank 0 read it
-    FlowSpec flow = spec.flow;
-    flow.grey_permeability = fine.flow.grey_permeability;
-    for (double& k : flow.grey_permeability) k /= 4.0;  // the same m^2 in voxels twice as large
-    Sample coarse = sample_from_mask(comm, std::move(coarse_mask), 2.0 * voxel_um, flow,
-                                     spec.sample.percolation_filter, fine.input.name + " (2x coarser)");
-    const FlowSpec resolved = resolve_flow(flow, coarse);
-    const ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
-    const ExecutionPlan plan = plan_execution(comm, execution, coarse.plane_fluid);
-    RankLattice lattice = decompose(comm, coarse, resolved.periodicity(), plan.propagation, resolved.edge_contacts,
-                                    OneRank::whole, lattice_tables(plan));
-    Simulation simulation(comm, coarse, std::move(lattice), resolved, execution, plan);
-    DriveSettings drive;  // no checkpoints: the study is short, and redone on a resume
-    drive.walltime_minutes = spec.execution.walltime_minutes;
-    drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
-    const DriveOutcome outcome = pipeline::drive(comm, simulation, drive);
-    const SampleResult r = simulation.result();
-    study.coarse_steps = r.steps;
-    study.coarse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (outcome.interrupted) {
-      study.note = "not made: stopped (" + outcome.reason + ")";
-      return;
-    }
-    if (!r.converged()) {
-      study.note = "not made: the coarse sample did not converge in " + std::to_string(r.steps) + " steps";
-      return;
-    }
-    study.done = true;
-    study.order = resolution_order;
-    study.k_coarse_md = r.k.k_md;
-    const double kf = fine.k.k_md;
-    study.k_extrapolated_md = extrapolated_k(kf, study.k_coarse_md, study.order);
-    study.discretisation_error = kf != 0 ? std::abs(study.k_extrapolated_md - kf) / std::abs(kf) : 0.0;
-  } catch (const PhysicsError& e) {  // e.g. the coarse pore space no longer joins the faces
-    study.note = std::string("not made: at twice the voxel size ") + e.what();
   } catch (const InputError& e) {
     study.note = std::string("not made: ") + e.what();
+    return;
   }
+  coarser = comm.max(coarser ? 1.0 : 0.0) > 0;
+  FlowSpec flow = request.spec.flow;
+  flow.grey_permeability = fine.flow.grey_permeability;
+  for (double& k : flow.grey_permeability) k /= 4.0;  // the same m^2 in voxels twice as large
+  const CompanionRun coarse =
+      run_companion(comm, request, std::move(coarse_mask), voxel_um, flow, fine.input.name + " (2x coarser)");
+  study.coarse_steps = coarse.result.steps;
+  using Ending = CompanionRun::Ending;
+  if (coarse.ending == Ending::not_converged) study.note = "not made: the coarse sample " + coarse.note;
+  else if (coarse.ending == Ending::invalid_physics) study.note = "not made: at twice the voxel size " + coarse.note;
+  else if (!coarse.done()) study.note = "not made: " + coarse.note;
+  if (!coarse.done()) {
+    study.coarse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return;
+  }
+  std::string fourfold;  // why the third grid is missing
+  if (coarser) {
+    for (double& k : flow.grey_permeability) k /= 4.0;
+    const CompanionRun c4 = run_companion(comm, request, std::move(coarser_mask), 2.0 * voxel_um, flow,
+                                          fine.input.name + " (4x coarser)");
+    study.coarse_steps += c4.result.steps;
+    if (c4.done()) study.k_coarser_md = c4.result.k.k_md;
+    else fourfold = "at four times the voxel size " + c4.note;
+  } else {
+    fourfold = "the sample is too small for a grid four times coarser";
+  }
+  study.coarse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  study.done = true;
+  study.order = resolution_order;
+  study.k_coarse_md = coarse.result.k.k_md;
+  const Discretisation d = discretisation(fine.k.k_md, study.k_coarse_md, study.k_coarser_md);
+  study.k_extrapolated_md = d.k0;
+  study.discretisation_error = d.error;
+  study.asymptotic = d.asymptotic;
+  study.note = fourfold.empty() ? d.note : fourfold + "; " + d.note;
 }
 
 }  // namespace rockperm::pipeline

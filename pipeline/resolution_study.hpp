@@ -5,11 +5,15 @@
 //
 // k(h) = k0 + C h^p for voxel size h (docs/ACCURACY.md, "The resolution study": p measured on
 // sphere arrays); from h and 2h, k0 = k(h) + (k(h) - k(2h)) / (2^p - 1), and the discretisation
-// error of the run's k is |k0 - k(h)| / k(h). The coarse sample is the fine mask coarsened by
-// majority (lib/geometry/coarsen.hpp), run with the same boundaries and grey phases (their K in
-// voxel^2 a quarter of the fine one's), its own tau and force where those are automatic, and no
-// checkpoints: 1/8 of the cells and at most as many steps (docs/ACCURACY.md, "The resolution study").
+// error of the run's k is |k0 - k(h)| / k(h), where a third grid (4h) confirms the order
+// (discretisation()). The coarse samples are the fine mask coarsened by majority
+// (lib/geometry/coarsen.hpp) once and twice, run with the same boundaries and grey phases (their K
+// in voxel^2 a quarter and a sixteenth of the fine one's), their own tau and force where those are
+// automatic, and no checkpoints: 1/8 + 1/64 of the cells and at most as many steps
+// (docs/ACCURACY.md, "The resolution study").
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "lib/parallel/comm.hpp"
@@ -20,11 +24,28 @@ namespace rockperm::pipeline {
 
 // The order of the staircase error in the voxel size, measured on simple-cubic sphere arrays.
 inline constexpr double resolution_order = 1.0;
+// The smallest extent (voxels) of the 4x coarser grid: below it the study uses two grids.
+inline constexpr std::int64_t min_coarser_extent = 4;
 
 // k at zero voxel size from k at voxel sizes h (fine) and 2h (coarse), both in the same unit.
 inline double extrapolated_k(double fine, double coarse, double order = resolution_order) {
   return fine + (fine - coarse) / (std::pow(2.0, order) - 1.0);
 }
+
+// The discretisation error from k on grids h, 2h and (where there is one) 4h, all in one unit:
+// Roache's grid convergence index (J. Fluids Eng. 116, 405, 1994; ASME V&V 20): k0 extrapolated
+// with resolution_order from h and 2h, and the error Fs |k0 - k(h)| / k(h), with the safety factor
+// Fs = 1.25 where the 4x grid confirms the order (k changes the same way from 4h to 2h and from
+// 2h to h, the second change 1/4 to 3/4 of the first: an observed order between 0.4 and 2, or
+// changes under 1e-3 of k) and Fs = 3 where it does not (non-monotonic, changes that do not
+// shrink) or there are two grids only.
+inline constexpr double confirmed_safety = 1.25, unconfirmed_safety = 3.0;
+struct Discretisation {
+  double k0 = 0, error = 0;
+  bool asymptotic = false;  // the third grid confirms the order
+  std::string note;        // where it does not, why
+};
+Discretisation discretisation(double k_h, double k_2h, std::optional<double> k_4h);
 
 // Collective. Fills fine.resolution; never throws for what the coarse sample does (a coarse
 // sample without a path, or a run that does not converge, is a note in the result).

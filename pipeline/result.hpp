@@ -101,6 +101,13 @@ struct GreyPhaseReport {
 struct GreyReport {
   std::vector<GreyPhaseReport> phases;  // empty: none declared
   double flow_fraction = 0;  // of the flow along the axis that passes grey cells (sum of u there / sum of u)
+  // run.without_grey: the same sample with its grey voxels solid, the k of the resolved pores alone
+  // (0 where they alone do not join the faces), or a note why it was not made
+  bool without_asked = false, without_done = false;
+  double k_without_md = 0;
+  std::string without_note;
+  std::int64_t without_steps = 0;
+  double without_seconds = 0;
   bool any() const { return !phases.empty(); }
   std::uint64_t voxels() const;     // all phases, before the filter
   std::uint64_t connected() const;  // after
@@ -109,15 +116,20 @@ struct GreyReport {
 };
 
 // The resolution study (pipeline/resolution_study.hpp; run.resolution_study): k on the sample
-// coarsened 2x and k extrapolated to zero voxel size, with the discretisation error it implies.
+// coarsened 2x and 4x, k extrapolated to zero voxel size, and the discretisation error.
 struct ResolutionStudy {
   bool asked = false;
   bool done = false;
-  std::string note;                   // why it was not made
+  std::string note;                   // why it was not made, or what limits it
   double k_coarse_md = 0;             // the sample at twice the voxel size
+  std::optional<double> k_coarser_md; // at four times (absent: too small, no path or not converged)
   double k_extrapolated_md = 0;       // to zero voxel size
   double order = 0;                   // of the error in the voxel size used to extrapolate
-  double discretisation_error = 0;    // |k_extrapolated - k| / k
+  // the three grids change k as that order says (the 4x grid confirms the extrapolation)
+  bool asymptotic = false;
+  // relative: Roache's grid convergence index, the extrapolation's change times a safety factor of
+  // 1.25 where the order is confirmed, 3 where not (pipeline/resolution_study.hpp)
+  double discretisation_error = 0;
   std::int64_t coarse_steps = 0;
   double coarse_seconds = 0;          // the whole study: read, coarsen, run
 };

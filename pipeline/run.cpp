@@ -9,6 +9,7 @@
 #include "lib/base/build_info.hpp"
 #include "lib/base/system.hpp"
 #include "pipeline/checkpoint.hpp"
+#include "pipeline/companion.hpp"
 #include "pipeline/driver.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/simulation.hpp"
@@ -197,6 +198,9 @@ SampleResult run(const Comm& comm, const RunRequest& request) {
   try {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
     run_stages(comm, request, directory, result);
+    if (request.spec.without_grey && result.grey.connected() > 0 && result.status != RunStatus::interrupted) {
+      run_without_grey(comm, request, result);
+    }
     if (request.spec.resolution_study && result.status != RunStatus::interrupted) {
       run_resolution_study(comm, request, result);
     }

@@ -135,6 +135,9 @@ struct RunSpec {
   bool all_axes = false;
   // Also run the sample coarsened 2x and extrapolate k to zero voxel size (pipeline/resolution_study.hpp).
   bool resolution_study = false;
+  // Where grey labels are declared, also run the sample with its grey voxels solid: k of the
+  // resolved pores alone beside k with the grey phase (pipeline/companion.hpp).
+  bool without_grey = true;
   ExecutionSpec execution;
   OutputSpec output;
   void validate() const;  // everything above

@@ -174,4 +174,38 @@ TEST(Run, KeepsTheFieldsOfTheSampleInMemory) {
   EXPECT_NEAR(mean / (r.k.k_m2 * f.pressure_gradient_pa_per_m / f.viscosity_pa_s), 1.0, 1e-3);
 }
 
+// With grey labels the run also gives k of the resolved pores alone (grey voxels solid): here a
+// duct whose middle is a grey plug, so that alone they do not join the faces (k = 0, said so);
+// with the plug open that k is the open duct's.
+TEST(Run, GivesKWithoutTheGreyPhaseBesideKWithIt) {
+  const auto duct = [](bool plug) {
+    PoreMask m = testing::mask_from(Dims{16, 6, 6}, [](auto, auto y, auto z) { return y >= 1 && y < 5 && z >= 1 && z < 5; });
+    if (plug) {
+      for (std::size_t v = 0; v < m.pore.size(); ++v) {
+        if (m.pore[v] == PoreMask::open && v % 16 >= 6 && v % 16 < 10) m.pore[v] = PoreMask::open + 1;
+      }
+    }
+    return volume_from_mask(std::move(m), 1.0, plug ? "plugged" : "open");
+  };
+  const ReadVolume plugged = duct(true), open = duct(false);
+  RunRequest request = tensor_request(fresh("without_grey"), plugged);
+  request.spec.all_axes = false;
+  request.spec.flow.lateral_periodic = {false, false, false};
+  request.spec.sample.grey_phases = parse_grey_phases("2:0.2:5e-13m2");  // 0.5 voxel^2 at 1 um
+  const SampleResult r = run(Comm(), request);
+  ASSERT_TRUE(r.converged()) << r.message;
+  ASSERT_TRUE(r.grey.without_asked);
+  EXPECT_TRUE(r.grey.without_done);
+  EXPECT_EQ(r.grey.k_without_md, 0.0);
+  EXPECT_NE(r.grey.without_note.find("do not join"), std::string::npos) << r.grey.without_note;
+  EXPECT_NEAR(r.grey.flow_fraction, 4.0 / 16.0, 0.05);  // a quarter of the cells carry the same flux
+
+  RunRequest unplugged = tensor_request(fresh("without_grey_open"), open);
+  unplugged.spec = request.spec;
+  unplugged.spec.output.dir = fresh("without_grey_open");
+  const SampleResult o = run(Comm(), unplugged);
+  EXPECT_FALSE(o.grey.without_asked);  // no grey voxel in the pore space: nothing to compare
+  EXPECT_GT(o.k.k_md, r.k.k_md);
+}
+
 }  // namespace rockperm::pipeline

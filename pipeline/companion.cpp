@@ -1,0 +1,88 @@
+#include "pipeline/companion.hpp"
+
+#include <chrono>
+
+#include "pipeline/decomposition.hpp"
+#include "pipeline/driver.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/sample.hpp"
+#include "pipeline/simulation.hpp"
+
+namespace rockperm::pipeline {
+
+CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask mask, double voxel_size_um,
+                           const FlowSpec& flow, const std::string& name) {
+  CompanionRun c;
+  const auto start = std::chrono::steady_clock::now();
+  const RunSpec& spec = request.spec;
+  try {
+    Sample sample = sample_from_mask(comm, std::move(mask), comm.max(voxel_size_um), flow,
+                                     spec.sample.percolation_filter, name);
+    const FlowSpec resolved = resolve_flow(flow, sample);
+    const ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
+    const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
+    RankLattice lattice = decompose(comm, sample, resolved.periodicity(), plan.propagation, resolved.edge_contacts,
+                                    OneRank::whole, lattice_tables(plan));
+    Simulation simulation(comm, sample, std::move(lattice), resolved, execution, plan);
+    DriveSettings drive;
+    drive.walltime_minutes = spec.execution.walltime_minutes;
+    drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
+    const DriveOutcome outcome = pipeline::drive(comm, simulation, drive);
+    c.result = simulation.result();
+    if (outcome.interrupted) {
+      c.ending = CompanionRun::Ending::stopped;
+      c.note = "stopped (" + outcome.reason + ")";
+    } else if (!c.result.converged()) {
+      c.ending = CompanionRun::Ending::not_converged;
+      c.note = "did not converge in " + std::to_string(c.result.steps) + " steps";
+    }
+  } catch (const PhysicsError& e) {
+    c.ending = CompanionRun::Ending::invalid_physics;
+    c.no_path = e.reason() == "no_path";
+    c.note = e.what();
+  } catch (const InputError& e) {
+    c.ending = CompanionRun::Ending::input_error;
+    c.note = e.what();
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return c;
+}
+
+void run_without_grey(const Comm& comm, const RunRequest& request, SampleResult& result) {
+  GreyReport& grey = result.grey;
+  grey.without_asked = true;
+  if (!result.converged()) {
+    grey.without_note = "not made: the run did not converge";
+    return;
+  }
+  PoreMask mask;  // rank 0: the grey voxels solid
+  double voxel_um = 0;
+  try {
+    collectively(comm, [&] {
+      if (!comm.root()) return;
+      ReadVolume read;
+      const ReadVolume& volume = request_volume(request, read, false);
+      voxel_um = volume.loaded.voxel_size_um;
+      mask = volume.loaded.mask;
+      for (std::uint8_t& code : mask.pore) code = code == PoreMask::open ? PoreMask::open : PoreMask::solid;
+    });
+  } catch (const InputError& e) {
+    grey.without_note = std::string("not made: ") + e.what();
+    return;
+  }
+  FlowSpec flow = request.spec.flow;
+  flow.grey_permeability.clear();
+  const CompanionRun c = run_companion(comm, request, std::move(mask), voxel_um, flow,
+                                       result.input.name + " (grey voxels solid)");
+  grey.without_steps = c.result.steps;
+  grey.without_seconds = c.seconds;
+  if (c.done() || c.no_path) {
+    grey.without_done = true;
+    grey.k_without_md = c.done() ? c.result.k.k_md : 0.0;
+    if (c.no_path) grey.without_note = "the resolved pores alone do not join the inlet and outlet faces: k = 0";
+    return;
+  }
+  grey.without_note = "not made: " + c.note;
+}
+
+}  // namespace rockperm::pipeline

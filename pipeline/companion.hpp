@@ -1,0 +1,37 @@
+#pragma once
+// A second run beside a sample's own, made from a variant of its mask (the resolution study's
+// coarsened sample; the sample with its grey phases made solid): in memory, no run directory and
+// no checkpoints (redone on a resume), the same boundaries, execution and stop requests as the
+// request, tau and force its own where they are automatic.
+#include <string>
+
+#include "lib/geometry/pore_mask.hpp"
+#include "lib/parallel/comm.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/run.hpp"
+
+namespace rockperm::pipeline {
+
+struct CompanionRun {
+  enum class Ending { converged, stopped, not_converged, invalid_physics, input_error };
+  Ending ending = Ending::converged;
+  bool done() const { return ending == Ending::converged; }  // `result` holds its k
+  bool no_path = false;  // invalid_physics: the variant's pore space does not join the faces (k = 0)
+  // why it was not done: "stopped (...)", "did not converge in N steps", or the error's message
+  std::string note;
+  SampleResult result;
+  double seconds = 0;   // from the mask to the result
+};
+
+// Collective. `mask` on rank 0 (ignored elsewhere); `flow` as the request's, with the variant's
+// grey permeabilities (voxel^2); `name` names the sample in messages. Never throws for what the
+// variant does: a physics or input error is a note (no_path where that is its reason).
+CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask mask, double voxel_size_um,
+                           const FlowSpec& flow, const std::string& name);
+
+// Collective. For a result with grey voxels in its pore space (run() asks only then): the sample once more with its grey
+// voxels solid (the request's volume, read again where it is not in memory), into
+// result.grey's without_* fields; never throws for what that run does.
+void run_without_grey(const Comm& comm, const RunRequest& request, SampleResult& result);
+
+}  // namespace rockperm::pipeline
