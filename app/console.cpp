@@ -69,6 +69,12 @@ void print_backend(const pipeline::Simulation& simulation, const pipeline::Execu
   if (ranks > 1) {
     std::printf("halo        %.1f kB per step from rank 0, %s: %s\n", simulation.halo_bytes_per_step() * 1e-3,
                 to_string(simulation.plan().halo_transport), simulation.plan().halo_note.c_str());
+    if (!plan.split_note.empty()) {
+      const pipeline::RankLattice& r = simulation.rank_lattice();
+      std::string slabs;
+      for (const Slab& s : r.slabs) slabs += (slabs.empty() ? "" : ", ") + std::to_string(s.fluid);
+      std::printf("split       %s; cells per rank: %s\n", plan.split_note.c_str(), slabs.c_str());
+    }
   }
   std::fflush(stdout);
 }

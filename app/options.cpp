@@ -286,6 +286,21 @@ const std::vector<Option>& table() {
                  "error",
                  [](RunSpec& s, const std::string& v) { s.resolution_study = parse_switch(v, "on", "off"); },
                  [](const RunSpec& s) { return std::string(s.resolution_study ? "on" : "off"); }});
+    t.push_back({"run.host_share", "execution.host_share", "auto",
+                 "where a host runs one rank more than it has GPUs, that rank computes on the host's cores: auto "
+                 "(its share of the cells from the measured speeds, or what the GPUs' memory does not hold), a "
+                 "fraction of the cells in (0, 1), or off (refuse such a rank)",
+                 [](RunSpec& s, const std::string& v) { s.execution.host_share = parse_host_share(v); },
+                 [](const RunSpec& s) { return s.execution.host_share.str(); }});
+    t.push_back({"run.gpu_memory_gib", "execution.gpu_memory_gib", "0",
+                 "plan with at most this much memory of each GPU (GiB; 0: all of it), e.g. on a GPU shared with "
+                 "other work: the sample then needs more GPUs, fp16 storage, or the host's cores (run.host_share)",
+                 [](RunSpec& s, const std::string& v) { s.execution.gpu_memory_gib = parse_double(v); },
+                 [](const RunSpec& s) {
+                   std::ostringstream o;
+                   o << s.execution.gpu_memory_gib;
+                   return o.str();
+                 }});
     t.push_back({"run.without_grey", "without_grey", "on",
                  "where grey labels are declared, also run the sample with its grey voxels solid and report k of "
                  "the resolved pores alone beside k with them (report.json's grey.without_grey; off saves that run)",

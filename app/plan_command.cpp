@@ -74,9 +74,16 @@ int plan_command(const std::vector<std::string>& args) {
                   static_cast<long long>(l.ranks[r].slab.z_begin), static_cast<long long>(l.ranks[r].slab.z_end - 1),
                   static_cast<unsigned long long>(l.ranks[r].cells), l.ranks[r].bytes * 1e-9);
     }
-    for (const auto& [g, needed] : l.fewest_gpus) {
-      if (needed > 0) std::printf("  fewest GPUs of %.0f GiB: %d\n", g, needed);
-      else std::printf("  GPUs of %.0f GiB: does not fit even at one plane per GPU; crop the sample\n", g);
+    for (std::size_t i = 0; i < l.fewest_gpus.size(); ++i) {
+      const auto& [g, needed] = l.fewest_gpus[i];
+      if (needed > 0) std::printf("  fewest GPUs of %.0f GiB: %d", g, needed);
+      else std::printf("  GPUs of %.0f GiB: does not fit even at one plane per GPU; crop the sample", g);
+      const double host = l.host_bytes[i].second;
+      if (host > 0) {
+        std::printf("; %d of them and a rank on the host's cores (run.host_share = auto): the host holds %.2f GB",
+                    ranks, host * 1e-9);
+      }
+      std::printf("\n");
     }
   }
   return 0;

@@ -22,7 +22,7 @@ CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask
     const ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
     const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
     RankLattice lattice = decompose(comm, sample, resolved.periodicity(), plan.propagation, resolved.edge_contacts,
-                                    OneRank::whole, lattice_tables(plan));
+                                    OneRank::whole, lattice_tables(plan), plan.shares);
     Simulation simulation(comm, sample, std::move(lattice), resolved, execution, plan);
     DriveSettings drive;
     drive.walltime_minutes = spec.execution.walltime_minutes;

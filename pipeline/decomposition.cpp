@@ -23,11 +23,11 @@ PoreMask distribute_planes(const Comm& comm, const PoreMask& mask, const Dims& d
 }  // namespace
 
 RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& periodic, Propagation propagation,
-                      EdgeContacts edges, OneRank one_rank, LatticeTables tables) {
+                      EdgeContacts edges, OneRank one_rank, LatticeTables tables, const std::vector<double>& shares) {
   const auto start = std::chrono::steady_clock::now();
   RankLattice r;
   const bool negative = propagation == Propagation::fused;
-  r.slabs = partition_slabs(sample.plane_fluid, comm.size());
+  r.slabs = shares.empty() ? partition_slabs(sample.plane_fluid, comm.size()) : partition_slabs(sample.plane_fluid, shares);
   if (comm.size() == 1 && one_rank == OneRank::whole) {
     r.lattice = SparseLattice::build(std::move(sample.mask), periodic, negative, false, edges, tables);
     r.z_end = sample.dims.nz;

@@ -30,8 +30,9 @@ enum class OneRank { whole, slab };
 
 // Takes sample.mask from rank 0 (it is empty afterwards). `tables`: where the neighbour tables
 // are built (lattice_tables(plan) in pipeline/execution.hpp: deferred to the GPU's backend).
+// `shares`: every rank's share of the fluid cells (ExecutionPlan::shares; empty: equal slabs).
 RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& periodic, Propagation propagation,
                       EdgeContacts edges, OneRank one_rank = OneRank::whole,
-                      LatticeTables tables = LatticeTables::host);
+                      LatticeTables tables = LatticeTables::host, const std::vector<double>& shares = {});
 
 }  // namespace rockperm::pipeline

@@ -2,13 +2,18 @@
 
 #include <unistd.h>
 
+#include <omp.h>
+
 #include <algorithm>
+#include <numeric>
 
 #include "lib/backend/cpu_backend.hpp"
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
 #include "lib/parallel/device_assignment.hpp"
 #include "lib/parallel/plan.hpp"
+#include "lib/parallel/work_split.hpp"
+#include "io/volume_source.hpp"
 #include "rockperm/config.hpp"
 
 #if ROCKPERM_HAVE_CUDA
@@ -90,6 +95,81 @@ std::vector<HaloTransport> transport_candidates(const Comm& comm, const Executio
   }
 }
 
+// The fraction of the copy bandwidth a kernel reaches (docs/PERFORMANCE.md: the GPU's fused
+// kernel 78 % fp32 on a pack, two-pass ~85 %; the CPU's two-pass 77-93 %, its fused form, which
+// does not vectorize, 24-33 %): with the measured copy bandwidth and the byte model, the speed a
+// rank of a mixed run is given its share by. Not a timed warm-up: a probe small enough to be quick
+// leaves a GPU idle between launches and would give the host far too much.
+double achieved_fraction(bool cuda, Propagation propagation) {
+  if (cuda) return propagation == Propagation::fused ? 0.78 : 0.85;
+  return propagation == Propagation::fused ? 0.28 : 0.8;
+}
+
+// A run whose ranks are GPUs and, on each host, one rank on its cores (plan.host_rank): halos
+// through host memory, one propagation for all (the GPUs'), and every rank's share of the cells
+// from its speed, or from memory where the GPUs cannot hold the sample (lib/parallel/work_split.hpp).
+ExecutionPlan plan_mixed(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid,
+                         ExecutionPlan plan) {
+  if (spec.halo_transport != HaloTransportChoice::auto_select && spec.halo_transport != HaloTransportChoice::staged) {
+    throw on_all_ranks(InputError("execution.halo_transport", "a run with a rank on the host's cores (run.host_share) "
+                                                              "passes its halos through host memory; use auto or staged"));
+  }
+  plan.halo_candidates = {HaloTransport::staged};
+  plan.halo_transport = HaloTransport::staged;
+  plan.device_halo = false;
+  plan.halo_note = "host buffers (a rank runs on the host's cores)";
+  // the ranks on this host: its GPU ranks each keep a core
+  const std::vector<std::string> hosts = comm.gather(host_name());
+  std::vector<int> ranks_on(hosts.size(), 0);
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    ranks_on[r] = static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[r]));
+  }
+  const int ranks_here = comm.scatter(ranks_on);
+  if (plan.host_rank) {
+    const int cores = std::max(1, omp_get_num_procs() - (ranks_here - 1));
+    omp_set_num_threads(cores);
+    plan.note = "the host's cores beside its GPUs (run.host_share; " + std::to_string(cores) + " threads)";
+  }
+  if (plane_fluid.empty()) return plan;
+  const int n = comm.size();
+  const double cells = static_cast<double>(std::accumulate(plane_fluid.begin(), plane_fluid.end(), std::uint64_t{0}));
+  const auto split_as = [&](Storage storage) {
+    const double index = plan.host_rank ? 4.0 : gpu_index_bytes(plane_fluid, plan.propagation);
+    const ByteModel model{plan.propagation, storage, index};
+    const double bandwidth = copy_bandwidth_gbs(plan) * 1e9;
+    std::vector<double> mine(4 * static_cast<std::size_t>(n), 0.0);
+    const std::size_t at = 4 * static_cast<std::size_t>(comm.rank());
+    mine[at] = plan.host_rank ? 1.0 : 0.0;
+    mine[at + 1] = bandwidth * achieved_fraction(!plan.host_rank, plan.propagation) / model.traffic_per_update();
+    mine[at + 2] = plan.host_rank ? static_cast<double>(io::available_memory_bytes()) : plan.memory_of(plan.device);
+    mine[at + 3] = model.memory_per_cell();
+    const std::vector<double> all = comm.sum(mine);
+    std::vector<RankResources> ranks(static_cast<std::size_t>(n));
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      ranks[r] = RankResources{all[4 * r] > 0.5, all[4 * r + 1], all[4 * r + 2], all[4 * r + 3]};
+    }
+    return split_work(ranks, cells, spec.host_share);  // the same on every rank: the same inputs
+  };
+  WorkSplit split;
+  try {
+    split = split_as(plan.storage);
+  } catch (const CapacityError& e) {
+    if (spec.storage != StorageChoice::auto_select) throw on_all_ranks(e);
+    try {
+      split = split_as(Storage::float16);
+      plan.storage = Storage::float16;
+      plan.note += "; populations in fp16 (fp32 does not fit the GPUs and the host together)";
+    } catch (const CapacityError&) {
+      throw on_all_ranks(e);
+    }
+  } catch (const InputError& e) {
+    throw on_all_ranks(e);
+  }
+  plan.shares = split.shares;
+  plan.split_note = split.note;
+  return plan;
+}
+
 }  // namespace
 
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid,
@@ -97,6 +177,9 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
   ExecutionPlan plan;
   const bool halos = comm.size() > 1 || one_rank == OneRank::slab;
   collectively(comm, [&] { plan = choose_backend(spec.backend); });
+  if (spec.gpu_memory_gib > 0) {
+    for (double& m : plan.device_memory) m = std::min(m, spec.gpu_memory_gib * 1073741824.0);
+  }
   switch (spec.propagation) {
     case PropagationChoice::two_pass: plan.propagation = Propagation::two_pass; break;
     case PropagationChoice::fused: plan.propagation = Propagation::fused; break;
@@ -106,12 +189,23 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
       plan.propagation = plan.cuda ? Propagation::fused : Propagation::two_pass;
   }
   plan.storage = spec.storage == StorageChoice::fp16 ? Storage::float16 : Storage::float32;
+  if (plan.cuda && comm.size() > 1) {
+    // a rank beyond its host's GPUs may run on the host's cores (run.host_share)
+    plan.device = assign_device(comm, host_name(), plan.gpus(), spec.devices, plan.device_log,
+                                spec.host_share.mode != HostShare::Mode::off);
+    if (plan.device < 0) {
+      plan.cuda = false;
+      plan.host_rank = true;
+      plan.device = 0;
+    }
+  }
+  if (comm.max(plan.host_rank ? 1.0 : 0.0) > 0) return plan_mixed(comm, spec, plane_fluid, std::move(plan));
   if (!plan.cuda) {
     if (halos) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note);
     plan.halo_transport = plan.halo_candidates.front();
     return plan;
   }
-  plan.device = assign_device(comm, host_name(), plan.gpus(), spec.devices, plan.device_log);
+  if (comm.size() == 1) plan.device = assign_device(comm, host_name(), plan.gpus(), spec.devices, plan.device_log);
   if (halos) {
     plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note);
     plan.halo_transport = plan.halo_candidates.front();
@@ -136,7 +230,9 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
     throw on_all_ranks(CapacityError(
         "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
         std::to_string(static_cast<int>(capacity / 1073741824.0)) + " GiB hold; run it on " +
-        (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it")));
+        (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it") +
+        ", or with one rank more than the GPUs, which holds the rest on the host's cores (run.host_share = auto; "
+        "slower: rockperm plan says how much the host holds)"));
   }
   return plan;
 }

@@ -31,6 +31,11 @@ struct ExecutionPlan {
   std::vector<HaloTransport> halo_candidates{HaloTransport::staged};  // best first; connect_halos takes one
   std::string halo_note;
   bool device_halo = false;           // the halo buffers are device memory (cuda-aware or ipc)
+  // run.host_share: this rank runs on the host's cores beside the GPUs of its host (a mixed run),
+  // every rank's share of the cells (empty: equal slabs) and how they were chosen
+  bool host_rank = false;
+  std::vector<double> shares;
+  std::string split_note;
   int gpus() const { return static_cast<int>(device_memory.size()); }
   double memory_of(int d) const { return d >= 0 && d < gpus() ? device_memory[d] : 0.0; }
 };

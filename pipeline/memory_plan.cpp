@@ -26,8 +26,12 @@ SamplePlan plan_sample(const Sample& sample, int ranks, const std::vector<double
     l.total_bytes = l.bytes_per_cell * static_cast<double>(sample.fluid);
     l.traffic_per_update = model.traffic_per_update();
     l.ranks = plan_memory(sample.plane_fluid, ranks, p, storage, l.index_bytes);
+    const double host_per_cell = ByteModel{p, storage, 4.0}.memory_per_cell();  // the CPU keeps 4-byte tables
     for (const double g : gpu_gib) {
       l.fewest_gpus.emplace_back(g, ranks_needed(sample.plane_fluid, g * 1073741824.0, p, storage, l.index_bytes));
+      const double held = ranks * 0.95 * g * 1073741824.0 / l.bytes_per_cell;  // cells the GPUs hold
+      const double rest = static_cast<double>(sample.fluid) - held;
+      l.host_bytes.emplace_back(g, rest > 0 ? rest * host_per_cell : 0.0);
     }
     plan.layouts.push_back(std::move(l));
   }

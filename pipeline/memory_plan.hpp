@@ -21,6 +21,9 @@ struct LayoutPlan {
   std::vector<RankMemory> ranks;  // the slabs of the ranks asked for
   // (GiB of a GPU, the fewest such GPUs that hold it; 0: not even at one plane per GPU)
   std::vector<std::pair<double, int>> fewest_gpus;
+  // (GiB of a GPU, host bytes): what a rank on the host's cores must hold beside `ranks` such GPUs
+  // filled to capacity (run.host_share = auto; 0: the GPUs hold it all)
+  std::vector<std::pair<double, double>> host_bytes;
 };
 
 struct SamplePlan {

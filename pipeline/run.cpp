@@ -53,7 +53,7 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   }
   RankLattice lattice = prepared.lattice ? std::move(*prepared.lattice)
                                          : decompose(comm, sample, flow.periodicity(), plan.propagation,
-                                                     flow.edge_contacts, OneRank::whole, lattice_tables(plan));
+                                                     flow.edge_contacts, OneRank::whole, lattice_tables(plan), plan.shares);
   Simulation simulation(comm, sample, std::move(lattice), flow, execution, plan);
   DriveSettings drive;
   drive.checkpoint = spec.output.dir / checkpoint_name;

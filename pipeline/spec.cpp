@@ -135,6 +135,9 @@ void FlowSpec::validate() const {
 
 void ExecutionSpec::validate() const {
   if (max_steps < 1) throw InputError("execution.max_steps", "the step limit must be at least 1");
+  if (!(gpu_memory_gib >= 0)) {
+    throw InputError("execution.gpu_memory_gib", "the GPU memory to plan with must be 0 (all of it) or more GiB");
+  }
   if (check_interval < 1) throw InputError("execution.check_interval", "the check interval must be at least 1 step");
   if (!(monitor.tolerance <= 0.5)) {
     throw InputError("execution.monitor.tolerance", "the tolerance must be at most 0.5 (a relative error of k)");

@@ -13,6 +13,7 @@
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/parallel/halo_transport.hpp"
+#include "lib/parallel/work_split.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/solve/extrapolation.hpp"
 #include "lib/solve/monitor.hpp"
@@ -94,6 +95,12 @@ struct ExecutionSpec {
   bool cuda_aware_mpi = true;  // hand MPI device buffers when the library reports CUDA support
   HaloTransportChoice halo_transport = HaloTransportChoice::auto_select;  // lib/parallel/halo_transport.hpp
   std::vector<int> devices;    // device index for each rank of a host, in order (empty: by host name)
+  // One rank beyond a host's GPUs runs on its cores, with a share of the cells from the speeds or
+  // memory (auto), a fixed share, or is refused (off): lib/parallel/work_split.hpp
+  HostShare host_share;
+  // Plan as if each GPU held at most this many GiB (0: all it has): a GPU shared with other work;
+  // what does not fit goes to more ranks or the host's cores
+  double gpu_memory_gib = 0;
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
   MonitorSettings monitor;

@@ -22,6 +22,7 @@ struct PipelineSettings {
   pipeline::StorageChoice storage = pipeline::StorageChoice::fp32;
   bool percolation_filter = false;  // the synthetic media here are given as they are
   bool extrapolation = true;        // the pressure extrapolation (lib/solve/extrapolation.hpp), as by default
+  std::vector<double> shares;       // every rank's share of the cells (empty: equal slabs; a mixed run's split)
 };
 
 struct PipelineRun {
@@ -62,7 +63,9 @@ inline PipelineRun run_pipeline(const Comm& comm, PoreMask mask, const pipeline:
   const pipeline::ExecutionSpec execution = test_execution(settings);
   pipeline::Sample sample = pipeline::sample_from_mask(comm, std::move(mask), 1.0, flow, settings.percolation_filter);
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
-  pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
+  pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
+                                                   pipeline::OneRank::whole, LatticeTables::host,
+                                                   comm.size() > 1 ? settings.shares : std::vector<double>{});
   PipelineRun run;
   run.simulation = std::make_unique<pipeline::Simulation>(comm, sample, std::move(part),
                                                           pipeline::resolve_flow(flow, sample), execution, plan);

@@ -96,20 +96,17 @@ class MpiComm final : public detail::CommImpl {
   }
 
   std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const override {
-    const int mine = static_cast<int>(local.size());
-    std::vector<int> counts(size_), displs(size_);
-    ROCKPERM_MPI_CHECK(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_));
-    std::vector<std::uint8_t> all;
-    if (rank_ == 0) {
-      std::size_t total = 0;
-      for (int r = 0; r < size_; ++r) {
-        displs[r] = static_cast<int>(total);
-        total += counts[r];
-      }
-      all.resize(total);
+    // point to point in 1 GiB chunks (send_bytes): MPI counts and displacements are int, and a rank
+    // of a large run holds more than 2 GiB (the trust report's velocities of 712 M cells: 2.85 GB)
+    if (rank_ != 0) {
+      send_bytes(0, local);
+      return {};
     }
-    ROCKPERM_MPI_CHECK(MPI_Gatherv(local.data(), mine, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0,
-                                   comm_));
+    std::vector<std::uint8_t> all(local);
+    for (int r = 1; r < size_; ++r) {
+      const std::vector<std::uint8_t> part = receive_bytes(r);
+      all.insert(all.end(), part.begin(), part.end());
+    }
     return all;
   }
 
@@ -123,7 +120,10 @@ class MpiComm final : public detail::CommImpl {
     unsigned long long n = bytes.size();
     ROCKPERM_MPI_CHECK(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_));
     bytes.resize(n);
-    ROCKPERM_MPI_CHECK(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, comm_));
+    for (std::size_t off = 0; off < bytes.size(); off += 1u << 30) {  // in chunks: MPI counts are int
+      const int len = static_cast<int>(std::min<std::size_t>(bytes.size() - off, 1u << 30));
+      ROCKPERM_MPI_CHECK(MPI_Bcast(bytes.data() + off, len, MPI_BYTE, 0, comm_));
+    }
   }
 
   void send_bytes(int peer, const std::vector<std::uint8_t>& bytes) const override {

@@ -16,21 +16,22 @@ std::vector<int> assign_devices(const std::vector<std::string>& hostnames) {
 }
 
 void check_device_counts(const std::vector<std::string>& hostnames, const std::vector<int>& numbers,
-                         const std::vector<int>& gpus_per_rank) {
+                         const std::vector<int>& gpus_per_rank, bool host_rank) {
   std::map<std::string, int> ranks_on;
   for (const auto& h : hostnames) ++ranks_on[h];
   for (std::size_t r = 0; r < hostnames.size(); ++r) {
-    if (numbers[r] >= gpus_per_rank[r]) {
+    if (numbers[r] > gpus_per_rank[r] || (numbers[r] == gpus_per_rank[r] && !host_rank)) {
       throw InputError("host " + hostnames[r] + " runs " + std::to_string(ranks_on[hostnames[r]]) +
-                       " ranks but has " + std::to_string(gpus_per_rank[r]) +
-                       " usable GPU(s); start at most one rank per GPU there (e.g. mpirun --map-by ppr:" +
-                       std::to_string(std::max(1, gpus_per_rank[r])) + ":node)");
+                       " ranks but has " + std::to_string(gpus_per_rank[r]) + " usable GPU(s); start at most one rank per GPU there" +
+                       (host_rank ? " and one for its cores" : "") + " (e.g. mpirun --map-by ppr:" +
+                       std::to_string(std::max(1, gpus_per_rank[r]) + (host_rank ? 1 : 0)) + ":node" +
+                       (host_rank ? "" : "; or one more with run.host_share = auto for the host's cores") + ")");
     }
   }
 }
 
 int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, const std::vector<int>& devices,
-                  std::string& log) {
+                  std::string& log, bool host_rank) {
   const std::vector<std::string> hosts = comm.gather(hostname);
   const std::vector<std::string> counts = comm.gather(std::to_string(gpus_here));
   std::vector<int> numbers(comm.size(), 0);
@@ -43,11 +44,16 @@ int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, 
       for (int& g : gpus) g = static_cast<int>(devices.size());
     }
     try {
-      check_device_counts(hosts, numbers, gpus);
+      check_device_counts(hosts, numbers, gpus, host_rank);
     } catch (const InputError& e) {
       error = e.what();
     }
     for (std::size_t r = 0; r < hosts.size(); ++r) {
+      if (numbers[r] >= gpus[r]) {
+        numbers[r] = -1;  // the host's cores
+        log += "rank " + std::to_string(r) + " on " + hosts[r] + " -> the host's cores\n";
+        continue;
+      }
       const int device = devices.empty() ? numbers[r] : devices[std::min<std::size_t>(numbers[r], devices.size() - 1)];
       log += "rank " + std::to_string(r) + " on " + hosts[r] + " -> GPU " + std::to_string(device) + "\n";
     }
@@ -57,6 +63,7 @@ int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, 
   comm.broadcast(message);
   if (!message.empty()) throw on_all_ranks(InputError(std::string(message.begin(), message.end())));
   const int number = comm.scatter(numbers);
+  if (number < 0) return -1;
   return devices.empty() ? number : devices.at(number);
 }
 

@@ -22,8 +22,16 @@ std::vector<std::uint64_t> plane_fluid_counts(const PoreMask& mask) {
 }
 
 std::vector<Slab> partition_slabs(const std::vector<std::uint64_t>& plane_fluid, int ranks) {
-  const auto nz = static_cast<std::int64_t>(plane_fluid.size());
   if (ranks < 1) throw InputError("the number of ranks must be at least 1");
+  return partition_slabs(plane_fluid, std::vector<double>(static_cast<std::size_t>(ranks), 1.0));
+}
+
+std::vector<Slab> partition_slabs(const std::vector<std::uint64_t>& plane_fluid, const std::vector<double>& shares) {
+  const auto nz = static_cast<std::int64_t>(plane_fluid.size());
+  const int ranks = static_cast<int>(shares.size());
+  if (ranks < 1) throw InputError("the number of ranks must be at least 1");
+  double sum = 0;
+  for (const double s : shares) sum += s;
   if (nz < ranks) {
     throw InputError("the sample has " + std::to_string(nz) + " planes along z but " + std::to_string(ranks) +
                      " ranks were started; every rank needs at least one plane: use at most " + std::to_string(nz) +
@@ -34,10 +42,12 @@ std::vector<Slab> partition_slabs(const std::vector<std::uint64_t>& plane_fluid,
   const double total = static_cast<double>(prefix[nz]);
   std::vector<Slab> slabs(ranks);
   std::int64_t begin = 0;
+  double cumulative = 0;
   for (int r = 0; r < ranks; ++r) {
     std::int64_t end = nz;
+    cumulative += shares[static_cast<std::size_t>(r)];
     if (r < ranks - 1) {
-      const double target = total * (r + 1) / ranks;
+      const double target = total * cumulative / sum;
       // the cut nearest the target, leaving at least one plane to this and every later rank
       const std::int64_t lo = begin + 1, hi = nz - (ranks - 1 - r);
       end = lo;

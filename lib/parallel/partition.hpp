@@ -22,6 +22,9 @@ std::vector<std::uint64_t> plane_fluid_counts(const PoreMask& mask);
 // every slab holds as close as possible to 1/ranks of the fluid cells. Throws InputError when
 // there are fewer planes than ranks.
 std::vector<Slab> partition_slabs(const std::vector<std::uint64_t>& plane_fluid, int ranks);
+// The same with rank r's slab as close as possible to shares[r] / (sum of shares) of the fluid
+// cells (ranks of unequal speed or memory, lib/parallel/work_split.hpp); equal shares cut as above.
+std::vector<Slab> partition_slabs(const std::vector<std::uint64_t>& plane_fluid, const std::vector<double>& shares);
 
 // One rank's view: its slab, its neighbours, and the global planes of its local mask in
 // order (ghost below, owned planes, ghost above; a ghost is absent at a non-periodic end).

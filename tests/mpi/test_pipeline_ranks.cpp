@@ -20,8 +20,9 @@ namespace rockperm {
 namespace {
 
 void expect_same_k_on_every_rank_count(const PoreMask& mask, const pipeline::FlowSpec& flow,
-                                       pipeline::PropagationChoice propagation) {
+                                       pipeline::PropagationChoice propagation, std::vector<double> shares = {}) {
   testing::PipelineSettings settings;
+  settings.shares = std::move(shares);
   settings.tolerance = 1e-6;
   settings.max_steps = 20000;
   settings.propagation = propagation;
@@ -115,6 +116,22 @@ TEST(PipelineRanks, FieldsGatheredOnRankZeroAreOneRanks) {
     const float a = single.fields->pressure[v], b = decomposed.fields->pressure[v];
     ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << v;
   }
+}
+
+// A mixed run (GPUs and the host's cores, run.host_share) cuts slabs of unequal size; stood in by
+// CPU ranks with the shares such a split gives, the k is the one-rank k (issue 38).
+TEST(PipelineRanks, UnequalSlabsOfAMixedRunGiveOneK) {
+  const int ranks = Comm::world().size();
+  std::vector<double> shares{1.0};
+  if (ranks == 2) shares = {0.8, 0.2};
+  if (ranks == 3) shares = {0.47, 0.47, 0.06};
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = InletOutlet::buffer;
+  flow.buffer_layers = 3;
+  PoreMask m = pack(Dims{16, 16, 24}, 0.4, 11);
+  (void)keep_percolating_pores(m, 2, {true, true, false});
+  expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::fused, shares);
 }
 
 }  // namespace rockperm
