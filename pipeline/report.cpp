@@ -43,7 +43,7 @@ std::string verdict(const SampleResult& r) {
   }
   o << "; " << std::setprecision(2) << std::fixed << 100.0 * r.narrow_flow_fraction << std::defaultfloat
     << " % of the flow passes pores narrower than 3 voxels";
-  if (r.narrow_flow_fraction > 0.1) o << ", where k is under-resolved: a finer scan would change it";
+  if (r.narrow_flow_fraction > narrow_flow_limit) o << ", where k is under-resolved: a finer scan would change it";
   const double h0 = r.k_halves_md[0], h1 = r.k_halves_md[1];
   if (h0 > 0 && h1 > 0 && std::abs(h0 - h1) > 0.2 * 0.5 * (h0 + h1)) {
     o << "; its two halves give " << std::setprecision(3) << h0 << " and " << h1

@@ -134,6 +134,10 @@ struct ResolutionStudy {
   double coarse_seconds = 0;          // the whole study: read, coarsen, run
 };
 
+// The share of the flow through pores narrower than 3 voxels above which k is under-resolved: the
+// verdict says so, and run.resolution_study = auto runs the study.
+inline constexpr double narrow_flow_limit = 0.1;
+
 struct PermeabilityTensor;  // pipeline/tensor.hpp
 struct FlowFields;          // pipeline/fields.hpp
 

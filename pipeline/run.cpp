@@ -201,7 +201,10 @@ SampleResult run(const Comm& comm, const RunRequest& request) {
     if (request.spec.without_grey && result.grey.connected() > 0 && result.status != RunStatus::interrupted) {
       run_without_grey(comm, request, result);
     }
-    if (request.spec.resolution_study && result.status != RunStatus::interrupted) {
+    const RunSpec::Study study = request.spec.resolution_study;
+    if (result.status != RunStatus::interrupted &&
+        (study == RunSpec::Study::on ||
+         (study == RunSpec::Study::automatic && result.converged() && result.narrow_flow_fraction > narrow_flow_limit))) {
       run_resolution_study(comm, request, result);
     }
   } catch (const Error& e) {

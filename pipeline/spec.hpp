@@ -140,8 +140,11 @@ struct RunSpec {
   // The permeability tensor: one run along each axis (flow.flow_axis ignored), from one read of
   // the volume, in <output.dir>/x, y and z, and the tensor from their mean velocities.
   bool all_axes = false;
-  // Also run the sample coarsened 2x and extrapolate k to zero voxel size (pipeline/resolution_study.hpp).
-  bool resolution_study = false;
+  // Also run the sample coarsened 2x and 4x and extrapolate k to zero voxel size
+  // (pipeline/resolution_study.hpp): on, off, or automatic: where more than
+  // narrow_flow_limit of the flow passes pores narrower than 3 voxels (the trust report).
+  enum class Study { off, on, automatic };
+  Study resolution_study = Study::automatic;
   // Where grey labels are declared, also run the sample with its grey voxels solid: k of the
   // resolved pores alone beside k with the grey phase (pipeline/companion.hpp).
   bool without_grey = true;

@@ -208,4 +208,25 @@ TEST(Run, GivesKWithoutTheGreyPhaseBesideKWithIt) {
   EXPECT_GT(o.k.k_md, r.k.k_md);
 }
 
+// run.resolution_study = auto (the default) studies the resolution where the trust report finds
+// more than 10 % of the flow in pores narrower than 3 voxels, and not elsewhere.
+TEST(Run, StudiesTheResolutionWhereTheFlowPassesNarrowPores) {
+  const ReadVolume narrow = volume_from_mask(
+      testing::mask_from(Dims{16, 16, 16}, [](auto, auto, auto z) { return z % 4 < 2; }), 1.0, "narrow slits");
+  RunRequest request = tensor_request(fresh("auto_study_narrow"), narrow);
+  request.spec.all_axes = false;
+  ASSERT_EQ(request.spec.resolution_study, RunSpec::Study::automatic);
+  const SampleResult r = run(Comm(), request);
+  ASSERT_TRUE(r.converged()) << r.message;
+  EXPECT_GT(r.narrow_flow_fraction, narrow_flow_limit);
+  EXPECT_TRUE(r.resolution.asked);
+  const ReadVolume wide = volume_from_mask(
+      testing::mask_from(Dims{16, 16, 16}, [](auto, auto, auto z) { return z % 16 < 12; }), 1.0, "a wide slit");
+  RunRequest w = tensor_request(fresh("auto_study_wide"), wide);
+  w.spec.all_axes = false;
+  const SampleResult rw = run(Comm(), w);
+  EXPECT_LT(rw.narrow_flow_fraction, narrow_flow_limit);
+  EXPECT_FALSE(rw.resolution.asked);
+}
+
 }  // namespace rockperm::pipeline

@@ -97,7 +97,7 @@ TEST(Validation, ResolutionStudyErrorCoversTheNextFinerGridOfAPack) {
     const pipeline::ReadVolume volume = pipeline::volume_from_mask(pack(scale), 1.0 / scale, "pack");
     pipeline::RunRequest r;
     r.spec.flow = testing::periodic_flow(1.0, 1e-6);
-    r.spec.resolution_study = study;
+    r.spec.resolution_study = study ? pipeline::RunSpec::Study::on : pipeline::RunSpec::Study::off;
     testing::PipelineSettings settings;
     settings.tolerance = 1e-6;
     r.spec.execution = testing::test_execution(settings);
