@@ -280,6 +280,7 @@ int bench_command(const std::vector<std::string>& args) {
   double copy_gbs = 0;
   std::string device;
   std::vector<Row> rows;
+  std::vector<std::string> mismatches;  // rows that should have ended in the same state and did not
   for (Case& c : cases) {
     // the run's stages: one process gets the whole lattice; several, their slabs and halos
     PoreMask mask;  // rank 0's; its failure (a sample that does not load) on every rank
@@ -336,6 +337,10 @@ int bench_command(const std::vector<std::string>& args) {
       alone_ends = timing.repeat_ends;
       steps = timing.steps;  // the same steps in every row
     }
+    // the rows of this slab ran the same steps from the same populations with different halo
+    // transports: their flow sums must agree to the bit (each rank's own, deterministic sums)
+    std::optional<FlowSums> first_sums;
+    std::string first_halo;
     for (std::size_t k = 0; k < plans.size(); ++k) {
       pipeline::ExecutionPlan halo_plan = plans[k];
       std::optional<Stepper> stepper;
@@ -350,6 +355,23 @@ int bench_command(const std::vector<std::string>& args) {
         stepper.emplace(*backend, prop);
       }
       const Timing timing = time_steps(*stepper, *backend, comm, steps, repeats, domain ? &start : nullptr);
+      if (domain) {
+        const FlowSums s = backend->sums(backend->owned());
+        const auto same = [](const FlowSums& a, const FlowSums& b) {
+          return a.mass == b.mass && a.velocity[0] == b.velocity[0] && a.velocity[1] == b.velocity[1] &&
+                 a.velocity[2] == b.velocity[2] && a.speed == b.speed && a.max_speed == b.max_speed &&
+                 a.finite == b.finite;
+        };
+        const bool differs = first_sums && !same(s, *first_sums);
+        if (comm.max(differs ? 1.0 : 0.0) > 0) {
+          mismatches.push_back(c.name + " " + to_string(prop) + " " + to_string(storage) + ": halos by " +
+                               to_string(halo_plan.halo_transport) + " against " + first_halo);
+        }
+        if (!first_sums) {
+          first_sums = s;
+          first_halo = to_string(halo_plan.halo_transport);
+        }
+      }
       // memory a run of this propagation holds: the fused form also needs the negative table
       const ByteModel model{prop, storage, backend->index_bytes()};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
@@ -390,7 +412,17 @@ int bench_command(const std::vector<std::string>& args) {
   // each rank's device, as a run's provenance names it ("<name> (<uuid>)", or "cpu"): a device
   // monitor's log (nvidia-smi prints the uuid) then says which clock paced which rank
   const std::vector<std::string> rank_devices = comm.gather(plan.identity());
-  if (!comm.root()) return 0;
+  std::string mismatch;  // every rank's alike (built from agreed flags)
+  for (const std::string& m : mismatches) mismatch += (mismatch.empty() ? "" : "; ") + m;
+  const auto check = [&] {
+    if (mismatch.empty()) return;
+    throw on_all_ranks(RuntimeFailure("bench: rows that ran the same steps from the same state ended in different "
+                                      "flow sums (" + mismatch + "): a halo transport moved wrong data"));
+  };
+  if (!comm.root()) {
+    check();
+    return 0;
+  }
   if (json) {
     Json out;
     out["device"] = device;
@@ -422,8 +454,10 @@ int bench_command(const std::vector<std::string>& args) {
                              {"alone_rank_repeat_seconds", r.alone_rank_repeat_seconds},
                              {"alone_repeat_end_unix", r.alone_repeat_end_unix}});
     }
+    out["flow_sums_agree"] = mismatch.empty();
     std::printf("%s\n", out.dump(2).c_str());
   }
+  check();
   return 0;
 }
 

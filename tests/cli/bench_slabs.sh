@@ -17,11 +17,15 @@ rows=$(grep -cE '^pack-16wx6 +fused fp32 +2 +3072 .* staged ' <<<"$out" || true)
 bad=$(grep -E '^pack-16wx6 ' <<<"$out" | awk '{ v = $NF; sub(/%$/, "", v); if ($NF !~ /^[0-9]+\.[0-9]%$/ || v + 0 <= 0) print }')
 [ -z "$bad" ] || { echo "bench_slabs: rows without a positive 'of alone' percentage: $bad" >&2; exit 1; }
 # --json: every repeat's time, and each rank's own, of the row and of its reference
+# (two transports that are both staged on the CPU: rows of the same steps from the same state,
+# whose flow sums the bench compares, exit 4 where they differ)
 json=$(OMP_NUM_THREADS=1 "$mpiexec" -n 2 --oversubscribe "$rockperm" bench --backend cpu --sizes 16 --geometries pack \
-  --propagation fused --weak --planes 6 --halo-transport staged --repeats 3 --steps 2 --json)
+  --propagation fused --weak --planes 6 --halo-transport staged,auto --repeats 3 --steps 2 --json) ||
+  { echo "bench_slabs: the bench failed its own check: $json" >&2; exit 1; }
 python3 -c '
 import json, sys
 d = json.load(sys.stdin)
+assert d["flow_sums_agree"] is True and len(d["rows"]) == 2, d.get("flow_sums_agree")
 r = d["rows"][0]
 assert d["rank_devices"] == ["cpu", "cpu"], d["rank_devices"]  # each rank names its device
 assert r["steps_per_repeat"] == 2 and len(r["repeat_seconds"]) == 3 and len(r["repeat_end_unix"]) == 3, r
