@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "lib/geometry/sphere_pack.hpp"
+#include "pipeline/checkpoint.hpp"
 #include "pipeline/fields.hpp"
 #include "pipeline/run.hpp"
 #include "tests/pipeline_support.hpp"
@@ -132,6 +133,50 @@ TEST(PipelineRanks, UnequalSlabsOfAMixedRunGiveOneK) {
   PoreMask m = pack(Dims{16, 16, 24}, 0.4, 11);
   (void)keep_percolating_pores(m, 2, {true, true, false});
   expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::fused, shares);
+}
+
+// A mixed run's checkpoint (unequal slabs) resumes on one rank, with equal slabs, to the k of a
+// run never stopped: the split is not part of the state (issue 38: resume on any split).
+TEST(PipelineRanks, ACheckpointOfUnequalSlabsResumesOnOneRank) {
+  const Comm world = Comm::world();
+  const PoreMask duct = testing::mask_from(Dims{8, 8, 24}, [](auto x, auto y, auto z) {
+    return x >= 2 && x < 6 && y >= 2 && y < 6 && !(z % 7 == 3 && x == 3);
+  });
+  pipeline::FlowSpec flow = testing::periodic_flow(0.9, 1e-5, {false, false, false});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = InletOutlet::buffer;
+  flow.buffer_layers = 3;
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-6;
+  const pipeline::ExecutionSpec execution = testing::test_execution(settings);
+  const auto start = [&](const Comm& comm, const std::vector<double>& shares) {
+    pipeline::Sample sample = pipeline::sample_from_mask(comm, PoreMask(duct), 1.0, flow, false, "duct");
+    const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
+    pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation,
+                                                     flow.edge_contacts, pipeline::OneRank::whole, LatticeTables::host,
+                                                     shares);
+    return std::make_unique<pipeline::Simulation>(comm, sample, std::move(part), pipeline::resolve_flow(flow, sample),
+                                                  execution, plan);
+  };
+  auto whole = start(Comm(), {});
+  whole->run();
+  ASSERT_TRUE(whole->converged());
+  std::vector<double> shares(static_cast<std::size_t>(world.size()), 1.0);
+  if (world.size() > 1) shares.back() = 0.2;
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("rockperm_mixed_resume_" + std::to_string(world.size()) + ".rpk");
+  const std::string identity(64, 'b');
+  auto mixed = start(world, world.size() > 1 ? shares : std::vector<double>{});
+  for (int c = 0; c < 3; ++c) mixed->advance();
+  pipeline::write_checkpoint(world, *mixed, file, identity);
+  world.barrier();
+  auto resumed = start(Comm(), {});
+  pipeline::read_checkpoint(Comm(), *resumed, file, identity);
+  ASSERT_GT(mixed->progress().step, 0);
+  EXPECT_EQ(resumed->progress().step, mixed->progress().step);  // continues where the mixed run stopped
+  resumed->run();
+  EXPECT_EQ(resumed->result().steps, whole->result().steps);
+  EXPECT_NEAR(resumed->result().k.k_lattice / whole->result().k.k_lattice, 1.0, 1e-12);
 }
 
 }  // namespace rockperm
