@@ -1,6 +1,8 @@
 #include "app/options.hpp"
 
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <cmath>
@@ -57,6 +59,30 @@ std::int64_t parse_integer(const std::string& text) {
   } catch (const std::logic_error&) {
   }
   throw InputError("'" + text + "' is not an integer");
+}
+
+// A table of grey phases (input.grey_labels = @FILE), one per line as label,porosity,k (also with
+// ';' or tabs between): the "label:porosity:k, ..." text parse_grey_phases reads. A first line that
+// is not a phase (a header), blank lines and # comments are skipped.
+std::string grey_table_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError("the grey-label table " + file.string() + " cannot be read");
+  std::string out, line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    for (char& c : line) {
+      if (c == ',' || c == ';' || c == '\t') c = ':';
+    }
+    line.erase(std::remove_if(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); }), line.end());
+    if (line.empty()) continue;
+    if (n == 1 && !std::isdigit(static_cast<unsigned char>(line[0]))) continue;  // a header
+    if (std::count(line.begin(), line.end(), ':') != 2) {
+      throw InputError(file.string() + " line " + std::to_string(n) + ": write label,porosity,k (e.g. 2,0.2,0.05mD)");
+    }
+    out += (out.empty() ? "" : ",") + line;
+  }
+  if (out.empty()) throw InputError("the grey-label table " + file.string() + " holds no phase");
+  return out;
 }
 
 bool parse_switch(const std::string& text, const char* on, const char* off) {
@@ -163,7 +189,8 @@ const std::vector<Option>& table() {
     t.push_back({"input.grey_labels", "sample.grey_labels", "",
                  "sub-resolution porous labels, each label:porosity:k with a unit (mD, D, um2, m2), e.g. "
                  "2:0.2:0.05mD, 3-4:0.1:1e-3D: fluid cells with the Darcy drag of that k (Darcy-Brinkman); "
-                 "empty: none",
+                 "or @FILE: a table of them, one per line as label,porosity,k (a header line and # comments "
+                 "allowed; relative to the INI file's folder); empty: none",
                  [](RunSpec& s, const std::string& v) { s.sample.grey_phases = parse_grey_phases(v); },
                  [](const RunSpec& s) { return to_string(s.sample.grey_phases); }});
     t.push_back({"input.voxel_size_um", "sample.volume.voxel_size_um", "0",
@@ -542,8 +569,15 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, b
   po::notify(vm);
 
   for (const Option& o : table()) {
-    const std::string text = vm[o.key].as<std::string>();
+    std::string text = vm[o.key].as<std::string>();
     try {
+      // grey labels from a table file: read here, where the INI file's folder is known
+      if (o.key == "input.grey_labels" && text.rfind('@', 0) == 0) {
+        std::filesystem::path table_file = text.substr(1);
+        const bool given_here = cli.count(o.key) && !cli[o.key].defaulted();
+        if (table_file.is_relative() && !given_here) table_file = base / table_file;
+        text = grey_table_text(table_file);
+      }
       o.set(out.spec, text);
     } catch (const InputError& e) {
       throw InputError("option " + o.key + " = '" + text + "': " + e.detail());

@@ -247,4 +247,27 @@ TEST(Options, AnOutputDirectoryThatCannotBeCreatedIsRejectedBeforeAnyWork) {
   EXPECT_THROW(validate_run_options(o), InputError);
 }
 
+// input.grey_labels = @FILE: a table of grey phases, relative to the INI file's folder, with a
+// header and comments; config.ini keeps the phases themselves (a run never reads the table again).
+TEST(Options, GreyLabelsFromATableFile) {
+  write_ini("grey.csv", "label,porosity,k\n2, 0.2, 0.05mD  # micrite\n\n3-4;0.1;1e-3D\n");
+  const auto ini = write_ini("g.ini", std::string(minimal) + "grey_labels = @grey.csv\n");
+  bool help = false;
+  const RunOptions o = parse_run_options({"--config", ini.string()}, help);
+  ASSERT_EQ(o.spec.sample.grey_phases.size(), 2u);
+  EXPECT_DOUBLE_EQ(o.spec.sample.grey_phases[0].porosity, 0.2);
+  EXPECT_NEAR(o.spec.sample.grey_phases[1].permeability_m2, 1e-3 * 9.869233e-13, 1e-27);
+  EXPECT_EQ(to_ini(o).find("@grey.csv"), std::string::npos);
+  write_ini("bad.csv", "2,0.2\n");
+  try {
+    (void)parse_run_options({"--config", ini.string(), "--input.grey_labels=@" + (ini.parent_path() / "bad.csv").string()},
+                            help);
+    FAIL() << "a line without k was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 1: write label,porosity,k"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)parse_run_options({"--config", ini.string(), "--input.grey_labels=@/no/such/table.csv"}, help),
+               InputError);
+}
+
 }  // namespace rockperm::app
