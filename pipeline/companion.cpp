@@ -10,6 +10,14 @@
 
 namespace rockperm::pipeline {
 
+void with_volume(const Comm& comm, const RunRequest& request, const std::function<void(const ReadVolume&)>& make) {
+  collectively(comm, [&] {
+    if (!comm.root()) return;
+    ReadVolume read;
+    make(request_volume(request, read, false));
+  });
+}
+
 CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask mask, double voxel_size_um,
                            const FlowSpec& flow, const std::string& name) {
   CompanionRun c;
@@ -58,10 +66,7 @@ void run_without_grey(const Comm& comm, const RunRequest& request, SampleResult&
   PoreMask mask;  // rank 0: the grey voxels solid
   double voxel_um = 0;
   try {
-    collectively(comm, [&] {
-      if (!comm.root()) return;
-      ReadVolume read;
-      const ReadVolume& volume = request_volume(request, read, false);
+    with_volume(comm, request, [&](const ReadVolume& volume) {
       voxel_um = volume.loaded.voxel_size_um;
       mask = volume.loaded.mask;
       for (std::uint8_t& code : mask.pore) code = code == PoreMask::open ? PoreMask::open : PoreMask::solid;

@@ -3,6 +3,7 @@
 // coarsened sample; the sample with its grey phases made solid): in memory, no run directory and
 // no checkpoints (redone on a resume), the same boundaries, execution and stop requests as the
 // request, tau and force its own where they are automatic.
+#include <functional>
 #include <string>
 
 #include "lib/geometry/pore_mask.hpp"
@@ -22,6 +23,10 @@ struct CompanionRun {
   SampleResult result;
   double seconds = 0;   // from the mask to the result
 };
+
+// Collective: `make` on rank 0 with the request's volume (request_volume: in memory, else read
+// again). Throws InputError on every rank where the volume cannot be read.
+void with_volume(const Comm& comm, const RunRequest& request, const std::function<void(const ReadVolume&)>& make);
 
 // Collective. `mask` on rank 0 (ignored elsewhere); `flow` as the request's, with the variant's
 // grey permeabilities (voxel^2); `name` names the sample in messages. Never throws for what the

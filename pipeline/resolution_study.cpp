@@ -48,10 +48,7 @@ void run_resolution_study(const Comm& comm, const RunRequest& request, SampleRes
   double voxel_um = 0;
   bool coarser = false;  // the sample is large enough for a 4x coarser grid
   try {
-    collectively(comm, [&] {
-      if (!comm.root()) return;
-      ReadVolume read;
-      const ReadVolume& volume = request_volume(request, read, false);
+    with_volume(comm, request, [&](const ReadVolume& volume) {
       voxel_um = 2.0 * volume.loaded.voxel_size_um;
       coarse_mask = coarsen_2x(volume.loaded.mask);
       const Dims& d = coarse_mask.dims;

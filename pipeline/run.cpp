@@ -198,14 +198,23 @@ SampleResult run(const Comm& comm, const RunRequest& request) {
   try {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
     run_stages(comm, request, directory, result);
+    // the companion runs read the volume again where it is not in memory: once, for all of them
+    RunRequest companions = request;
+    std::optional<ReadVolume> reread;  // rank 0
+    if (!companions.volume) {
+      companions.volume = [&]() -> const ReadVolume& {
+        if (!reread) reread = read_volume(request.spec.sample, false);
+        return *reread;
+      };
+    }
     if (request.spec.without_grey && result.grey.connected() > 0 && result.status != RunStatus::interrupted) {
-      run_without_grey(comm, request, result);
+      run_without_grey(comm, companions, result);
     }
     const RunSpec::Study study = request.spec.resolution_study;
     if (result.status != RunStatus::interrupted &&
         (study == RunSpec::Study::on ||
          (study == RunSpec::Study::automatic && result.converged() && result.narrow_flow_fraction > narrow_flow_limit))) {
-      run_resolution_study(comm, request, result);
+      run_resolution_study(comm, companions, result);
     }
   } catch (const Error& e) {
     report_failure(comm, dir, e, request.describe_input, result);

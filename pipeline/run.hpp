@@ -83,7 +83,8 @@ struct RunRequest {
   std::function<PreparedSample()> read;
   // Where set (and `read` is not), the volume instead of read_volume of spec.sample: a mask in
   // memory (volume_from_mask). Called on rank 0 only, as often as the run needs the volume (the
-  // tensor's axes, the resolution study); must not throw.
+  // tensor's axes, the companion runs: with_volume, pipeline/companion.hpp); must not throw where
+  // it gives the run's own sample (request_sample).
   std::function<const ReadVolume&()> volume;
   // Asked at every check: true stops the run with a checkpoint (status interrupted).
   std::function<bool()> stop_requested;
