@@ -264,7 +264,7 @@ int bench_command(const std::vector<std::string>& args) {
     // read now, so that a volume that does not load stops the bench before its first row
     auto loaded = std::make_shared<PoreMask>();
     collectively(comm, [&] {
-      if (comm.root()) *loaded = io::load_pore_mask(sample.volume, sample.pore_labels).mask;
+      if (comm.root()) *loaded = io::load_pore_mask(sample.volume, sample.open_labels()).mask;
     });
     cases.push_back({"sample:" + sample.volume.path.filename().string(), [loaded] { return std::move(*loaded); }});
   }

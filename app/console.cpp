@@ -20,8 +20,36 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
               spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
-  for (std::size_t c = 0; c < spec.sample.grey_phases.size(); ++c) {
-    const GreyPhase& g = spec.sample.grey_phases[c];
+  const std::vector<GreyPhase> grey = spec.sample.grey();
+  const GreyMap& map = spec.sample.grey_map;
+  if (map.enabled() && !grey.empty()) {  // a phase per intensity: the map in one line, over the phases present
+    std::uint64_t voxels = 0, connected = 0;
+    std::size_t present = 0, first = grey.size(), last = 0;  // phases run from the pore side
+    for (std::size_t c = 0; c < grey.size(); ++c) {
+      voxels += s.grey_voxels_before[c];
+      connected += s.grey_voxels[c];
+      if (s.grey_voxels_before[c] == 0) continue;
+      ++present;
+      first = std::min(first, c);
+      last = c;
+    }
+    char exponent[48] = "", range[160] = "";
+    if (map.law == PorosityLaw::power) std::snprintf(exponent, sizeof exponent, ", exponent %g", map.exponent);
+    if (present > 0) {
+      std::snprintf(range, sizeof range, ", porosity %.3g to %.3g, k %.4g to %.4g mD", grey[last].porosity,
+                    grey[first].porosity, grey[last].permeability_m2 / m2_per_darcy * 1e3,
+                    grey[first].permeability_m2 / m2_per_darcy * 1e3);
+    }
+    std::printf("grey        intensities %d (pore) to %d (solid), porosity linear between, k by %s through %.4g mD at "
+                "porosity %g%s: %zu of %zu grey phases present%s: %.2f %% of the voxels, %.2f %% connected (counted "
+                "as pore space above)\n",
+                map.pore, map.solid, map.law == PorosityLaw::power ? "a power law" : "Kozeny-Carman",
+                map.k_ref_m2 / m2_per_darcy * 1e3, map.porosity_ref, exponent, present, grey.size(), range,
+                100.0 * static_cast<double>(voxels) / static_cast<double>(perc.voxels),
+                100.0 * static_cast<double>(connected) / static_cast<double>(perc.voxels));
+  }
+  for (std::size_t c = 0; c < grey.size() && !map.enabled(); ++c) {
+    const GreyPhase& g = grey[c];
     std::printf("grey        labels %s: porosity %g, k %.4g mD (%.3g voxel^2, drag %.3g per step): %.2f %% of the "
                 "voxels, %.2f %% connected (counted as pore space above)\n",
                 g.labels.str().c_str(), g.porosity, g.permeability_m2 / m2_per_darcy * 1e3,

@@ -152,6 +152,19 @@ const std::vector<Option>& option_table() {
                  "allowed; relative to the INI file's folder); empty: none",
                  [](RunSpec& s, const std::string& v) { s.sample.grey_phases = parse_grey_phases(v); },
                  [](const RunSpec& s) { return to_string(s.sample.grey_phases); }});
+    t.push_back({"input.grey_map", "sample.grey_map", "",
+                 "grey phases from CT intensities where the volume holds them, not labels: PORE:SOLID, the intensity "
+                 "of resolved pore (porosity 1; it and beyond is open pore) and of solid grain (porosity 0; it and "
+                 "beyond is solid), e.g. 40:200; every intensity between is a grey voxel of porosity linear between "
+                 "them and k from input.grey_law; empty: none",
+                 [](RunSpec& s, const std::string& v) { parse_grey_intensities(v, s.sample.grey_map); },
+                 [](const RunSpec& s) { return s.sample.grey_map.intensities_str(); }});
+    t.push_back({"input.grey_law", "sample.grey_law", "",
+                 "with input.grey_map, k of a grey voxel from its porosity, through one calibrated point: "
+                 "kozeny-carman:K@PHI (k = K (phi^3/(1-phi)^2) / (PHI^3/(1-PHI)^2)) or power:K@PHI:N (k = K "
+                 "(phi/PHI)^N), K with a unit (mD, D, um2, m2), e.g. kozeny-carman:0.5mD@0.3",
+                 [](RunSpec& s, const std::string& v) { parse_grey_law(v, s.sample.grey_map); },
+                 [](const RunSpec& s) { return s.sample.grey_map.law_str(); }});
     t.push_back({"input.voxel_size_um", "sample.volume.voxel_size_um", "0",
                  "edge length of one voxel in micrometres (0: from the header; required unless an NRRD/MHD header "
                  "gives it)",

@@ -138,15 +138,16 @@ std::string run_identity(const std::string& input_sha256, const SampleSpec& samp
   std::ostringstream o;
   o.precision(17);
   const auto& c = sample.volume.crop;
-  o << "input " << input_sha256 << "\nlabels " << sample.pore_labels.str() << "\ncrop " << c.offset[0] << ' '
+  o << "input " << input_sha256 << "\nlabels " << sample.open_labels().str() << "\ncrop " << c.offset[0] << ' '
     << c.offset[1] << ' ' << c.offset[2] << ' ' << c.size[0] << ' ' << c.size[1] << ' ' << c.size[2] << "\nfilter "
     << sample.percolation_filter << "\ncollision " << static_cast<int>(flow.collision) << "\ntau " << flow.tau
     << "\nmagic " << flow.magic << "\nforce " << flow.force << "\naxis " << flow.flow_axis << "\nlateral "
     << flow.lateral_periodic[0] << flow.lateral_periodic[1] << flow.lateral_periodic[2] << "\ninlet_outlet "
     << to_string(flow.inlet_outlet) << "\nbuffer_layers " << flow.buffer_layers << "\nedges "
     << to_string(flow.edge_contacts) << "\n";
-  if (!sample.grey_phases.empty() || !flow.grey_permeability.empty()) {  // absent before grey phases existed
-    o << "grey " << to_string(sample.grey_phases) << "\ngrey_voxel2";
+  const std::vector<GreyPhase> grey = sample.grey();
+  if (!grey.empty() || !flow.grey_permeability.empty()) {  // absent before grey phases existed
+    o << "grey " << to_string(grey) << "\ngrey_voxel2";
     for (const double k : flow.grey_permeability) o << ' ' << k;
     o << "\n";
   }

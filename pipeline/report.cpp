@@ -139,6 +139,7 @@ std::string to_json(const SampleResult& r) {
                  {"flow_fraction", r.grey.flow_fraction},
                  {"subresolution_porosity", sub},
                  {"total_porosity", r.porosity() + sub}};
+    if (!r.grey.map.empty()) j["grey"]["map"] = {{"intensities", r.grey.map}, {"law", r.grey.law}};
     if (r.grey.without_asked) {
       j["grey"]["without_grey"] = {
           {"k_mD", r.grey.without_done ? ordered_json(r.grey.k_without_md) : ordered_json(nullptr)},

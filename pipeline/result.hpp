@@ -100,6 +100,7 @@ struct GreyPhaseReport {
 };
 struct GreyReport {
   std::vector<GreyPhaseReport> phases;  // empty: none declared
+  std::string map, law;  // where the phases come from CT intensities: input.grey_map and input.grey_law
   double flow_fraction = 0;  // of the flow along the axis that passes grey cells (sum of u there / sum of u)
   // run.without_grey: the same sample with its grey voxels solid, the k of the resolved pores alone
   // (0 where they alone do not join the faces), or a note why it was not made

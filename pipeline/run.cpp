@@ -77,11 +77,19 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   const Provenance provenance = result.provenance;
   result = simulation.result();
   result.provenance = provenance;
-  for (std::size_t c = 0; c < result.grey.phases.size() && c < spec.sample.grey_phases.size(); ++c) {
-    const GreyPhase& g = spec.sample.grey_phases[c];
+  const std::vector<GreyPhase> grey = spec.sample.grey();
+  if (!result.grey.phases.empty() && spec.sample.grey_map.enabled()) {
+    result.grey.map = spec.sample.grey_map.intensities_str();
+    result.grey.law = spec.sample.grey_map.law_str();
+  }
+  for (std::size_t c = 0; c < result.grey.phases.size() && c < grey.size(); ++c) {
+    const GreyPhase& g = grey[c];
     result.grey.phases[c].labels = g.labels.str();
     result.grey.phases[c].porosity = g.porosity;
     result.grey.phases[c].permeability_m2 = g.permeability_m2;
+  }
+  if (spec.sample.grey_map.enabled()) {  // a phase per intensity: the report keeps those the sample holds
+    std::erase_if(result.grey.phases, [](const GreyPhaseReport& g) { return g.voxels == 0; });
   }
   if (outcome.checkpoints > 0) result.checkpoint = drive.checkpoint;
   result.performance.checkpoints = outcome.checkpoints;
@@ -121,7 +129,7 @@ Provenance start_provenance(const Comm& comm, const RunRequest& request) {
   p.command_line = request.command_line;
   p.ranks = comm.size();
   const SampleSpec& s = request.spec.sample;
-  p.pore_labels = s.pore_labels.str();
+  p.pore_labels = s.open_labels().str();
   p.crop = std::to_string(s.volume.crop.offset[0]) + " " + std::to_string(s.volume.crop.offset[1]) + " " +
            std::to_string(s.volume.crop.offset[2]) + " / " + std::to_string(s.volume.crop.size[0]) + " " +
            std::to_string(s.volume.crop.size[1]) + " " + std::to_string(s.volume.crop.size[2]);

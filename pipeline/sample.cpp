@@ -224,7 +224,7 @@ double PoreWidths::seconds() const {
 ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   ReadVolume v;
   const auto start = Clock::now();
-  v.loaded = io::load_pore_mask(spec.volume, spec.pore_labels, spec.grey_phases);
+  v.loaded = io::load_pore_mask(spec.volume, spec.open_labels(), spec.grey());
   v.read_seconds = seconds_since(start);
   v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
   v.input.name = spec.volume.path.filename().string();
@@ -241,7 +241,7 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash) {
 void set_grey_permeability(Sample& s, const SampleSpec& spec) {
   const double voxel_m = s.voxel_size_um * 1e-6;
   s.grey_permeability.clear();
-  for (const GreyPhase& g : spec.grey_phases) s.grey_permeability.push_back(g.permeability_m2 / (voxel_m * voxel_m));
+  for (const GreyPhase& g : spec.grey()) s.grey_permeability.push_back(g.permeability_m2 / (voxel_m * voxel_m));
 }
 
 namespace {
@@ -268,7 +268,7 @@ Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec&
     s.voxel_size_um = volume.loaded.voxel_size_um;
     s.input = volume.input;
     finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
-                   !spec.grey_phases.empty());
+                   !spec.grey().empty());
   }), spec);
 }
 
@@ -289,7 +289,7 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
       });
     }
     finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
-                   !spec.grey_phases.empty());
+                   !spec.grey().empty());
     if (hash.valid()) std::tie(s.input.sha256, s.hash_seconds) = hash.get();
   }), spec);
 }

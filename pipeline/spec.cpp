@@ -96,7 +96,22 @@ void SampleSpec::validate() const {
                      "the voxel size must be in " + range(io::min_voxel_um, io::max_voxel_um) +
                          " micrometres (0.1 nm to 10 cm), or 0 to take it from the header");
   }
+  grey_map.validate();
+  if (grey_map.enabled() && !grey_phases.empty()) {
+    throw InputError("sample.grey_map", "grey phases come either from labels (input.grey_labels) or from intensities "
+                                        "(input.grey_map); give one of them");
+  }
+  const std::string pore = pore_labels.str();
+  if (grey_map.enabled() && pore != "0" && pore != grey_map.pore_side().str()) {
+    throw InputError("sample.pore_labels", "with input.grey_map the open pore is the intensities " +
+                                               grey_map.pore_side().str() + " (the map's pore end and beyond); leave "
+                                               "input.pore_labels out");
+  }
 }
+
+std::vector<GreyPhase> SampleSpec::grey() const { return grey_map.enabled() ? grey_map.phases() : grey_phases; }
+
+LabelSelection SampleSpec::open_labels() const { return grey_map.enabled() ? grey_map.pore_side() : pore_labels; }
 
 void FlowSpec::validate() const {
   if (collision == physics::CollisionModel::bgk && !auto_tau && std::abs(tau - 1.0) > 1e-12) {

@@ -9,6 +9,7 @@
 
 #include "io/volume_source.hpp"
 #include "lib/base/names.hpp"
+#include "lib/geometry/grey_map.hpp"
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
@@ -40,9 +41,16 @@ struct SampleSpec {
   io::VolumeSpec volume;
   LabelSelection pore_labels = LabelSelection::parse("0");
   std::vector<GreyPhase> grey_phases;  // sub-resolution porous labels (input.grey_labels); none by default
+  GreyMap grey_map;  // or grey phases from CT intensities (input.grey_map, input.grey_law); none by default
   bool percolation_filter = true;
   bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
-  void validate() const;  // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um
+  // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um; a grey map whole, and
+  // not beside grey labels or pore labels of its own
+  void validate() const;
+  // What the mask is made from: the grey phases declared or mapped, and the labels of open pore
+  // (the map's pore side where a map is given)
+  std::vector<GreyPhase> grey() const;
+  LabelSelection open_labels() const;
 };
 
 // The flow problem in lattice units and its boundaries.

@@ -51,7 +51,7 @@ PoreMask mask_of(const py::array& array, const pipeline::SampleSpec& spec) {
   if (kind != 'u' && kind != 'i') {
     throw InputError("the mask must hold bool (True = pore) or integer labels, not " + py::cast<std::string>(py::str(static_cast<const py::handle&>(dt))));
   }
-  const std::vector<std::uint8_t> lut = label_codes(spec.pore_labels, spec.grey_phases);
+  const std::vector<std::uint8_t> lut = label_codes(spec.open_labels(), spec.grey());
   const auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
   const std::int64_t* p = a.data();
   for (std::size_t i = 0; i < mask.pore.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "lib/base/error.hpp"
+#include "lib/geometry/grey_map.hpp"
 
 namespace rockperm {
 
@@ -97,29 +98,6 @@ std::string trimmed(std::string t) {
   return t;
 }
 
-// "0.05mD" -> m^2
-double parse_permeability(const std::string& text, const std::string& entry) {
-  static constexpr std::pair<const char*, double> units[] = {
-      {"mD", 9.869233e-16}, {"D", 9.869233e-13}, {"um2", 1e-12}, {"m2", 1.0}};
-  for (const auto& [unit, factor] : units) {
-    const std::string u(unit);
-    if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0) continue;
-    const std::string number = trimmed(text.substr(0, text.size() - u.size()));
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(number, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != number.size() || number.empty() || !(v > 0) || !std::isfinite(v)) break;
-    return v * factor;
-  }
-  throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': '" + text +
-                                              "' is not a positive permeability with a unit (mD, D, um2 or m2), "
-                                              "e.g. 0.05mD");
-}
-
 }  // namespace
 
 std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
@@ -153,7 +131,7 @@ std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
       throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': the porosity '" + porosity +
                                                   "' must be a number in (0, 1]");
     }
-    g.permeability_m2 = parse_permeability(trimmed(entry.substr(b + 1)), entry);
+    g.permeability_m2 = parse_permeability_m2(trimmed(entry.substr(b + 1)), "sample.grey_labels", entry);
     out.push_back(std::move(g));
   }
   if (out.size() > static_cast<std::size_t>(physics::max_grey_phases)) {

@@ -22,8 +22,9 @@
 namespace rockperm::physics {
 
 // Grey (sub-resolution porous) phases a run may declare (input.grey_labels): the cell phase codes
-// 1..max_grey_phases (0: open pore).
-inline constexpr int max_grey_phases = 8;
+// 1..max_grey_phases (0: open pore): every code of a byte above open (PoreMask), enough for one
+// phase per intensity of an 8-bit scan's grey range (input.grey_map).
+inline constexpr int max_grey_phases = 254;
 
 enum class CollisionModel { bgk, trt };
 inline constexpr std::array<Named<CollisionModel>, 2> collision_names{

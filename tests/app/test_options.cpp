@@ -270,4 +270,41 @@ TEST(Options, GreyLabelsFromATableFile) {
                InputError);
 }
 
+// input.grey_map and input.grey_law: grey phases from CT intensities; config.ini keeps the map (not
+// its phases) and reads back to the same phases; a map is refused half given, beside grey labels,
+// or beside pore labels of its own.
+TEST(Options, GreyMapFromIntensities) {
+  const auto ini = write_ini("m.ini", std::string(minimal) + "grey_map = 40:200\ngrey_law = kozeny-carman:0.5mD@0.3\n");
+  bool help = false;
+  const RunOptions o = parse_run_options({"--config", ini.string()}, help);
+  const std::vector<GreyPhase> phases = o.spec.sample.grey();
+  ASSERT_EQ(phases.size(), 159u);
+  EXPECT_EQ(o.spec.sample.open_labels().str(), "0-40");
+  const std::string config = to_ini(o.spec);
+  EXPECT_NE(config.find("grey_map = 40:200\n"), std::string::npos) << config;
+  EXPECT_NE(config.find("grey_labels = \n"), std::string::npos) << config;
+  const auto again = write_ini("m2.ini", config);
+  const RunOptions back = parse_run_options({"--config", again.string()}, help);
+  const std::vector<GreyPhase> phases_back = back.spec.sample.grey();
+  ASSERT_EQ(phases_back.size(), phases.size());
+  for (std::size_t c = 0; c < phases.size(); ++c) {
+    EXPECT_EQ(phases_back[c].permeability_m2, phases[c].permeability_m2);
+    EXPECT_EQ(phases_back[c].labels.str(), phases[c].labels.str());
+  }
+  const auto refused = [&](const std::vector<std::string>& extra, const std::string& option) {
+    std::vector<std::string> args{"--config", ini.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    try {
+      (void)parse_run_options(args, help);
+      ADD_FAILURE() << "accepted: " << extra.front();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
+  };
+  refused({"--input.grey_law="}, "input.grey_law");
+  refused({"--input.grey_labels=100:0.2:1mD"}, "input.grey_map");
+  refused({"--input.pore_labels=0-10"}, "input.pore_labels");
+  refused({"--input.grey_map=40:41"}, "input.grey_map");
+}
+
 }  // namespace rockperm::app

@@ -89,13 +89,53 @@ grep -q "resolution    study not made: at twice the voxel size" channel.log || f
 bad() {  # bad NAME PATTERN GREY_LABELS [OPTIONS...]
   local name=$1 pattern=$2 labels=$3
   shift 3
-  "$rockperm" run "${common[@]}" --input.grey_labels="$labels" --output.dir "bad_$name" "$@" >"$name.log" 2>&1
+  local grey=(--input.grey_labels="$labels")
+  [ -n "$labels" ] || grey=()
+  "$rockperm" run "${common[@]}" "${grey[@]}" --output.dir "bad_$name" "$@" >"$name.log" 2>&1
   local rc=$?
   [ "$rc" -eq 2 ] || fail "$name: exit $rc, expected 2 ($(tail -2 "$name.log"))"
   grep -qE -e "$pattern" "$name.log" || fail "$name: message $(cat "$name.log")"
   [ ! -e "bad_$name/report.json" ] || [ "$(field "bad_$name/report.json" "r['status']")" = input_error ] ||
     fail "$name: report says $(field "bad_$name/report.json" "r['status']")"
 }
+# grey phases from CT intensities (input.grey_map, input.grey_law): the pack as a scan of intensities,
+# pore dark (40 and below), grain bright (200 and above), the grey grains at intensities 100-140 in
+# between; the same k to the last digit as the phases the map makes declared as grey labels
+python3 -c "
+import random
+random.seed(5)
+g = open('g.raw', 'rb').read()
+out = bytearray(len(g))
+for i, l in enumerate(g):
+    out[i] = random.randint(20, 40) if l == 0 else random.randint(200, 255) if l == 1 else random.randint(100, 140)
+open('ct.raw', 'wb').write(out)"
+ct=(--input.file=ct.raw "${common[@]:1}")
+"$rockperm" run "${ct[@]}" --input.grey_map=40:200 --input.grey_law="kozeny-carman:20mD@0.3" \
+  --output.dir ct >ct.log 2>&1
+[ $? -eq 0 ] || fail "ct run: $(tail -3 ct.log)"
+grep -q "^grey        intensities 40 (pore) to 200 (solid), porosity linear between, k by Kozeny-Carman through 20 mD at porosity 0.3: 41 of 159 grey phases present, porosity 0.375 to 0.625" ct.log ||
+  fail "no grey map line: $(grep -m2 '^grey' ct.log)"
+labels=$(python3 -c "
+kc = lambda p: p * p * p / ((1 - p) * (1 - p))
+k = 20 * 9.869233e-16
+print(', '.join('%d:%r:%rm2' % (i, (200 - i) / (200 - 40), k * kc((200 - i) / (200 - 40)) / kc(0.3)) for i in range(100, 141)))")
+"$rockperm" run "${ct[@]}" --input.pore_labels=0-40 --input.grey_labels="$labels" \
+  --output.dir ctlabels >ctlabels.log 2>&1
+[ $? -eq 0 ] || fail "ct labels run: $(tail -3 ctlabels.log)"
+python3 - ct/report.json ctlabels/report.json <<'PY' || fail "grey map against its phases as labels"
+import json, sys
+m, l = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert m["permeability"]["mD"] == l["permeability"]["mD"] and m["steps"] == l["steps"], (m["permeability"], l["permeability"])
+assert m["grey"]["map"] == {"intensities": "40:200", "law": "kozeny-carman:%rm2@0.3" % (20 * 9.869233e-16)}, m["grey"]["map"]
+assert abs(m["grey"]["flow_fraction"] / l["grey"]["flow_fraction"] - 1) < 1e-12, (m["grey"], l["grey"])
+assert abs(m["grey"]["subresolution_porosity"] / l["grey"]["subresolution_porosity"] - 1) < 1e-12
+assert m["input"]["pore_labels"] == "0-40", m["input"]
+assert len(m["grey"]["phases"]) == 41 and m["grey"]["phases"][0]["labels"] == "100", m["grey"]["phases"][0]
+PY
+grep -q "^grey_map = 40:200$" ct/config.ini || fail "config.ini: $(grep grey ct/config.ini)"
+bad map_half "a grey map \(input.grey_map\) needs the law" "" --input.grey_map=40:200
+bad map_and_labels "grey phases come either from labels" "2:0.3:20mD" --input.grey_map=40:200 --input.grey_law=power:1mD@0.3:3
+
 bad overlap "label 2 is declared grey but is also a pore label" "2:0.3:20mD" --input.pore_labels=0,2
 bad unit "'20' is not a positive permeability with a unit" "2:0.3:20"
 bad porosity "the porosity '1.5' must be a number in \(0, 1\]" "2:1.5:20mD"

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "lib/geometry/grey_map.hpp"
 #include "lib/geometry/sphere_pack.hpp"
 #include "lib/physics/collision.hpp"
 #include "tests/pipeline_support.hpp"
@@ -185,6 +186,34 @@ TEST(Validation, GreyStandInForAResolvedMicroporousRegion) {
   EXPECT_LT(excess_16, 0.08);
   EXPECT_NEAR(excess_32 / excess_16, 0.5, 0.15);
   EXPECT_NEAR(resolved_parallel / grey_parallel, 1.0, 0.15);
+}
+
+// Grey phases from CT intensities (input.grey_map, input.grey_law): two layers across the flow of
+// two intensities between the calibrated end members are Darcy media of the law's k at their
+// intensities' porosities, in series: k = (a + b) / (a / K1 + b / K2), exactly, at any tau.
+TEST(Validation, CalibratedIntensitiesInSeriesGiveTheLawsHarmonicK) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  GreyMap map;
+  parse_grey_intensities("40:200", map);
+  parse_grey_law("kozeny-carman:0.05D@0.3", map);
+  const int a = 6, b = 10, i1 = 100, i2 = 150;
+  Volume v;
+  v.dims = Dims{a + b, 2, 2};
+  v.labels.resize(static_cast<std::size_t>(v.dims.voxels()));
+  for (std::int64_t z = 0; z < 2; ++z)
+    for (std::int64_t y = 0; y < 2; ++y)
+      for (std::int64_t x = 0; x < a + b; ++x) v.labels[v.dims.linear(x, y, z)] = x < a ? i1 : i2;
+  const std::vector<GreyPhase> phases = map.phases();
+  const double voxel_m2 = 1e-12;  // run_pipeline's voxels are 1 um
+  const double K1 = map.permeability_m2(map.porosity(i1)) / voxel_m2, K2 = map.permeability_m2(map.porosity(i2)) / voxel_m2;
+  const double exact = (a + b) / (a / K1 + b / K2);
+  for (const double tau : {0.7, 1.3}) {
+    pipeline::FlowSpec flow = testing::periodic_flow(tau, 1e-6 * physics::viscosity(tau) / exact, {true, true, true});
+    for (const GreyPhase& g : phases) flow.grey_permeability.push_back(g.permeability_m2 / voxel_m2);
+    const auto run = testing::run_pipeline(make_pore_mask(v, map.pore_side(), phases), flow);
+    ASSERT_TRUE(run.result.converged()) << run.result.message;
+    EXPECT_NEAR(run.result.k.k_lattice / exact, 1.0, 1e-4) << "tau " << tau << " K1 " << K1 << " K2 " << K2;
+  }
 }
 
 }  // namespace rockperm
