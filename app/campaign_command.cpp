@@ -261,7 +261,7 @@ int campaign_command(const std::vector<std::string>& args) {
     std::optional<FileLock> lock;
   };
   std::size_t scan = 0;  // the next position of the share to claim from
-  const auto claim_next = [&]() -> std::optional<Claim<Ticket>> {
+  const auto claim_next = [&](bool) -> std::optional<Claim<Ticket>> {
     for (; scan < share.size() && !StopSignals::requested(); ++scan) {
       Claim<Ticket> c;
       c.ticket.position = scan;
@@ -296,10 +296,11 @@ int campaign_command(const std::vector<std::string>& args) {
   };
   std::vector<std::size_t> deferred;  // samples that need several GPUs
   // the current sample and up to --read-ahead claimed after it, being prepared
-  ClaimQueue<Ticket> queue(claim_next, static_cast<std::size_t>(options.read_ahead));
+  ClaimQueue<Ticket> queue(claim_next);
   while (!StopSignals::requested()) {
     std::optional<Claim<Ticket>> current = queue.next();
     if (!current) break;
+    queue.ahead(static_cast<std::size_t>(options.read_ahead));
     const CampaignSample& sample = *current->ticket.sample;
     SampleRunSettings settings;
     settings.console = false;

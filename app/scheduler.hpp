@@ -6,8 +6,8 @@
 //   read ahead on a thread while the sample before runs -> run -> record
 //
 // Each keeps its own way to claim (lock files over a manifest; the job store) and to record; the
-// decision how a claimed sample starts, the read-ahead and the queue of claims kept ahead are one
-// policy, here, unit-tested on the CPU (tests/app/test_scheduler.cpp).
+// decision how a claimed sample starts, the read-ahead and the queue of claims a worker runs and
+// keeps ahead are one policy, here, unit-tested on the CPU (tests/app/test_scheduler.cpp).
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -49,25 +49,27 @@ bool can_read_ahead(const RunOptions& options, int ranks);
 // they wait, and more of them than cores slows every one, the solver's host thread too).
 std::future<PreparedSample> start_read_ahead(const RunOptions& options, int device_slot, int threads);
 
-// The claims a worker keeps ahead of the one it runs, in the order they were claimed.
+// The claims a worker keeps ahead of the one it runs, in the order they were claimed: a campaign
+// (claims over its manifest) and the service (claims from its job store) run their workers on it.
 template <class Ticket>
 class ClaimQueue {
  public:
-  // `claim`: the next claim (its read-ahead started as it sees fit), or none when nothing is left
-  // to claim now; `depth`: claims kept waiting behind the one that runs.
-  ClaimQueue(std::function<std::optional<Claim<Ticket>>()> claim, std::size_t depth)
-      : claim_(std::move(claim)), depth_(depth) {}
+  // `claim(ahead)`: the next claim (its read-ahead started as it sees fit), or none when nothing
+  // is left to claim now; `ahead` says whether it is claimed to wait behind the one that runs
+  // (the service claims only jobs of one GPU there).
+  explicit ClaimQueue(std::function<std::optional<Claim<Ticket>>(bool ahead)> claim) : claim_(std::move(claim)) {}
 
-  // The claim to run now: the oldest waiting, else a new one; then claims up to `depth` more,
-  // prepared while this one runs. None when nothing is left.
+  // The claim to run now: the oldest waiting, else a new one. None when nothing is left.
   std::optional<Claim<Ticket>> next() {
-    if (waiting_.empty()) fill(1);
+    if (waiting_.empty()) fill(1, false);
     if (waiting_.empty()) return std::nullopt;
     std::optional<Claim<Ticket>> current(std::move(waiting_.front()));
     waiting_.pop_front();
-    fill(depth_);
     return current;
   }
+
+  // Claims until `depth` wait behind the one that runs, prepared while it runs.
+  void ahead(std::size_t depth) { fill(depth, true); }
 
   // The claims not started (a stop), their reads waited for: the caller gives them back.
   std::vector<Claim<Ticket>> drain() {
@@ -83,16 +85,15 @@ class ClaimQueue {
   std::size_t waiting() const { return waiting_.size(); }
 
  private:
-  void fill(std::size_t size) {
+  void fill(std::size_t size, bool ahead) {
     while (waiting_.size() < size) {
-      std::optional<Claim<Ticket>> c = claim_();
+      std::optional<Claim<Ticket>> c = claim_(ahead);
       if (!c) break;  // nothing to claim now; asked again at the next next()
       waiting_.push_back(std::move(*c));
     }
   }
 
-  std::function<std::optional<Claim<Ticket>>()> claim_;
-  std::size_t depth_;
+  std::function<std::optional<Claim<Ticket>>(bool)> claim_;
   std::deque<Claim<Ticket>> waiting_;
 };
 

@@ -107,63 +107,60 @@ std::optional<Runner::Claimed> Runner::resolve(const Job& job) {
   return c;
 }
 
-// A worker: the next queued job, run to its end (or to a stop), its outcome recorded. While a job
-// on one GPU runs, the next one is claimed and its sample read and its lattice built (host work,
-// as a campaign's read-ahead), so that the GPU waits less between jobs. While a job on several
-// GPUs is waiting, no worker takes a new job; it starts once the others are idle.
-void Runner::work(int slot) {
-  std::optional<Claimed> ahead;
-  while (!StopSignals::requested()) {
-    std::optional<Claimed> current;
-    if (ahead) {
-      current = std::move(ahead);
-      ahead.reset();
-    } else {
-      std::optional<Job> job;
-      {
-        std::unique_lock lock(mutex_);
-        if (!gang_) job = store_.claim_next();
-        if (!job) {
-          cv_.wait_for(lock, 500ms);
-          continue;
-        }
+std::optional<Runner::Claimed> Runner::claim(int slot, bool ahead) {
+  for (;;) {
+    std::optional<Job> job;
+    {
+      std::unique_lock lock(mutex_);
+      if (!gang_) job = store_.claim_next(ahead, ahead);
+      if (!job) {
+        if (!ahead) cv_.wait_for(lock, 500ms);
+        return std::nullopt;
+      }
+      if (!ahead) {
         ++busy_;
         if (job->gpus > 1) {
           gang_ = true;
           cv_.wait(lock, [this] { return busy_ == 1 || StopSignals::requested(); });
         }
       }
-      try {
-        current = resolve(*job);
-      } catch (const std::exception& e) {
-        store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
-      }
-      if (!current) {
-        const std::lock_guard lock(mutex_);
-        --busy_;
-        if (job->gpus > 1) gang_ = false;
-        cv_.notify_all();
-        continue;
-      }
     }
+    std::optional<Claimed> c;
+    try {
+      c = resolve(*job);
+    } catch (const std::exception& e) {
+      store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
+    }
+    if (!c) {  // it ended already: the next one
+      if (!ahead) release(job->gpus > 1);
+      continue;
+    }
+    if (ahead && can_read_ahead(c->options, 1) && !c->options.resume) {
+      c->read = start_read_ahead(c->options, slot, omp_get_max_threads());
+    }
+    return c;
+  }
+}
+
+void Runner::release(bool several) {
+  const std::lock_guard lock(mutex_);
+  --busy_;
+  if (several) gang_ = false;
+  cv_.notify_all();
+}
+
+// A worker: the next queued job, run to its end (or to a stop), its outcome recorded, on the
+// scheduler's queue of claims (app/scheduler.hpp, as a campaign's worker). While a job on one GPU
+// runs, the next one is claimed and its sample read and its lattice built (host work, as a
+// campaign's read-ahead), so that the GPU waits less between jobs. While a job on several GPUs is
+// waiting, no worker takes a new job; it starts once the others are idle.
+void Runner::work(int slot) {
+  ClaimQueue<Job> queue([this, slot](bool ahead) { return claim(slot, ahead); });
+  while (!StopSignals::requested()) {
+    std::optional<Claimed> current = queue.next();
+    if (!current) continue;  // none queued: claim() waited for one
     const bool several = current->ticket.gpus > 1;
-    if (!several) {  // the next job of one GPU, prepared while this one runs
-      std::optional<Job> next;
-      {
-        const std::lock_guard lock(mutex_);
-        if (!gang_) next = store_.claim_next(true, true);
-      }
-      if (next) {
-        try {
-          ahead = resolve(*next);
-        } catch (const std::exception& e) {
-          store_.finish(next->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
-        }
-        if (ahead && can_read_ahead(ahead->options, 1) && !ahead->options.resume) {
-          ahead->read = start_read_ahead(ahead->options, slot, omp_get_max_threads());
-        }
-      }
-    }
+    if (!several) queue.ahead(1);  // the next job of one GPU, prepared while this one runs
     try {
       several ? run_on_several(*current) : run_here(*current, slot);
     } catch (const std::exception& e) {  // a failure of the service's own (a disk full): recorded, the service goes on
@@ -173,17 +170,10 @@ void Runner::work(int slot) {
       } catch (const std::exception&) {
       }
     }
-    if (ahead && StopSignals::requested()) {
-      if (ahead->read.valid()) ahead->read.wait();
-      store_.requeue(ahead->ticket.id);  // not started: queued again as it was
-      ahead.reset();
+    if (StopSignals::requested()) {
+      for (Claimed& c : queue.drain()) store_.requeue(c.ticket.id);  // not started: queued again as they were
     }
-    if (!ahead) {
-      const std::lock_guard lock(mutex_);
-      --busy_;
-      if (several) gang_ = false;
-      cv_.notify_all();
-    }
+    if (queue.waiting() == 0) release(several);  // else the job claimed ahead keeps the worker busy
   }
 }
 

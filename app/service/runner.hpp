@@ -45,6 +45,12 @@ class Runner {
   using Claimed = Claim<Job>;
   // The job's options and state; nothing when it ended already (recorded here).
   std::optional<Claimed> resolve(const Job& job);
+  // The next queued job for worker `slot`, to run now (the worker is busy from here; a job on
+  // several GPUs waits for the other workers to be idle) or, `ahead`, to wait behind the one that
+  // runs (jobs of one GPU only, their sample prepared on a thread of its own). Nothing when none
+  // is queued (after waiting up to half a second for one, to run now) or a gang waits.
+  std::optional<Claimed> claim(int slot, bool ahead);
+  void release(bool several);  // the worker is idle again
   void work(int slot);
   void run_here(Claimed& claimed, int slot);
   void run_on_several(Claimed& claimed);

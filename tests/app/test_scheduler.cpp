@@ -46,10 +46,11 @@ RunOptions bundled(const fs::path& dir, const std::string& max_steps) {
 
 TEST(ClaimQueue, KeepsItsDepthOfClaimsAheadInTheOrderClaimed) {
   Counter counter{5};
-  ClaimQueue<int> queue([&] { return counter(); }, 2);
+  ClaimQueue<int> queue([&](bool) { return counter(); });
   std::vector<int> ran;
   std::vector<std::size_t> waiting;
   while (auto c = queue.next()) {
+    queue.ahead(2);
     ran.push_back(c->ticket);
     waiting.push_back(queue.waiting());
   }
@@ -61,18 +62,41 @@ TEST(ClaimQueue, KeepsItsDepthOfClaimsAheadInTheOrderClaimed) {
 
 TEST(ClaimQueue, DepthZeroClaimsOnlyWhenAskedAndAStopHandsTheRestBack) {
   Counter counter{4};
-  ClaimQueue<int> none([&] { return counter(); }, 0);
+  ClaimQueue<int> none([&](bool) { return counter(); });
   EXPECT_EQ(none.next()->ticket, 1);
+  none.ahead(0);
   EXPECT_EQ(none.waiting(), 0u);
   EXPECT_EQ(counter.claimed.size(), 1u);
 
   Counter more{6};
-  ClaimQueue<int> ahead([&] { return more(); }, 3);
+  ClaimQueue<int> ahead([&](bool) { return more(); });
   EXPECT_EQ(ahead.next()->ticket, 1);
+  ahead.ahead(3);
   std::vector<int> back;
   for (Claim<int>& c : ahead.drain()) back.push_back(c.ticket);
   EXPECT_EQ(back, (std::vector<int>{2, 3, 4}));
   EXPECT_EQ(ahead.waiting(), 0u);
+}
+
+// The claim callback is told whether its claim runs now or waits behind the one that runs (the
+// service claims only jobs of one GPU ahead, and counts a worker busy from the claim it runs).
+TEST(ClaimQueue, TheClaimKnowsWhetherItRunsNowOrWaitsBehind) {
+  std::vector<bool> asked;
+  int next = 1;
+  ClaimQueue<int> queue([&](bool ahead) -> std::optional<Claim<int>> {
+    asked.push_back(ahead);
+    if (ahead && next == 3) return std::nullopt;  // a job that may not wait behind: left queued
+    Claim<int> c;
+    c.ticket = next++;
+    return c;
+  });
+  EXPECT_EQ(queue.next()->ticket, 1);
+  queue.ahead(1);
+  EXPECT_EQ(queue.next()->ticket, 2);  // the one that waited: no new claim
+  queue.ahead(1);                      // refused ahead
+  EXPECT_EQ(queue.waiting(), 0u);
+  EXPECT_EQ(queue.next()->ticket, 3);  // claimed to run now
+  EXPECT_EQ(asked, (std::vector<bool>{false, true, true, false}));
 }
 
 // How a claimed sample starts: a fresh directory runs afresh; an interrupted run with its
