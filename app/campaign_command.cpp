@@ -27,6 +27,7 @@
 #include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
 #include "lib/parallel/device_assignment.hpp"
+#include "pipeline/execution.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/sample.hpp"
 
@@ -216,6 +217,12 @@ int campaign_command(const std::vector<std::string>& args) {
   for (const std::string& h : hosts) per_host.push_back(static_cast<int>(std::count(hosts.begin(), hosts.end(), h)));
   const int workers_here = world.scatter(per_host);
   const int device_slot = world.scatter(world.root() ? assign_devices(hosts) : std::vector<int>{});  // place on its host
+  // a rank beyond its host's GPUs (started for the host's cores, run.host_share) finds no GPU for
+  // a sample of its own: it claims none, and joins the samples too large for one GPU, which run
+  // on every rank together, as the rank on the host's cores
+  const int gpus_here = pipeline::usable_gpus();
+  const bool host_worker = gpus_here > 0 && device_slot >= gpus_here;
+  const int host_workers = static_cast<int>(world.sum(host_worker ? 1.0 : 0.0));
   if (!std::getenv("OMP_NUM_THREADS") && workers_here > 1) omp_set_num_threads(std::max(1, omp_get_num_procs() / workers_here));
   // the workers of this command mark what they took with one token, so that a worker behind
   // does not inspect (hash) again what another has just finished
@@ -238,7 +245,12 @@ int campaign_command(const std::vector<std::string>& args) {
       std::cout << "; array task " << options.array_index << " of " << options.array_size << ": " << share.size();
     }
     std::cout << "\ndirectory   " << options.dir.string() << " (campaign.csv, campaign.json, <id>/report.json)\n"
-              << "workers     " << world.size() << " rank(s), one sample each at a time\n"
+              << "workers     " << world.size() - host_workers << " rank(s), one sample each at a time"
+              << (host_workers > 0 ? "; " + std::to_string(host_workers) +
+                                         " beyond their host's GPUs join only the samples too large for one GPU, on "
+                                         "the host's cores"
+                                   : std::string())
+              << "\n"
               << std::flush;
   }
   std::string command_line = "rockperm campaign";
@@ -262,7 +274,7 @@ int campaign_command(const std::vector<std::string>& args) {
   };
   std::size_t scan = 0;  // the next position of the share to claim from
   const auto claim_next = [&](bool) -> std::optional<Claim<Ticket>> {
-    for (; scan < share.size() && !StopSignals::requested(); ++scan) {
+    for (; scan < share.size() && !StopSignals::requested() && !host_worker; ++scan) {
       Claim<Ticket> c;
       c.ticket.position = scan;
       c.ticket.sample = &manifest.samples[share[scan]];

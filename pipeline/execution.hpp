@@ -61,6 +61,9 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
 // when the stepper must be rebuilt with host buffers (staged after all).
 bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper);
 
+// The GPUs this process can use: 0 where there is none (or rockperm was built without CUDA).
+int usable_gpus();
+
 // The copy bandwidth where this plan runs (host memory, or the chosen GPU's memory).
 double copy_bandwidth_gbs(const ExecutionPlan& plan);
 

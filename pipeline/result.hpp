@@ -146,7 +146,9 @@ struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
   std::string message;           // for a status other than converged: what happened, one line
-  std::string reason;            // invalid_physics: its code where one is named ("no_path": k = 0)
+  // invalid_physics: its code where one is named ("no_path": k = 0); input_error: "capacity" where
+  // the sample needs more GPU memory than the run's ranks hold (pipeline/execution.hpp)
+  std::string reason;
   Provenance provenance;
   std::filesystem::path checkpoint;  // the last checkpoint written, if any
   bool converged() const { return status == RunStatus::converged; }

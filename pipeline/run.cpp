@@ -144,6 +144,7 @@ void record_failure(const Error& e, const std::function<std::string(const InputE
   const auto* input = dynamic_cast<const InputError*>(&e);
   result.message = input && describe_input ? describe_input(*input) : e.what();
   if (const auto* physics = dynamic_cast<const PhysicsError*>(&e)) result.reason = physics->reason();
+  if (dynamic_cast<const CapacityError*>(&e)) result.reason = "capacity";  // more GPUs, or the host's cores, would run it
 }
 
 void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,

@@ -207,8 +207,10 @@ void Runner::run_here(Claimed& claimed, int slot) {
   try {
     if (!cancelled) run_sample(Comm(), options, settings);
   } catch (const CapacityError& e) {
-    if (workers_ > 1) {  // too large for one GPU: again, on all of them (as a campaign does)
-      store_.requeue_on(job.id, workers_);
+    // too large for one GPU: again, on all of them (as a campaign does), or beside the host's cores
+    const int ranks = workers_ > 1 ? workers_ : (host_cores_allowed(options) ? workers_ + 1 : 0);
+    if (ranks > 0) {
+      requeue_larger(job, options, ranks);
       return;
     }
   } catch (const Error&) {
@@ -259,7 +261,28 @@ bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& e
   return found;
 }
 
+// The "reason" of a run's report.json ("capacity": the sample needs more GPU memory than its
+// ranks hold), or nothing.
+std::string report_reason(const fs::path& dir) {
+  std::ifstream in(dir / "report.json");
+  const Json report = Json::parse(read_all_text(in), nullptr, false);
+  return report.is_object() && report.contains("reason") && report["reason"].is_string() ? report["reason"].get<std::string>()
+                                                                                       : std::string();
+}
+
 }  // namespace
+
+void Runner::requeue_larger(const Job& job, const RunOptions& options, int ranks) {
+  // the report of the attempt that did not fit would mark the run failed when the job is claimed
+  // again (app/scheduler.hpp: start_for): without it the run starts afresh
+  std::error_code ec;
+  fs::remove(options.spec.output.dir / "report.json", ec);
+  store_.requeue_on(job.id, ranks);
+}
+
+bool Runner::host_cores_allowed(const RunOptions& options) const {
+  return options.spec.execution.host_share.mode != HostShare::Mode::off;
+}
 
 // `mpiexec -n gpus rockperm run` over the job's run directory, its output in run.log there; the
 // ranks take the GPUs by host name (rank r of the host: GPU r), which are idle while it runs.
@@ -335,6 +358,8 @@ void Runner::run_on_several(Claimed& claimed) {
     deliver_to_spool(*store_.get(job.id), {});
   } else if (stopping) {
     store_.requeue(job.id);
+  } else if (job.gpus == workers_ && host_cores_allowed(options) && report_reason(dir) == "capacity") {
+    requeue_larger(job, options, workers_ + 1);  // too large for all the GPUs: again, with the host's cores beside them
   } else {
     record(job, options);
   }

@@ -387,7 +387,8 @@ class Service final : public RequestHandler {
       d["report_html"] = "/api/jobs/" + j.id + "/report.html";
       d["fields"] = "/api/jobs/" + j.id + "/fields.zip";
     }
-    if (j.gpus > 1) d["gpus"] = j.gpus;
+    if (j.gpus > 1) d["gpus"] = std::min(j.gpus, workers_);
+    if (j.gpus > workers_) d["host_cores"] = true;  // too large for the GPUs: a rank on the host's cores beside them
     if (!j.results_to.empty()) d["spool_folder"] = fs::path(j.results_to).filename().string();
     if (j.cancel_requested && (j.state == JobState::running || j.state == JobState::preparing)) d["cancelling"] = true;
     return d;
