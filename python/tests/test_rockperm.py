@@ -69,6 +69,24 @@ def test_integer_labels_and_grey_labels(tmp_path):
     assert 0 < g.to_dict()["grey"]["flow_fraction"] < 1
 
 
+def test_grey_map_of_intensities_equals_its_phases_as_labels(tmp_path):
+    # a scan of intensities: pore 20, grain 230, a slab of grey grains at 100-139; with the map's
+    # grey_map and grey_law, the k of the same phases declared one per intensity as grey labels
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    ct = np.where(mask, 20, 230).astype(np.uint8)
+    grey = np.arange(64 * 64 * 4).reshape(64, 64, 4) % 40 + 100
+    ct[:, :, 40:44] = np.where(mask[:, :, 40:44], 20, grey)
+    common = dict(voxel_size_um=5.0, inlet_outlet="periodic", lateral="periodic", backend="cpu")
+    m = rockperm.permeability(ct, output_dir=tmp_path / "m", **common,
+                              options={"input.grey_map": "40:200", "input.grey_law": "power:50mD@0.5:3"})
+    k = 50 * 9.869233e-16
+    labels = ", ".join("%d:%r:%rm2" % (i, (200 - i) / 160, k * (((200 - i) / 160) / 0.5) ** 3) for i in range(100, 140))
+    g = rockperm.permeability(ct, output_dir=tmp_path / "g", pore_labels="0-40", grey_labels=labels, **common)
+    assert m.k_mD == g.k_mD
+    assert m.to_dict()["grey"]["map"] == {"intensities": "40:200", "law": "power:%rm2@0.5:3" % k}
+    assert len(m.to_dict()["grey"]["phases"]) == 40
+
+
 def test_errors_raise_their_class_with_the_command_lines_message(tmp_path):
     mask = np.ones((8, 8, 8), dtype=bool)
     with pytest.raises(rockperm.InputError, match="voxel"):
