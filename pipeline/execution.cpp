@@ -7,14 +7,18 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <numeric>
 
 #include "lib/backend/cpu_backend.hpp"
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
+#include "lib/geometry/sphere_pack.hpp"
 #include "lib/parallel/device_assignment.hpp"
 #include "lib/parallel/plan.hpp"
 #include "lib/parallel/work_split.hpp"
+#include "lib/solve/stepper.hpp"
 #include "io/volume_source.hpp"
 #include "rockperm/config.hpp"
 
@@ -97,14 +101,40 @@ std::vector<HaloTransport> transport_candidates(const Comm& comm, const Executio
   }
 }
 
-// The fraction of the copy bandwidth a kernel reaches (docs/PERFORMANCE.md: the GPU's fused
-// kernel 78 % fp32 on a pack, two-pass ~85 %; the CPU's two-pass 77-93 %, its fused form, which
-// does not vectorize, 24-33 %): with the measured copy bandwidth and the byte model, the speed a
-// rank of a mixed run is given its share by. Not a timed warm-up: a probe small enough to be quick
-// leaves a GPU idle between launches and would give the host far too much.
-double achieved_fraction(bool cuda, Propagation propagation) {
-  if (cuda) return propagation == Propagation::fused ? 0.78 : 0.85;
-  return propagation == Propagation::fused ? 0.28 : 0.8;
+// The fraction of the copy bandwidth a GPU's kernel reaches (docs/PERFORMANCE.md: fused 78 %
+// fp32 on a pack, two-pass ~85 %): with the GPU's measured copy bandwidth and the byte model, the
+// speed a GPU rank of a mixed run is given its share by. Not a timed warm-up: a probe small enough
+// to be quick leaves a GPU idle between launches and would give the host far too much.
+double gpu_achieved_fraction(Propagation propagation) { return propagation == Propagation::fused ? 0.78 : 0.85; }
+
+// The host rank's speed in cell updates per second: its own kernel (the run's propagation and
+// storage, on its threads) timed over 4 steps, after 2 of warm-up, on a sphere pack whose planes
+// hold as many fluid cells as the sample's do on average (`plane_cells`), at least 4 planes and
+// about 2 M cells: the distance between a cell and its neighbours in the next plane decides what
+// stays in cache, so a probe of small planes runs 2x faster than the run's slab does. About 0.1 s
+// in fp32 and 0.5 s in fp16. The CPU does not follow the byte model as a GPU does: in fp16 its
+// stochastic rounding makes it compute-bound, 30 M updates/s on the 15 cores of the H100 host
+// where the byte model said ten times more (docs/PERFORMANCE.md).
+double host_speed(Propagation propagation, Storage storage, double plane_cells) {
+  constexpr double porosity = 0.35, probe_cells = 2e6;
+  SpherePackSpec pack;
+  const auto side = static_cast<std::int64_t>(std::clamp(std::sqrt(plane_cells / porosity), 32.0, 4096.0));
+  const auto planes = static_cast<std::int64_t>(std::clamp(std::ceil(probe_cells / (porosity * side * side)), 4.0, 64.0));
+  pack.dims = Dims{side, side, planes};
+  pack.porosity = porosity;
+  const SparseLattice lattice =
+      SparseLattice::build(make_pore_mask(make_sphere_pack(pack), LabelSelection::parse("0")), Periodicity{true, true, true},
+                           propagation == Propagation::fused);
+  const physics::CollisionParams params = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-6);
+  CpuBackend backend(lattice, params, storage);
+  Stepper stepper(backend, propagation);
+  stepper.advance(0);
+  stepper.advance(1);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::int64_t s = 2; s < 6; ++s) stepper.advance(s);
+  backend.synchronize();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return 4.0 * static_cast<double>(lattice.fluid_count()) / std::max(seconds, 1e-9);
 }
 
 // A run whose ranks are GPUs and, on each host, one rank on its cores (plan.host_rank): halos
@@ -138,11 +168,12 @@ ExecutionPlan plan_mixed(const Comm& comm, const ExecutionSpec& spec, const std:
   const auto split_as = [&](Storage storage) {
     const double index = plan.host_rank ? 4.0 : gpu_index_bytes(plane_fluid, plan.propagation);
     const ByteModel model{plan.propagation, storage, index};
-    const double bandwidth = copy_bandwidth_gbs(plan) * 1e9;
     std::vector<double> mine(4 * static_cast<std::size_t>(n), 0.0);
     const std::size_t at = 4 * static_cast<std::size_t>(comm.rank());
     mine[at] = plan.host_rank ? 1.0 : 0.0;
-    mine[at + 1] = bandwidth * achieved_fraction(!plan.host_rank, plan.propagation) / model.traffic_per_update();
+    mine[at + 1] = plan.host_rank ? host_speed(plan.propagation, storage, cells / static_cast<double>(plane_fluid.size()))
+                                  : copy_bandwidth_gbs(plan) * 1e9 * gpu_achieved_fraction(plan.propagation) /
+                                        model.traffic_per_update();
     mine[at + 2] = plan.host_rank ? static_cast<double>(io::available_memory_bytes()) : plan.memory_of(plan.device);
     mine[at + 3] = model.memory_per_cell();
     const std::vector<double> all = comm.sum(mine);

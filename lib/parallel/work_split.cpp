@@ -130,10 +130,11 @@ WorkSplit split_work(const std::vector<RankResources>& ranks, double cells, cons
   o << "the host's cores take " << 100.0 * host_share << " % of the cells ("
     << (split.by_memory ? "what the GPUs' memory does not hold" : "in proportion to the measured speeds") << ")";
   if (!split.by_memory) {
-    // measured (docs/PERFORMANCE.md): a step as fast as the GPUs' alone, the host's small share
-    // paid for by its halos through host memory, and about 2 s more to start
-    o << "; the GPUs alone hold this sample: the host's cores add nothing measurable and cost about 2 s to "
-         "start (one rank per GPU runs it as fast)";
+    // measured (docs/PERFORMANCE.md): at best a step as fast as the GPUs' alone (fp32), at worst
+    // 2x slower (fp16 on a 1400^3 pack: the host's slab does not keep pace with its measured
+    // share), and about 2 s more to start
+    o << "; the GPUs alone hold this sample: the host's cores add nothing here and may slow each step (up to 2x "
+         "in fp16): run one rank per GPU";
   }
   split.note = o.str();
   return split;

@@ -31,7 +31,7 @@ TEST(WorkSplit, AutoFollowsTheSpeedsWhereEverythingFits) {
   EXPECT_NEAR(sum(s.shares), 1.0, 1e-12);
   EXPECT_FALSE(s.by_memory);
   EXPECT_NE(s.note.find("speeds"), std::string::npos);
-  EXPECT_NE(s.note.find("add nothing measurable"), std::string::npos);
+  EXPECT_NE(s.note.find("add nothing here"), std::string::npos);
 }
 
 TEST(WorkSplit, AutoFillsTheGpusAndGivesTheHostTheRestWhereMemoryDecides) {
