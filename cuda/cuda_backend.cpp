@@ -74,8 +74,19 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
         !lattice.has_tables() && free >= grouped_bytes + grouped_build_scratch_bytes(lattice) + 0.05 * total;
     const bool line_first = tables == TableForm::line || (tables == TableForm::automatic && !grouped_fit);
     if (line_first) {
-      const auto [pos, neg] = host_tables();
-      if ((line_tables_ = pack_line_tables(pos, neg, entries, stride_, cells_, line))) {
+      if (lattice.has_tables()) {
+        const auto [pos, neg] = host_tables();
+        line_tables_ = pack_line_tables(pos, neg, entries, stride_, cells_, line);
+      } else if (entries == lattice::half * stride_) {
+        // from windows of the full tables (2.3 GB each), not the whole tables' 72 B per cell:
+        // at 1.35 G cells those alone outgrew a 125 GB host (docs/PERFORMANCE.md)
+        constexpr std::uint64_t window_cells = 32u << 20;
+        NeighbourTables window;
+        line_tables_ = pack_line_tables(
+            [&](std::uint64_t first, std::uint64_t end) { return lattice.table_window(first, end, window); }, stride_,
+            cells_, window_cells, line);
+      }
+      if (line_tables_) {
         upload(line_mask_, line.mask.data(), line.mask.size());
         upload(line_ranks_, line.ranks.data(), line.ranks.size());
         upload(line_base_, line.base.data(), line.base.size());

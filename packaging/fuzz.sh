@@ -9,13 +9,13 @@ seconds=${FUZZ_SECONDS:-30}
 mkdir -p build-fuzz/corpus
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
   tests/fuzz/fuzz_volume_readers.cpp io/volume_source.cpp io/raw_source.cpp io/tiff_source.cpp \
-  lib/geometry/pore_mask.cpp lib/geometry/volume.cpp -ltiff -o build-fuzz/fuzz_volume_readers 2> build-fuzz/build.log \
+  lib/geometry/pore_mask.cpp lib/geometry/grey_map.cpp lib/geometry/volume.cpp -ltiff -o build-fuzz/fuzz_volume_readers 2> build-fuzz/build.log \
   || { cat build-fuzz/build.log; exit 1; }
 # shellcheck disable=SC2046
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
   $(pkg-config --cflags gmime-3.0) tests/fuzz/fuzz_uploads.cpp app/service/multipart.cpp app/service/uploads.cpp \
   io/archive.cpp io/atomic_file.cpp io/volume_source.cpp io/raw_source.cpp io/tiff_source.cpp \
-  lib/geometry/pore_mask.cpp lib/geometry/volume.cpp $(pkg-config --libs gmime-3.0) -larchive -ltiff \
+  lib/geometry/pore_mask.cpp lib/geometry/grey_map.cpp lib/geometry/volume.cpp $(pkg-config --libs gmime-3.0) -larchive -ltiff \
   -o build-fuzz/fuzz_uploads 2> build-fuzz/build_uploads.log || { cat build-fuzz/build_uploads.log; exit 1; }
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
   tests/fuzz/fuzz_requests.cpp app/service/client_json.cpp -o build-fuzz/fuzz_requests 2> build-fuzz/build_requests.log \

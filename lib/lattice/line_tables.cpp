@@ -36,12 +36,12 @@ bool line_rank_value(int r, const std::uint32_t (&t)[lattice::q], std::uint32_t 
 }
 
 // The neighbours of cell c along e_1..e_18 (t[0] unused) and their presence mask.
-std::uint32_t neighbours_of(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t stride, std::uint64_t c,
-                            std::uint32_t (&t)[lattice::q]) {
+std::uint32_t neighbours_of(const TableWindow& w, std::uint64_t c, std::uint32_t (&t)[lattice::q]) {
   std::uint32_t m = 0;
   t[0] = no_neighbour;
+  const std::uint64_t at = c - w.first;
   for (int j = 1; j < lattice::q; ++j) {
-    t[j] = j <= lattice::half ? pos[(j - 1) * stride + c] : neg[(j - 1 - lattice::half) * stride + c];
+    t[j] = j <= lattice::half ? w.positive[(j - 1) * w.stride + at] : w.negative[(j - 1 - lattice::half) * w.stride + at];
     if (t[j] != no_neighbour) m |= 1u << (j - 1);
   }
   return m;
@@ -49,7 +49,7 @@ std::uint32_t neighbours_of(const std::uint32_t* pos, const std::uint32_t* neg, 
 
 // Group g's masks, ranks and bases; its exceptions are counted (`exceptions`) and numbered in
 // their masks, their indices stored later. False when a line's ranks do not group.
-bool pack_group(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t stride, std::uint32_t cells,
+bool pack_group(const TableWindow& w, std::uint64_t stride, std::uint32_t cells,
                 std::uint64_t g, LineTableData& out, std::uint32_t& exceptions) {
   const std::uint64_t first = g * group_cells;
   const std::uint64_t last = std::min<std::uint64_t>(first + group_cells, cells);
@@ -58,7 +58,7 @@ bool pack_group(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_
   exceptions = 0;
   for (std::uint64_t c = first; c < last; ++c) {
     std::uint32_t t[lattice::q];
-    std::uint32_t m = neighbours_of(pos, neg, stride, c, t);
+    std::uint32_t m = neighbours_of(w, c, t);
     std::uint32_t* r = rank[c - first];
     for (int l = 0; l < line_ranks; ++l) known[c - first][l] = line_rank_value(l, t, cells, r[l]);
     bool exception = false;
@@ -95,20 +95,33 @@ bool pack_group(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_
 }  // namespace
 
 // Groups are independent but for the numbering of exceptions: the groups in parallel, then
-// each group's first exception (a running sum), then the exceptions' indices in parallel.
-bool pack_line_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries, std::uint64_t stride,
-                      std::uint32_t cells, LineTableData& out) {
-  if (!packable_size(cells) || stride % group_cells != 0 || entries != lattice::half * stride) return false;
+// each group's first exception (a running sum), then the exceptions' indices in parallel; each of
+// the two passes window by window, a window holding whole groups.
+bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::uint64_t end)>& window,
+                      std::uint64_t stride, std::uint32_t cells, std::uint64_t chunk_cells, LineTableData& out) {
+  if (!packable_size(cells) || stride % group_cells != 0) return false;
   const auto groups = static_cast<std::int64_t>(stride / group_cells);
+  const std::int64_t chunk_groups = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_cells / group_cells));
   out.mask.assign(stride, 0);
   out.ranks.assign(line_rank_rows * stride, 0);
   out.base.assign(groups * 4 * line_rank_rows, 0);
   out.exception_first.assign(groups, 0);
-  bool grouped = true;
-#pragma omp parallel for schedule(static) reduction(&& : grouped)
-  for (std::int64_t g = 0; g < groups; ++g) {
-    grouped = pack_group(pos, neg, stride, cells, g, out, out.exception_first[g]) && grouped;
-  }
+  // the windows' groups [g0, g1) and their cells (the padding cells past `cells` have none)
+  const auto each_window = [&](const auto& body) {
+    for (std::int64_t g0 = 0; g0 < groups; g0 += chunk_groups) {
+      const std::int64_t g1 = std::min(groups, g0 + chunk_groups);
+      const std::uint64_t first = std::min<std::uint64_t>(g0 * group_cells, cells);
+      const std::uint64_t end = std::min<std::uint64_t>(g1 * group_cells, cells);
+      if (!body(first < end ? window(first, end) : TableWindow{first, end, 0, nullptr, nullptr}, g0, g1)) return false;
+    }
+    return true;
+  };
+  const bool grouped = each_window([&](const TableWindow& w, std::int64_t g0, std::int64_t g1) {
+    bool all = true;
+#pragma omp parallel for schedule(static) reduction(&& : all)
+    for (std::int64_t g = g0; g < g1; ++g) all = pack_group(w, stride, cells, g, out, out.exception_first[g]) && all;
+    return all;
+  });
   if (!grouped) return false;
   std::uint64_t total = 0;
   for (std::uint32_t& first : out.exception_first) {
@@ -118,17 +131,27 @@ bool pack_line_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::u
   }
   if (total * 16 > cells) return false;  // also keeps the numbers in 32 bits
   out.exceptions.assign(total * line_exception_words, no_neighbour);
+  if (total == 0) return true;
+  return each_window([&](const TableWindow& w, std::int64_t, std::int64_t) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < static_cast<std::int64_t>(cells); ++c) {
-    const std::uint32_t m = out.mask[c];
-    if (!(m & line_exception)) continue;
-    const std::uint64_t number = out.exception_first[c / group_cells] + ((m >> line_ordinal_shift) & 31u);
-    std::uint32_t t[lattice::q];
-    neighbours_of(pos, neg, stride, c, t);
-    std::copy(t + 1, t + lattice::q, out.exceptions.begin() + number * line_exception_words);
-    out.exceptions[number * line_exception_words + line_exception_cell] = static_cast<std::uint32_t>(c);
-  }
-  return true;
+    for (std::int64_t c = static_cast<std::int64_t>(w.first); c < static_cast<std::int64_t>(w.end); ++c) {
+      const std::uint32_t m = out.mask[c];
+      if (!(m & line_exception)) continue;
+      const std::uint64_t number = out.exception_first[c / group_cells] + ((m >> line_ordinal_shift) & 31u);
+      std::uint32_t t[lattice::q];
+      neighbours_of(w, c, t);
+      std::copy(t + 1, t + lattice::q, out.exceptions.begin() + number * line_exception_words);
+      out.exceptions[number * line_exception_words + line_exception_cell] = static_cast<std::uint32_t>(c);
+    }
+    return true;
+  });
+}
+
+bool pack_line_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries, std::uint64_t stride,
+                      std::uint32_t cells, LineTableData& out) {
+  if (entries != lattice::half * stride) return false;
+  const TableWindow whole{0, stride, stride, pos, neg};
+  return pack_line_tables([&](std::uint64_t, std::uint64_t) { return whole; }, stride, cells, stride, out);
 }
 
 }  // namespace rockperm

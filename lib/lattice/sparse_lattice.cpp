@@ -27,18 +27,14 @@ void plane_index_map(const PoreMask& mask, std::int64_t z, std::uint64_t first, 
 using link_rule::link_target;
 using link_rule::step_axis;
 
-// Both tables of the lattice of `mask` (the negative one where `negative` is not null): each
-// thread sweeps a contiguous range of planes with a window of three plane maps (z-1, z, z+1),
-// building each map once.
-void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets, const Periodicity& periodic,
-                 EdgeContacts edges, std::uint64_t stride, std::uint32_t* positive, std::uint32_t* negative) {
+// Both tables (the negative one where `negative` is not null) of the cells of planes [z_begin,
+// z_end), cell c's entries at (i - 1) * stride + c - base (base: the first cell of plane z_begin
+// for a window of those planes, 0 for whole tables): each thread sweeps a contiguous range of
+// planes with a window of three plane maps (z-1, z, z+1), building each map once.
+void fill_planes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets, const Periodicity& periodic,
+                 EdgeContacts edges, std::int64_t z_begin, std::int64_t z_end, std::uint64_t base, std::uint64_t stride,
+                 std::uint32_t* positive, std::uint32_t* negative) {
   const Dims& d = mask.dims;
-  const std::uint64_t n = plane_offsets[d.nz];
-  // the padding cells [n, stride) have no neighbours; every other entry is written below
-  for (std::uint32_t* table : {positive, negative}) {
-    if (!table) continue;
-    for (int k = 0; k < lattice::half; ++k) std::fill(table + k * stride + n, table + (k + 1) * stride, none);
-  }
   // x and y of the neighbours one step away, with the periodic wrap or -1 (outside)
   std::vector<std::int64_t> xs[3], ys[3];
   for (int s = -1; s <= 1; ++s) {
@@ -49,7 +45,8 @@ void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_o
 #pragma omp parallel
   {
     const int threads = omp_get_num_threads(), me = omp_get_thread_num();
-    const std::int64_t z_lo = d.nz * me / threads, z_hi = d.nz * (me + 1) / threads;
+    const std::int64_t span = z_end - z_begin;
+    const std::int64_t z_lo = z_begin + span * me / threads, z_hi = z_begin + span * (me + 1) / threads;
     std::vector<std::uint32_t> maps[3];
     const auto build_map = [&](std::int64_t z, std::vector<std::uint32_t>& map) {
       if (z >= 0) plane_index_map(mask, z, plane_offsets[z], map);
@@ -72,7 +69,7 @@ void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_o
             return (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
           };
           for (int i = 1; i <= lattice::half; ++i) {
-            const std::uint64_t slot = (i - 1) * stride + cell;
+            const std::uint64_t slot = (i - 1) * stride + cell - base;
             positive[slot] = link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), sealed);
             if (negative) negative[slot] = link_target(at, -lattice::cx(i), -lattice::cy(i), -lattice::cz(i), sealed);
           }
@@ -82,6 +79,18 @@ void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_o
       std::swap(maps[1], maps[2]);
     }
   }
+}
+
+// Both whole tables of the lattice of `mask`, the padding cells without neighbours.
+void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets, const Periodicity& periodic,
+                 EdgeContacts edges, std::uint64_t stride, std::uint32_t* positive, std::uint32_t* negative) {
+  const std::uint64_t n = plane_offsets[mask.dims.nz];
+  // the padding cells [n, stride) have no neighbours; every other entry is written below
+  for (std::uint32_t* table : {positive, negative}) {
+    if (!table) continue;
+    for (int k = 0; k < lattice::half; ++k) std::fill(table + k * stride + n, table + (k + 1) * stride, none);
+  }
+  fill_planes(mask, plane_offsets, periodic, edges, 0, mask.dims.nz, 0, stride, positive, negative);
 }
 
 }  // namespace
@@ -183,6 +192,23 @@ std::pair<const std::uint32_t*, const std::uint32_t*> SparseLattice::tables(Neig
   if (has_tables()) return {neighbours_.data(), negative_neighbours_.empty() ? nullptr : negative_neighbours_.data()};
   if (scratch.positive.empty()) scratch = make_tables();
   return {scratch.positive.data(), scratch.negative.empty() ? nullptr : scratch.negative.data()};
+}
+
+TableWindow SparseLattice::table_window(std::uint64_t first, std::uint64_t end, NeighbourTables& scratch) const {
+  if (has_tables()) throw Error("internal: table_window on a lattice that holds its tables");
+  const auto plane_of = [&](std::uint64_t cell) {  // the plane that holds `cell`
+    return static_cast<std::int64_t>(std::upper_bound(plane_offsets_.begin(), plane_offsets_.end(), cell) -
+                                     plane_offsets_.begin()) - 1;
+  };
+  const std::int64_t z_begin = plane_of(first), z_end = plane_of(end - 1) + 1;
+  const std::uint64_t base = plane_offsets_[z_begin], n = plane_offsets_[z_end] - base;
+  if (scratch.positive.size() < lattice::half * n) scratch.positive = HostArray<std::uint32_t>(lattice::half * n);
+  if (with_negative_ && scratch.negative.size() < lattice::half * n) {
+    scratch.negative = HostArray<std::uint32_t>(lattice::half * n);
+  }
+  fill_planes(mask_, plane_offsets_, periodic_, edges_, z_begin, z_end, base, n, scratch.positive.data(),
+              with_negative_ ? scratch.negative.data() : nullptr);
+  return TableWindow{base, base + n, n, scratch.positive.data(), with_negative_ ? scratch.negative.data() : nullptr};
 }
 
 void SparseLattice::set_owned_planes(std::int64_t first_plane, std::int64_t end_plane) {

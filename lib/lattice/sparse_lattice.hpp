@@ -40,6 +40,16 @@ struct NeighbourTables {
   HostArray<std::uint32_t> negative;  // as SparseLattice::negative_neighbours(); empty unless with_negative
 };
 
+// Both full tables of a run of cells [first, end) (and maybe more around it), as
+// SparseLattice::table_window gives them: the entry of
+// direction i (1..9) of cell c at positive[(i - 1) * stride + c - first], negative alike.
+struct TableWindow {
+  std::uint64_t first = 0, end = 0;
+  std::uint64_t stride = 0;
+  const std::uint32_t* positive = nullptr;
+  const std::uint32_t* negative = nullptr;
+};
+
 class SparseLattice {
  public:
   // Builds the lattice of `mask`. `with_negative`: the lattice is for the fused A-A kernel, which
@@ -69,6 +79,10 @@ class SparseLattice {
   // The full tables a backend reads (positive, negative; the negative null unless with_negative):
   // the lattice's own, or, where it deferred them, built into `scratch` the first time.
   std::pair<const std::uint32_t*, const std::uint32_t*> tables(NeighbourTables& scratch) const;
+  // Deferred tables: both tables (the negative one where with_negative) of the planes that hold
+  // cells [first, end), built into `scratch` (grown as needed) and seen through a window: 72 B per
+  // cell of those planes, not of the lattice (lib/lattice/line_tables.hpp packs by windows).
+  TableWindow table_window(std::uint64_t first, std::uint64_t end, NeighbourTables& scratch) const;
   // The phase of every cell (0: open pore, c: grey phase c of the mask, PoreMask), padded to the
   // stride; empty where every cell is open.
   const HostArray<std::uint8_t>& phases() const { return phases_; }

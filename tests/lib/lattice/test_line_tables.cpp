@@ -87,6 +87,53 @@ TEST(LineTables, EveryNeighbourReadsBackOnOpenAndPeriodicLattices) {
   }
 }
 
+// Packed from windows of a deferred lattice's tables (a few planes of full tables at a time, as
+// the GPU backend packs a lattice too large for the host to hold its whole tables): the same
+// line tables, entry for entry, as packed from the whole tables, whatever the window's size
+// (windows of 32 cells to all of them; planes of a few cells, so that groups of 32 cells span
+// several planes and windows start inside a plane), periodic or not, open or sealed edges.
+TEST(LineTables, PackedFromWindowsOfDeferredTablesAsFromTheWholeTables) {
+  int seed = 40;
+  for (const Dims dims : {Dims{37, 13, 11}, Dims{5, 3, 60}, Dims{64, 2, 9}}) {
+    for (const bool px : {false, true}) {
+      for (const EdgeContacts edges : {EdgeContacts::open, EdgeContacts::sealed}) {
+        const PoreMask mask = testing::random_mask(dims, 0.6, seed++);
+        const Periodicity periodic{px, true, true};
+        const SparseLattice whole = SparseLattice::build(mask, periodic, true, false, edges);
+        const SparseLattice deferred = SparseLattice::build(mask, periodic, true, false, edges, LatticeTables::deferred);
+        ASSERT_FALSE(deferred.has_tables());
+        Packed expected;
+        const bool packs = pack(whole, expected);
+        for (const std::uint64_t window_cells : {std::uint64_t{32}, std::uint64_t{96}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
+          NeighbourTables scratch;
+          std::uint64_t windows = 0;
+          LineTableData got;
+          const bool packed = pack_line_tables(
+              [&](std::uint64_t first, std::uint64_t end) {
+                ++windows;
+                const TableWindow w = deferred.table_window(first, end, scratch);
+                EXPECT_LE(w.first, first);
+                EXPECT_GE(w.end, end);
+                return w;
+              },
+              deferred.stride(), deferred.fluid_count(), window_cells, got);
+          const std::string where = dims.str() + (px ? " periodic x" : "") +
+                                    (edges == EdgeContacts::sealed ? " sealed" : " open") + ", windows of " +
+                                    std::to_string(window_cells);
+          ASSERT_EQ(packed, packs) << where;
+          if (!packs) continue;
+          EXPECT_GE(windows, (deferred.fluid_count() + window_cells - 1) / window_cells) << where;
+          EXPECT_EQ(got.mask, expected.data.mask) << where;
+          EXPECT_EQ(got.ranks, expected.data.ranks) << where;
+          EXPECT_EQ(got.base, expected.data.base) << where;
+          EXPECT_EQ(got.exception_first, expected.data.exception_first) << where;
+          EXPECT_EQ(got.exceptions, expected.data.exceptions) << where;
+        }
+      }
+    }
+  }
+}
+
 TEST(LineTables, ANarrowPeriodicLatticeHasTooManyExceptionsAndFallsBack) {
   // 4 voxels along x, periodic: every other cell of a line is at an end and wraps
   const PoreMask mask = testing::random_mask(Dims{4, 16, 16}, 0.8, 2);
