@@ -1,7 +1,5 @@
 #include "pipeline/execution.hpp"
 
-#include <cstdio>
-
 #include <unistd.h>
 
 #include <omp.h>
@@ -205,14 +203,6 @@ ExecutionPlan plan_mixed(const Comm& comm, const ExecutionSpec& spec, const std:
 
 }  // namespace
 
-namespace {
-std::string gib_text(double bytes) {  // "79", "0.05": GiB to two significant digits below 10
-  char text[32];
-  std::snprintf(text, sizeof text, bytes >= 10 * 1073741824.0 ? "%.0f" : "%.2g", bytes / 1073741824.0);
-  return text;
-}
-}  // namespace
-
 int usable_gpus() { return choose_backend(BackendChoice::auto_select).gpus(); }
 
 ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const std::vector<std::uint64_t>& plane_fluid,
@@ -272,7 +262,7 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec, const 
         ranks_needed(plane_fluid, capacity, plan.propagation, plan.storage, gpu_index_bytes(plane_fluid, plan.propagation));
     throw on_all_ranks(CapacityError(
         "the sample needs more GPU memory than " + std::to_string(comm.size()) + " rank(s) of " +
-        gib_text(capacity) + " GiB hold; run it on " +
+        size_text(capacity) + " hold; run it on " +
         (needed > 0 ? "at least " + std::to_string(needed) + " ranks (one per GPU)" : "more ranks or crop it") +
         ", or with one rank more than the GPUs, which holds the rest on the host's cores (run.host_share = auto; "
         "slower: rockperm plan says how much the host holds)"));

@@ -12,6 +12,7 @@
 
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 #include "pipeline/checkpoint.hpp"
 
 namespace rockperm::pipeline {
@@ -88,23 +89,6 @@ void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
       break;
   }
 }
-
-namespace {
-
-// Bytes in the unit that shows them best: "312 kB", "4.2 MB", "1.25 GB" (powers of 1000).
-std::string size_text(double bytes) {
-  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
-  int u = 0;
-  while (u < 5 && bytes >= 1000.0) {
-    bytes /= 1000.0;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : (bytes < 10 ? "%.2f %s" : "%.1f %s"), bytes, units[u]);
-  return text;
-}
-
-}  // namespace
 
 void RunDirectory::require_free_space(const Comm& comm, double bytes, const std::string& what) const {
   collectively(comm, [&] {

@@ -45,6 +45,11 @@ static fs::path job_folder(const ServiceConfig& config, const std::string& id, c
   throw HttpError{http::status::forbidden, "the scan lies outside this job's upload and the server's data roots"};
 }
 
+// Whether the job may run with a rank on the host's cores (run.host_share is not off).
+static bool host_cores_allowed(const RunOptions& options) {
+  return options.spec.execution.host_share.mode != HostShare::Mode::off;
+}
+
 RunOptions job_run_options(const ServiceConfig& config, const std::string& id, const fs::path& input, const Json& options) {
   CampaignSample sample;
   sample.id = id;
@@ -278,10 +283,6 @@ void Runner::requeue_larger(const Job& job, const RunOptions& options, int ranks
   std::error_code ec;
   fs::remove(options.spec.output.dir / "report.json", ec);
   store_.requeue_on(job.id, ranks);
-}
-
-bool Runner::host_cores_allowed(const RunOptions& options) const {
-  return options.spec.execution.host_share.mode != HostShare::Mode::off;
 }
 
 // `mpiexec -n gpus rockperm run` over the job's run directory, its output in run.log there; the

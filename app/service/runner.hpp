@@ -56,7 +56,6 @@ class Runner {
   // `mpiexec -n N rockperm run` over the job's run directory: N = its gpus, where N beyond the
   // workers (GPUs) adds a rank on the host's cores (run.host_share) for a sample the GPUs cannot hold
   void run_on_several(Claimed& claimed);
-  bool host_cores_allowed(const RunOptions& options) const;  // run.host_share is not off
   // A job too large for the ranks it ran on: queued first again, on `ranks` ranks, afresh.
   void requeue_larger(const Job& job, const RunOptions& options, int ranks);
   void record(const Job& job, const RunOptions& options);

@@ -3,6 +3,7 @@
 // provenance, the campaign, the service and the tensor (issue 35, "each rule once").
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
 #include <istream>
 #include <iterator>
@@ -56,6 +57,19 @@ class FileDescriptor {
  private:
   int fd_;
 };
+
+// Bytes in the unit that shows them best: "312 kB", "4.2 MB", "1.25 GB" (powers of 1000).
+inline std::string size_text(double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (u < 5 && bytes >= 1000.0) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : (bytes < 10 ? "%.2f %s" : "%.1f %s"), bytes, units[u]);
+  return text;
+}
 
 // Everything left in `in`, as it is.
 inline std::string read_all_text(std::istream& in) {

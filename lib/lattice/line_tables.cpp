@@ -94,9 +94,10 @@ bool pack_group(const TableWindow& w, std::uint64_t stride, std::uint32_t cells,
 
 }  // namespace
 
-// Groups are independent but for the numbering of exceptions: the groups in parallel, then
-// each group's first exception (a running sum), then the exceptions' indices in parallel; each of
-// the two passes window by window, a window holding whole groups.
+// Groups are independent but for the numbering of exceptions: a window's groups in parallel, then
+// its exceptions' indices, numbered in cell order (the order of the groups' running sum of
+// exceptions and of the ordinals within a group), so that each window's records follow the last
+// window's and every window's tables are built once.
 bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::uint64_t end)>& window,
                       std::uint64_t stride, std::uint32_t cells, std::uint64_t chunk_cells, LineTableData& out) {
   if (!packable_size(cells) || stride % group_cells != 0) return false;
@@ -106,35 +107,27 @@ bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::
   out.ranks.assign(line_rank_rows * stride, 0);
   out.base.assign(groups * 4 * line_rank_rows, 0);
   out.exception_first.assign(groups, 0);
-  // the windows' groups [g0, g1) and their cells (the padding cells past `cells` have none)
-  const auto each_window = [&](const auto& body) {
-    for (std::int64_t g0 = 0; g0 < groups; g0 += chunk_groups) {
-      const std::int64_t g1 = std::min(groups, g0 + chunk_groups);
-      const std::uint64_t first = std::min<std::uint64_t>(g0 * group_cells, cells);
-      const std::uint64_t end = std::min<std::uint64_t>(g1 * group_cells, cells);
-      if (!body(first < end ? window(first, end) : TableWindow{first, end, 0, nullptr, nullptr}, g0, g1)) return false;
+  out.exceptions.clear();
+  std::uint64_t total = 0;  // exceptions of the windows before
+  for (std::int64_t g0 = 0; g0 < groups; g0 += chunk_groups) {
+    const std::int64_t g1 = std::min(groups, g0 + chunk_groups);
+    const std::uint64_t first = std::min<std::uint64_t>(g0 * group_cells, cells);
+    const std::uint64_t end = std::min<std::uint64_t>(g1 * group_cells, cells);
+    // the padding cells past `cells` have no tables
+    const TableWindow w = first < end ? window(first, end) : TableWindow{first, end, 0, nullptr, nullptr};
+    bool grouped = true;
+#pragma omp parallel for schedule(static) reduction(&& : grouped)
+    for (std::int64_t g = g0; g < g1; ++g) grouped = pack_group(w, stride, cells, g, out, out.exception_first[g]) && grouped;
+    if (!grouped) return false;
+    for (std::int64_t g = g0; g < g1; ++g) {  // each group's count becomes its first exception's number
+      const std::uint32_t count = out.exception_first[g];
+      out.exception_first[g] = static_cast<std::uint32_t>(total);
+      total += count;
     }
-    return true;
-  };
-  const bool grouped = each_window([&](const TableWindow& w, std::int64_t g0, std::int64_t g1) {
-    bool all = true;
-#pragma omp parallel for schedule(static) reduction(&& : all)
-    for (std::int64_t g = g0; g < g1; ++g) all = pack_group(w, stride, cells, g, out, out.exception_first[g]) && all;
-    return all;
-  });
-  if (!grouped) return false;
-  std::uint64_t total = 0;
-  for (std::uint32_t& first : out.exception_first) {
-    const std::uint32_t count = first;
-    first = static_cast<std::uint32_t>(total);
-    total += count;
-  }
-  if (total * 16 > cells) return false;  // also keeps the numbers in 32 bits
-  out.exceptions.assign(total * line_exception_words, no_neighbour);
-  if (total == 0) return true;
-  return each_window([&](const TableWindow& w, std::int64_t, std::int64_t) {
+    if (total * 16 > cells) return false;  // also keeps the numbers in 32 bits
+    out.exceptions.resize(total * line_exception_words, no_neighbour);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t c = static_cast<std::int64_t>(w.first); c < static_cast<std::int64_t>(w.end); ++c) {
+    for (std::int64_t c = static_cast<std::int64_t>(first); c < static_cast<std::int64_t>(end); ++c) {
       const std::uint32_t m = out.mask[c];
       if (!(m & line_exception)) continue;
       const std::uint64_t number = out.exception_first[c / group_cells] + ((m >> line_ordinal_shift) & 31u);
@@ -143,8 +136,8 @@ bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::
       std::copy(t + 1, t + lattice::q, out.exceptions.begin() + number * line_exception_words);
       out.exceptions[number * line_exception_words + line_exception_cell] = static_cast<std::uint32_t>(c);
     }
-    return true;
-  });
+  }
+  return true;
 }
 
 bool pack_line_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries, std::uint64_t stride,

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
 
 namespace rockperm {
 
@@ -17,12 +18,6 @@ double capacity_cells(const RankResources& r) {
   return r.memory_bytes > 0 && r.bytes_per_cell > 0 ? usable * r.memory_bytes / r.bytes_per_cell : HUGE_VAL;
 }
 
-std::string gigabytes(double bytes) {
-  std::ostringstream o;
-  o.precision(3);
-  o << bytes * 1e-9 << " GB";
-  return o.str();
-}
 
 }  // namespace
 
@@ -71,8 +66,8 @@ WorkSplit split_work(const std::vector<RankResources>& ranks, double cells, cons
         throw InputError("execution.host_share",
                          "run.host_share = " + share.str() + " gives rank " + std::to_string(r) + " (" +
                              (ranks[r].host ? "the host's cores" : "a GPU") + ") " +
-                             gigabytes(weight[r] * cells * ranks[r].bytes_per_cell) + ", more than its " +
-                             gigabytes(usable * ranks[r].memory_bytes) + "; use auto, or a " +
+                             size_text(weight[r] * cells * ranks[r].bytes_per_cell) + ", more than its " +
+                             size_text(usable * ranks[r].memory_bytes) + "; use auto, or a " +
                              (ranks[r].host ? "smaller" : "larger") + " fraction");
       }
     }
@@ -99,7 +94,7 @@ WorkSplit split_work(const std::vector<RankResources>& ranks, double cells, cons
       throw CapacityError("the sample's " + std::to_string(static_cast<long long>(cells)) +
                           " fluid cells need more memory than its GPUs and the host's share hold together (" +
                           std::to_string(static_cast<long long>(holds)) + " cells; the host's " +
-                          gigabytes(host ? usable * host->memory_bytes : 0) +
+                          size_text(host ? usable * host->memory_bytes : 0) +
                           " free); run on more GPUs, with fp16 storage, or crop it");
     }
     bool clamped = false;
