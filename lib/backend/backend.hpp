@@ -115,6 +115,10 @@ class Backend {
   // priority, started after everything enqueued before (lib/solve/stepper.hpp).
   virtual void begin_boundary() {}
   virtual void end_boundary() {}
+  // Whether collide and fused_odd return only once their work is done (the CPU backend's
+  // threads), rather than once it is enqueued (a GPU's stream): a slab step then starts its
+  // exchange before the interior, so that the messages travel while the interior is computed.
+  virtual bool blocks_on_interior() const { return false; }
 
   // Whole-lattice conveniences over owned().
   void collide() { collide(owned()); }

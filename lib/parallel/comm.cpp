@@ -25,7 +25,35 @@ Comm::Comm(std::shared_ptr<const detail::CommImpl> impl)
 Comm Comm::split(int color, int key) const { return Comm(impl_->split(color, key)); }
 
 void Comm::exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const {
-  impl_->exchange(sends, receives);
+  start_exchange(sends, receives).wait();
+}
+
+Comm::Pending Comm::start_exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const {
+  return Pending(impl_->start_exchange(sends, receives));
+}
+
+Comm::Pending::Pending() = default;
+Comm::Pending::Pending(std::unique_ptr<detail::PendingTransfers> transfers) : transfers_(std::move(transfers)) {}
+Comm::Pending::Pending(Pending&&) noexcept = default;
+Comm::Pending& Comm::Pending::operator=(Pending&& other) noexcept {
+  if (this != &other) {
+    if (transfers_) transfers_->wait();  // the buffers of the exchange it holds are still in use
+    transfers_ = std::move(other.transfers_);
+  }
+  return *this;
+}
+Comm::Pending::~Pending() {
+  if (!transfers_) return;
+  try {
+    transfers_->wait();
+  } catch (...) {  // a destructor does not throw: the error that ends the run is already on its way
+  }
+}
+
+void Comm::Pending::wait() {
+  if (!transfers_) return;
+  auto transfers = std::move(transfers_);
+  transfers->wait();
 }
 
 FlowSums Comm::sum(const FlowSums& local) const {

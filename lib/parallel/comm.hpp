@@ -35,7 +35,8 @@ class MpiSession {
 };
 
 namespace detail {
-class CommImpl;  // comm_impl.hpp
+class CommImpl;        // comm_impl.hpp
+class PendingTransfers;
 }
 
 class Comm {
@@ -61,6 +62,22 @@ class Comm {
     std::size_t bytes;
   };
   void exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const;
+  // The same exchange in two halves, so that a rank computes while its messages travel: start()
+  // posts every transfer and returns, wait() returns once all are done. The buffers must stay
+  // untouched in between. A started exchange that was not waited for is waited for when it ends.
+  class Pending {
+   public:
+    Pending();
+    explicit Pending(std::unique_ptr<detail::PendingTransfers> transfers);
+    Pending(Pending&&) noexcept;
+    Pending& operator=(Pending&&) noexcept;
+    ~Pending();
+    void wait();
+
+   private:
+    std::unique_ptr<detail::PendingTransfers> transfers_;
+  };
+  Pending start_exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const;
 
   // Sums over ranks in rank order (so the result does not depend on timing), on every rank.
   FlowSums sum(const FlowSums& local) const;

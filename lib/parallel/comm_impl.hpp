@@ -10,13 +10,22 @@
 
 namespace rockperm::detail {
 
+// Transfers posted by CommImpl::start_exchange; wait() returns once all are done (at most once).
+class PendingTransfers {
+ public:
+  virtual ~PendingTransfers() = default;
+  virtual void wait() = 0;
+};
+
 class CommImpl {
  public:
   virtual ~CommImpl() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual std::shared_ptr<const CommImpl> split(int color, int key) const = 0;
-  virtual void exchange(const std::vector<Comm::Transfer>& sends, const std::vector<Comm::Transfer>& receives) const = 0;
+  // Posts the transfers; nullptr when they are already done.
+  virtual std::unique_ptr<PendingTransfers> start_exchange(const std::vector<Comm::Transfer>& sends,
+                                                           const std::vector<Comm::Transfer>& receives) const = 0;
   // rank 0 receives size() * local.size() doubles in rank order (others: nothing)
   virtual std::vector<double> gather(const std::vector<double>& local) const = 0;
   virtual void broadcast(std::vector<double>& values) const = 0;  // same length on every rank

@@ -28,6 +28,14 @@ namespace rockperm {
 
 namespace {
 
+// The requests of one started exchange.
+struct PendingRequests final : detail::PendingTransfers {
+  std::vector<MPI_Request> requests;
+  void wait() override {
+    ROCKPERM_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  }
+};
+
 class MpiComm final : public detail::CommImpl {
  public:
   // `owned`: free the communicator with this object (not for MPI_COMM_WORLD)
@@ -53,8 +61,10 @@ class MpiComm final : public detail::CommImpl {
     return std::make_shared<MpiComm>(out, true);
   }
 
-  void exchange(const std::vector<Comm::Transfer>& sends, const std::vector<Comm::Transfer>& receives) const override {
-    std::vector<MPI_Request> requests;
+  std::unique_ptr<detail::PendingTransfers> start_exchange(const std::vector<Comm::Transfer>& sends,
+                                                           const std::vector<Comm::Transfer>& receives) const override {
+    auto pending = std::make_unique<PendingRequests>();
+    std::vector<MPI_Request>& requests = pending->requests;
     requests.reserve(sends.size() + receives.size());
     for (const auto& r : receives) {
       requests.emplace_back();
@@ -64,7 +74,7 @@ class MpiComm final : public detail::CommImpl {
       requests.emplace_back();
       ROCKPERM_MPI_CHECK(MPI_Isend(s.data, static_cast<int>(s.bytes), MPI_BYTE, s.peer, s.tag, comm_, &requests.back()));
     }
-    ROCKPERM_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+    return pending;
   }
 
   std::vector<double> gather(const std::vector<double>& local) const override {

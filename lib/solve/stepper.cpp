@@ -45,7 +45,7 @@ std::vector<Comm::Transfer> Stepper::receive_endpoints() const {
   return receives;
 }
 
-void Stepper::exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
+void Stepper::start(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
   const SlabDomain& d = *domain_;
   std::vector<Comm::Transfer> sends, receives;
   transfers(to_lower, from_lower, to_upper, from_upper, tag_up, tag_down, sends, receives);
@@ -54,16 +54,41 @@ void Stepper::exchange(int to_lower, int from_lower, int to_upper, int from_uppe
   if (exchanger_) {
     exchanger_->exchange(sends, receives);
   } else {
-    comm_->exchange(sends, receives);
+    pending_ = comm_->start_exchange(sends, receives);
   }
   mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (d.lower >= 0) backend_.unpack_halo(from_lower);
-  if (d.upper >= 0) backend_.unpack_halo(from_upper);
+  unpack_lower_ = d.lower >= 0 ? from_lower : -1;
+  unpack_upper_ = d.upper >= 0 ? from_upper : -1;
 }
 
-void Stepper::forward_exchange() { exchange(send_down, recv_low, send_up, recv_high, tag_up, tag_down); }
+void Stepper::finish() {
+  const auto start = std::chrono::steady_clock::now();
+  pending_.wait();
+  mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (unpack_lower_ >= 0) backend_.unpack_halo(unpack_lower_);
+  if (unpack_upper_ >= 0) backend_.unpack_halo(unpack_upper_);
+}
 
-void Stepper::backward_exchange() { exchange(recv_low, send_down, recv_high, send_up, tag_back_up, tag_back_down); }
+template <class Interior>
+void Stepper::interior_and_exchange(bool backward, Interior&& interior) {
+  // forward: boundary slots into the neighbours' ghosts; backward (fused odd step): the ghost
+  // slots back to the ranks that own them
+  const auto start_exchange = [&] {
+    if (backward) {
+      start(recv_low, send_down, recv_high, send_up, tag_back_up, tag_back_down);
+    } else {
+      start(send_down, recv_low, send_up, recv_high, tag_up, tag_down);
+    }
+  };
+  if (backend_.blocks_on_interior() && !exchanger_) {
+    start_exchange();
+    interior();
+  } else {
+    interior();  // enqueued: it runs while this rank waits for the messages
+    start_exchange();
+  }
+  finish();
+}
 
 bool Stepper::advance(std::int64_t step) {
   if (!domain_) return rockperm::advance(backend_, propagation_, step);
@@ -77,8 +102,7 @@ bool Stepper::advance(std::int64_t step) {
     if (d.lower >= 0) backend_.pack_halo(recv_low);
     if (d.upper >= 0) backend_.pack_halo(recv_high);
     backend_.end_boundary();
-    backend_.fused_odd(ranges_.interior);
-    backward_exchange();
+    interior_and_exchange(true, [&] { backend_.fused_odd(ranges_.interior); });
     return true;
   }
   backend_.begin_boundary();
@@ -87,8 +111,7 @@ bool Stepper::advance(std::int64_t step) {
   if (d.lower >= 0) backend_.pack_halo(send_down);
   if (d.upper >= 0) backend_.pack_halo(send_up);
   backend_.end_boundary();
-  backend_.collide(ranges_.interior);
-  forward_exchange();
+  interior_and_exchange(false, [&] { backend_.collide(ranges_.interior); });
   if (propagation_ == Propagation::fused) return false;
   backend_.swap(backend_.all());
   return true;

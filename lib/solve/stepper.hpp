@@ -7,6 +7,11 @@
 //               ghosts included; ghost slots are scratch except the 5 crossing ones)
 //   fused even: collide(boundary) pack | collide(interior) | exchange | unpack
 //   fused odd:  odd(boundary) pack-back | odd(interior)    | exchange | unpack-back
+// A GPU's interior only is enqueued there, and runs while the rank waits in the exchange. On a
+// backend whose interior blocks the host (the CPU's threads: Backend::blocks_on_interior) the
+// exchange is started before the interior and waited for after it, so that its messages travel
+// while the threads compute (paper 004: the CPU rank of a mixed run hides its halo too):
+//   CPU:        boundary pack | start exchange | interior | wait | unpack
 // The fused odd step writes into the ghost slots it gathered from, so those values travel
 // back to the ranks that own them. The boundary work (before the first "|") may run beside the
 // interior's update (Backend::begin_boundary): in every step each slot is read and written by
@@ -60,9 +65,12 @@ class Stepper {
  private:
   void transfers(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down,
                  std::vector<Comm::Transfer>& sends, std::vector<Comm::Transfer>& receives) const;
-  void exchange(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
-  void forward_exchange();
-  void backward_exchange();
+  // Starts one exchange (after the packs are done); finish() waits for it and unpacks.
+  void start(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
+  void finish();
+  // The interior's update between the packs and the unpacks, with the exchange around it.
+  template <class Interior>
+  void interior_and_exchange(bool backward, Interior&& interior);
 
   Backend& backend_;
   Propagation propagation_;
@@ -71,6 +79,8 @@ class Stepper {
   SlabRanges ranges_{};
   std::vector<std::size_t> counts_;  // bytes of each halo list's buffer
   std::unique_ptr<HaloExchanger> exchanger_;
+  Comm::Pending pending_;
+  int unpack_lower_ = -1, unpack_upper_ = -1;  // the lists the started exchange receives into
   double mpi_seconds_ = 0;
 };
 

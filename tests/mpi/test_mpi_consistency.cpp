@@ -188,6 +188,35 @@ TEST(MpiComm, SplitGroupsRanksAndReducesWithinEachGroup) {
   EXPECT_EQ(world.sum(std::uint64_t{1}), static_cast<std::uint64_t>(world.size()));  // the world is unaffected
 }
 
+// An exchange started before a rank computes and waited for after (the CPU rank of a slab
+// step): the messages of a ring arrive whole, and a second wait, or none, is harmless.
+TEST(MpiComm, AStartedExchangeDeliversOnWait) {
+  const Comm comm = Comm::world();
+  const int up = (comm.rank() + 1) % comm.size(), down = (comm.rank() + comm.size() - 1) % comm.size();
+  std::vector<std::int64_t> to_up(100000), to_down(100000), from_down(100000, -1), from_up(100000, -1);
+  for (std::size_t i = 0; i < to_up.size(); ++i) {
+    to_up[i] = 1000000 * comm.rank() + static_cast<std::int64_t>(i);
+    to_down[i] = -to_up[i];
+  }
+  const std::size_t bytes = to_up.size() * sizeof(std::int64_t);
+  Comm::Pending pending = comm.start_exchange({{up, 1, to_up.data(), bytes}, {down, 2, to_down.data(), bytes}},
+                                              {{down, 1, from_down.data(), bytes}, {up, 2, from_up.data(), bytes}});
+  double busy = 0;  // the rank's own work meanwhile
+  for (int i = 0; i < 1000000; ++i) busy += 1.0 / (1.0 + i);
+  EXPECT_GT(busy, 0.0);
+  pending.wait();
+  pending.wait();
+  for (std::size_t i = 0; i < to_up.size(); i += 997) {
+    EXPECT_EQ(from_down[i], 1000000 * down + static_cast<std::int64_t>(i));
+    EXPECT_EQ(from_up[i], -(1000000 * up + static_cast<std::int64_t>(i)));
+  }
+  {  // one left to its end: waited for there
+    std::vector<std::int64_t> again(100000, -1);
+    Comm::Pending unwaited = comm.start_exchange({{up, 3, to_up.data(), bytes}}, {{down, 3, again.data(), bytes}});
+  }
+  comm.barrier();
+}
+
 TEST(MpiComm, AFailureOnOneRankIsThrownOnEveryRankWithItsMessageAndKind) {
   const Comm comm = Comm::world();
   const int failing = comm.size() - 1;

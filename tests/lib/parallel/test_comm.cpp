@@ -68,6 +68,16 @@ TEST(SerialComm, ExchangeWithItselfMatchesByTag) {
   EXPECT_EQ(recv_b, send_b);
 }
 
+TEST(SerialComm, AStartedExchangeWithItselfIsDoneOnWait) {
+  const Comm comm;
+  std::vector<Population> send{7, 8, 9}, receive(3);
+  Comm::Pending pending = comm.start_exchange({{0, 4, send.data(), sizeof(Population) * 3}},
+                                              {{0, 4, receive.data(), sizeof(Population) * 3}});
+  pending.wait();
+  pending.wait();  // a second wait does nothing
+  EXPECT_EQ(receive, send);
+}
+
 TEST(SerialComm, CollectivelyRethrowsTheKindFieldAndMessageForEveryRank) {
   const Comm comm;
   try {
