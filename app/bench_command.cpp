@@ -39,7 +39,7 @@ namespace {
 
 struct Case {
   std::string name;
-  std::function<PoreMask()> make;  // run on rank 0 only, when the case's turn comes
+  std::function<geometry::PoreMask()> make;  // run on rank 0 only, when the case's turn comes
 };
 
 struct Row {
@@ -48,7 +48,7 @@ struct Row {
   double halo_kb = 0;         // per step, from the busiest rank
   double mpi_ms = 0;          // per step, time inside the MPI exchange (slowest rank)
   std::string propagation;
-  Storage storage = Storage::float32;
+  physics::Storage storage = physics::Storage::float32;
   std::uint64_t voxels;
   std::uint32_t fluid;
   double bytes_per_cell;
@@ -84,8 +84,8 @@ struct Timing {
 // work), each with the host clock around a synchronized loop (barriers on several ranks; ~10 us
 // of synchronization against >= 0.2 s of work). From the populations `start` where given (raw,
 // as stored), so that rows compared with each other time the same steps from the same state.
-Timing time_steps(Stepper& stepper, Backend& backend, const Comm& comm, std::int64_t steps, int repeats,
-                  const std::vector<std::byte>* start = nullptr) {
+Timing time_steps(solve::Stepper& stepper, backend::Backend& backend, const parallel::Comm& comm, std::int64_t steps,
+                  int repeats, const std::vector<std::byte>* start = nullptr) {
   if (start) backend.upload_raw(*start);
   double own = 0;  // this rank's seconds of the last repeat, before the closing barrier
   const auto timed = [&](std::int64_t first, std::int64_t n) {
@@ -185,12 +185,12 @@ int bench_command(const std::vector<std::string>& args) {
   if (b == "cpu") execution.backend = pipeline::BackendChoice::cpu;
   else if (b == "cuda") execution.backend = pipeline::BackendChoice::cuda;
   else if (b != "auto") throw InputError("bench: --backend '" + b + "' is unknown; use auto, cuda or cpu");
-  std::vector<HaloTransportChoice> transports;
+  std::vector<parallel::HaloTransportChoice> transports;
   if (vm.count("stage-halo")) {
-    transports = {HaloTransportChoice::staged};
+    transports = {parallel::HaloTransportChoice::staged};
   } else {
     std::istringstream in(vm["halo-transport"].as<std::string>());
-    for (std::string item; std::getline(in, item, ',');) transports.push_back(parse_halo_transport(item));
+    for (std::string item; std::getline(in, item, ',');) transports.push_back(parallel::parse_halo_transport(item));
     if (transports.empty()) throw InputError("bench: --halo-transport is empty; write e.g. staged,ipc");
   }
   if (vm.count("devices")) {
@@ -202,18 +202,18 @@ int bench_command(const std::vector<std::string>& args) {
       execution.devices.push_back(static_cast<int>(d));
     }
   }
-  std::vector<Propagation> props;
+  std::vector<backend::Propagation> props;
   const std::string p = vm["propagation"].as<std::string>();
-  if (p == "both") props = {Propagation::two_pass, Propagation::fused};
-  else props = {parse_propagation(p)};
-  std::vector<Storage> storages;
+  if (p == "both") props = {backend::Propagation::two_pass, backend::Propagation::fused};
+  else props = {backend::parse_propagation(p)};
+  std::vector<physics::Storage> storages;
   const std::string st = vm["storage"].as<std::string>();
-  if (st == "both") storages = {Storage::float32, Storage::float16};
-  else storages = {parse_storage(st)};
+  if (st == "both") storages = {physics::Storage::float32, physics::Storage::float16};
+  else storages = {physics::parse_storage(st)};
   const int repeats = std::max(1, vm["repeats"].as<int>());
   const bool json = vm.count("json") > 0;
 
-  const Comm comm = Comm::world();
+  const parallel::Comm comm = parallel::Comm::world();
   const bool loopback = vm.count("loopback") > 0;
   if (loopback && comm.size() > 1) {
     throw InputError("bench: --loopback stands for a second rank on one process; run it without mpiexec (or with "
@@ -223,7 +223,7 @@ int bench_command(const std::vector<std::string>& args) {
   const pipeline::OneRank one_rank = loopback ? pipeline::OneRank::slab : pipeline::OneRank::whole;
   const bool slabs = comm.size() > 1 || loopback;
   std::vector<pipeline::ExecutionPlan> plans;  // one per transport; its transport may fall back
-  for (const HaloTransportChoice t : transports) {
+  for (const parallel::HaloTransportChoice t : transports) {
     execution.halo_transport = t;
     plans.push_back(pipeline::plan_execution(comm, execution, {}, one_rank));
     if (!slabs) break;  // no halos: one plan
@@ -244,25 +244,28 @@ int bench_command(const std::vector<std::string>& args) {
   std::vector<Case> cases;
   for (int n : sizes) {
     const std::int64_t per_rank = planes > 0 ? planes : n;
-    const Dims d{n, n, weak ? per_rank * comm.size() : n};
+    const geometry::Dims d{n, n, weak ? per_rank * comm.size() : n};
     const std::string suffix = std::to_string(n) + (weak ? "w" : "") + (planes > 0 ? "x" + std::to_string(planes) : "");
     if (with_box) {
-      cases.push_back({"box-" + suffix, [d] { return PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)}; }});
+      cases.push_back({"box-" + suffix, [d] {
+                         return geometry::PoreMask{d, std::vector<std::uint8_t>(d.voxels(), 1)};
+                       }});
     }
     if (!with_pack) continue;
-    SpherePackSpec spec;
+    geometry::SpherePackSpec spec;
     spec.dims = d;
     spec.porosity = vm["porosity"].as<double>();
     spec.radius = std::max(3.0, n / 32.0);
-    cases.push_back(
-        {"pack-" + suffix, [spec] { return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0")); }});
+    cases.push_back({"pack-" + suffix, [spec] {
+                       return make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
+                     }});
   }
   if (vm.count("config")) {
     bool help = false;
     const RunOptions options = parse_run_options({"--config", vm["config"].as<std::string>()}, help);
     const pipeline::SampleSpec& sample = options.spec.sample;
     // read now, so that a volume that does not load stops the bench before its first row
-    auto loaded = std::make_shared<PoreMask>();
+    auto loaded = std::make_shared<geometry::PoreMask>();
     collectively(comm, [&] {
       if (comm.root()) *loaded = io::load_pore_mask(sample.volume, sample.open_labels()).mask;
     });
@@ -274,7 +277,7 @@ int bench_command(const std::vector<std::string>& args) {
   flow.tau = 0.8;
   flow.force = 1e-6;
   flow.set_lateral_periodic(true);
-  flow.inlet_outlet = InletOutlet::periodic;
+  flow.inlet_outlet = geometry::InletOutlet::periodic;
   const physics::CollisionParams params =
       physics::make_collision_params(flow.collision, flow.tau, flow.magic, flow.flow_axis, flow.force);
   double copy_gbs = 0;
@@ -283,19 +286,19 @@ int bench_command(const std::vector<std::string>& args) {
   std::vector<std::string> mismatches;  // rows that should have ended in the same state and did not
   for (Case& c : cases) {
     // the run's stages: one process gets the whole lattice; several, their slabs and halos
-    PoreMask mask;  // rank 0's; its failure (a sample that does not load) on every rank
+    geometry::PoreMask mask;  // rank 0's; its failure (a sample that does not load) on every rank
     collectively(comm, [&] {
       if (comm.root()) mask = c.make();
     });
     pipeline::Sample sample =
         pipeline::sample_from_mask(comm, std::move(mask), 1.0, flow, false, c.name, pipeline::SampleUse::benchmark);
-    const Dims dims = sample.dims;
-    const pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), Propagation::fused,
-                                                           flow.edge_contacts, one_rank);
-    const std::optional<SlabDomain>& domain = part.domain;
-    const SparseLattice& lattice = part.lattice;
+    const geometry::Dims dims = sample.dims;
+    const pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(),
+                                                           backend::Propagation::fused, flow.edge_contacts, one_rank);
+    const std::optional<parallel::SlabDomain>& domain = part.domain;
+    const lattice::SparseLattice& lattice = part.lattice;
     const std::uint64_t fluid = sample.fluid;
-    for (const Storage storage : storages) {
+    for (const physics::Storage storage : storages) {
     pipeline::ExecutionPlan with_storage = plan;
     with_storage.storage = storage;
     auto backend = pipeline::make_backend(with_storage, lattice, params);
@@ -314,7 +317,7 @@ int bench_command(const std::vector<std::string>& args) {
                     "fluid", "B/cell", "MFLUPS", "GB/s", "of copy", "halo", "halo kB", "mpi ms", "of alone");
       }
     }
-    for (const Propagation prop : props) {
+    for (const backend::Propagation prop : props) {
     // The reference of a decomposed row: every rank steps its own slab at once with no exchange
     // (its ghosts left as they are); the slowest rank's time per step is what the ranks' GPUs
     // (or cores) allow, so the decomposed time against it is what the decomposition costs. It
@@ -330,7 +333,7 @@ int bench_command(const std::vector<std::string>& args) {
     std::vector<std::byte> start;
     if (domain) {
       backend->download_raw(start);
-      Stepper solo(*backend, prop);
+      solve::Stepper solo(*backend, prop);
       const Timing timing = time_steps(solo, *backend, comm, steps, repeats, &start);
       alone = timing.per_step();
       alone_ranks = timing.rank_repeats;
@@ -339,11 +342,11 @@ int bench_command(const std::vector<std::string>& args) {
     }
     // the rows of this slab ran the same steps from the same populations with different halo
     // transports: their flow sums must agree to the bit (each rank's own, deterministic sums)
-    std::optional<FlowSums> first_sums;
+    std::optional<physics::FlowSums> first_sums;
     std::string first_halo;
     for (std::size_t k = 0; k < plans.size(); ++k) {
       pipeline::ExecutionPlan halo_plan = plans[k];
-      std::optional<Stepper> stepper;
+      std::optional<solve::Stepper> stepper;
       if (domain) {
         stepper.emplace(*backend, prop, comm, *domain, lattice, halo_plan.device_halo);
         if (!pipeline::connect_halos(halo_plan, transports[k], comm, *stepper)) {
@@ -356,8 +359,8 @@ int bench_command(const std::vector<std::string>& args) {
       }
       const Timing timing = time_steps(*stepper, *backend, comm, steps, repeats, domain ? &start : nullptr);
       if (domain) {
-        const FlowSums s = backend->sums(backend->owned());
-        const auto same = [](const FlowSums& a, const FlowSums& b) {
+        const physics::FlowSums s = backend->sums(backend->owned());
+        const auto same = [](const physics::FlowSums& a, const physics::FlowSums& b) {
           return a.mass == b.mass && a.velocity[0] == b.velocity[0] && a.velocity[1] == b.velocity[1] &&
                  a.velocity[2] == b.velocity[2] && a.speed == b.speed && a.max_speed == b.max_speed &&
                  a.finite == b.finite;
@@ -373,7 +376,7 @@ int bench_command(const std::vector<std::string>& args) {
         }
       }
       // memory a run of this propagation holds: the fused form also needs the negative table
-      const ByteModel model{prop, storage, backend->index_bytes()};
+      const backend::ByteModel model{prop, storage, backend->index_bytes()};
       const double bytes_per_cell = model.memory_per_cell() * lattice.padding();
       Row row{c.name, comm.size(), 0, 0, to_string(prop), storage, dims.voxels(), static_cast<std::uint32_t>(fluid),
               bytes_per_cell, static_cast<double>(fluid) / timing.per_step() * 1e-6, 0, 0,
@@ -431,28 +434,30 @@ int bench_command(const std::vector<std::string>& args) {
     out["loopback"] = loopback;
     out["rows"] = Json::array();
     for (const Row& r : rows) {
-      out["rows"].push_back({{"case", r.name},
-                             {"kernel", r.propagation},
-                             {"storage", to_string(r.storage)},
-                             {"ranks", r.ranks},
-                             {"halo", r.halo},
-                             {"halo_kb_per_step", r.halo_kb},
-                             {"mpi_ms_per_step", r.mpi_ms},
-                             {"alone_ms_per_step", r.alone_ms},
-                             {"of_alone", r.of_alone},
-                             {"voxels", r.voxels},
-                             {"fluid_cells", r.fluid},
-                             {"bytes_per_cell", r.bytes_per_cell},
-                             {"bytes_per_update", ByteModel{parse_propagation(r.propagation), r.storage, r.index_bytes}.traffic_per_update()},
-                             {"mflups", r.mflups},
-                             {"gbs_per_rank", r.gbs},
-                             {"fraction_of_copy", r.fraction},
-                             {"steps_per_repeat", r.steps},
-                             {"repeat_seconds", r.repeat_seconds},
-                             {"repeat_end_unix", r.repeat_end_unix},
-                             {"rank_repeat_seconds", r.rank_repeat_seconds},
-                             {"alone_rank_repeat_seconds", r.alone_rank_repeat_seconds},
-                             {"alone_repeat_end_unix", r.alone_repeat_end_unix}});
+      out["rows"].push_back(
+          {{"case", r.name},
+           {"kernel", r.propagation},
+           {"storage", to_string(r.storage)},
+           {"ranks", r.ranks},
+           {"halo", r.halo},
+           {"halo_kb_per_step", r.halo_kb},
+           {"mpi_ms_per_step", r.mpi_ms},
+           {"alone_ms_per_step", r.alone_ms},
+           {"of_alone", r.of_alone},
+           {"voxels", r.voxels},
+           {"fluid_cells", r.fluid},
+           {"bytes_per_cell", r.bytes_per_cell},
+           {"bytes_per_update", backend::ByteModel{backend::parse_propagation(r.propagation), r.storage, r.index_bytes}
+                                    .traffic_per_update()},
+           {"mflups", r.mflups},
+           {"gbs_per_rank", r.gbs},
+           {"fraction_of_copy", r.fraction},
+           {"steps_per_repeat", r.steps},
+           {"repeat_seconds", r.repeat_seconds},
+           {"repeat_end_unix", r.repeat_end_unix},
+           {"rank_repeat_seconds", r.rank_repeat_seconds},
+           {"alone_rank_repeat_seconds", r.alone_rank_repeat_seconds},
+           {"alone_repeat_end_unix", r.alone_repeat_end_unix}});
     }
     out["flow_sums_agree"] = mismatch.empty();
     std::printf("%s\n", out.dump(2).c_str());

@@ -245,7 +245,7 @@ Manifest cut_subvolumes(const Manifest& manifest, const std::string& spec, const
   out.source = manifest.source;
   std::set<std::string> ids;
   for (const CampaignSample& s : manifest.samples) {
-    Dims d;
+    geometry::Dims d;
     try {
       const RunOptions o = sample_options(base_ini, common, campaign_dir, s);
       d = io::open_volume(o.spec.sample.volume)->info().dims;

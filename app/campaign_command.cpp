@@ -176,11 +176,11 @@ void report_bad_options(const fs::path& dir, const CampaignSample& sample, const
 }  // namespace
 
 int campaign_command(const std::vector<std::string>& args) {
-  const Comm world = Comm::world();
+  const parallel::Comm world = parallel::Comm::world();
   bool help = false;
   CampaignOptions options;
   Manifest manifest;
-  collectively(world, [&] {
+  parallel::collectively(world, [&] {
     options = parse_campaign_options(args, help);
     if (help) return;
     manifest = options.manifest.empty() ? scan_directory(options.scans) : read_manifest(options.manifest);
@@ -209,14 +209,15 @@ int campaign_command(const std::vector<std::string>& args) {
     return 0;
   }
   const StopSignals signals;
-  const Comm worker = world.split(world.rank(), 0);  // one rank, one GPU, one sample at a time
+  const parallel::Comm worker = world.split(world.rank(), 0);  // one rank, one GPU, one sample at a time
   // the host work of the workers of a host (reading, percolation, pore analysis) shares its
   // cores: each takes its part unless OMP_NUM_THREADS says otherwise
   const std::vector<std::string> hosts = world.gather(host_name());
   std::vector<int> per_host;
   for (const std::string& h : hosts) per_host.push_back(static_cast<int>(std::count(hosts.begin(), hosts.end(), h)));
   const int workers_here = world.scatter(per_host);
-  const int device_slot = world.scatter(world.root() ? assign_devices(hosts) : std::vector<int>{});  // place on its host
+  const int device_slot =
+      world.scatter(world.root() ? parallel::assign_devices(hosts) : std::vector<int>{});  // place on its host
   // a rank beyond its host's GPUs (started for the host's cores, run.host_share) finds no GPU for
   // a sample of its own: it claims none, and joins the samples too large for one GPU, which run
   // on every rank together, as the rank on the host's cores

@@ -16,12 +16,12 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
   std::printf("sample      %s (%s)\n", spec.sample.volume.path.string().c_str(), s.input.format.c_str());
   std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", s.dims.str().c_str(),
               s.voxel_size_um, "xyz"[flow.flow_axis], flow.any_lateral_periodic() ? "periodic" : "sealed");
-  const PercolationReport& perc = s.percolation;
+  const geometry::PercolationReport& perc = s.percolation;
   std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
               perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
               spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
-  const std::vector<GreyPhase> grey = spec.sample.grey();
-  const GreyMap& map = spec.sample.grey_map;
+  const std::vector<geometry::GreyPhase> grey = spec.sample.grey();
+  const geometry::GreyMap& map = spec.sample.grey_map;
   if (map.enabled() && !grey.empty()) {  // a phase per intensity: the map in one line, over the phases present
     std::uint64_t voxels = 0, connected = 0;
     std::size_t present = 0, first = grey.size(), last = 0;  // phases run from the pore side
@@ -34,25 +34,26 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
       last = c;
     }
     char exponent[48] = "", range[160] = "";
-    if (map.law == PorosityLaw::power) std::snprintf(exponent, sizeof exponent, ", exponent %g", map.exponent);
+    if (map.law == geometry::PorosityLaw::power)
+      std::snprintf(exponent, sizeof exponent, ", exponent %g", map.exponent);
     if (present > 0) {
       std::snprintf(range, sizeof range, ", porosity %.3g to %.3g, k %.4g to %.4g mD", grey[last].porosity,
-                    grey[first].porosity, grey[last].permeability_m2 / m2_per_darcy * 1e3,
-                    grey[first].permeability_m2 / m2_per_darcy * 1e3);
+                    grey[first].porosity, grey[last].permeability_m2 / physics::m2_per_darcy * 1e3,
+                    grey[first].permeability_m2 / physics::m2_per_darcy * 1e3);
     }
     std::printf("grey        intensities %d (pore) to %d (solid), porosity linear between, k by %s through %.4g mD at "
                 "porosity %g%s: %zu of %zu grey phases present%s: %.2f %% of the voxels, %.2f %% connected (counted "
                 "as pore space above)\n",
-                map.pore, map.solid, map.law == PorosityLaw::power ? "a power law" : "Kozeny-Carman",
-                map.k_ref_m2 / m2_per_darcy * 1e3, map.porosity_ref, exponent, present, grey.size(), range,
+                map.pore, map.solid, map.law == geometry::PorosityLaw::power ? "a power law" : "Kozeny-Carman",
+                map.k_ref_m2 / physics::m2_per_darcy * 1e3, map.porosity_ref, exponent, present, grey.size(), range,
                 100.0 * static_cast<double>(voxels) / static_cast<double>(perc.voxels),
                 100.0 * static_cast<double>(connected) / static_cast<double>(perc.voxels));
   }
   for (std::size_t c = 0; c < grey.size() && !map.enabled(); ++c) {
-    const GreyPhase& g = grey[c];
+    const geometry::GreyPhase& g = grey[c];
     std::printf("grey        labels %s: porosity %g, k %.4g mD (%.3g voxel^2, drag %.3g per step): %.2f %% of the "
                 "voxels, %.2f %% connected (counted as pore space above)\n",
-                g.labels.str().c_str(), g.porosity, g.permeability_m2 / m2_per_darcy * 1e3,
+                g.labels.str().c_str(), g.porosity, g.permeability_m2 / physics::m2_per_darcy * 1e3,
                 c < flow.grey_permeability.size() ? flow.grey_permeability[c] : 0.0,
                 c < flow.grey_permeability.size() ? physics::viscosity(flow.tau) / flow.grey_permeability[c] : 0.0,
                 100.0 * static_cast<double>(s.grey_voxels_before[c]) / static_cast<double>(perc.voxels),
@@ -63,15 +64,17 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
               s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds,
               plan.cuda ? "beside the solve" : "after the solve");
   const double length = static_cast<double>(s.dims[flow.flow_axis]);
-  const TimeScales t = time_scales(s.pores, length, physics::viscosity(flow.tau));
+  const solve::TimeScales t = solve::time_scales(s.pores, length, physics::viscosity(flow.tau));
   std::printf("flow        %s tau %g%s, force %.3g%s; pores %.1f voxels across, Kozeny-Carman k %.3g voxel^2: "
               "settling in pores ~%.0f steps, pressure along the sample ~%.0f steps\n",
               flow.collision == physics::CollisionModel::trt ? "TRT" : "BGK", flow.tau, flow.auto_tau ? " (auto)" : "",
               flow.force, flow.auto_force ? " (auto)" : "", s.pores.hydraulic_diameter, s.pores.kozeny_carman_k,
               t.momentum, t.pressure);
-  const double index_bytes = plan.cuda ? gpu_index_bytes(s.plane_fluid, plan.propagation) : 4.0;  // the GPU's packed tables
-  const ByteModel model{plan.propagation, plan.storage, index_bytes};
-  const std::vector<RankMemory> memory = plan_memory(s.plane_fluid, ranks, plan.propagation, plan.storage, index_bytes);
+  const double index_bytes =
+      plan.cuda ? parallel::gpu_index_bytes(s.plane_fluid, plan.propagation) : 4.0;  // the GPU's packed tables
+  const backend::ByteModel model{plan.propagation, plan.storage, index_bytes};
+  const std::vector<parallel::RankMemory> memory =
+      parallel::plan_memory(s.plane_fluid, ranks, plan.propagation, plan.storage, index_bytes);
   const double largest =
       std::max_element(memory.begin(), memory.end(), [](auto& a, auto& b) { return a.bytes < b.bytes; })->bytes;
   std::printf("memory      %.0f B per fluid cell (%s, %s), %.1f MB on the largest of %d rank(s); a dense array "
@@ -100,7 +103,7 @@ void print_backend(const pipeline::Simulation& simulation, const pipeline::Execu
     if (!plan.split_note.empty()) {
       const pipeline::RankLattice& r = simulation.rank_lattice();
       std::string slabs;
-      for (const Slab& s : r.slabs) slabs += (slabs.empty() ? "" : ", ") + std::to_string(s.fluid);
+      for (const parallel::Slab& s : r.slabs) slabs += (slabs.empty() ? "" : ", ") + std::to_string(s.fluid);
       std::printf("split       %s; cells per rank: %s\n", plan.split_note.c_str(), slabs.c_str());
     }
   }
@@ -115,7 +118,7 @@ void print_fields(const pipeline::FieldsWritten& f, const pipeline::FieldSpec& s
 }
 
 void print_result(const pipeline::SampleResult& r, const std::filesystem::path& report) {
-  const Permeability& k = r.k;
+  const physics::Permeability& k = r.k;
   std::printf("\npermeability  %.6g mD  (%.6g darcy, %.6e m^2, %.6g voxel^2)\n", k.k_md, k.k_darcy, k.k_m2,
               k.k_lattice);
   std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
@@ -148,12 +151,14 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
     }
   }
   const pipeline::FlowSpec& flow = r.flow;
-  if (flow.inlet_outlet != InletOutlet::periodic) {
-    std::printf("inlet/outlet  %s; the pressure gradient inside the sample adds %.2f %% to the body force "
-                "(k corrected; read %lld planes in from each face)\n",
-                flow.inlet_outlet == InletOutlet::buffer ? (std::to_string(flow.buffer_layers) + " buffer layers").c_str()
-                                                         : "mirrored",
-                100.0 * (r.drive.acceleration / flow.force - 1.0), static_cast<long long>(r.drive.drop.margin));
+  if (flow.inlet_outlet != geometry::InletOutlet::periodic) {
+    std::printf(
+        "inlet/outlet  %s; the pressure gradient inside the sample adds %.2f %% to the body force "
+        "(k corrected; read %lld planes in from each face)\n",
+        flow.inlet_outlet == geometry::InletOutlet::buffer
+            ? (std::to_string(flow.buffer_layers) + " buffer layers").c_str()
+            : "mirrored",
+        100.0 * (r.drive.acceleration / flow.force - 1.0), static_cast<long long>(r.drive.drop.margin));
     std::printf("              read across the whole sample it would add %.2f %% (the faces' own effects "
                 "included)\n",
                 100.0 * (r.drive.end_planes / flow.force - 1.0));
@@ -197,7 +202,7 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
   }
 }
 
-void ProgressPrinter::operator()(const Progress& p) {
+void ProgressPrinter::operator()(const solve::Progress& p) {
   if (p.extrapolation.jumped) {
     std::fprintf(stderr,
                  "  step %8lld  pressure extrapolated: the density changes shrank by %.3f per %lld steps, every cell "

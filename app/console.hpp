@@ -26,7 +26,7 @@ void print_result(const pipeline::SampleResult& result, const std::filesystem::p
 class ProgressPrinter {
  public:
   explicit ProgressPrinter(double seconds) : seconds_(seconds) {}
-  void operator()(const Progress& p);
+  void operator()(const solve::Progress& p);
 
  private:
   double seconds_;

@@ -37,8 +37,8 @@ void print_usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  rockperm::MpiSession mpi(&argc, &argv);
-  const rockperm::Comm comm = rockperm::Comm::world();
+  rockperm::parallel::MpiSession mpi(&argc, &argv);
+  const rockperm::parallel::Comm comm = rockperm::parallel::Comm::world();
   std::vector<std::string> args(argv + 1, argv + argc);
   // one message per failure: from rank 0 when every rank failed alike, else from the rank
   // that failed, which then stops the others

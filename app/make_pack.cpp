@@ -32,23 +32,24 @@ int main(int argc, char** argv) {
       std::cout << opts;
       return vm.count("help") ? 0 : 2;
     }
-    rockperm::SpherePackSpec spec;
+    rockperm::geometry::SpherePackSpec spec;
     spec.dims = rockperm::app::parse_dims(vm["dims"].as<std::string>(), "--dims");
     spec.porosity = vm["porosity"].as<double>();
     spec.radius = vm["radius"].as<double>();
     spec.radius_spread = vm["spread"].as<double>();
     spec.seed = vm["seed"].as<std::uint64_t>();
     spec.scale = vm["scale"].as<double>();
-    rockperm::Volume v = rockperm::make_sphere_pack(spec);
+    rockperm::geometry::Volume v = rockperm::geometry::make_sphere_pack(spec);
     const double grey = vm["grey"].as<double>();
     if (!(grey >= 0 && grey < 1)) throw rockperm::InputError("--grey must be in [0, 1): the share of the solid made grey");
     if (grey > 0) {  // a second pack of the same spheres' sizes; its solid, where it meets the first's, is grey
-      rockperm::SpherePackSpec second = spec;
+      rockperm::geometry::SpherePackSpec second = spec;
       second.seed = spec.seed + 7919;
       second.porosity = 1.0 - grey;
-      const rockperm::Volume b = rockperm::make_sphere_pack(second);
+      const rockperm::geometry::Volume b = rockperm::geometry::make_sphere_pack(second);
       for (std::size_t i = 0; i < v.labels.size(); ++i) {
-        if (v.labels[i] == rockperm::pack_solid_label && b.labels[i] == rockperm::pack_solid_label) v.labels[i] = 2;
+        if (v.labels[i] == rockperm::geometry::pack_solid_label && b.labels[i] == rockperm::geometry::pack_solid_label)
+          v.labels[i] = 2;
       }
     }
     const std::string out = vm["out"].as<std::string>();
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
     }
     std::uint64_t pore = 0, grey_voxels = 0;
     for (auto l : v.labels) {
-      pore += l == rockperm::pack_pore_label;
+      pore += l == rockperm::geometry::pack_pore_label;
       grey_voxels += l == 2;
     }
     std::printf("%s: %s voxels, porosity %.4f", out.c_str(), v.dims.str().c_str(),

@@ -68,8 +68,8 @@ const auto& formats = io::volume_format_names;
 const auto& collisions = physics::collision_names;
 constexpr std::array<Named<int>, 3> axes{{{"x", 0}, {"y", 1}, {"z", 2}}};
 constexpr std::array<Named<int>, 2> sample_types{{{"uint8", 1}, {"uint16", 2}}};
-const auto& inlet_outlets = inlet_outlet_names;
-const auto& edge_contacts = edge_contact_names;
+const auto& inlet_outlets = geometry::inlet_outlet_names;
+const auto& edge_contacts = geometry::edge_contact_names;
 const auto& backends = pipeline::backend_names;
 const auto& propagations = pipeline::propagation_names;
 const auto& storages = pipeline::storage_names;
@@ -119,11 +119,11 @@ const std::vector<Option>& option_table() {
                  [](RunSpec& s, const std::string& v) {
                    if (v.empty()) return;
                    const auto d = parse_triple(v);
-                   s.sample.volume.dims = Dims{d[0], d[1], d[2]};
-                   validate_dims(s.sample.volume.dims, "the dimensions");
+                   s.sample.volume.dims = geometry::Dims{d[0], d[1], d[2]};
+                   geometry::validate_dims(s.sample.volume.dims, "the dimensions");
                  },
                  [](const RunSpec& s) {
-                   const Dims& d = s.sample.volume.dims;
+                   const geometry::Dims& d = s.sample.volume.dims;
                    return d.nx ? triple({d.nx, d.ny, d.nz}) : std::string();
                  }});
     t.push_back({"input.type", "sample.volume.bytes_per_sample", "uint8", "raw only: uint8 or uint16",
@@ -143,27 +143,27 @@ const std::vector<Option>& option_table() {
                  [](const RunSpec& s) { return std::to_string(s.sample.volume.header_bytes); }});
     t.push_back({"input.pore_labels", "sample.pore_labels", "0",
                  "labels (or ranges of values) that are pore, e.g. 0 or 0,3 or 0-10; all others are solid",
-                 [](RunSpec& s, const std::string& v) { s.sample.pore_labels = LabelSelection::parse(v); },
+                 [](RunSpec& s, const std::string& v) { s.sample.pore_labels = geometry::LabelSelection::parse(v); },
                  [](const RunSpec& s) { return s.sample.pore_labels.str(); }});
     t.push_back({"input.grey_labels", "sample.grey_labels", "",
                  "sub-resolution porous labels, each label:porosity:k with a unit (mD, D, um2, m2), e.g. "
                  "2:0.2:0.05mD, 3-4:0.1:1e-3D: fluid cells with the Darcy drag of that k (Darcy-Brinkman); "
                  "or @FILE: a table of them, one per line as label,porosity,k (a header line and # comments "
                  "allowed; relative to the INI file's folder); empty: none",
-                 [](RunSpec& s, const std::string& v) { s.sample.grey_phases = parse_grey_phases(v); },
+                 [](RunSpec& s, const std::string& v) { s.sample.grey_phases = geometry::parse_grey_phases(v); },
                  [](const RunSpec& s) { return to_string(s.sample.grey_phases); }});
     t.push_back({"input.grey_map", "sample.grey_map", "",
                  "grey phases from CT intensities where the volume holds them, not labels: PORE:SOLID, the intensity "
                  "of resolved pore (porosity 1; it and beyond is open pore) and of solid grain (porosity 0; it and "
                  "beyond is solid), e.g. 40:200; every intensity between is a grey voxel of porosity linear between "
                  "them and k from input.grey_law; empty: none",
-                 [](RunSpec& s, const std::string& v) { parse_grey_intensities(v, s.sample.grey_map); },
+                 [](RunSpec& s, const std::string& v) { geometry::parse_grey_intensities(v, s.sample.grey_map); },
                  [](const RunSpec& s) { return s.sample.grey_map.intensities_str(); }});
     t.push_back({"input.grey_law", "sample.grey_law", "",
                  "with input.grey_map, k of a grey voxel from its porosity, through one calibrated point: "
                  "kozeny-carman:K@PHI (k = K (phi^3/(1-phi)^2) / (PHI^3/(1-PHI)^2)) or power:K@PHI:N (k = K "
                  "(phi/PHI)^N), K with a unit (mD, D, um2, m2), e.g. kozeny-carman:0.5mD@0.3",
-                 [](RunSpec& s, const std::string& v) { parse_grey_law(v, s.sample.grey_map); },
+                 [](RunSpec& s, const std::string& v) { geometry::parse_grey_law(v, s.sample.grey_map); },
                  [](const RunSpec& s) { return s.sample.grey_map.law_str(); }});
     t.push_back({"input.voxel_size_um", "sample.volume.voxel_size_um", "0",
                  "edge length of one voxel in micrometres (0: from the header; required unless an NRRD/MHD header "
@@ -263,13 +263,14 @@ const std::vector<Option>& option_table() {
                  "(stage halos through pinned host memory)",
                  [](RunSpec& s, const std::string& v) { s.execution.cuda_aware_mpi = parse_switch(v, "auto", "off"); },
                  [](const RunSpec& s) { return std::string(s.execution.cuda_aware_mpi ? "auto" : "off"); }});
-    t.push_back({"run.halo_transport", "execution.halo_transport", "auto",
-                 "how halos travel between GPU ranks: auto (the first that starts of ipc, nccl, cuda-aware, "
-                 "staged), staged (pinned host buffers), cuda-aware (MPI given device buffers), ipc (CUDA IPC "
-                 "device-to-device copies between ranks of one host) or nccl (NCCL point-to-point; a GPU per "
-                 "rank, libnccl.so.2 on the library path)",
-                 [](RunSpec& s, const std::string& v) { s.execution.halo_transport = parse_halo_transport(v); },
-                 [](const RunSpec& s) { return std::string(to_string(s.execution.halo_transport)); }});
+    t.push_back(
+        {"run.halo_transport", "execution.halo_transport", "auto",
+         "how halos travel between GPU ranks: auto (the first that starts of ipc, nccl, cuda-aware, "
+         "staged), staged (pinned host buffers), cuda-aware (MPI given device buffers), ipc (CUDA IPC "
+         "device-to-device copies between ranks of one host) or nccl (NCCL point-to-point; a GPU per "
+         "rank, libnccl.so.2 on the library path)",
+         [](RunSpec& s, const std::string& v) { s.execution.halo_transport = parallel::parse_halo_transport(v); },
+         [](const RunSpec& s) { return std::string(to_string(s.execution.halo_transport)); }});
     t.push_back({"run.propagation", "execution.propagation", "auto",
                  "auto (fused on a GPU, two-pass on the CPU), two-pass (swap) or fused (A-A)",
                  [](RunSpec& s, const std::string& v) { s.execution.propagation = parse_choice(v, propagations); },
@@ -298,7 +299,7 @@ const std::vector<Option>& option_table() {
                  "where a host runs one rank more than it has GPUs, that rank computes on the host's cores: auto "
                  "(its share of the cells from the measured speeds, or what the GPUs' memory does not hold), a "
                  "fraction of the cells in (0, 1), or off (refuse such a rank)",
-                 [](RunSpec& s, const std::string& v) { s.execution.host_share = parse_host_share(v); },
+                 [](RunSpec& s, const std::string& v) { s.execution.host_share = parallel::parse_host_share(v); },
                  [](const RunSpec& s) { return s.execution.host_share.str(); }});
     t.push_back({"run.gpu_memory_gib", "execution.gpu_memory_gib", "0",
                  "plan with at most this much memory of each GPU (GiB; 0: all of it), e.g. on a GPU shared with "

@@ -67,11 +67,11 @@ po::options_description described(bool with_help_text) {
 
 }  // namespace
 
-Dims parse_dims(const std::string& text, const std::string& option) {
+geometry::Dims parse_dims(const std::string& text, const std::string& option) {
   try {
     const auto d = parse_triple(text);
-    const Dims dims{d[0], d[1], d[2]};
-    validate_dims(dims, "the dimensions");
+    const geometry::Dims dims{d[0], d[1], d[2]};
+    geometry::validate_dims(dims, "the dimensions");
     return dims;
   } catch (const InputError& e) {
     throw InputError("option " + option + " = '" + text + "': " + e.detail());
@@ -116,7 +116,7 @@ void validate_run_options(const RunOptions& options) {
   const pipeline::RunSpec& spec = options.spec;
   // a scan is not periodic across its lateral faces, and buffers around a laterally periodic
   // sample would wrap the scan's sides into each other: the command line keeps them apart
-  if (spec.flow.inlet_outlet == InletOutlet::buffer && spec.flow.any_lateral_periodic()) {
+  if (spec.flow.inlet_outlet == geometry::InletOutlet::buffer && spec.flow.any_lateral_periodic()) {
     throw InputError("lbm.lateral = periodic contradicts lbm.inlet_outlet = buffer (the buffers need sealed lateral "
                      "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
   }

@@ -42,7 +42,7 @@ inline std::string to_ini(const RunOptions& options) { return to_ini(options.spe
 std::string option_message(const InputError& error);
 
 // "64 64 64" (or 64x64x64, 64,64,64) as dimensions; the message names `option`.
-Dims parse_dims(const std::string& text, const std::string& option);
+geometry::Dims parse_dims(const std::string& text, const std::string& option);
 
 // Whether `key` (section.key, e.g. "lbm.flow_axis") is an option of rockperm run.
 bool is_run_option(const std::string& key);

@@ -47,7 +47,7 @@ int plan_command(const std::vector<std::string>& args) {
   }
   if (ranks < 1) throw InputError("plan: --ranks must be at least 1");
   // the run's first stages, on this process alone
-  pipeline::Sample layout = pipeline::read_sample(Comm{}, spec.sample, spec.flow);
+  pipeline::Sample layout = pipeline::read_sample(parallel::Comm{}, spec.sample, spec.flow);
   std::printf("sample       %s, %s voxels\n", spec.sample.volume.path.string().c_str(), layout.dims.str().c_str());
   // porosities of the sample itself; the fluid cells include buffer layers or the mirror image
   std::printf("porosity     %.4f, connected %.4f (of the sample); %llu fluid cells to simulate\n",
@@ -56,8 +56,8 @@ int plan_command(const std::vector<std::string>& args) {
   std::printf("stages       read %.2f s, percolation %.2f s", layout.read_seconds, layout.percolation_seconds);
   if (build_lattice) {
     const auto start = std::chrono::steady_clock::now();
-    const pipeline::RankLattice part =
-        pipeline::decompose(Comm{}, layout, spec.flow.periodicity(), Propagation::two_pass, spec.flow.edge_contacts);
+    const pipeline::RankLattice part = pipeline::decompose(parallel::Comm{}, layout, spec.flow.periodicity(),
+                                                           backend::Propagation::two_pass, spec.flow.edge_contacts);
     std::printf(", neighbour table %.2f s (%u cells)", std::chrono::duration<double>(
                                                         std::chrono::steady_clock::now() - start).count(),
                 part.lattice.fluid_count());

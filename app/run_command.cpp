@@ -14,10 +14,10 @@
 namespace rockperm::app {
 
 int run_command(const std::vector<std::string>& args) {
-  const Comm comm = Comm::world();
+  const parallel::Comm comm = parallel::Comm::world();
   bool help = false;
   RunOptions options;
-  collectively(comm, [&] { options = parse_run_options(args, help, false); });
+  parallel::collectively(comm, [&] { options = parse_run_options(args, help, false); });
   if (help) {
     if (comm.root()) std::cout << run_options_help();
     return 0;

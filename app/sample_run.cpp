@@ -41,7 +41,7 @@ class ConsoleObserver final : public pipeline::RunObserver {
                         double ready_seconds) override {
     print_backend(simulation, plan, ranks, ready_seconds);
   }
-  void progress(const Progress& p) override { printer_(p); }
+  void progress(const solve::Progress& p) override { printer_(p); }
   void fields_written(const pipeline::FieldsWritten& written, const pipeline::FieldSpec& spec) override {
     print_fields(written, spec);
   }
@@ -76,7 +76,8 @@ PreparedSample prepare_sample(const RunOptions& options, int device_slot) {
   return pipeline::prepare_sample(options.spec, device_slot);
 }
 
-pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings) {
+pipeline::SampleResult run_sample(const parallel::Comm& comm, const RunOptions& options,
+                                  const SampleRunSettings& settings) {
   pipeline::RunRequest request = request_of(options, settings);
   ConsoleObserver console(options.spec.output.progress_seconds);
   if (settings.console) request.observer = &console;

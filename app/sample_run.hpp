@@ -33,12 +33,13 @@ struct SampleRunSettings {
   // true stops the run with a checkpoint, as a signal would (status interrupted).
   std::function<bool()> stop_requested;
   // Where set, called after every check (rank 0), besides the console's progress lines.
-  ProgressFn progress;
+  solve::ProgressFn progress;
 };
 
 // Collective over `comm`: pipeline::run of `options` (with lbm.flow_axis = all, one run per axis
 // and the tensor, pipeline::run_tensor). Returns the result (written to report.json); on an Error writes what is
 // known to report.json where every rank agreed on it, then rethrows.
-pipeline::SampleResult run_sample(const Comm& comm, const RunOptions& options, const SampleRunSettings& settings);
+pipeline::SampleResult run_sample(const parallel::Comm& comm, const RunOptions& options,
+                                  const SampleRunSettings& settings);
 
 }  // namespace rockperm::app

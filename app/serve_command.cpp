@@ -24,7 +24,7 @@ const char* serve_help =
 }  // namespace
 
 int serve_command(const std::vector<std::string>& args) {
-  if (Comm::world().size() > 1) {
+  if (parallel::Comm::world().size() > 1) {
     throw InputError("rockperm serve runs as one process (it starts a worker per GPU itself); start it without mpiexec");
   }
   std::string config, add_token, tokens;

@@ -28,8 +28,8 @@ DeviceInfo select_device(int device) {
 
 }  // namespace
 
-CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device,
-                         Storage storage, TableForm tables)
+CudaBackend::CudaBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params, int device,
+                         physics::Storage storage, TableForm tables)
     : info_(select_device(device)),
       owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
@@ -38,7 +38,7 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
       params_(params),
       storage_(storage),
       stream_(),
-      f_(lattice::q * lattice.stride() * storage_bytes(storage)),
+      f_(d3q19::q * lattice.stride() * storage_bytes(storage)),
       has_negative_(lattice.has_negative()),
       partial_(sum_blocks(lattice.fluid_count())),
       partial_host_(sum_blocks(lattice.fluid_count())) {
@@ -56,18 +56,19 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
     buffer = std::remove_reference_t<decltype(buffer)>(count);
     if (count) buffer.upload(data, count);
   };
-  const std::uint64_t entries = lattice::half * stride_;
+  const std::uint64_t entries = d3q19::half * stride_;
   // the host's full tables, where a form is packed from them: the lattice's, or built here from
   // its mask where it deferred them (and the device did not build the grouped form)
-  NeighbourTables own;
+  lattice::NeighbourTables own;
   const auto host_tables = [&] { return lattice.tables(own); };
   if (has_negative_) {
-    LineTableData line;
-    GroupedPairData grouped;
-    PackedPairData pair;
+    lattice::LineTableData line;
+    lattice::GroupedPairData grouped;
+    lattice::PackedPairData pair;
     std::size_t free = 0, total = 0;
     ROCKPERM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    const double grouped_bytes = static_cast<double>(entries) * 4 + stride_ / group_cells * 4.0 * 4 * lattice::half;
+    const double grouped_bytes =
+        static_cast<double>(entries) * 4 + stride_ / lattice::group_cells * 4.0 * 4 * d3q19::half;
     const bool grouped_fit = free >= grouped_bytes + 0.05 * total;
     // built on the device where the lattice kept its mask and the build's scratch fits too
     const bool on_device =
@@ -76,13 +77,13 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
     if (line_first) {
       if (lattice.has_tables()) {
         const auto [pos, neg] = host_tables();
-        line_tables_ = pack_line_tables(pos, neg, entries, stride_, cells_, line);
-      } else if (entries == lattice::half * stride_) {
+        line_tables_ = lattice::pack_line_tables(pos, neg, entries, stride_, cells_, line);
+      } else if (entries == d3q19::half * stride_) {
         // from windows of the full tables (2.3 GB each), not the whole tables' 72 B per cell:
         // at 1.35 G cells those alone outgrew a 125 GB host (docs/PERFORMANCE.md)
         constexpr std::uint64_t window_cells = 32u << 20;
-        NeighbourTables window;
-        line_tables_ = pack_line_tables(
+        lattice::NeighbourTables window;
+        line_tables_ = lattice::pack_line_tables(
             [&](std::uint64_t first, std::uint64_t end) { return lattice.table_window(first, end, window); }, stride_,
             cells_, window_cells, line);
       }
@@ -100,7 +101,7 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
         grouped_tables_ = build_grouped_tables(lattice, group_delta_, group_base_, stream_.get());
       } else {
         const auto [pos, neg] = host_tables();
-        if ((grouped_tables_ = pack_grouped_pair_tables(pos, neg, entries, stride_, cells_, grouped))) {
+        if ((grouped_tables_ = lattice::pack_grouped_pair_tables(pos, neg, entries, stride_, cells_, grouped))) {
           upload(group_delta_, grouped.delta.data(), grouped.delta.size());
           upload(group_base_, grouped.base.data(), grouped.base.size());
         }
@@ -108,13 +109,13 @@ CudaBackend::CudaBackend(const SparseLattice& lattice, const physics::CollisionP
     }
     if (!line_tables_ && !grouped_tables_ && tables <= TableForm::packed) {
       const auto [pos, neg] = host_tables();
-      if ((packed_tables_ = pack_pair_tables(pos, neg, entries, stride_, cells_, pair))) {
+      if ((packed_tables_ = lattice::pack_pair_tables(pos, neg, entries, stride_, cells_, pair))) {
         upload(pair_low_, pair.low.data(), pair.low.size());
         upload(pair_high_, pair.high.data(), pair.high.size());
       }
     }
   } else {
-    PackedTableData pos;
+    lattice::PackedTableData pos;
     packed_tables_ = tables <= TableForm::packed && pack_table(host_tables().first, entries, stride_, cells_, pos);
     if (packed_tables_) {
       upload(pos_low_, pos.low.data(), pos.low.size());
@@ -144,29 +145,30 @@ double CudaBackend::bytes_per_cell() const {
   return static_cast<double>(f_.bytes() + tables + plane_of_.bytes()) / cells_;
 }
 
-void CudaBackend::collide(CellRange c) {
+void CudaBackend::collide(backend::CellRange c) {
   each_storage([&](auto, auto* f) { launch_collide(f, stride_, c.begin, c.end, params_, work().get()); });
 }
 
-void CudaBackend::swap(CellRange c) {
+void CudaBackend::swap(backend::CellRange c) {
   with_tables([&](auto tables) {
     each_storage([&](auto, auto* f) { launch_swap(f, stride_, c.begin, c.end, tables, work().get()); });
   });
 }
 
-void CudaBackend::fused_odd(CellRange c) {
+void CudaBackend::fused_odd(backend::CellRange c) {
   if (!has_negative_) throw Error("internal: the fused propagation needs the lattice built with negative neighbours");
   with_tables([&](auto tables) {
-    if constexpr (std::is_same_v<decltype(tables), PackedTables>) {
+    if constexpr (std::is_same_v<decltype(tables), lattice::PackedTables>) {
       throw Error("internal: the fused propagation needs the negative table");  // not reached (has_negative_)
     } else {
       each_storage([&](auto, auto* f) {
         launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, work().get());
-        if constexpr (std::is_same_v<decltype(tables), LineTables>) {
+        if constexpr (std::is_same_v<decltype(tables), lattice::LineTables>) {
           // the exceptions of the groups that hold c (the kernel keeps those inside it)
-          const std::uint64_t first_group = c.begin / group_cells, end_group = (c.end + group_cells - 1) / group_cells;
+          const std::uint64_t first_group = c.begin / lattice::group_cells,
+                              end_group = (c.end + lattice::group_cells - 1) / lattice::group_cells;
           const std::uint32_t first = line_first_host_[first_group];
-          const auto all = static_cast<std::uint32_t>(line_exceptions_.size() / line_exception_words);
+          const auto all = static_cast<std::uint32_t>(line_exceptions_.size() / lattice::line_exception_words);
           const std::uint32_t last = end_group < line_first_host_.size() ? line_first_host_[end_group] : all;
           launch_fused_odd_exceptions(f, stride_, c.begin, c.end, tables, first, last, params_, work().get());
         }
@@ -175,13 +177,13 @@ void CudaBackend::fused_odd(CellRange c) {
   });
 }
 
-FlowSums CudaBackend::sums(CellRange c) {
+physics::FlowSums CudaBackend::sums(backend::CellRange c) {
   const std::uint32_t blocks = c.size() ? sum_blocks(c.size()) : 0;
-  FlowSums total;
+  physics::FlowSums total;
   if (blocks == 0) return total;
   const Stream& s = main_stream();
   each_storage([&](auto, auto* f) { launch_sums(f, stride_, c.begin, c.end, params_, partial_.data(), s.get()); });
-  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), blocks * sizeof(FlowSums),
+  ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(partial_host_.data(), partial_.data(), blocks * sizeof(physics::FlowSums),
                                       cudaMemcpyDeviceToHost, s.get()));
   s.synchronize();
   for (std::uint32_t b = 0; b < blocks; ++b) total.add(partial_host_[b]);
@@ -194,8 +196,9 @@ void CudaBackend::set_halo_lists(const std::vector<std::vector<std::uint64_t>>& 
   std::vector<std::uint32_t> cells;
   for (const auto& list : lists) {
     const std::size_t bytes = list.size() * storage_bytes(storage_);
-    HaloRows rows;
-    if (!split_halo_list(list, stride_, cells, rows)) throw Error("internal: a halo list not listed slot by slot");
+    parallel::HaloRows rows;
+    if (!parallel::split_halo_list(list, stride_, cells, rows))
+      throw Error("internal: a halo list not listed slot by slot");
     Halo h{DeviceBuffer<std::uint32_t>(cells.size()), rows, DeviceBuffer<std::byte>(bytes),
            PinnedBuffer<std::byte>(device_buffers ? 0 : bytes)};
     if (!cells.empty()) h.cells.upload(cells);
@@ -279,7 +282,7 @@ void CudaBackend::synchronize() {
   copy_stream_.synchronize();
 }
 
-void CudaBackend::macroscopic(CellRange c, Macroscopic& out) {
+void CudaBackend::macroscopic(backend::CellRange c, backend::Macroscopic& out) {
   out.resize(c.size());
   // in chunks, so that the scratch stays small next to the populations
   constexpr std::uint32_t chunk = 1u << 22;
@@ -310,7 +313,7 @@ void CudaBackend::set_planes(int axis, const std::vector<std::uint16_t>& plane_o
   plane_out_ = DeviceBuffer<unsigned long long>(2 * static_cast<std::size_t>(planes));
 }
 
-void CudaBackend::plane_sums(PlaneSums& out) {
+void CudaBackend::plane_sums(backend::PlaneSums& out) {
   out.drho.assign(planes_, 0);
   out.flux.assign(planes_, 0);
   if (planes_ == 0) return;

@@ -27,32 +27,35 @@ double copy_bandwidth_gbs(int device);
 // kernels). Two-pass lattices take the packed tables, or the index tables.
 enum class TableForm { automatic, line, grouped, packed, index };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public backend::Backend {
  public:
   // Uploads the lattice's neighbour tables to `device`; populations start at rest.
-  CudaBackend(const SparseLattice& lattice, const physics::CollisionParams& params, int device,
-              Storage storage = Storage::float32, TableForm tables = TableForm::automatic);
+  CudaBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params, int device,
+              physics::Storage storage = physics::Storage::float32, TableForm tables = TableForm::automatic);
 
   std::string description() const override;
   double bytes_per_cell() const override;
   double index_bytes() const override {
-    return line_tables_ ? line_table_bytes / (lattice::q - 1) : grouped_tables_ ? 2.0 + 8.0 / group_cells : packed_tables_ ? 3.0 : 4.0;
+    return line_tables_      ? lattice::line_table_bytes / (d3q19::q - 1)
+           : grouped_tables_ ? 2.0 + 8.0 / lattice::group_cells
+           : packed_tables_  ? 3.0
+                             : 4.0;
   }
-  Storage storage() const override { return storage_; }
-  CellRange owned() const override { return owned_; }
-  CellRange all() const override { return all_; }
+  physics::Storage storage() const override { return storage_; }
+  backend::CellRange owned() const override { return owned_; }
+  backend::CellRange all() const override { return all_; }
   using Backend::collide;
   using Backend::fused_odd;
   using Backend::sums;
   using Backend::swap;
-  void begin_step(std::int64_t step) override { params_.seed = step_seed(step); }
-  void collide(CellRange cells) override;
-  void swap(CellRange cells) override;
-  void fused_odd(CellRange cells) override;
-  FlowSums sums(CellRange cells) override;
-  void macroscopic(CellRange cells, Macroscopic& out) override;
+  void begin_step(std::int64_t step) override { params_.seed = physics::step_seed(step); }
+  void collide(backend::CellRange cells) override;
+  void swap(backend::CellRange cells) override;
+  void fused_odd(backend::CellRange cells) override;
+  physics::FlowSums sums(backend::CellRange cells) override;
+  void macroscopic(backend::CellRange cells, backend::Macroscopic& out) override;
   void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
-  void plane_sums(PlaneSums& out) override;
+  void plane_sums(backend::PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
   bool hold_density(bool keep_change) override;
   float density_change_peak() override;
@@ -76,22 +79,22 @@ class CudaBackend final : public Backend {
  private:
   struct Halo {
     DeviceBuffer<std::uint32_t> cells;  // the list's cells, with its runs of one slot each
-    HaloRows rows;
+    parallel::HaloRows rows;
     DeviceBuffer<std::byte> device;  // slots as stored
     PinnedBuffer<std::byte> host;
   };
   // fn(S{}) with the slot type of this backend's storage, and the populations as S*
   template <class Fn>
   void each_storage(Fn&& fn) {
-    with_storage(storage_, [&](auto slot) { fn(slot, reinterpret_cast<decltype(slot)*>(f_.data())); });
+    physics::with_storage(storage_, [&](auto slot) { fn(slot, reinterpret_cast<decltype(slot)*>(f_.data())); });
   }
   DeviceInfo info_;
-  CellRange owned_;
-  CellRange all_;
+  backend::CellRange owned_;
+  backend::CellRange all_;
   std::uint32_t cells_;
   std::uint64_t stride_;
   physics::CollisionParams params_;
-  Storage storage_;
+  physics::Storage storage_;
   Stream stream_;
   // A slab's boundary work, beside the interior on stream_ (begin_boundary): its small kernels
   // no longer sit in front of the interior, and their blocks go first where the interior's retire.
@@ -117,16 +120,16 @@ class CudaBackend final : public Backend {
   template <class Fn>
   void with_tables(Fn&& fn) {
     if (line_tables_) {
-      fn(LineTables{line_mask_.data(), line_ranks_.data(), line_base_.data(), line_first_.data(),
+      fn(lattice::LineTables{line_mask_.data(), line_ranks_.data(), line_base_.data(), line_first_.data(),
                     line_exceptions_.data(), stride_});
     } else if (grouped_tables_) {
-      fn(GroupedPairTables{group_delta_.data(), group_base_.data()});
+      fn(lattice::GroupedPairTables{group_delta_.data(), group_base_.data()});
     } else if (packed_tables_ && has_negative_) {
-      fn(PackedPairTables{pair_low_.data(), pair_high_.data(), cells_});
+      fn(lattice::PackedPairTables{pair_low_.data(), pair_high_.data(), cells_});
     } else if (packed_tables_) {
-      fn(PackedTables{PackedTable{pos_low_.data(), pos_high_.data(), cells_}});
+      fn(lattice::PackedTables{lattice::PackedTable{pos_low_.data(), pos_high_.data(), cells_}});
     } else {
-      fn(IndexTables{{neighbours_.data()}, {negative_.data()}});
+      fn(lattice::IndexTables{{neighbours_.data()}, {negative_.data()}});
     }
   }
   bool line_tables_ = false;
@@ -147,8 +150,8 @@ class CudaBackend final : public Backend {
   std::vector<std::uint32_t> line_first_host_;  // each group's first exception (the odd step's second launch)
   DeviceBuffer<std::uint32_t> group_delta_;  // else fused lattices whose groups fit
   DeviceBuffer<std::int32_t> group_base_;
-  DeviceBuffer<FlowSums> partial_;
-  PinnedBuffer<FlowSums> partial_host_;
+  DeviceBuffer<physics::FlowSums> partial_;
+  PinnedBuffer<physics::FlowSums> partial_host_;
   int plane_axis_ = 0;
   std::uint32_t planes_ = 0;
   DeviceBuffer<std::uint16_t> plane_of_;

@@ -24,19 +24,19 @@ struct Record {  // what a receiver tells its peer about one of its receive buff
 };
 
 // true on every rank when `failed` is false on every rank
-bool all_ok(const Comm& comm, const std::string& failed) {
+bool all_ok(const parallel::Comm& comm, const std::string& failed) {
   return comm.sum(std::uint64_t{failed.empty() ? 0u : 1u}) == 0;
 }
 
-class IpcExchanger final : public HaloExchanger {
+class IpcExchanger final : public parallel::HaloExchanger {
  public:
   // A copy within one device runs on its multiprocessors: a high priority lets it in ahead of
   // the interior's blocks (at the default one it waited for them, most of the step).
-  explicit IpcExchanger(const Comm& comm) : comm_(comm), stream_(highest_stream_priority()) {}
+  explicit IpcExchanger(const parallel::Comm& comm) : comm_(comm), stream_(highest_stream_priority()) {}
 
   // The set-up in three steps, each agreed on by every rank before the next (a rank that
   // failed alone must not leave its peers waiting for its handles): export, send, open.
-  bool set_up(const std::vector<Comm::Transfer>& receives, std::string& why) {
+  bool set_up(const std::vector<parallel::Comm::Transfer>& receives, std::string& why) {
     std::map<int, std::vector<std::uint8_t>> mine;  // peer -> records of the buffers it fills
     std::set<int> peers;
     try {
@@ -83,7 +83,8 @@ class IpcExchanger final : public HaloExchanger {
     return all_ok(comm_, why);
   }
 
-  void exchange(const std::vector<Comm::Transfer>& sends, const std::vector<Comm::Transfer>& receives) override {
+  void exchange(const std::vector<parallel::Comm::Transfer>& sends,
+                const std::vector<parallel::Comm::Transfer>& receives) override {
     comm_.exchange(tokens(receives, free_tag), tokens(sends, free_tag));
     for (const auto& s : sends) {
       if (s.bytes == 0) continue;
@@ -100,8 +101,8 @@ class IpcExchanger final : public HaloExchanger {
 
  private:
   // a zero-byte message to (or from) the peer of every transfer, tagged after it
-  std::vector<Comm::Transfer> tokens(const std::vector<Comm::Transfer>& transfers, int offset) {
-    std::vector<Comm::Transfer> t;
+  std::vector<parallel::Comm::Transfer> tokens(const std::vector<parallel::Comm::Transfer>& transfers, int offset) {
+    std::vector<parallel::Comm::Transfer> t;
     for (const auto& x : transfers) t.push_back({x.peer, x.tag + offset, &token_, 0});
     return t;
   }
@@ -111,7 +112,7 @@ class IpcExchanger final : public HaloExchanger {
     void* data;                         // where the copy goes
     std::uint64_t bytes;
   };
-  Comm comm_;
+  parallel::Comm comm_;
   std::map<std::pair<int, int>, Remote> remote_;  // (peer, tag) -> the peer's receive buffer
   Stream stream_;
   std::uint8_t token_ = 0;
@@ -119,8 +120,9 @@ class IpcExchanger final : public HaloExchanger {
 
 }  // namespace
 
-std::unique_ptr<HaloExchanger> make_ipc_exchanger(const Comm& comm, const std::vector<Comm::Transfer>& receives,
-                                                  std::string& why) {
+std::unique_ptr<parallel::HaloExchanger> make_ipc_exchanger(const parallel::Comm& comm,
+                                                            const std::vector<parallel::Comm::Transfer>& receives,
+                                                            std::string& why) {
   auto exchanger = std::make_unique<IpcExchanger>(comm);
   if (exchanger->set_up(receives, why)) return exchanger;
   if (why.empty()) why = "CUDA IPC failed on another rank";

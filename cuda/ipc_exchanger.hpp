@@ -23,7 +23,8 @@ namespace rockperm::cuda {
 // (Stepper::receive_endpoints), device memory of the current device. Returns null on every rank
 // when IPC is not available on one of them (a container without it, no peer access between the
 // GPUs), with the reason in `why`.
-std::unique_ptr<HaloExchanger> make_ipc_exchanger(const Comm& comm, const std::vector<Comm::Transfer>& receives,
-                                                  std::string& why);
+std::unique_ptr<parallel::HaloExchanger> make_ipc_exchanger(const parallel::Comm& comm,
+                                                            const std::vector<parallel::Comm::Transfer>& receives,
+                                                            std::string& why);
 
 }  // namespace rockperm::cuda

@@ -39,16 +39,16 @@ __device__ inline void prefetch_rows(const T* a, Index stride, int rows, std::ui
 // what the odd step loads first: its tables (none for the forms without a prefetch here)
 template <class Tables>
 __device__ inline void prefetch_tables(const Tables&, std::uint64_t, std::uint32_t) {}
-__device__ inline void prefetch_tables(const GroupedPairTables& t, std::uint64_t stride, std::uint32_t cell) {
-  prefetch_rows(t.delta, stride, lattice::half, cell);
+__device__ inline void prefetch_tables(const lattice::GroupedPairTables& t, std::uint64_t stride, std::uint32_t cell) {
+  prefetch_rows(t.delta, stride, d3q19::half, cell);
   const int lane = threadIdx.x % 32;  // 4 bases per direction and group: 144 bytes
-  if (lane < 5) prefetch_l2(t.base + 4 * (cell / group_cells) * lattice::half + 8 * lane);
+  if (lane < 5) prefetch_l2(t.base + 4 * (cell / lattice::group_cells) * d3q19::half + 8 * lane);
 }
-__device__ inline void prefetch_tables(const LineTables& t, std::uint64_t stride, std::uint32_t cell) {
+__device__ inline void prefetch_tables(const lattice::LineTables& t, std::uint64_t stride, std::uint32_t cell) {
   prefetch_rows(t.mask, stride, 1, cell);
-  prefetch_rows(t.ranks, stride, line_rank_rows, cell);
+  prefetch_rows(t.ranks, stride, lattice::line_rank_rows, cell);
   const int lane = threadIdx.x % 32;  // 16 bases per group: 64 bytes
-  if (lane < 2) prefetch_l2(t.base + 4 * line_rank_rows * (cell / group_cells) + 8 * lane);
+  if (lane < 2) prefetch_l2(t.base + 4 * lattice::line_rank_rows * (cell / lattice::group_cells) + 8 * lane);
 }
 
 // Grey: the lattice has grey cells (CollisionParams::phases), each collided by its phase; the
@@ -58,10 +58,10 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>) collide_kernel(S
                                physics::CollisionParams p, std::uint32_t ahead) {
   const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t next = (cell & ~31u) + ahead;
-  if (next < end) prefetch_rows(f, stride, lattice::q, next);
+  if (next < end) prefetch_rows(f, stride, d3q19::q, next);
   if (cell >= begin && cell < end) {
-    if constexpr (Grey) propagation::collide_cell_by_phase<S, Index>(f, stride, Index{cell}, p);
-    else propagation::collide_cell<S, Index>(f, stride, cell, p);
+    if constexpr (Grey) lattice::propagation::collide_cell_by_phase<S, Index>(f, stride, Index{cell}, p);
+    else lattice::propagation::collide_cell<S, Index>(f, stride, cell, p);
   }
 }
 
@@ -69,7 +69,7 @@ template <class S, class Index, class Tables>
 __global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
                             Tables neighbours) {
   const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell >= begin && cell < end) propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
+  if (cell >= begin && cell < end) lattice::propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
 template <class S, class Index, class Tables, bool Grey>
@@ -80,11 +80,11 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>)
   const std::uint32_t next = (cell & ~31u) + ahead;
   if (next < end) {  // its tables, and its own rows (bounce-back and the x neighbours read there)
     prefetch_tables(tables, static_cast<std::uint64_t>(stride), next);
-    prefetch_rows(f, stride, lattice::q, next);
+    prefetch_rows(f, stride, d3q19::q, next);
   }
   if (cell >= begin && cell < end) {
-    if constexpr (Grey) propagation::fused_odd_cell_by_phase<S, Index>(f, stride, tables, Index{cell}, p);
-    else propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
+    if constexpr (Grey) lattice::propagation::fused_odd_cell_by_phase<S, Index>(f, stride, tables, Index{cell}, p);
+    else lattice::propagation::fused_odd_cell<S, Index>(f, stride, tables, cell, p);
   }
 }
 
@@ -96,11 +96,12 @@ __global__ void __launch_bounds__(block_threads, min_blocks<S>)
                                 physics::CollisionParams p) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
-  const LineException exception{records + static_cast<std::uint64_t>(first + k) * line_exception_words};
-  const std::uint32_t cell = __ldg(exception.record + line_exception_cell);
+  const lattice::LineException exception{records +
+                                         static_cast<std::uint64_t>(first + k) * lattice::line_exception_words};
+  const std::uint32_t cell = __ldg(exception.record + lattice::line_exception_cell);
   if (cell >= begin && cell < end) {
-    if constexpr (Grey) propagation::fused_odd_cell_by_phase<S, Index>(f, stride, exception, Index{cell}, p);
-    else propagation::fused_odd_cell<S, Index>(f, stride, exception, Index{cell}, p);
+    if constexpr (Grey) lattice::propagation::fused_odd_cell_by_phase<S, Index>(f, stride, exception, Index{cell}, p);
+    else lattice::propagation::fused_odd_cell<S, Index>(f, stride, exception, Index{cell}, p);
   }
 }
 
@@ -109,8 +110,8 @@ __global__ void rest_kernel(S* __restrict__ f, std::uint64_t stride, std::uint32
                             physics::CollisionParams p) {
   const std::uint64_t slot = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   if (slot >= stride) return;
-  for (int i = 0; i < lattice::q; ++i) {
-    f[i * stride + slot] = StorageTraits<S>::store(slot < cells ? physics::rest_population(i, p) : 0.0f);
+  for (int i = 0; i < d3q19::q; ++i) {
+    f[i * stride + slot] = physics::StorageTraits<S>::store(slot < cells ? physics::rest_population(i, p) : 0.0f);
   }
 }
 
@@ -120,9 +121,9 @@ __global__ void macroscopic_kernel(const S* __restrict__ f, std::uint64_t stride
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t n = end - begin;
   if (k >= n) return;
-  float v[lattice::q];
-  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + begin + k]);
-  const physics::Moments m = physics::moments(v, p, p.drag[cell_phase(p, begin + k)]);
+  float v[d3q19::q];
+  for (int i = 0; i < d3q19::q; ++i) v[i] = physics::StorageTraits<S>::load(f[i * stride + begin + k]);
+  const physics::Moments m = physics::moments(v, p, p.drag[physics::cell_phase(p, begin + k)]);
   out[k] = m.drho;
   out[n + k] = m.u[0];
   out[2 * static_cast<std::uint64_t>(n) + k] = m.u[1];
@@ -144,7 +145,7 @@ __global__ void plane_sums_kernel(const S* __restrict__ f, std::uint64_t stride,
   }
   const std::uint32_t n = end - begin;
   for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
-    const PlaneValues v = cell_plane_values(f, stride, begin + k, axis, p);
+    const physics::PlaneValues v = physics::cell_plane_values(f, stride, begin + k, axis, p);
     const std::uint32_t plane = plane_of[k];
     atomicAdd(&target[plane], static_cast<unsigned long long>(v.drho));  // two's complement: signed sums
     atomicAdd(&target[planes + plane], static_cast<unsigned long long>(v.flux));
@@ -160,21 +161,21 @@ __global__ void plane_sums_kernel(const S* __restrict__ f, std::uint64_t stride,
 template <class S>
 __global__ void scale_kernel(S* __restrict__ f, std::uint64_t count, float factor) {
   const std::uint64_t k = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-  if (k < count) f[k] = StorageTraits<S>::store(factor * StorageTraits<S>::load(f[k]));
+  if (k < count) f[k] = physics::StorageTraits<S>::store(factor * physics::StorageTraits<S>::load(f[k]));
 }
 
 // Each block reduces reduction_block consecutive cells in double.
 template <class S>
 __global__ void sums_kernel(const S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
-                            std::uint32_t end, physics::CollisionParams p, FlowSums* partial) {
+                            std::uint32_t end, physics::CollisionParams p, physics::FlowSums* partial) {
   // raw storage: __shared__ variables cannot have constructors
-  __shared__ alignas(FlowSums) unsigned char storage[sizeof(FlowSums) * block_threads];
-  FlowSums* shared = reinterpret_cast<FlowSums*>(storage);
-  FlowSums mine;
-  const std::uint64_t first = begin + static_cast<std::uint64_t>(blockIdx.x) * reduction_block;
-  const std::uint64_t last = min(first + reduction_block, static_cast<std::uint64_t>(end));
+  __shared__ alignas(physics::FlowSums) unsigned char storage[sizeof(physics::FlowSums) * block_threads];
+  physics::FlowSums* shared = reinterpret_cast<physics::FlowSums*>(storage);
+  physics::FlowSums mine;
+  const std::uint64_t first = begin + static_cast<std::uint64_t>(blockIdx.x) * physics::reduction_block;
+  const std::uint64_t last = min(first + physics::reduction_block, static_cast<std::uint64_t>(end));
   for (std::uint64_t c = first + threadIdx.x; c < last; c += blockDim.x) {
-    mine.add(cell_sums(f, stride, static_cast<std::uint32_t>(c), p));
+    mine.add(physics::cell_sums(f, stride, static_cast<std::uint32_t>(c), p));
   }
   shared[threadIdx.x] = mine;
   __syncthreads();
@@ -194,7 +195,7 @@ constexpr int halo_per_thread = 8;
 
 template <class S>
 __global__ void pack_kernel(const S* __restrict__ f, std::uint64_t stride, const std::uint32_t* __restrict__ cells,
-                            HaloRows rows, S* __restrict__ buffer) {
+                            parallel::HaloRows rows, S* __restrict__ buffer) {
   const std::uint32_t first = blockIdx.x * blockDim.x * halo_per_thread + threadIdx.x, n = rows.count();
   S v[halo_per_thread];
 #pragma unroll
@@ -211,7 +212,7 @@ __global__ void pack_kernel(const S* __restrict__ f, std::uint64_t stride, const
 
 template <class S>
 __global__ void unpack_kernel(S* __restrict__ f, std::uint64_t stride, const std::uint32_t* __restrict__ cells,
-                              HaloRows rows, const S* __restrict__ buffer) {
+                              parallel::HaloRows rows, const S* __restrict__ buffer) {
   const std::uint32_t first = blockIdx.x * blockDim.x * halo_per_thread + threadIdx.x, n = rows.count();
   S v[halo_per_thread];
   std::uint32_t cell[halo_per_thread];
@@ -239,7 +240,7 @@ unsigned grid_for(std::uint32_t cells) { return (cells + block_threads - 1) / bl
 std::uint32_t warp_aligned(std::uint32_t begin) { return begin & ~31u; }
 
 // 32-bit offsets when every population offset fits (see lib/lattice/propagation.hpp).
-bool narrow(std::uint64_t stride) { return lattice::q * stride <= 0xFFFFFFFFull; }
+bool narrow(std::uint64_t stride) { return d3q19::q * stride <= 0xFFFFFFFFull; }
 
 // Calls launch(narrow, grey) with std::bool_constant arguments: 32-bit offsets where they fit,
 // and the grey kernels only where the lattice has grey cells.
@@ -321,7 +322,7 @@ void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint
 
 template <class S>
 void launch_fused_odd_exceptions(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                                 const LineTables& tables, std::uint32_t first, std::uint32_t last,
+                                 const lattice::LineTables& tables, std::uint32_t first, std::uint32_t last,
                                  const physics::CollisionParams& p, cudaStream_t stream) {
   if (end <= begin || last <= first) return;
   const std::uint32_t count = last - first;
@@ -336,7 +337,7 @@ void launch_fused_odd_exceptions(S* f, std::uint64_t stride, std::uint32_t begin
 
 template <class S>
 void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                 const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream) {
+                 const physics::CollisionParams& p, physics::FlowSums* partial, cudaStream_t stream) {
   if (end <= begin) return;
   sums_kernel<S><<<sum_blocks(end - begin), block_threads, 0, stream>>>(f, stride, begin, end, p, partial);
   ROCKPERM_CUDA_CHECK_LAST();
@@ -375,8 +376,8 @@ void launch_scale(S* f, std::uint64_t count, float factor, cudaStream_t stream) 
 }
 
 template <class S>
-void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, S* buffer,
-                 cudaStream_t stream) {
+void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const parallel::HaloRows& rows,
+                 S* buffer, cudaStream_t stream) {
   if (rows.count() == 0) return;
   const unsigned blocks = grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread);
   pack_kernel<S><<<blocks, block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
@@ -384,8 +385,8 @@ void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, c
 }
 
 template <class S>
-void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
-                   cudaStream_t stream) {
+void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const parallel::HaloRows& rows,
+                   const S* buffer, cudaStream_t stream) {
   if (rows.count() == 0) return;
   const unsigned blocks = grid_for((rows.count() + halo_per_thread - 1) / halo_per_thread);
   unpack_kernel<S><<<blocks, block_threads, 0, stream>>>(f, stride, cells, rows, buffer);
@@ -448,42 +449,49 @@ void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint
 // the launchers for each storage (lib/physics/storage.hpp)
 #define ROCKPERM_STORAGE_LAUNCHERS(S)                                                                                  \
   template void launch_rest_state<S>(S*, std::uint64_t, std::uint32_t, const physics::CollisionParams&, cudaStream_t); \
-  template void launch_collide<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&,   \
+  template void launch_collide<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&,    \
                                   cudaStream_t);                                                                       \
-  template void launch_swap<S, IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTables,            \
-                                            cudaStream_t);                                                              \
-  template void launch_swap<S, PackedTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedTables,          \
-                                             cudaStream_t);                                                             \
-  template void launch_swap<S, PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, PackedPairTables,  \
-                                                 cudaStream_t);                                                         \
-  template void launch_fused_odd<S, IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, IndexTables,       \
-                                                 const physics::CollisionParams&, cudaStream_t);                        \
-  template void launch_fused_odd<S, PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                \
-                                                      PackedPairTables, const physics::CollisionParams&, cudaStream_t); \
-  template void launch_swap<S, GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, GroupedPairTables,\
-                                                  cudaStream_t);                                                        \
-  template void launch_fused_odd<S, GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,               \
-                                                       GroupedPairTables, const physics::CollisionParams&, cudaStream_t); \
-  template void launch_swap<S, LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, LineTables, cudaStream_t); \
-  template void launch_fused_odd<S, LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t, LineTables,          \
-                                                const physics::CollisionParams&, cudaStream_t);                         \
-  template void launch_fused_odd_exceptions<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t, const LineTables&,     \
-                                              std::uint32_t, std::uint32_t, const physics::CollisionParams&,          \
-                                              cudaStream_t);                                                           \
-  template void launch_density_pass<S>(DensityPass, S*, std::uint64_t, std::uint32_t, std::uint32_t, float*, float,   \
-                                       unsigned long long*, cudaStream_t);                                              \
+  template void launch_swap<S, lattice::IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                  \
+                                                     lattice::IndexTables, cudaStream_t);                              \
+  template void launch_swap<S, lattice::PackedTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                 \
+                                                      lattice::PackedTables, cudaStream_t);                            \
+  template void launch_swap<S, lattice::PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,             \
+                                                          lattice::PackedPairTables, cudaStream_t);                    \
+  template void launch_fused_odd<S, lattice::IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,             \
+                                                          lattice::IndexTables, const physics::CollisionParams&,       \
+                                                          cudaStream_t);                                               \
+  template void launch_fused_odd<S, lattice::PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,        \
+                                                               lattice::PackedPairTables,                              \
+                                                               const physics::CollisionParams&, cudaStream_t);         \
+  template void launch_swap<S, lattice::GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,            \
+                                                           lattice::GroupedPairTables, cudaStream_t);                  \
+  template void launch_fused_odd<S, lattice::GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,       \
+                                                                lattice::GroupedPairTables,                            \
+                                                                const physics::CollisionParams&, cudaStream_t);        \
+  template void launch_swap<S, lattice::LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                   \
+                                                    lattice::LineTables, cudaStream_t);                                \
+  template void launch_fused_odd<S, lattice::LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,              \
+                                                         lattice::LineTables, const physics::CollisionParams&,         \
+                                                         cudaStream_t);                                                \
+  template void launch_fused_odd_exceptions<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                        \
+                                               const lattice::LineTables&, std::uint32_t, std::uint32_t,               \
+                                               const physics::CollisionParams&, cudaStream_t);                         \
+  template void launch_density_pass<S>(DensityPass, S*, std::uint64_t, std::uint32_t, std::uint32_t, float*, float,    \
+                                       unsigned long long*, cudaStream_t);                                             \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
-                               FlowSums*, cudaStream_t);                                                               \
+                               physics::FlowSums*, cudaStream_t);                                                      \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \
                                       const physics::CollisionParams&, float*, cudaStream_t);                          \
   template void launch_plane_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const std::uint16_t*, int, \
                                      std::uint32_t, const physics::CollisionParams&, unsigned long long*, int,         \
                                      cudaStream_t);                                                                    \
   template void launch_scale<S>(S*, std::uint64_t, float, cudaStream_t);                                               \
-  template void launch_pack<S>(const S*, std::uint64_t, const std::uint32_t*, const HaloRows&, S*, cudaStream_t);     \
-  template void launch_unpack<S>(S*, std::uint64_t, const std::uint32_t*, const HaloRows&, const S*, cudaStream_t);
+  template void launch_pack<S>(const S*, std::uint64_t, const std::uint32_t*, const parallel::HaloRows&, S*,           \
+                               cudaStream_t);                                                                          \
+  template void launch_unpack<S>(S*, std::uint64_t, const std::uint32_t*, const parallel::HaloRows&, const S*,         \
+                                 cudaStream_t);
 ROCKPERM_STORAGE_LAUNCHERS(float)
-ROCKPERM_STORAGE_LAUNCHERS(Half)
+ROCKPERM_STORAGE_LAUNCHERS(physics::Half)
 #undef ROCKPERM_STORAGE_LAUNCHERS
 
 }  // namespace rockperm::cuda

@@ -38,12 +38,12 @@ void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint
 // [begin, end) (lib/lattice/line_tables.hpp).
 template <class S>
 void launch_fused_odd_exceptions(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                                 const LineTables& tables, std::uint32_t first, std::uint32_t last,
+                                 const lattice::LineTables& tables, std::uint32_t first, std::uint32_t last,
                                  const physics::CollisionParams& p, cudaStream_t stream);
 // One FlowSums per block of reduction_block cells of [begin, end), in block order, into `partial`.
 template <class S>
 void launch_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                 const physics::CollisionParams& p, FlowSums* partial, cudaStream_t stream);
+                 const physics::CollisionParams& p, physics::FlowSums* partial, cudaStream_t stream);
 // drho, ux, uy, uz of the cells [begin, end) into out[0..n), out[n..2n), out[2n..3n), out[3n..4n).
 template <class S>
 void launch_macroscopic(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
@@ -61,11 +61,11 @@ template <class S>
 void launch_scale(S* f, std::uint64_t count, float factor, cudaStream_t stream);
 // buffer[k] = f[rows.offset(k, cells[k], stride)] for the rows.count() entries, and back.
 template <class S>
-void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, S* buffer,
-                 cudaStream_t stream);
+void launch_pack(const S* f, std::uint64_t stride, const std::uint32_t* cells, const parallel::HaloRows& rows,
+                 S* buffer, cudaStream_t stream);
 template <class S>
-void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const HaloRows& rows, const S* buffer,
-                   cudaStream_t stream);
+void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const parallel::HaloRows& rows,
+                   const S* buffer, cudaStream_t stream);
 // The pressure extrapolation's passes over the cells [begin, end) (lib/physics/density_extrapolation.hpp),
 // with held = pairs[2k] and change = pairs[2k + 1] those of cell begin + k:
 //   hold:        change = rho - held (when arg != 0), held = rho
@@ -76,6 +76,8 @@ enum class DensityPass { hold, peak, products, extrapolate };
 template <class S>
 void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                          float* pairs, float arg, unsigned long long* out, cudaStream_t stream);
-inline std::uint32_t sum_blocks(std::uint32_t cells) { return (cells + reduction_block - 1) / reduction_block; }
+inline std::uint32_t sum_blocks(std::uint32_t cells) {
+  return (cells + physics::reduction_block - 1) / physics::reduction_block;
+}
 
 }  // namespace rockperm::cuda

@@ -20,7 +20,7 @@ namespace rockperm::cuda {
 
 bool nccl_built() { return false; }
 
-std::unique_ptr<HaloExchanger> make_nccl_exchanger(const Comm&, std::string& why) {
+std::unique_ptr<parallel::HaloExchanger> make_nccl_exchanger(const parallel::Comm&, std::string& why) {
   why = "this rockperm was built without NCCL (CMake found no nccl.h; set NCCL_HOME and rebuild)";
   return nullptr;
 }
@@ -89,16 +89,16 @@ void check(const Library& lib, ncclResult_t result, const char* call) {
 }
 
 // true on every rank when `failed` is empty on every rank
-bool all_ok(const Comm& comm, const std::string& failed) {
+bool all_ok(const parallel::Comm& comm, const std::string& failed) {
   return comm.sum(std::uint64_t{failed.empty() ? 0u : 1u}) == 0;
 }
 
-std::vector<Comm::Transfer> by_peer_and_tag(std::vector<Comm::Transfer> t) {
+std::vector<parallel::Comm::Transfer> by_peer_and_tag(std::vector<parallel::Comm::Transfer> t) {
   std::sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return std::pair(a.peer, a.tag) < std::pair(b.peer, b.tag); });
   return t;
 }
 
-class NcclExchanger final : public HaloExchanger {
+class NcclExchanger final : public parallel::HaloExchanger {
  public:
   // NCCL's kernels run beside the interior update: a high priority lets their blocks in first
   NcclExchanger(const Library& lib, ncclComm_t comm) : lib_(lib), comm_(comm), stream_(highest_stream_priority()) {}
@@ -108,7 +108,8 @@ class NcclExchanger final : public HaloExchanger {
 
   // The previous unpack and this step's pack are done when the Stepper calls (it waited for the
   // pack, which follows the unpack on the backend's stream), so the copies need no event.
-  void exchange(const std::vector<Comm::Transfer>& sends, const std::vector<Comm::Transfer>& receives) override {
+  void exchange(const std::vector<parallel::Comm::Transfer>& sends,
+                const std::vector<parallel::Comm::Transfer>& receives) override {
     check(lib_, lib_.group_start(), "ncclGroupStart");
     for (const auto& r : by_peer_and_tag(receives)) {
       if (r.bytes) check(lib_, lib_.recv(r.data, r.bytes, ncclUint8, r.peer, comm_, stream_.get()), "ncclRecv");
@@ -128,7 +129,7 @@ class NcclExchanger final : public HaloExchanger {
 
 }  // namespace
 
-std::unique_ptr<HaloExchanger> make_nccl_exchanger(const Comm& comm, std::string& why) {
+std::unique_ptr<parallel::HaloExchanger> make_nccl_exchanger(const parallel::Comm& comm, std::string& why) {
   const Library& lib = library();
   why = lib.why;
   if (!all_ok(comm, why)) {

@@ -21,6 +21,6 @@ bool nccl_built();
 // Collective over `comm`, on the current device of every rank. Returns null on every rank when
 // NCCL cannot serve this run (no library, two ranks on one GPU, an init failure on any rank),
 // with the reason in `why`.
-std::unique_ptr<HaloExchanger> make_nccl_exchanger(const Comm& comm, std::string& why);
+std::unique_ptr<parallel::HaloExchanger> make_nccl_exchanger(const parallel::Comm& comm, std::string& why);
 
 }  // namespace rockperm::cuda

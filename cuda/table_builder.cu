@@ -18,7 +18,7 @@ constexpr int block_threads = 256;
 constexpr int warps_per_block = block_threads / 32;
 constexpr std::uint64_t chunk_voxels = std::uint64_t{1} << 28;  // bytes of mask per upload (a multiple of 32)
 
-std::uint64_t mask_words(const SparseLattice& lattice) { return (lattice.dims().voxels() + 31) / 32; }
+std::uint64_t mask_words(const lattice::SparseLattice& lattice) { return (lattice.dims().voxels() + 31) / 32; }
 
 // One bit per voxel: warp lanes read 32 consecutive bytes and lane 0 stores their ballot.
 // `first` (a multiple of 32) is the chunk's first voxel, `count` its voxels.
@@ -46,7 +46,7 @@ struct MaskIndex {
 
   __device__ std::uint32_t index(std::uint64_t v) const {
     const std::uint32_t word = bits[v / 32], bit = 1u << (v % 32);
-    return (word & bit) ? prefix[v / 32] + __popc(word & (bit - 1)) : link_rule::no_cell;
+    return (word & bit) ? prefix[v / 32] + __popc(word & (bit - 1)) : lattice::link_rule::no_cell;
   }
   // the voxel of fluid cell c (c below the fluid count): the last word whose prefix is at most
   // c holds it, as its (c - prefix)-th set bit
@@ -68,10 +68,10 @@ struct At {
   const MaskIndex& m;
   std::int64_t x, y, z;
   __device__ std::uint32_t operator()(int dx, int dy, int dz) const {
-    const std::int64_t xn = link_rule::step_axis(x, dx, m.nx, m.periodic[0]);
-    const std::int64_t yn = link_rule::step_axis(y, dy, m.ny, m.periodic[1]);
-    const std::int64_t zn = link_rule::step_axis(z, dz, m.nz, m.periodic[2]);
-    if (xn < 0 || yn < 0 || zn < 0) return link_rule::no_cell;
+    const std::int64_t xn = lattice::link_rule::step_axis(x, dx, m.nx, m.periodic[0]);
+    const std::int64_t yn = lattice::link_rule::step_axis(y, dy, m.ny, m.periodic[1]);
+    const std::int64_t zn = lattice::link_rule::step_axis(z, dz, m.nz, m.periodic[2]);
+    if (xn < 0 || yn < 0 || zn < 0) return lattice::link_rule::no_cell;
     return m.index(static_cast<std::uint64_t>((zn * m.ny + yn) * m.nx + xn));
   }
 };
@@ -85,8 +85,8 @@ __global__ void grouped_tables_kernel(MaskIndex m, std::uint32_t cells, std::uin
   __shared__ std::int64_t sorted[warps_per_block][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::uint64_t group = blockIdx.x * static_cast<std::uint64_t>(warps_per_block) + warp;
-  if (group >= stride / group_cells) return;  // the whole warp
-  const std::uint64_t cell = group * group_cells + lane;
+  if (group >= stride / lattice::group_cells) return;  // the whole warp
+  const std::uint64_t cell = group * lattice::group_cells + lane;
   const bool fluid = cell < cells;
   std::int64_t x = 0, y = 0, z = 0;
   if (fluid) {
@@ -97,15 +97,16 @@ __global__ void grouped_tables_kernel(MaskIndex m, std::uint32_t cells, std::uin
   }
   const At at{m, x, y, z};
   constexpr std::int64_t absent = INT64_MAX;
-  for (int k = 0; k < lattice::half; ++k) {
+  for (int k = 0; k < d3q19::half; ++k) {
     std::uint32_t entry = 0;
     for (int side = 0; side < 2; ++side) {
       const int sign = side == 0 ? 1 : -1;
-      const std::uint32_t t = fluid ? link_rule::link_target(at, sign * lattice::cx(k + 1), sign * lattice::cy(k + 1),
-                                                             sign * lattice::cz(k + 1), sealed)
-                                    : link_rule::no_cell;
-      const bool present = t != link_rule::no_cell;
-      const std::int64_t offset = present ? grouped_offset(t, static_cast<std::int64_t>(cell)) : 0;
+      const std::uint32_t t =
+          fluid ? lattice::link_rule::link_target(at, sign * d3q19::cx(k + 1), sign * d3q19::cy(k + 1),
+                                                  sign * d3q19::cz(k + 1), sealed)
+                : lattice::link_rule::no_cell;
+      const bool present = t != lattice::link_rule::no_cell;
+      const std::int64_t offset = present ? lattice::grouped_offset(t, static_cast<std::int64_t>(cell)) : 0;
       const std::int64_t key = present ? offset : absent;
       int rank = 0;
       for (int l = 0; l < 32; ++l) {
@@ -115,19 +116,19 @@ __global__ void grouped_tables_kernel(MaskIndex m, std::uint32_t cells, std::uin
       sorted[warp][rank] = key;
       __syncwarp();
       const int n = __popc(__ballot_sync(0xFFFFFFFFu, present));
-      GroupBases bases;
-      const bool fits = group_bases_sorted(sorted[warp], n, bases);
+      lattice::GroupBases bases;
+      const bool fits = lattice::group_bases_sorted(sorted[warp], n, bases);
       __syncwarp();  // every lane has read `sorted` before the next side writes it
       if (!fits) {
         if (lane == 0) atomicExch(failed, 1);
         continue;
       }
       if (lane == 0) {
-        std::int32_t* stored = base + (group * lattice::half + k) * 4 + 2 * side;
+        std::int32_t* stored = base + (group * d3q19::half + k) * 4 + 2 * side;
         stored[0] = static_cast<std::int32_t>(bases.base[0]);
         stored[1] = static_cast<std::int32_t>(bases.base[1]);
       }
-      entry |= grouped_bits(bases, offset, present) << (16 * side);
+      entry |= lattice::grouped_bits(bases, offset, present) << (16 * side);
     }
     delta[k * stride + cell] = entry;
   }
@@ -144,22 +145,22 @@ std::size_t scan_scratch_bytes(std::uint64_t words) {
 
 }  // namespace
 
-double grouped_build_scratch_bytes(const SparseLattice& lattice) {
+double grouped_build_scratch_bytes(const lattice::SparseLattice& lattice) {
   const std::uint64_t words = mask_words(lattice);
   return 3.0 * words * 4 + static_cast<double>(std::min(lattice.dims().voxels(), chunk_voxels)) +
          static_cast<double>(scan_scratch_bytes(words));
 }
 
-bool build_grouped_tables(const SparseLattice& lattice, DeviceBuffer<std::uint32_t>& delta,
+bool build_grouped_tables(const lattice::SparseLattice& lattice, DeviceBuffer<std::uint32_t>& delta,
                           DeviceBuffer<std::int32_t>& base, cudaStream_t stream) {
-  const PoreMask& mask = lattice.mask();
+  const geometry::PoreMask& mask = lattice.mask();
   const std::uint64_t stride = lattice.stride(), voxels = lattice.dims().voxels();
   const std::uint32_t cells = lattice.fluid_count();
   if (mask.pore.size() != voxels || !lattice.has_negative()) {
     throw Error("internal: device tables need a lattice with its mask and the negative directions");
   }
-  if (!packable_size(cells) || stride % group_cells != 0) return false;
-  const std::uint64_t words = mask_words(lattice), groups = stride / group_cells;
+  if (!lattice::packable_size(cells) || stride % lattice::group_cells != 0) return false;
+  const std::uint64_t words = mask_words(lattice), groups = stride / lattice::group_cells;
 
   DeviceBuffer<std::uint32_t> bits(words), counts(words), prefix(words);
   {
@@ -182,13 +183,13 @@ bool build_grouped_tables(const SparseLattice& lattice, DeviceBuffer<std::uint32
 
   const MaskIndex m{bits.data(), prefix.data(), words, lattice.dims().nx, lattice.dims().ny, lattice.dims().nz,
                     {lattice.periodic()[0], lattice.periodic()[1], lattice.periodic()[2]}};
-  delta = DeviceBuffer<std::uint32_t>(lattice::half * stride);
-  base = DeviceBuffer<std::int32_t>(groups * 4 * lattice::half);
+  delta = DeviceBuffer<std::uint32_t>(d3q19::half * stride);
+  base = DeviceBuffer<std::int32_t>(groups * 4 * d3q19::half);
   DeviceBuffer<int> failed(1);
   ROCKPERM_CUDA_CHECK(cudaMemsetAsync(failed.data(), 0, sizeof(int), stream));
   const std::uint64_t blocks = (groups + warps_per_block - 1) / warps_per_block;
-  grouped_tables_kernel<<<blocks, block_threads, 0, stream>>>(m, cells, stride, lattice.edges() == EdgeContacts::sealed,
-                                                              delta.data(), base.data(), failed.data());
+  grouped_tables_kernel<<<blocks, block_threads, 0, stream>>>(
+      m, cells, stride, lattice.edges() == geometry::EdgeContacts::sealed, delta.data(), base.data(), failed.data());
   ROCKPERM_CUDA_CHECK_LAST();
   int host_failed = 0;
   ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(&host_failed, failed.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));

@@ -18,13 +18,13 @@ namespace rockperm::cuda {
 
 // Device memory the build needs besides the tables (the bit mask, its prefix sums, a chunk of
 // the byte mask and the scan's scratch).
-double grouped_build_scratch_bytes(const SparseLattice& lattice);
+double grouped_build_scratch_bytes(const lattice::SparseLattice& lattice);
 
 // Fills `delta` (9 * stride entries) and `base` (36 per group) for `lattice`, which holds its mask
 // (deferred tables) and the negative directions. False where a group's offsets in one direction
 // do not fall into two clusters (pack_grouped_pair_tables' false; the buffers are then released),
 // or the lattice does not pack; CUDA errors throw.
-bool build_grouped_tables(const SparseLattice& lattice, DeviceBuffer<std::uint32_t>& delta,
+bool build_grouped_tables(const lattice::SparseLattice& lattice, DeviceBuffer<std::uint32_t>& delta,
                           DeviceBuffer<std::int32_t>& base, cudaStream_t stream);
 
 }  // namespace rockperm::cuda

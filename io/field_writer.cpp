@@ -24,7 +24,7 @@ std::int64_t OutputGrid::first_k(std::int64_t z) const {
   return std::min<std::int64_t>(cells[2], (rel + out.stride - 1) / out.stride);
 }
 
-OutputGrid output_grid(const FieldOutput& out, const Dims& dims) {
+OutputGrid output_grid(const FieldOutput& out, const geometry::Dims& dims) {
   OutputGrid g;
   g.out = out;
   if (out.stride < 1) throw InputError("output.fields.stride", "the field stride must be at least 1");
@@ -97,13 +97,13 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   image->GetCellData()->SetActiveVectors("velocity");
   image->GetCellData()->SetActiveScalars("pore");
 
-  const FieldScale scale =
-      field_scale(o.nu_lattice, o.g_lattice, o.pressure_gradient_pa_m, o.viscosity_pa_s, o.voxel_size_m);
+  const physics::FieldScale scale =
+      physics::field_scale(o.nu_lattice, o.g_lattice, o.pressure_gradient_pa_m, o.viscosity_pa_s, o.voxel_size_m);
   const double u_scale = piece.owned ? scale.velocity_m_per_s : 0.0;
   const double p_scale = scale.pressure_pa;
-  const SparseLattice& lat = *piece.lattice;
+  const lattice::SparseLattice& lat = *piece.lattice;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    const Coord& xyz = lat.coords()[c];
+    const lattice::Coord& xyz = lat.coords()[c];
     const std::int64_t gx = xyz.x, gy = xyz.y, gz = piece.first_local_plane_z + xyz.z;
     if (gz < piece.z_begin || gz >= piece.z_end) continue;
     const std::int64_t rx = gx - o.offset[0], ry = gy - o.offset[1], rz = gz - o.offset[2];
@@ -111,7 +111,7 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     if (rx % o.stride || ry % o.stride || rz % o.stride) continue;
     const std::int64_t id = ((rz / o.stride - k0) * ny + ry / o.stride) * nx + rx / o.stride;
     const std::size_t k = c - lat.owned_begin();
-    const Macroscopic& m = *piece.owned;
+    const backend::Macroscopic& m = *piece.owned;
     const float u[3] = {m.ux[k], m.uy[k], m.uz[k]};
     for (int a = 0; a < 3; ++a) {
       velocity_lu->SetComponent(id, a, u[a]);

@@ -37,8 +37,8 @@ struct FieldOutput {
 // (Backend::macroscopic, in cell order), the global z of its first local plane, and its owned
 // global planes [z_begin, z_end).
 struct FieldPiece {
-  const SparseLattice* lattice = nullptr;
-  const Macroscopic* owned = nullptr;
+  const lattice::SparseLattice* lattice = nullptr;
+  const backend::Macroscopic* owned = nullptr;
   std::int64_t first_local_plane_z = 0;  // global z of local plane 0 (may be a ghost plane)
   std::int64_t z_begin = 0, z_end = 0;
 };
@@ -50,7 +50,7 @@ struct OutputGrid {
   std::int64_t first_k(std::int64_t z) const;  // first output plane at or after global z
   FieldOutput out;
 };
-OutputGrid output_grid(const FieldOutput& out, const Dims& dims);
+OutputGrid output_grid(const FieldOutput& out, const geometry::Dims& dims);
 
 // Writes this rank's piece (skipped when its planes hold no output plane); returns the
 // piece's file name, or "" when skipped. Throws InputError when the directory is not writable.

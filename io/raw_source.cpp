@@ -24,7 +24,7 @@ class RawSource final : public SliceSource {
       throw InputError(name + ": samples of " + std::to_string(8 * l.bytes_per_sample) +
                        " bits are not supported; rockperm reads 8- and 16-bit unsigned labels");
     }
-    validate_dims(l.dims, name);
+    geometry::validate_dims(l.dims, name);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(l.data_file, ec)) {
       throw InputError("sample.volume.path", name + ": no such file");
@@ -45,7 +45,7 @@ class RawSource final : public SliceSource {
 
   void read_slice(std::int64_t z, std::int64_t x0, std::int64_t y0, std::int64_t sx, std::int64_t sy,
                   std::vector<std::uint16_t>& out) override {
-    const Dims& d = layout_.dims;
+    const geometry::Dims& d = layout_.dims;
     const int b = layout_.bytes_per_sample;
     out.resize(static_cast<std::size_t>(sx) * sy);
     // whole rows lie one after another in the file: one read for the slice (a 1000^3 scan took
@@ -90,14 +90,14 @@ std::string lower(std::string s) {
   return s;
 }
 
-Dims three_dims(const std::string& text, const std::string& file, const std::string& key) {
+geometry::Dims three_dims(const std::string& text, const std::string& file, const std::string& key) {
   std::istringstream in(text);
-  Dims d;
+  geometry::Dims d;
   std::string rest;
   if (!(in >> d.nx >> d.ny >> d.nz) || (in >> rest)) {
     throw InputError(file + ": " + key + " '" + text + "' is not three sizes; rockperm reads 3-D volumes");
   }
-  validate_dims(d, file);
+  geometry::validate_dims(d, file);
   return d;
 }
 

@@ -9,7 +9,7 @@ namespace rockperm::io {
 
 struct RawLayout {
   std::filesystem::path data_file;
-  Dims dims;
+  geometry::Dims dims;
   int bytes_per_sample = 1;
   bool big_endian = false;
   std::uint64_t header_bytes = 0;

@@ -13,7 +13,7 @@ namespace rockperm::io {
 // What a source holds, read from its headers without reading the data.
 struct VolumeInfo {
   std::string format;  // "raw", "nrrd", "mhd", "tiff slices", "multi-page tiff"
-  Dims dims;           // of the whole volume
+  geometry::Dims dims;           // of the whole volume
   int bytes_per_sample = 1;
   double voxel_size_um = 0;  // 0 when the source does not say
 };

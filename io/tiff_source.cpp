@@ -240,7 +240,7 @@ class TiffDirectorySource final : public SliceSource {
       }
     }
     info_.format = "tiff slices";
-    info_.dims = Dims{first_.width, first_.height, static_cast<std::int64_t>(files_.size())};
+    info_.dims = geometry::Dims{first_.width, first_.height, static_cast<std::int64_t>(files_.size())};
     info_.bytes_per_sample = first_.bytes;
   }
   const VolumeInfo& info() const override { return info_; }
@@ -285,7 +285,7 @@ class MultipageTiffSource final : public SliceSource {
                        "; the file is truncated or damaged");
     }
     info_.format = "multi-page tiff";
-    info_.dims = Dims{first_.width, first_.height, static_cast<std::int64_t>(pages)};
+    info_.dims = geometry::Dims{first_.width, first_.height, static_cast<std::int64_t>(pages)};
     info_.bytes_per_sample = first_.bytes;
   }
   const VolumeInfo& info() const override { return info_; }

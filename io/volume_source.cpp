@@ -165,7 +165,7 @@ std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec) {
   return open_raw(l);
 }
 
-Crop resolve_crop(const Crop& crop, const Dims& d, const std::string& file) {
+Crop resolve_crop(const Crop& crop, const geometry::Dims& d, const std::string& file) {
   Crop out = crop;
   for (int a = 0; a < 3; ++a) {
     if (out.size[a] == 0) out.size[a] = d[a] - out.offset[a];
@@ -179,11 +179,12 @@ Crop resolve_crop(const Crop& crop, const Dims& d, const std::string& file) {
   return out;
 }
 
-LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey) {
+LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
+                          const std::vector<geometry::GreyPhase>& grey) {
   auto source = open_volume(spec);
   LoadedMask out;
   out.info = source->info();
-  const Dims& d = out.info.dims;
+  const geometry::Dims& d = out.info.dims;
   const std::string name = spec.path.string();
   if (out.info.format != "raw" && spec.dims.nx != 0 && !(spec.dims == d)) {
     throw InputError("sample.volume.dims", name + ": holds " + d.str() + " voxels but the dimensions given are " +
@@ -199,7 +200,7 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
                          " micrometres is not a scan's (0.1 nm to 10 cm); give the voxel size in micrometres");
   }
   out.crop = resolve_crop(spec.crop, d, name);
-  const Dims cropped{out.crop.size[0], out.crop.size[1], out.crop.size[2]};
+  const geometry::Dims cropped{out.crop.size[0], out.crop.size[1], out.crop.size[2]};
   if (spec.max_voxels != 0 && cropped.voxels() > spec.max_voxels) {
     throw InputError(name + ": " + cropped.str() + " voxels exceed the limit of " + std::to_string(spec.max_voxels));
   }
@@ -213,7 +214,7 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
                          std::to_string(available >> 20) +
                          " MiB; crop it (input.crop_offset, input.crop_size) or run on a node with more memory");
   }
-  const std::vector<std::uint8_t> lut = label_codes(pore_labels, grey);
+  const std::vector<std::uint8_t> lut = geometry::label_codes(pore_labels, grey);
   out.mask.dims = cropped;
   out.mask.pore.resize(cropped.voxels());
   std::vector<std::uint16_t> slice;
@@ -224,7 +225,7 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_lab
     std::uint8_t* dst = out.mask.pore.data() + plane * z;
     for (std::uint64_t k = 0; k < plane; ++k) {
       dst[k] = lut[slice[k]];
-      pore += dst[k] != PoreMask::solid;
+      pore += dst[k] != geometry::PoreMask::solid;
     }
   }
   if (pore == 0) {

@@ -35,7 +35,7 @@ struct VolumeSpec {
   std::filesystem::path path;  // a file, or a directory of TIFF slices
   VolumeFormat format = VolumeFormat::auto_detect;
   // raw only (NRRD, MHD and TIFF say it themselves)
-  Dims dims;
+  geometry::Dims dims;
   int bytes_per_sample = 1;  // 1 (uint8) or 2 (uint16)
   bool big_endian = false;
   std::uint64_t header_bytes = 0;
@@ -60,7 +60,7 @@ std::uint64_t available_memory_bytes();
 std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec);
 
 struct LoadedMask {
-  PoreMask mask;             // the cropped region
+  geometry::PoreMask mask;   // the cropped region
   VolumeInfo info;           // of the whole volume
   Crop crop;                 // resolved: sizes filled in
   double voxel_size_um = 0;  // from the spec, else from the header
@@ -68,12 +68,12 @@ struct LoadedMask {
 
 // The crop with its sizes filled in (0: to the end of the volume of `dims`). Throws InputError
 // (field sample.volume.crop) naming `file` when it leaves the volume.
-Crop resolve_crop(const Crop& crop, const Dims& dims, const std::string& file);
+Crop resolve_crop(const Crop& crop, const geometry::Dims& dims, const std::string& file);
 
 // Streams the volume through `pore_labels` into a mask. Throws InputError when the crop lies
 // outside the volume, the voxel size is unknown, or no voxel is pore.
 // `grey`: labels whose voxels are grey phases (PoreMask codes).
-LoadedMask load_pore_mask(const VolumeSpec& spec, const LabelSelection& pore_labels,
-                          const std::vector<GreyPhase>& grey = {});
+LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
+                          const std::vector<geometry::GreyPhase>& grey = {});
 
 }  // namespace rockperm::io

@@ -30,8 +30,8 @@ struct Header {
   std::uint64_t fluid_cells;
   std::int64_t dims[3];
   char identity[64];
-  SteadyStateLoop::State loop;
-  SampleDrive drive;
+  solve::SteadyStateLoop::State loop;
+  solve::SampleDrive drive;
   double force;
   std::int32_t drive_adjustments;
   std::int32_t padding;
@@ -45,7 +45,7 @@ static_assert(sizeof(Header) <= 4096, "the populations start at byte 4096");
 
 // This rank's owned cells start at this global cell index (slabs are consecutive in z and
 // cells are numbered in raster order, so ranks own consecutive ranges).
-std::uint64_t first_global_cell(const Comm& comm, const RankLattice& r) {
+std::uint64_t first_global_cell(const parallel::Comm& comm, const RankLattice& r) {
   std::uint64_t first = 0;
   for (int k = 0; k < comm.rank() && k < static_cast<int>(r.slabs.size()); ++k) first += r.slabs[k].fluid;
   return first;
@@ -88,7 +88,7 @@ std::uint64_t payload_checksum(const void* data, std::size_t bytes, std::size_t 
 // (keyed after every cell's populations, so that the two never share a key).
 std::uint64_t payload_checksums(const Simulation::State& state, std::size_t slot_bytes, std::uint64_t fluid_cells,
                                 std::uint64_t first_cell) {
-  std::uint64_t sum = payload_checksum(state.owned.data(), state.owned.size(), lattice::q * slot_bytes, first_cell);
+  std::uint64_t sum = payload_checksum(state.owned.data(), state.owned.size(), d3q19::q * slot_bytes, first_cell);
   if (!state.held.empty()) {
     sum += payload_checksum(state.held.data(), state.held.size() * sizeof(float), 2 * sizeof(float),
                             fluid_cells + first_cell);
@@ -145,7 +145,7 @@ std::string run_identity(const std::string& input_sha256, const SampleSpec& samp
     << flow.lateral_periodic[0] << flow.lateral_periodic[1] << flow.lateral_periodic[2] << "\ninlet_outlet "
     << to_string(flow.inlet_outlet) << "\nbuffer_layers " << flow.buffer_layers << "\nedges "
     << to_string(flow.edge_contacts) << "\n";
-  const std::vector<GreyPhase> grey = sample.grey();
+  const std::vector<geometry::GreyPhase> grey = sample.grey();
   if (!grey.empty() || !flow.grey_permeability.empty()) {  // absent before grey phases existed
     o << "grey " << to_string(grey) << "\ngrey_voxel2";
     for (const double k : flow.grey_permeability) o << ' ' << k;
@@ -154,7 +154,7 @@ std::string run_identity(const std::string& input_sha256, const SampleSpec& samp
   return io::sha256_hex(o.str());
 }
 
-void write_checkpoint(const Comm& comm, const Simulation& simulation, const std::filesystem::path& file,
+void write_checkpoint(const parallel::Comm& comm, const Simulation& simulation, const std::filesystem::path& file,
                       const std::string& identity) {
   const Simulation::State state = simulation.save();
   const Sample& sample = simulation.sample();
@@ -162,11 +162,11 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   tmp += ".tmp";
   Header h{};
   std::memcpy(h.magic, magic, sizeof magic);
-  h.q = lattice::q;
-  const std::uint64_t slot_bytes = storage_bytes(simulation.storage());
+  h.q = d3q19::q;
+  const std::uint64_t slot_bytes = physics::storage_bytes(simulation.storage());
   h.population_bytes = static_cast<decltype(h.population_bytes)>(slot_bytes);
-  h.loop_bytes = sizeof(SteadyStateLoop::State);
-  h.drive_bytes = sizeof(SampleDrive);
+  h.loop_bytes = sizeof(solve::SteadyStateLoop::State);
+  h.drive_bytes = sizeof(solve::SampleDrive);
   h.fluid_cells = sample.fluid;
   h.dims[0] = sample.dims.nx;
   h.dims[1] = sample.dims.ny;
@@ -178,19 +178,19 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   h.drive_adjustments = state.drive_adjustments;
   h.data_offset = 4096;
   // held densities on one rank are held on every rank (the extrapolation's state is global)
-  h.held_offset = state.held.empty() ? 0 : h.data_offset + sample.fluid * lattice::q * slot_bytes;
+  h.held_offset = state.held.empty() ? 0 : h.data_offset + sample.fluid * d3q19::q * slot_bytes;
   const std::uint64_t first = first_global_cell(comm, simulation.rank_lattice());
   const std::uint64_t payload = comm.sum(payload_checksums(state, slot_bytes, sample.fluid, first));
   h.checksum = header_checksum(h) + payload;
-  collectively(comm, [&] {
+  parallel::collectively(comm, [&] {
     if (!comm.root()) return;
     FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
     if (!fd.valid()) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be created"));
     write_all(fd.get(), &h, sizeof h, 0, tmp);
     if (!fd.close()) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
   });
-  const std::uint64_t slot = lattice::q * slot_bytes;
-  collectively(comm, [&] {
+  const std::uint64_t slot = d3q19::q * slot_bytes;
+  parallel::collectively(comm, [&] {
     FileDescriptor fd(::open(tmp.c_str(), O_WRONLY));
     if (!fd.valid()) throw RuntimeFailure(system_error(tmp, "the checkpoint cannot be opened"));
     const std::uint64_t offset = h.data_offset + first * slot;
@@ -202,7 +202,7 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
     if (::fsync(fd.get()) != 0) throw RuntimeFailure(system_error(tmp, "flushing the checkpoint to disk failed"));
     if (!fd.close()) throw RuntimeFailure(system_error(tmp, "closing the checkpoint failed"));
   });
-  collectively(comm, [&] {
+  parallel::collectively(comm, [&] {
     if (!comm.root()) return;
     std::error_code ec;
     std::filesystem::rename(tmp, file, ec);
@@ -213,12 +213,12 @@ void write_checkpoint(const Comm& comm, const Simulation& simulation, const std:
   });
 }
 
-void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesystem::path& file,
+void read_checkpoint(const parallel::Comm& comm, Simulation& simulation, const std::filesystem::path& file,
                      const std::string& identity) {
   Simulation::State state;
   Header h{};
   std::uint64_t first = 0;
-  collectively(comm, [&] {
+  parallel::collectively(comm, [&] {
     const FileDescriptor fd(::open(file.c_str(), O_RDONLY));
     if (!fd.valid()) throw InputError("checkpoint", system_error(file, "the checkpoint cannot be opened"));
     read_all(fd.get(), &h, sizeof h, 0, file);
@@ -232,11 +232,11 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
                                          ", this build reads 04); finish the run with that build, or start "
                                          "it again");
     }
-    if (h.q != lattice::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
-        h.loop_bytes != sizeof(SteadyStateLoop::State) || h.drive_bytes != sizeof(SampleDrive)) {
+    if (h.q != d3q19::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
+        h.loop_bytes != sizeof(solve::SteadyStateLoop::State) || h.drive_bytes != sizeof(solve::SampleDrive)) {
       throw InputError("checkpoint", file.string() + ": written by a rockperm build of another layout");
     }
-    const std::uint64_t slot_bytes = storage_bytes(simulation.storage());
+    const std::uint64_t slot_bytes = physics::storage_bytes(simulation.storage());
     if (h.population_bytes != slot_bytes) {
       const char* written = h.population_bytes == 2 ? "fp16" : "fp32";
       throw InputError("execution.storage", file.string() + ": written with " + written +
@@ -254,10 +254,10 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
                                          std::to_string(h.fluid_cells) + " fluid cells)");
     }
     const RankLattice& r = simulation.rank_lattice();
-    state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * lattice::q *
+    state.owned.resize(static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()) * d3q19::q *
                        slot_bytes);
     first = first_global_cell(comm, r);
-    const std::uint64_t offset = h.data_offset + first * lattice::q * slot_bytes;
+    const std::uint64_t offset = h.data_offset + first * d3q19::q * slot_bytes;
     read_all(fd.get(), state.owned.data(), state.owned.size(), offset, file);
     if (h.held_offset != 0) {
       state.held.resize(2 * static_cast<std::size_t>(r.lattice.owned_end() - r.lattice.owned_begin()));
@@ -270,8 +270,8 @@ void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesy
     state.drive_adjustments = h.drive_adjustments;
   });
   {
-    const std::uint64_t payload =
-        comm.sum(payload_checksums(state, storage_bytes(simulation.storage()), simulation.sample().fluid, first));
+    const std::uint64_t payload = comm.sum(
+        payload_checksums(state, physics::storage_bytes(simulation.storage()), simulation.sample().fluid, first));
     if (header_checksum(h) + payload != h.checksum) {  // the same on every rank: the sums are reduced
       throw InputError("checkpoint", file.string() +
                                          ": the checkpoint is damaged (its contents do not match their checksum); "

@@ -20,12 +20,12 @@ inline constexpr const char* checkpoint_name = "checkpoint.rpk";
 std::string run_identity(const std::string& input_sha256, const SampleSpec& sample, const FlowSpec& flow);
 
 // Collective. Throws an output error (RuntimeFailure) naming the file when it cannot be written.
-void write_checkpoint(const Comm& comm, const Simulation& simulation, const std::filesystem::path& file,
+void write_checkpoint(const parallel::Comm& comm, const Simulation& simulation, const std::filesystem::path& file,
                       const std::string& identity);
 
 // Collective. Throws InputError (field "checkpoint") when the file is missing, damaged, or of
 // another sample, physics or build.
-void read_checkpoint(const Comm& comm, Simulation& simulation, const std::filesystem::path& file,
+void read_checkpoint(const parallel::Comm& comm, Simulation& simulation, const std::filesystem::path& file,
                      const std::string& identity);
 
 }  // namespace rockperm::pipeline

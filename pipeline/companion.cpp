@@ -10,16 +10,17 @@
 
 namespace rockperm::pipeline {
 
-void with_volume(const Comm& comm, const RunRequest& request, const std::function<void(const ReadVolume&)>& make) {
-  collectively(comm, [&] {
+void with_volume(const parallel::Comm& comm, const RunRequest& request,
+                 const std::function<void(const ReadVolume&)>& make) {
+  parallel::collectively(comm, [&] {
     if (!comm.root()) return;
     ReadVolume read;
     make(request_volume(request, read, false));
   });
 }
 
-CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask mask, double voxel_size_um,
-                           const FlowSpec& flow, const std::string& name) {
+CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, geometry::PoreMask mask,
+                           double voxel_size_um, const FlowSpec& flow, const std::string& name) {
   CompanionRun c;
   const auto start = std::chrono::steady_clock::now();
   const RunSpec& spec = request.spec;
@@ -56,20 +57,21 @@ CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask
   return c;
 }
 
-void run_without_grey(const Comm& comm, const RunRequest& request, SampleResult& result) {
+void run_without_grey(const parallel::Comm& comm, const RunRequest& request, SampleResult& result) {
   GreyReport& grey = result.grey;
   grey.without_asked = true;
   if (!result.converged()) {
     grey.without_note = "not made: the run did not converge";
     return;
   }
-  PoreMask mask;  // rank 0: the grey voxels solid
+  geometry::PoreMask mask;  // rank 0: the grey voxels solid
   double voxel_um = 0;
   try {
     with_volume(comm, request, [&](const ReadVolume& volume) {
       voxel_um = volume.loaded.voxel_size_um;
       mask = volume.loaded.mask;
-      for (std::uint8_t& code : mask.pore) code = code == PoreMask::open ? PoreMask::open : PoreMask::solid;
+      for (std::uint8_t& code : mask.pore)
+        code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
     });
   } catch (const InputError& e) {
     grey.without_note = std::string("not made: ") + e.what();

@@ -26,17 +26,18 @@ struct CompanionRun {
 
 // Collective: `make` on rank 0 with the request's volume (request_volume: in memory, else read
 // again). Throws InputError on every rank where the volume cannot be read.
-void with_volume(const Comm& comm, const RunRequest& request, const std::function<void(const ReadVolume&)>& make);
+void with_volume(const parallel::Comm& comm, const RunRequest& request,
+                 const std::function<void(const ReadVolume&)>& make);
 
 // Collective. `mask` on rank 0 (ignored elsewhere); `flow` as the request's, with the variant's
 // grey permeabilities (voxel^2); `name` names the sample in messages. Never throws for what the
 // variant does: a physics or input error is a note (no_path where that is its reason).
-CompanionRun run_companion(const Comm& comm, const RunRequest& request, PoreMask mask, double voxel_size_um,
-                           const FlowSpec& flow, const std::string& name);
+CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, geometry::PoreMask mask,
+                           double voxel_size_um, const FlowSpec& flow, const std::string& name);
 
 // Collective. For a result with grey voxels in its pore space (run() asks only then): the sample once more with its grey
 // voxels solid (the request's volume, read again where it is not in memory), into
 // result.grey's without_* fields; never throws for what that run does.
-void run_without_grey(const Comm& comm, const RunRequest& request, SampleResult& result);
+void run_without_grey(const parallel::Comm& comm, const RunRequest& request, SampleResult& result);
 
 }  // namespace rockperm::pipeline

@@ -15,9 +15,10 @@
 namespace rockperm::pipeline {
 
 struct RankLattice {
-  std::vector<Slab> slabs;           // every rank's planes
-  std::optional<SlabDomain> domain;  // this rank's slab with its ghost planes (several ranks, or OneRank::slab)
-  SparseLattice lattice;             // local cells, ghosts included
+  std::vector<parallel::Slab> slabs;           // every rank's planes
+  std::optional<parallel::SlabDomain>
+      domain;                        // this rank's slab with its ghost planes (several ranks, or OneRank::slab)
+  lattice::SparseLattice lattice;    // local cells, ghosts included
   std::int64_t first_local_z = 0;    // global z of local plane 0 (a ghost plane on slabs)
   std::int64_t z_begin = 0, z_end = 0;  // the global planes this rank owns
   double seconds = 0;                   // partition, distribution and lattice build
@@ -31,8 +32,9 @@ enum class OneRank { whole, slab };
 // Takes sample.mask from rank 0 (it is empty afterwards). `tables`: where the neighbour tables
 // are built (lattice_tables(plan) in pipeline/execution.hpp: deferred to the GPU's backend).
 // `shares`: every rank's share of the fluid cells (ExecutionPlan::shares; empty: equal slabs).
-RankLattice decompose(const Comm& comm, Sample& sample, const Periodicity& periodic, Propagation propagation,
-                      EdgeContacts edges, OneRank one_rank = OneRank::whole,
-                      LatticeTables tables = LatticeTables::host, const std::vector<double>& shares = {});
+RankLattice decompose(const parallel::Comm& comm, Sample& sample, const geometry::Periodicity& periodic,
+                      backend::Propagation propagation, geometry::EdgeContacts edges, OneRank one_rank = OneRank::whole,
+                      lattice::LatticeTables tables = lattice::LatticeTables::host,
+                      const std::vector<double>& shares = {});
 
 }  // namespace rockperm::pipeline

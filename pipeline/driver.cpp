@@ -11,7 +11,8 @@ using Clock = std::chrono::steady_clock;
 double minutes_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count() / 60.0; }
 }  // namespace
 
-DriveOutcome drive(const Comm& comm, Simulation& simulation, const DriveSettings& s, const ProgressFn& progress) {
+DriveOutcome drive(const parallel::Comm& comm, Simulation& simulation, const DriveSettings& s,
+                   const solve::ProgressFn& progress) {
   DriveOutcome out;
   const auto start = Clock::now();
   auto last_checkpoint_time = start;

@@ -29,7 +29,7 @@ struct DriveOutcome {
 };
 
 // Collective. Runs to the end (converged or the step limit) unless stopped early.
-DriveOutcome drive(const Comm& comm, Simulation& simulation, const DriveSettings& settings,
-                   const ProgressFn& progress = {});
+DriveOutcome drive(const parallel::Comm& comm, Simulation& simulation, const DriveSettings& settings,
+                   const solve::ProgressFn& progress = {});
 
 }  // namespace rockperm::pipeline

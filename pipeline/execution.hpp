@@ -24,11 +24,12 @@ struct ExecutionPlan {
   std::vector<std::string> device_names;  // "<name> (<uuid>)" of each
   // this rank's device as reports name it: "cpu" or "<name> (<uuid>)"
   std::string identity() const { return cuda && device < static_cast<int>(device_names.size()) ? device_names[device] : "cpu"; }
-  Propagation propagation = Propagation::two_pass;
-  Storage storage = Storage::float32;
+  backend::Propagation propagation = backend::Propagation::two_pass;
+  physics::Storage storage = physics::Storage::float32;
   // how halos travel between ranks (lib/parallel/halo_transport.hpp), and why
-  HaloTransport halo_transport = HaloTransport::staged;
-  std::vector<HaloTransport> halo_candidates{HaloTransport::staged};  // best first; connect_halos takes one
+  parallel::HaloTransport halo_transport = parallel::HaloTransport::staged;
+  std::vector<parallel::HaloTransport> halo_candidates{
+      parallel::HaloTransport::staged};  // best first; connect_halos takes one
   std::string halo_note;
   bool device_halo = false;           // the halo buffers are device memory (cuda-aware or ipc)
   // run.host_share: this rank runs on the host's cores beside the GPUs of its host (a mixed run),
@@ -42,15 +43,16 @@ struct ExecutionPlan {
 
 // Where a rank's lattice builds its neighbour tables: the GPU's fused form builds its packed
 // tables on the device from the mask (cuda/table_builder.hpp); everything else reads them on the host.
-inline LatticeTables lattice_tables(const ExecutionPlan& plan) {
-  return plan.cuda && plan.propagation == Propagation::fused ? LatticeTables::deferred : LatticeTables::host;
+inline lattice::LatticeTables lattice_tables(const ExecutionPlan& plan) {
+  return plan.cuda && plan.propagation == backend::Propagation::fused ? lattice::LatticeTables::deferred
+                                                                      : lattice::LatticeTables::host;
 }
 
 // Collective over `comm`. `plane_fluid` (may be empty: no memory check) is the simulated
 // volume's fluid count per z plane. Throws InputError (on every rank) when CUDA is asked for
 // and none is usable, or when the sample needs more GPU memory than the ranks hold. With
 // OneRank::slab one process plans halos too (to itself: decompose's OneRank).
-ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
+ExecutionPlan plan_execution(const parallel::Comm& comm, const ExecutionSpec& spec,
                              const std::vector<std::uint64_t>& plane_fluid = {}, OneRank one_rank = OneRank::whole);
 
 // Gives `stepper` (a rank's slab, built with plan.device_halo) the first of
@@ -59,7 +61,8 @@ ExecutionPlan plan_execution(const Comm& comm, const ExecutionSpec& spec,
 // cannot start here (no libnccl.so.2, no IPC in a container) throws on every rank; under auto
 // the next candidate is taken and `plan` says so (transport, device_halo, note). Returns false
 // when the stepper must be rebuilt with host buffers (staged after all).
-bool connect_halos(ExecutionPlan& plan, HaloTransportChoice asked, const Comm& comm, Stepper& stepper);
+bool connect_halos(ExecutionPlan& plan, parallel::HaloTransportChoice asked, const parallel::Comm& comm,
+                   solve::Stepper& stepper);
 
 // The GPUs this process can use: 0 where there is none (or rockperm was built without CUDA).
 int usable_gpus();
@@ -67,7 +70,7 @@ int usable_gpus();
 // The copy bandwidth where this plan runs (host memory, or the chosen GPU's memory).
 double copy_bandwidth_gbs(const ExecutionPlan& plan);
 
-std::unique_ptr<Backend> make_backend(const ExecutionPlan& plan, const SparseLattice& lattice,
+std::unique_ptr<backend::Backend> make_backend(const ExecutionPlan& plan, const lattice::SparseLattice& lattice,
                                       const physics::CollisionParams& params);
 
 }  // namespace rockperm::pipeline

@@ -70,23 +70,23 @@ double FieldsOutput::bytes_bound() const {
   return 0.0;
 }
 
-FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation) const {
+FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& simulation) const {
   FieldsWritten written;
   if (!plan_) return written;
 #if ROCKPERM_HAVE_VTK
   const auto start = std::chrono::steady_clock::now();
   const RankLattice& r = simulation.rank_lattice();
-  const Macroscopic& owned = simulation.owned_macroscopic();
+  const backend::Macroscopic& owned = simulation.owned_macroscopic();
   const io::FieldPiece piece{&r.lattice, &owned, r.first_local_z, r.z_begin, r.z_end};
   // scaled by the drive k divides by: with buffers or mirror the sample sees g less the gradient
   // its ends build up, and an auto force may have been lowered since the plan was made; so the
   // fields hold the flow of the stated pressure gradient across the sample, the k reported
   io::OutputGrid grid = plan_->grid;
   grid.out.g_lattice = simulation.drive().acceleration;
-  collectively(comm, [&] { io::write_field_piece(grid, piece, comm.rank()); });
+  parallel::collectively(comm, [&] { io::write_field_piece(grid, piece, comm.rank()); });
   if (comm.root()) {
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
-    for (const Slab& s : r.slabs) ranges.emplace_back(s.z_begin, s.z_end);
+    for (const parallel::Slab& s : r.slabs) ranges.emplace_back(s.z_begin, s.z_end);
     io::write_field_index(grid, ranges);
   }
   written.index = plan_->grid.out.dir / (plan_->grid.out.name + ".pvti");
@@ -99,7 +99,7 @@ FieldsWritten FieldsOutput::write(const Comm& comm, const Simulation& simulation
   return written;
 }
 
-FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const FieldSpec& spec) {
+FlowFields gather_fields(const parallel::Comm& comm, const Simulation& simulation, const FieldSpec& spec) {
   FlowFields fields;
   const Sample& sample = simulation.sample();
   const FlowSpec& flow = simulation.flow();
@@ -107,7 +107,7 @@ FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const F
   fields.dims = sample.sample_dims;
   fields.pressure_gradient_pa_per_m = spec.pressure_gradient_pa_per_m;
   fields.viscosity_pa_s = spec.viscosity_pa_s;
-  const FieldScale scale = field_scale(physics::viscosity(flow.tau), simulation.drive().acceleration,
+  const physics::FieldScale scale = physics::field_scale(physics::viscosity(flow.tau), simulation.drive().acceleration,
                                        spec.pressure_gradient_pa_per_m, spec.viscosity_pa_s,
                                        sample.voxel_size_um * 1e-6);
   // this rank's cells inside the sample: its voxel index, then ux, uy, uz, p (scaled)
@@ -117,11 +117,11 @@ FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const F
   };
   std::vector<Cell> cells;
   const RankLattice& r = simulation.rank_lattice();
-  const Macroscopic& owned = simulation.owned_macroscopic();
-  const SparseLattice& lat = r.lattice;
-  const Dims& d = fields.dims;
+  const backend::Macroscopic& owned = simulation.owned_macroscopic();
+  const lattice::SparseLattice& lat = r.lattice;
+  const geometry::Dims& d = fields.dims;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    const Coord& xyz = lat.coords()[c];
+    const lattice::Coord& xyz = lat.coords()[c];
     std::int64_t g[3] = {xyz.x, xyz.y, r.first_local_z + xyz.z};
     if (g[axis] < sample.sample_begin || g[axis] >= sample.sample_end) continue;  // a buffer or the mirror
     g[axis] -= sample.sample_begin;
@@ -147,11 +147,11 @@ FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const F
   return fields;
 }
 
-std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulation, int flow_axis) {
+std::vector<SliceImage> mid_slices(const parallel::Comm& comm, const Simulation& simulation, int flow_axis) {
   std::vector<SliceImage> images;
 #if ROCKPERM_HAVE_VTK
   const RankLattice& r = simulation.rank_lattice();
-  const Dims& dims = simulation.sample().dims;
+  const geometry::Dims& dims = simulation.sample().dims;
   const std::int64_t n[3] = {dims.nx, dims.ny, dims.nz};
   const int normal = flow_axis == 2 ? 1 : 2;  // the plane holds x and the flow axis
   const int across = 0, up = normal == 2 ? 1 : 2;
@@ -161,10 +161,10 @@ std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulatio
   const std::size_t pixels = static_cast<std::size_t>(width * height);
   // [0, pixels): 1 where a fluid cell is; [pixels, 2 pixels): |u| there (lattice units)
   std::vector<double> plane(2 * pixels, 0.0);
-  const Macroscopic& owned = simulation.owned_macroscopic();
-  const SparseLattice& lat = r.lattice;
+  const backend::Macroscopic& owned = simulation.owned_macroscopic();
+  const lattice::SparseLattice& lat = r.lattice;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    const Coord& xyz = lat.coords()[c];
+    const lattice::Coord& xyz = lat.coords()[c];
     const std::int64_t g[3] = {xyz.x, xyz.y, r.first_local_z + xyz.z};
     if (g[normal] != at || g[across] % stride || g[up] % stride) continue;
     const std::size_t k = c - lat.owned_begin();

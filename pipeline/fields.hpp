@@ -35,7 +35,7 @@ class FieldsOutput {
   // An upper bound of the bytes written (uncompressed: 8 float components and a byte per cell).
   double bytes_bound() const;
   // Collective: every rank writes its piece, rank 0 the index.
-  FieldsWritten write(const Comm& comm, const Simulation& simulation) const;
+  FieldsWritten write(const parallel::Comm& comm, const Simulation& simulation) const;
 
  private:
   std::unique_ptr<FieldsPlan> plan_;
@@ -47,19 +47,19 @@ class FieldsOutput {
 // and viscosity, field_scale). Voxels without flow (solid, pores cut off) hold velocity 0 and
 // pressure NaN.
 struct FlowFields {
-  Dims dims;                     // the sample's (result.sample_dims)
+  geometry::Dims dims;           // the sample's (result.sample_dims)
   std::vector<float> velocity;   // 3 per voxel: ux, uy, uz
   std::vector<float> pressure;   // the deviation from the mean gradient's (Pa)
   double pressure_gradient_pa_per_m = 0, viscosity_pa_s = 0;
 };
 
 // Collective: rank 0 gets the fields (every rank's cells gathered); the others an empty one.
-FlowFields gather_fields(const Comm& comm, const Simulation& simulation, const FieldSpec& spec);
+FlowFields gather_fields(const parallel::Comm& comm, const Simulation& simulation, const FieldSpec& spec);
 
 // Collective: pictures of the middle plane of the simulated volume that holds the flow axis (the
 // xy plane at mid z; for flow along z the xz plane at mid y) for report.html: the pore space that
 // carries the flow, and |u| on a colour scale. At most 1024 pixels a side (every n-th voxel
 // beyond). Root gets them; the other ranks, and a build without VTK, get none.
-std::vector<SliceImage> mid_slices(const Comm& comm, const Simulation& simulation, int flow_axis);
+std::vector<SliceImage> mid_slices(const parallel::Comm& comm, const Simulation& simulation, int flow_axis);
 
 }  // namespace rockperm::pipeline

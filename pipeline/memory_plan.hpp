@@ -12,13 +12,13 @@
 namespace rockperm::pipeline {
 
 struct LayoutPlan {
-  Propagation propagation = Propagation::two_pass;
-  Storage storage = Storage::float32;
+  backend::Propagation propagation = backend::Propagation::two_pass;
+  physics::Storage storage = physics::Storage::float32;
   double index_bytes = 0;         // per neighbour-table entry on a GPU (gpu_index_bytes)
   double bytes_per_cell = 0;      // populations, tables, halo share: ByteModel::memory_per_cell
   double total_bytes = 0;         // of every fluid cell to simulate
   double traffic_per_update = 0;  // bytes moved per cell update
-  std::vector<RankMemory> ranks;  // the slabs of the ranks asked for
+  std::vector<parallel::RankMemory> ranks;  // the slabs of the ranks asked for
   // (GiB of a GPU, the fewest such GPUs that hold it; 0: not even at one plane per GPU)
   std::vector<std::pair<double, int>> fewest_gpus;
   // (GiB of a GPU, host bytes): what a rank on the host's cores must hold beside `ranks` such GPUs
@@ -27,7 +27,7 @@ struct LayoutPlan {
 };
 
 struct SamplePlan {
-  Dims dims;                   // simulated: with buffers or mirror image
+  geometry::Dims dims;         // simulated: with buffers or mirror image
   double porosity = 0, connected_porosity = 0;  // of the sample itself
   std::uint64_t fluid = 0;     // fluid cells to simulate (buffers and mirror image included)
   std::vector<LayoutPlan> layouts;  // two-pass and fused, fp32 and fp16

@@ -103,7 +103,7 @@ std::optional<InputRecord> read_input_record(const nlohmann::json& j) {
 
 std::string to_json(const SampleResult& r) {
   using nlohmann::ordered_json;
-  const Permeability& k = r.k;
+  const physics::Permeability& k = r.k;
   const FlowSpec& f = r.flow;
   const Provenance& p = r.provenance;
   const bool solved = r.steps > 0;  // k and the flow figures exist once a check was made
@@ -129,7 +129,7 @@ std::string to_json(const SampleResult& r) {
     for (const GreyPhaseReport& g : r.grey.phases) {
       phases.push_back({{"labels", g.labels},
                         {"porosity", g.porosity},
-                        {"k_mD", g.permeability_m2 / m2_per_darcy * 1e3},
+                        {"k_mD", g.permeability_m2 / physics::m2_per_darcy * 1e3},
                         {"k_lattice_voxel2", g.permeability_voxel2},
                         {"voxel_fraction", static_cast<double>(g.voxels) / voxels},
                         {"connected_voxel_fraction", static_cast<double>(g.connected) / voxels}});
@@ -259,7 +259,7 @@ std::string csv_header() {
 }
 
 std::string to_csv_row(const SampleResult& r) {
-  const Permeability& k = r.k;
+  const physics::Permeability& k = r.k;
   const bool solved = r.steps > 0;
   std::ostringstream o;
   o << std::setprecision(10) << quoted_csv(r.input.name) << ',' << quoted_csv(r.input.path.string()) << ','

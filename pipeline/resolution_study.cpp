@@ -36,7 +36,7 @@ Discretisation discretisation(double k_h, double k_2h, std::optional<double> k_4
   return d;
 }
 
-void run_resolution_study(const Comm& comm, const RunRequest& request, SampleResult& fine) {
+void run_resolution_study(const parallel::Comm& comm, const RunRequest& request, SampleResult& fine) {
   ResolutionStudy& study = fine.resolution;
   study.asked = true;
   if (!fine.converged()) {
@@ -44,16 +44,16 @@ void run_resolution_study(const Comm& comm, const RunRequest& request, SampleRes
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  PoreMask coarse_mask, coarser_mask;  // rank 0
+  geometry::PoreMask coarse_mask, coarser_mask;  // rank 0
   double voxel_um = 0;
   bool coarser = false;  // the sample is large enough for a 4x coarser grid
   try {
     with_volume(comm, request, [&](const ReadVolume& volume) {
       voxel_um = 2.0 * volume.loaded.voxel_size_um;
-      coarse_mask = coarsen_2x(volume.loaded.mask);
-      const Dims& d = coarse_mask.dims;
+      coarse_mask = geometry::coarsen_2x(volume.loaded.mask);
+      const geometry::Dims& d = coarse_mask.dims;
       if (d.nx >= 2 * min_coarser_extent && d.ny >= 2 * min_coarser_extent && d.nz >= 2 * min_coarser_extent) {
-        coarser_mask = coarsen_2x(coarse_mask);
+        coarser_mask = geometry::coarsen_2x(coarse_mask);
         coarser = true;
       }
     });

@@ -49,6 +49,6 @@ Discretisation discretisation(double k_h, double k_2h, std::optional<double> k_4
 
 // Collective. Fills fine.resolution; never throws for what the coarse sample does (a coarse
 // sample without a path, or a run that does not converge, is a note in the result).
-void run_resolution_study(const Comm& comm, const RunRequest& request, SampleResult& fine);
+void run_resolution_study(const parallel::Comm& comm, const RunRequest& request, SampleResult& fine);
 
 }  // namespace rockperm::pipeline

@@ -60,7 +60,7 @@ struct Timings {
 
 struct Performance {
   std::string backend;  // description, with the rank count
-  Propagation propagation = Propagation::two_pass;
+  backend::Propagation propagation = backend::Propagation::two_pass;
   int ranks = 1;
   double mflups = 0;
   double bytes_per_cell = 0;    // device bytes per fluid cell actually held (rank 0)
@@ -152,9 +152,9 @@ struct SampleResult {
   Provenance provenance;
   std::filesystem::path checkpoint;  // the last checkpoint written, if any
   bool converged() const { return status == RunStatus::converged; }
-  Permeability k;                // k_lattice (voxel^2), m^2, darcy, mD; tortuosity, Re, Ma
-  PercolationReport percolation; // porosity and connected porosity of the sample
-  PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k
+  physics::Permeability k;       // k_lattice (voxel^2), m^2, darcy, mD; tortuosity, Re, Ma
+  geometry::PercolationReport percolation; // porosity and connected porosity of the sample
+  geometry::PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k
   std::int64_t steps = 0;
   int extrapolations = 0;        // pressure extrapolations (lib/solve/extrapolation.hpp)
   double relative_change = 0;    // of k between the last two checks, per 100 steps
@@ -164,7 +164,7 @@ struct SampleResult {
   // lib/geometry/distance_transform.hpp), the share of the flux carried where they are narrower
   // than 3 voxels (there k is under-resolved), and k of the two halves of the sample's interior
   // along the flow (apart when the sample is smaller than a representative volume).
-  std::array<double, width_classes> width_fraction{};
+  std::array<double, geometry::width_classes> width_fraction{};
   double narrow_flow_fraction = 0;
   std::array<double, 2> k_halves_md{};
   GreyReport grey;
@@ -175,14 +175,14 @@ struct SampleResult {
   double connected_porosity() const;
   int drive_adjustments = 0;     // times the auto force was lowered during the run (flow.force: the last)
   double mass_drift = 0;
-  SampleDrive drive;             // the drive k is divided by (g without buffers or mirror)
+  solve::SampleDrive drive;      // the drive k is divided by (g without buffers or mirror)
   // sum of the velocity of all fluid cells / voxels of the simulated volume, per axis (lattice
   // units): the off-axis components give the off-diagonal terms of the permeability tensor
   std::array<double, 3> mean_velocity{};
   // k (mD) at the checks, thinned to at most 256 values over the run (lib/solve/monitor.hpp)
   std::vector<std::pair<std::int64_t, double>> history_md;
-  Dims dims;                     // simulated volume
-  Dims sample_dims;
+  geometry::Dims dims;           // simulated volume
+  geometry::Dims sample_dims;
   double voxel_size_um = 0;
   std::uint64_t fluid_cells = 0;
   FlowSpec flow;                 // as run

@@ -21,7 +21,8 @@ namespace rockperm::pipeline {
 namespace {
 
 // The stages; `result` holds what is known so far when one of them throws.
-void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory& directory, SampleResult& result) {
+void run_stages(const parallel::Comm& comm, const RunRequest& request, const RunDirectory& directory,
+                SampleResult& result) {
   RunObserver* observer = comm.root() ? request.observer : nullptr;
   const auto started = std::chrono::steady_clock::now();
   const RunSpec& spec = request.spec;
@@ -44,7 +45,7 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   const FieldsOutput fields(spec.output.fields, spec.output.dir, sample, flow);  // checked before the work
   // a stop always writes a checkpoint; the fields come at the end: room for both, checked now
   const double checkpoint_bytes =
-      static_cast<double>(sample.fluid) * lattice::q * static_cast<double>(storage_bytes(plan.storage)) + 4096.0;
+      static_cast<double>(sample.fluid) * d3q19::q * static_cast<double>(physics::storage_bytes(plan.storage)) + 4096.0;
   directory.require_free_space(comm, checkpoint_bytes + fields.bytes_bound() + 1e6, "a checkpoint and the fields");
   if (observer) observer->sample_ready(spec, sample, flow, plan, comm.size());
 
@@ -69,7 +70,7 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
 
-  const DriveOutcome outcome = pipeline::drive(comm, simulation, drive, [&](const Progress& p) {
+  const DriveOutcome outcome = pipeline::drive(comm, simulation, drive, [&](const solve::Progress& p) {
     if (observer) observer->progress(p);
     if (request.progress && comm.root()) request.progress(p);
   });
@@ -77,13 +78,13 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
   const Provenance provenance = result.provenance;
   result = simulation.result();
   result.provenance = provenance;
-  const std::vector<GreyPhase> grey = spec.sample.grey();
+  const std::vector<geometry::GreyPhase> grey = spec.sample.grey();
   if (!result.grey.phases.empty() && spec.sample.grey_map.enabled()) {
     result.grey.map = spec.sample.grey_map.intensities_str();
     result.grey.law = spec.sample.grey_map.law_str();
   }
   for (std::size_t c = 0; c < result.grey.phases.size() && c < grey.size(); ++c) {
-    const GreyPhase& g = grey[c];
+    const geometry::GreyPhase& g = grey[c];
     result.grey.phases[c].labels = g.labels.str();
     result.grey.phases[c].porosity = g.porosity;
     result.grey.phases[c].permeability_m2 = g.permeability_m2;
@@ -119,7 +120,7 @@ void run_stages(const Comm& comm, const RunRequest& request, const RunDirectory&
 
 }  // namespace
 
-Provenance start_provenance(const Comm& comm, const RunRequest& request) {
+Provenance start_provenance(const parallel::Comm& comm, const RunRequest& request) {
   Provenance p;
   p.version = ROCKPERM_VERSION;
   p.commit = build_commit();
@@ -147,7 +148,7 @@ void record_failure(const Error& e, const std::function<std::string(const InputE
   if (dynamic_cast<const CapacityError*>(&e)) result.reason = "capacity";  // more GPUs, or the host's cores, would run it
 }
 
-void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
+void report_failure(const parallel::Comm& comm, const std::filesystem::path& dir, const Error& e,
                     const std::function<std::string(const InputError&)>& describe_input, SampleResult& result) {
   record_failure(e, describe_input, result);
   if (!comm.root() || !e.all_ranks) return;
@@ -167,7 +168,7 @@ ExecutionSpec worker_execution(ExecutionSpec execution, int device_slot) {
 }
 
 PreparedSample prepare_sample(const RunSpec& spec, int device_slot) {
-  const Comm self;
+  const parallel::Comm self;
   PreparedSample p{read_sample(self, spec.sample, spec.flow), {}, {}};
   // the propagation only (no capacity check: run() plans again, with the sample's size); the
   // lattice depends on the boundaries, not on tau or force (run() resolves those, once)
@@ -178,7 +179,7 @@ PreparedSample prepare_sample(const RunSpec& spec, int device_slot) {
   return p;
 }
 
-PreparedSample request_sample(const Comm& comm, const RunRequest& request) {
+PreparedSample request_sample(const parallel::Comm& comm, const RunRequest& request) {
   const RunSpec& spec = request.spec;
   if (request.read) return request.read();
   if (!request.volume) return PreparedSample{read_sample(comm, spec.sample, spec.flow), {}, {}};
@@ -192,7 +193,7 @@ const ReadVolume& request_volume(const RunRequest& request, ReadVolume& read, bo
   return read;
 }
 
-SampleResult run(const Comm& comm, const RunRequest& request) {
+SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
   if (request.spec.all_axes) return run_tensor(comm, request);
   const RunDirectory directory(comm, request.spec.output.dir, request.use);  // locked, checked, before any work
   const std::filesystem::path dir = directory.path();

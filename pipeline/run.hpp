@@ -37,7 +37,7 @@ struct PermeabilityTensor;
 struct PreparedSample {
   Sample sample;
   std::optional<RankLattice> lattice;  // built for `propagation`; the sample's mask is taken
-  Propagation propagation = Propagation::two_pass;
+  backend::Propagation propagation = backend::Propagation::two_pass;
 };
 
 // On this thread, for a run of `spec` on one rank (a worker with its device slot): reads the
@@ -56,7 +56,7 @@ class RunObserver {
   virtual void sample_ready(const RunSpec&, const Sample&, const FlowSpec& /*flow*/, const ExecutionPlan&, int /*ranks*/) {}
   // the backend started; `ready_seconds` from the start of the run to the first step
   virtual void simulation_ready(const Simulation&, const ExecutionPlan&, int /*ranks*/, double /*ready_seconds*/) {}
-  virtual void progress(const Progress&) {}
+  virtual void progress(const solve::Progress&) {}
   virtual void fields_written(const FieldsWritten&, const FieldSpec&) {}
   // The tensor (spec.all_axes): its directory before the first axis; before each axis's run
   // (`kept`: a result of this configuration and input found in its directory, not run again;
@@ -88,7 +88,7 @@ struct RunRequest {
   std::function<const ReadVolume&()> volume;
   // Asked at every check: true stops the run with a checkpoint (status interrupted).
   std::function<bool()> stop_requested;
-  ProgressFn progress;                       // after every check (rank 0)
+  solve::ProgressFn progress;                // after every check (rank 0)
   bool keep_fields = false;                  // also the flow fields in memory (result.fields)
   RunObserver* observer = nullptr;           // rank 0's stages, where a front end shows them
   // The front end's checks of its options, made once the directory is held (so that their
@@ -101,7 +101,7 @@ struct RunRequest {
 
 // The provenance a run's report starts with (version, commit, host, date, command line, ranks,
 // the sample's labels and crop); the front end's tensor of three runs records the same.
-Provenance start_provenance(const Comm& comm, const RunRequest& request);
+Provenance start_provenance(const parallel::Comm& comm, const RunRequest& request);
 
 // `result` with the status, message and reason of `e` (an input error in the front end's words,
 // `describe_input`).
@@ -109,11 +109,11 @@ void record_failure(const Error& e, const std::function<std::string(const InputE
                     SampleResult& result);
 
 // Every outcome leaves a report: record_failure, written to `dir` where every rank agreed on the error.
-void report_failure(const Comm& comm, const std::filesystem::path& dir, const Error& e,
+void report_failure(const parallel::Comm& comm, const std::filesystem::path& dir, const Error& e,
                     const std::function<std::string(const InputError&)>& describe_input, SampleResult& result);
 
 // The sample of a request: prepared (read), from its volume, or read from spec.sample.
-PreparedSample request_sample(const Comm& comm, const RunRequest& request);
+PreparedSample request_sample(const parallel::Comm& comm, const RunRequest& request);
 
 // rank 0: the volume of a request (`volume`, else read_volume of spec.sample into `read`).
 const ReadVolume& request_volume(const RunRequest& request, ReadVolume& read, bool hash);
@@ -121,6 +121,6 @@ const ReadVolume& request_volume(const RunRequest& request, ReadVolume& read, bo
 // Collective over `comm`. Returns the result (written to report.json); on an Error writes what
 // is known to report.json where every rank agreed on it, then rethrows. With spec.all_axes, the
 // tensor (run_tensor, pipeline/tensor.hpp).
-SampleResult run(const Comm& comm, const RunRequest& request);
+SampleResult run(const parallel::Comm& comm, const RunRequest& request);
 
 }  // namespace rockperm::pipeline

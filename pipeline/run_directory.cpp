@@ -40,7 +40,7 @@ void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_c
 
 }  // namespace
 
-RunDirectory::RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
+RunDirectory::RunDirectory(const parallel::Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
   const auto release = [this] { (void)lock_.close(); };  // before the other ranks hear of the failure
   collectively(comm, [&] {
     if (!comm.root()) return;
@@ -90,7 +90,7 @@ void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
   }
 }
 
-void RunDirectory::require_free_space(const Comm& comm, double bytes, const std::string& what) const {
+void RunDirectory::require_free_space(const parallel::Comm& comm, double bytes, const std::string& what) const {
   collectively(comm, [&] {
     if (!comm.root()) return;
     struct statvfs fs {};

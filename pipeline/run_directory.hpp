@@ -22,7 +22,7 @@ enum class DirectoryUse {
 class RunDirectory {
  public:
   // Collective; throws InputError (field "output.dir") on every rank.
-  RunDirectory(const Comm& comm, const std::filesystem::path& dir, DirectoryUse use);
+  RunDirectory(const parallel::Comm& comm, const std::filesystem::path& dir, DirectoryUse use);
   ~RunDirectory();
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
@@ -31,7 +31,7 @@ class RunDirectory {
   // Collective. Throws OutputError (on every rank) when the file system of the directory has
   // less than `bytes` free: what a run may still write (a checkpoint, the fields), found before
   // the first step instead of after the last.
-  void require_free_space(const Comm& comm, double bytes, const std::string& what) const;
+  void require_free_space(const parallel::Comm& comm, double bytes, const std::string& what) const;
 
  private:
   void take(const std::filesystem::path& dir, DirectoryUse use);  // rank 0: lock, check, clean

@@ -32,16 +32,17 @@ struct Header {
   std::uint64_t voxels, pore, connected;
   double read_seconds, percolation_seconds, pore_seconds, hash_seconds;
   std::uint64_t input_bytes;
-  PoreStatistics pores;
+  geometry::PoreStatistics pores;
   std::array<std::uint64_t, physics::max_grey_phases> grey_voxels_before, grey_voxels;
 };
 
 // The width class of every fluid cell of the simulated volume in raster order (no_width_class
 // outside the sample): each z plane writes its own range, at the offset of the fluid before it.
-std::vector<std::uint8_t> fluid_width_classes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_fluid,
-                                              std::int64_t sample_begin, std::int64_t sample_end, int flow_axis) {
-  const HostArray<std::uint8_t> classes = pore_width_classes(mask);
-  const Dims& d = mask.dims;
+std::vector<std::uint8_t> fluid_width_classes(const geometry::PoreMask& mask,
+                                              const std::vector<std::uint64_t>& plane_fluid, std::int64_t sample_begin,
+                                              std::int64_t sample_end, int flow_axis) {
+  const HostArray<std::uint8_t> classes = geometry::pore_width_classes(mask);
+  const geometry::Dims& d = mask.dims;
   std::vector<std::uint64_t> first(static_cast<std::size_t>(d.nz) + 1, 0);
   for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + plane_fluid[z];
   std::vector<std::uint8_t> out(first.back());
@@ -54,7 +55,7 @@ std::vector<std::uint8_t> fluid_width_classes(const PoreMask& mask, const std::v
         if (!mask.pore[v]) continue;
         const std::int64_t pos[3] = {x, y, z};
         const std::int64_t p = pos[flow_axis];
-        out[k++] = p >= sample_begin && p < sample_end ? classes[v] : no_width_class;
+        out[k++] = p >= sample_begin && p < sample_end ? classes[v] : geometry::no_width_class;
       }
     }
   }
@@ -64,18 +65,18 @@ std::vector<std::uint8_t> fluid_width_classes(const PoreMask& mask, const std::v
 // Rank 0: filter, extend and count planes.
 // `grey`: the mask may hold grey codes (a file read with grey labels, or a mask given in memory);
 // where it cannot, the two counting passes over the volume are skipped.
-void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use,
+void finish_on_root(Sample& s, geometry::PoreMask mask, const FlowSpec& flow, bool percolation_filter, SampleUse use,
                     bool grey) {
   const auto start = Clock::now();
   const bool physics_checks = use == SampleUse::run;
   s.sample_dims = mask.dims;
-  if (grey) s.grey_voxels_before = grey_voxel_counts(mask);
+  if (grey) s.grey_voxels_before = geometry::grey_voxel_counts(mask);
   if (percolation_filter) {
-    s.percolation = keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
+    s.percolation = geometry::keep_percolating_pores(mask, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
   } else if (physics_checks) {
     // kept as it is, but a pore space with no path from inlet to outlet still has k = 0:
     // found on a copy (PhysicsError), before any step
-    PoreMask copy = mask;
+    geometry::PoreMask copy = mask;
     (void)keep_percolating_pores(copy, flow.flow_axis, flow.periodicity(), flow.edge_contacts);
     s.percolation.voxels = mask.dims.voxels();
     s.percolation.pore = s.percolation.connected = mask.pore_count();
@@ -84,20 +85,21 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
     s.percolation.pore = s.percolation.connected = mask.pore_count();
   }
   s.percolation_seconds = seconds_since(start);
-  if (grey) s.grey_voxels = grey_voxel_counts(mask);
+  if (grey) s.grey_voxels = geometry::grey_voxel_counts(mask);
   const auto pores_start = Clock::now();
-  s.pores = pore_statistics(mask);
-  ExtendedSample extended = extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
+  s.pores = geometry::pore_statistics(mask);
+  geometry::ExtendedSample extended =
+      geometry::extend_along_flow(std::move(mask), flow.flow_axis, flow.inlet_outlet, flow.buffer_layers);
   s.mask = std::move(extended.mask);
   s.dims = s.mask.dims;
   s.sample_begin = extended.sample_begin;
   s.sample_end = extended.sample_end;
-  s.plane_fluid = plane_fluid_counts(s.mask);
+  s.plane_fluid = parallel::plane_fluid_counts(s.mask);
   if (use == SampleUse::run) {  // the width classes: beside the solve (PoreWidths)
     s.widths.prepare(s.mask, s.plane_fluid, s.sample_begin, s.sample_end, flow.flow_axis);
   }
   s.pore_seconds = seconds_since(pores_start);
-  const Periodicity p = flow.periodicity();
+  const geometry::Periodicity p = flow.periodicity();
   if (physics_checks && p[0] && p[1] && p[2] && s.mask.pore_count() == s.mask.dims.voxels() &&
       s.grey_voxel_total() == 0) {
     throw PhysicsError("nothing resists the flow: the simulated volume has no solid or grey voxel and every face is "
@@ -107,7 +109,7 @@ void finish_on_root(Sample& s, PoreMask mask, const FlowSpec& flow, bool percola
 }
 
 // Rank 0 runs `root_work`; its input error, or its numbers, reach every rank.
-Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
+Sample share(const parallel::Comm& comm, const std::function<void(Sample&)>& root_work) {
   Sample s;
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint8_t> text;  // name, 0, format, 0, sha256, 0, path
@@ -143,12 +145,12 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
   if (!comm.root()) {
     Header h{};
     std::memcpy(&h, bytes.data(), sizeof h);
-    s.dims = Dims{h.dims[0], h.dims[1], h.dims[2]};
-    s.sample_dims = Dims{h.sample_dims[0], h.sample_dims[1], h.sample_dims[2]};
+    s.dims = geometry::Dims{h.dims[0], h.dims[1], h.dims[2]};
+    s.sample_dims = geometry::Dims{h.sample_dims[0], h.sample_dims[1], h.sample_dims[2]};
     s.sample_begin = h.sample_begin;
     s.sample_end = h.sample_end;
     s.voxel_size_um = h.voxel_size_um;
-    s.percolation = PercolationReport{h.voxels, h.pore, h.connected};
+    s.percolation = geometry::PercolationReport{h.voxels, h.pore, h.connected};
     s.read_seconds = h.read_seconds;
     s.percolation_seconds = h.percolation_seconds;
     s.pore_seconds = h.pore_seconds;
@@ -176,7 +178,7 @@ Sample share(const Comm& comm, const std::function<void(Sample&)>& root_work) {
 }  // namespace
 
 struct PoreWidths::State {
-  PoreMask mask;
+  geometry::PoreMask mask;
   std::vector<std::uint64_t> plane_fluid;
   std::int64_t sample_begin = 0, sample_end = 0;
   int flow_axis = 0;
@@ -185,7 +187,7 @@ struct PoreWidths::State {
   mutable double seconds = 0;
 };
 
-void PoreWidths::prepare(PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+void PoreWidths::prepare(geometry::PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
                          std::int64_t sample_end, int flow_axis) {
   state_ = std::make_shared<State>();
   state_->mask = std::move(mask);
@@ -202,7 +204,7 @@ void PoreWidths::start() const {
                    const auto start = Clock::now();
                    std::vector<std::uint8_t> c =
                        fluid_width_classes(s->mask, s->plane_fluid, s->sample_begin, s->sample_end, s->flow_axis);
-                   s->mask = PoreMask{};  // done with it
+                   s->mask = geometry::PoreMask{};  // done with it
                    s->seconds = seconds_since(start);
                    return c;
                  }).share();
@@ -241,7 +243,8 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash) {
 void set_grey_permeability(Sample& s, const SampleSpec& spec) {
   const double voxel_m = s.voxel_size_um * 1e-6;
   s.grey_permeability.clear();
-  for (const GreyPhase& g : spec.grey()) s.grey_permeability.push_back(g.permeability_m2 / (voxel_m * voxel_m));
+  for (const geometry::GreyPhase& g : spec.grey())
+    s.grey_permeability.push_back(g.permeability_m2 / (voxel_m * voxel_m));
 }
 
 namespace {
@@ -251,7 +254,7 @@ Sample with_grey_permeability(Sample s, const SampleSpec& spec) {  // every rank
 }
 }  // namespace
 
-ReadVolume volume_from_mask(PoreMask mask, double voxel_size_um, const std::string& name) {
+ReadVolume volume_from_mask(geometry::PoreMask mask, double voxel_size_um, const std::string& name) {
   if (!(voxel_size_um > 0)) throw InputError("sample.volume.voxel_size_um", "the voxel size must be positive");
   ReadVolume v;
   v.input.name = name;
@@ -262,17 +265,17 @@ ReadVolume volume_from_mask(PoreMask mask, double voxel_size_um, const std::stri
   return v;
 }
 
-Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow) {
+Sample read_sample(const parallel::Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow) {
   return with_grey_permeability(share(comm, [&](Sample& s) {
     s.read_seconds = volume.read_seconds;
     s.voxel_size_um = volume.loaded.voxel_size_um;
     s.input = volume.input;
-    finish_on_root(s, PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
+    finish_on_root(s, geometry::PoreMask(volume.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
                    !spec.grey().empty());
   }), spec);
 }
 
-Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
+Sample read_sample(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
   return with_grey_permeability(share(comm, [&](Sample& s) {
     ReadVolume v = read_volume(spec, false);
     s.read_seconds = v.read_seconds;
@@ -294,7 +297,7 @@ Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flo
   }), spec);
 }
 
-Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
+Sample sample_from_mask(const parallel::Comm& comm, geometry::PoreMask mask, double voxel_size_um, const FlowSpec& flow,
                         bool percolation_filter, const std::string& name, SampleUse use) {
   return share(comm, [&](Sample& s) {
     ReadVolume v = volume_from_mask(std::move(mask), voxel_size_um, name);
@@ -320,7 +323,7 @@ FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
   if (f.auto_tau) {
     // BGK's k moves with tau (FlowSpec::validate): it keeps tau = 1
     const double tau = f.collision == physics::CollisionModel::trt
-                           ? fastest_tau(sample.pores, static_cast<double>(sample.dims[f.flow_axis]))
+                           ? solve::fastest_tau(sample.pores, static_cast<double>(sample.dims[f.flow_axis]))
                            : 1.0;
     f.tau = std::round(tau * 1000.0) / 1000.0;  // a number that reads well in reports
   }
@@ -330,7 +333,7 @@ FlowSpec resolve_flow(const FlowSpec& flow, const Sample& sample) {
     const double k = sample.pores.kozeny_carman_k, phi = sample.pores.porosity;
     if (k > 0 && phi > 0) {  // the estimated flow: q = k g / nu, Re = q sqrt(k) / nu, Ma = peak q / (phi c_s)
       g = std::min(g, FlowSpec::target_reynolds * nu * nu / std::pow(k, 1.5));
-      g = std::min(g, FlowSpec::target_mach * std::sqrt(lattice::cs2) * nu * phi / (FlowSpec::peak_to_mean_speed * k));
+      g = std::min(g, FlowSpec::target_mach * std::sqrt(d3q19::cs2) * nu * phi / (FlowSpec::peak_to_mean_speed * k));
     }
     f.force = g;
   }

@@ -34,7 +34,7 @@ struct InputIdentity {
 // the one computation. Empty (get() gives no classes) where prepare() was not called.
 class PoreWidths {
  public:
-  void prepare(PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+  void prepare(geometry::PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
                std::int64_t sample_end, int flow_axis);
   void start() const;
   const std::vector<std::uint8_t>& get() const;
@@ -48,24 +48,24 @@ class PoreWidths {
 
 struct Sample {
   InputIdentity input;
-  Dims dims;                                      // simulated: after the crop, with buffers or mirror image
-  Dims sample_dims;                               // the sample itself (after the crop)
+  geometry::Dims dims;                            // simulated: after the crop, with buffers or mirror image
+  geometry::Dims sample_dims;                     // the sample itself (after the crop)
   std::int64_t sample_begin = 0, sample_end = 0;  // the sample's planes along the flow axis
   double voxel_size_um = 0;
   std::vector<std::uint64_t> plane_fluid;         // fluid cells of every z plane of `dims`
   std::uint64_t fluid = 0;                        // all fluid cells of the simulated volume
-  PercolationReport percolation;                  // pore before and after the filter (sample only)
+  geometry::PercolationReport percolation;        // pore before and after the filter (sample only)
   // voxels of each grey phase (PoreMask; phase c at c - 1) in the sample before and after the filter
   std::array<std::uint64_t, physics::max_grey_phases> grey_voxels_before{}, grey_voxels{};
   int grey_phases() const;                        // the highest phase present (0: none)
   std::vector<double> grey_permeability;          // of each grey phase declared (voxel^2), every rank
   std::uint64_t grey_voxel_total() const;
-  PoreStatistics pores;                           // of the connected pore space of the sample
+  geometry::PoreStatistics pores;                 // of the connected pore space of the sample
   PoreWidths widths;  // rank 0, runs (not a benchmark's sample: SampleUse)
   // rank 0's stage times: the read; the percolation filter; the pore statistics, buffers and
   // plane counts; the input's SHA-256 (beside them, on a thread). The width classes: PoreWidths.
   double read_seconds = 0, percolation_seconds = 0, pore_seconds = 0, hash_seconds = 0;
-  PoreMask mask;                                  // rank 0 only; taken by decompose()
+  geometry::PoreMask mask;                        // rank 0 only; taken by decompose()
 };
 
 // The grey phases' permeability in voxel^2 at the sample's voxel size (read_sample does this; a
@@ -73,7 +73,7 @@ struct Sample {
 void set_grey_permeability(Sample& sample, const SampleSpec& spec);
 
 // Reads spec.volume on rank 0. An input error on rank 0 is thrown on every rank.
-Sample read_sample(const Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
+Sample read_sample(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
 
 // A volume read once for several samples of it (the three flow axes of a tensor): the mask,
 // and the input's identity and hash. Rank 0 only; throws InputError.
@@ -87,9 +87,9 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash = true);
 // A mask held in memory (a front end's array) as a volume read: named `name`, format "memory",
 // its input hash the SHA-256 of its codes. Throws InputError (sample.volume.voxel_size_um) where
 // the voxel size is not positive.
-ReadVolume volume_from_mask(PoreMask mask, double voxel_size_um, const std::string& name);
+ReadVolume volume_from_mask(geometry::PoreMask mask, double voxel_size_um, const std::string& name);
 // read_sample from a volume already read (`volume` on rank 0; ignored elsewhere).
-Sample read_sample(const Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
+Sample read_sample(const parallel::Comm& comm, const ReadVolume& volume, const SampleSpec& spec, const FlowSpec& flow);
 
 // What a sample is made for. A run checks the physics (the PhysicsErrors of a problem with no
 // valid k: no path from inlet to outlet, nothing resisting the flow) and classes the pores by
@@ -99,7 +99,7 @@ enum class SampleUse { run, benchmark };
 
 // The same stage for a mask already in memory (on rank 0; other ranks pass an empty one):
 // synthetic media, tests, benchmarks.
-Sample sample_from_mask(const Comm& comm, PoreMask mask, double voxel_size_um, const FlowSpec& flow,
+Sample sample_from_mask(const parallel::Comm& comm, geometry::PoreMask mask, double voxel_size_um, const FlowSpec& flow,
                         bool percolation_filter = true, const std::string& name = "memory",
                         SampleUse use = SampleUse::run);
 

@@ -70,7 +70,7 @@ physics::CollisionParams Simulation::collision_params() const {
   return p;
 }
 
-Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
+Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
                        const ExecutionSpec& execution, const ExecutionPlan& plan)
     : comm_(comm), lattice_(std::move(lattice)), flow_(flow), execution_(execution), plan_(plan) {
   if (flow.needs_resolving()) throw Error("internal: a Simulation takes the flow as resolve_flow gives it");
@@ -79,7 +79,7 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   // fluctuates by up to 1.2e-4 and k by 7e-6 on the 64^3 sample (lib/physics/storage.hpp), and
   // on tight rock k by 5e-5 from check to check (docs/ACCURACY.md): the flux is read over 64
   // steps and k as the mean of the run's last eighth, with its standard error in the error
-  if (plan.storage == Storage::float16) {
+  if (plan.storage == physics::Storage::float16) {
     execution_.monitor.flux_floor = 2e-4;
     execution_.monitor.k_noise = 3e-5;
     execution_.monitor.measure_lag = 64;
@@ -89,9 +89,9 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   // that the slow mode shrinks by about a half over it (the ratio then reads well)
   if (execution_.extrapolation.first_interval <= 0) {
     const double length = static_cast<double>(sample.dims[flow_.flow_axis]);
-    const TimeScales t = time_scales(sample.pores, length, physics::viscosity(flow_.tau));
-    execution_.extrapolation.first_interval =
-        std::clamp<std::int64_t>(static_cast<std::int64_t>(t.pressure / 3.0), ExtrapolationSettings::min_interval, 20000);
+    const solve::TimeScales t = solve::time_scales(sample.pores, length, physics::viscosity(flow_.tau));
+    execution_.extrapolation.first_interval = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(t.pressure / 3.0), solve::ExtrapolationSettings::min_interval, 20000);
   }
   sample_.input = sample.input;
   sample_.dims = sample.dims;
@@ -118,10 +118,10 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   problem_.region_voxels = sample.dims.voxels();
   problem_.region_fluid = sample.fluid;
   problem_.voxel_size_um = sample.voxel_size_um;
-  drive_ = SampleDrive{PressureDrop{}, flow_.force, flow_.force};
+  drive_ = solve::SampleDrive{solve::PressureDrop{}, flow_.force, flow_.force};
 
   const auto backend_start = std::chrono::steady_clock::now();
-  collectively(comm_, [&] {
+  parallel::collectively(comm_, [&] {
     backend_ = make_backend(plan_, lattice_.lattice, params_);
     if (lattice_.domain) {
       stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, plan_.device_halo);
@@ -138,13 +138,13 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
   planes_.emplace(*backend_, lattice_.lattice, comm_, axis, sample.dims[axis], lattice_.first_local_z,
                   static_cast<double>(sample.dims.voxels()) / planes);
 
-  RunControls controls;
+  solve::RunControls controls;
   controls.max_steps = execution.max_steps;
   controls.check_interval = execution.check_interval;
   controls.propagation = plan_.propagation;
   controls.monitor = execution_.monitor;
   controls.extrapolation = execution_.extrapolation;
-  loop_.emplace(*stepper_, sample.fluid, [this](const FlowSums& s) { return measure(s); }, controls,
+  loop_.emplace(*stepper_, sample.fluid, [this](const physics::FlowSums& s) { return measure(s); }, controls,
                 [this] { before_ = planes_->read(); });
   // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
   setup_seconds_ = sample.read_seconds + std::max(sample.percolation_seconds + sample.pore_seconds, sample.hash_seconds) +
@@ -154,11 +154,11 @@ Simulation::Simulation(const Comm& comm, const Sample& sample, RankLattice latti
 
 Simulation::~Simulation() = default;
 
-Measurement Simulation::measure(const FlowSums& sums) {
-  const PressureProfile profile = planes_->read();
-  Measurement m;
-  m.flux_nonuniformity = flux_spread(before_, profile, loop_->lag());
-  if (flow_.inlet_outlet == InletOutlet::periodic) {
+solve::Measurement Simulation::measure(const physics::FlowSums& sums) {
+  const solve::PressureProfile profile = planes_->read();
+  solve::Measurement m;
+  m.flux_nonuniformity = solve::flux_spread(before_, profile, loop_->lag());
+  if (flow_.inlet_outlet == geometry::InletOutlet::periodic) {
     m.k = permeability(sums, problem_);
     return m;
   }
@@ -167,11 +167,11 @@ Measurement Simulation::measure(const FlowSums& sums) {
   // k = nu q / (g - (p_out - p_in) / (rho L)), from the mean gradient and the mean flux of the
   // same interior planes
   try {
-    drive_ = sample_drive(profile, flow_.force, sample_.sample_begin, sample_.sample_end);
+    drive_ = solve::sample_drive(profile, flow_.force, sample_.sample_begin, sample_.sample_end);
   } catch (const InputError& e) {  // the reduced profile is the same on every rank
     throw on_all_ranks(InputError(e.field(), e.detail()));
   }
-  FlowProblem corrected = problem_;
+  physics::FlowProblem corrected = problem_;
   corrected.acceleration = drive_.acceleration;
   m.k = drive_.drop.margin > 0 ? permeability(sums, corrected, drive_.interior_velocity)
                                : permeability(sums, corrected);
@@ -187,7 +187,7 @@ void Simulation::advance() {
   macroscopic_.reset();
 }
 
-void Simulation::run(const ProgressFn& progress) {
+void Simulation::run(const solve::ProgressFn& progress) {
   while (!loop_->finished()) {
     advance();
     if (progress) progress(loop_->progress());
@@ -197,7 +197,7 @@ void Simulation::run(const ProgressFn& progress) {
 void Simulation::adjust_drive() {
   constexpr int max_adjustments = 3;
   if (!flow_.auto_force || drive_adjustments_ >= max_adjustments || loop_->finished()) return;
-  const Permeability& k = loop_->result().k;
+  const physics::Permeability& k = loop_->result().k;
   const double over = std::max(k.mach / FlowSpec::target_mach, k.reynolds / FlowSpec::target_reynolds);
   if (!(over > 2.0)) return;
   // the same on every rank: Re and Ma come from the reduced sums
@@ -215,13 +215,13 @@ Simulation::State Simulation::save() const {
   State s;
   std::vector<std::byte> f;
   backend_->download_raw(f);
-  const SparseLattice& lat = lattice_.lattice;
+  const lattice::SparseLattice& lat = lattice_.lattice;
   const std::uint64_t stride = lat.stride();
-  const std::size_t b = storage_bytes(backend_->storage());
-  s.owned.resize(static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q * b);
+  const std::size_t b = physics::storage_bytes(backend_->storage());
+  s.owned.resize(static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * d3q19::q * b);
   std::size_t k = 0;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(s.owned.data() + k, f.data() + (i * stride + c) * b, b);
+    for (int i = 0; i < d3q19::q; ++i, k += b) std::memcpy(s.owned.data() + k, f.data() + (i * stride + c) * b, b);
   }
   s.loop = loop_->state();
   if (loop_->holds_densities()) backend_->held_densities(s.held);
@@ -233,19 +233,19 @@ Simulation::State Simulation::save() const {
 
 void Simulation::restore(const State& s) {
   macroscopic_.reset();
-  const SparseLattice& lat = lattice_.lattice;
+  const lattice::SparseLattice& lat = lattice_.lattice;
   const std::uint64_t stride = lat.stride();
-  const std::size_t b = storage_bytes(backend_->storage());
-  if (s.owned.size() != static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * lattice::q * b) {
+  const std::size_t b = physics::storage_bytes(backend_->storage());
+  if (s.owned.size() != static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * d3q19::q * b) {
     throw Error("internal: a restored state of the wrong size");
   }
   // ghost cells and padding start at zero (in both storages, zero bits are 0.0): at a check the
   // populations are in natural order, and the next step's exchange fills every ghost slot that
   // is read before it is written
-  std::vector<std::byte> f(lattice::q * stride * b, std::byte{0});
+  std::vector<std::byte> f(d3q19::q * stride * b, std::byte{0});
   std::size_t k = 0;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    for (int i = 0; i < lattice::q; ++i, k += b) std::memcpy(f.data() + (i * stride + c) * b, s.owned.data() + k, b);
+    for (int i = 0; i < d3q19::q; ++i, k += b) std::memcpy(f.data() + (i * stride + c) * b, s.owned.data() + k, b);
   }
   backend_->upload_raw(f);
   backend_->restore_held_densities(s.held);
@@ -262,13 +262,13 @@ void Simulation::restore(const State& s) {
 
 std::string Simulation::backend_description() const { return backend_->description(); }
 
-Storage Simulation::storage() const { return backend_->storage(); }
+physics::Storage Simulation::storage() const { return backend_->storage(); }
 
 double Simulation::halo_bytes_per_step() const { return static_cast<double>(stepper_->halo_bytes_per_step()); }
 
-const Macroscopic& Simulation::owned_macroscopic() const {
+const backend::Macroscopic& Simulation::owned_macroscopic() const {
   if (!macroscopic_) {
-    Macroscopic m;
+    backend::Macroscopic m;
     backend_->macroscopic(backend_->owned(), m);
     macroscopic_ = std::move(m);
   }
@@ -276,7 +276,7 @@ const Macroscopic& Simulation::owned_macroscopic() const {
 }
 
 SampleResult Simulation::result() const {
-  const SolverResult& s = loop_->result();
+  const solve::SolverResult& s = loop_->result();
   SampleResult r;
   r.input = sample_.input;
   r.status = s.converged ? RunStatus::converged : RunStatus::not_converged;
@@ -337,22 +337,23 @@ SampleResult Simulation::result() const {
 
 void Simulation::add_trust(SampleResult& r) const {
   // k of the two halves of the interior, from the same plane profile as k
-  const PressureProfile profile = planes_->read();
+  const solve::PressureProfile profile = planes_->read();
   const std::int64_t length = sample_.sample_end - sample_.sample_begin;
-  const std::int64_t margin = flow_.inlet_outlet == InletOutlet::periodic ? 0 : std::max<std::int64_t>(1, length / 8);
+  const std::int64_t margin =
+      flow_.inlet_outlet == geometry::InletOutlet::periodic ? 0 : std::max<std::int64_t>(1, length / 8);
   const std::int64_t first = sample_.sample_begin + margin, last = sample_.sample_end - margin;
   if (last - first >= 16) {
     const std::int64_t mid = (first + last) / 2, window = std::max<std::int64_t>(1, length / 16);
     const double md_per_lattice = r.k.k_lattice != 0 ? r.k.k_md / r.k.k_lattice : 0.0;
     const std::int64_t parts[2][2] = {{first, mid}, {mid, last}};
     for (int h = 0; h < 2; ++h) {
-      const SampleDrive d = part_drive(profile, flow_.force, parts[h][0], parts[h][1], window);
+      const solve::SampleDrive d = solve::part_drive(profile, flow_.force, parts[h][0], parts[h][1], window);
       r.k_halves_md[h] = physics::viscosity(flow_.tau) * d.interior_velocity / d.acceleration * md_per_lattice;
     }
   }
   // the width of the pores where the flux goes: every rank's velocities along the flow meet the
   // width classes on rank 0, in cell order (ranks own consecutive cells)
-  const Macroscopic& m = owned_macroscopic();
+  const backend::Macroscopic& m = owned_macroscopic();
   const std::vector<float>& u = flow_.flow_axis == 0 ? m.ux : (flow_.flow_axis == 1 ? m.uy : m.uz);
   std::vector<float> gathered;  // on several ranks: every rank's, on rank 0
   const std::vector<float>* velocity = &u;
@@ -364,7 +365,7 @@ void Simulation::add_trust(SampleResult& r) const {
     std::memcpy(gathered.data(), all.data(), gathered.size() * sizeof(float));
     velocity = &gathered;
   }
-  std::vector<double> numbers(width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
+  std::vector<double> numbers(geometry::width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
   // empty off rank 0; a failure of the analysis (memory, on a thread beside the solve) costs the
   // report its pore widths, not the run its k
   static const std::vector<std::uint8_t> none;
@@ -382,32 +383,33 @@ void Simulation::add_trust(SampleResult& r) const {
     // in blocks of a fixed size, summed in order: the same numbers on any number of threads
     constexpr std::size_t block = 1 << 16;
     const std::size_t n = velocity->size(), blocks = (n + block - 1) / block;
-    std::vector<std::array<double, width_classes + 2>> part(blocks);  // counts, all flux, narrow flux
+    std::vector<std::array<double, geometry::width_classes + 2>> part(blocks);  // counts, all flux, narrow flux
 #pragma omp parallel for schedule(static)
     for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-      std::array<double, width_classes + 2> sums{};
+      std::array<double, geometry::width_classes + 2> sums{};
       for (std::size_t c = static_cast<std::size_t>(b) * block; c < std::min(n, (static_cast<std::size_t>(b) + 1) * block); ++c) {
         const std::uint8_t w = width_class[c];
-        if (w == no_width_class) continue;
+        if (w == geometry::no_width_class) continue;
         const double v = (*velocity)[c];
         sums[w] += 1;
-        sums[width_classes] += v;
-        if (w == 0) sums[width_classes + 1] += v;
+        sums[geometry::width_classes] += v;
+        if (w == 0) sums[geometry::width_classes + 1] += v;
       }
       part[static_cast<std::size_t>(b)] = sums;
     }
-    std::array<double, width_classes + 2> total{};
+    std::array<double, geometry::width_classes + 2> total{};
     for (const auto& p : part) {
       for (std::size_t i = 0; i < total.size(); ++i) total[i] += p[i];
     }
     double cells = 0;
-    for (int w = 0; w < width_classes; ++w) cells += total[w];
-    for (int w = 0; w < width_classes; ++w) numbers[w] = cells > 0 ? total[w] / cells : 0.0;
-    numbers[width_classes] = total[width_classes] != 0 ? total[width_classes + 1] / total[width_classes] : 0.0;
+    for (int w = 0; w < geometry::width_classes; ++w) cells += total[w];
+    for (int w = 0; w < geometry::width_classes; ++w) numbers[w] = cells > 0 ? total[w] / cells : 0.0;
+    numbers[geometry::width_classes] =
+        total[geometry::width_classes] != 0 ? total[geometry::width_classes + 1] / total[geometry::width_classes] : 0.0;
   }
   numbers = comm_.sum(numbers);  // rank 0's numbers on every rank
-  for (int w = 0; w < width_classes; ++w) r.width_fraction[w] = numbers[w];
-  r.narrow_flow_fraction = numbers[width_classes];
+  for (int w = 0; w < geometry::width_classes; ++w) r.width_fraction[w] = numbers[w];
+  r.narrow_flow_fraction = numbers[geometry::width_classes];
 }
 
 }  // namespace rockperm::pipeline

@@ -24,7 +24,7 @@ class Simulation {
  public:
   // Collective. `sample` gives the numbers (its mask is already taken by decompose()); `flow` as
   // resolve_flow gives it for the sample (tau and force are not chosen again here).
-  Simulation(const Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
+  Simulation(const parallel::Comm& comm, const Sample& sample, RankLattice lattice, const FlowSpec& flow,
              const ExecutionSpec& execution, const ExecutionPlan& plan);
   ~Simulation();
   Simulation(const Simulation&) = delete;
@@ -34,14 +34,14 @@ class Simulation {
   void advance();
   bool converged() const { return loop_->result().converged; }
   bool finished() const { return loop_->finished(); }
-  Progress progress() const { return loop_->progress(); }
+  solve::Progress progress() const { return loop_->progress(); }
   // Advances until converged or at the step limit; `progress` is called after every check.
-  void run(const ProgressFn& progress = {});
+  void run(const solve::ProgressFn& progress = {});
 
   // The result as of the last check (collective: the slowest rank's exchange time).
   SampleResult result() const;
   std::string backend_description() const;  // this rank's backend
-  Storage storage() const;                   // of the populations (lib/physics/storage.hpp)
+  physics::Storage storage() const;          // of the populations (lib/physics/storage.hpp)
   double setup_seconds() const { return setup_seconds_; }
   double lattice_seconds() const { return lattice_.seconds; }  // of the setup: decomposition and lattice
   double backend_seconds() const { return backend_seconds_; }  // of the setup: the backend's start
@@ -53,8 +53,8 @@ class Simulation {
   // physics on any number of ranks and either backend.
   struct State {
     std::vector<std::byte> owned;  // owned cells x 19 slots, as stored (storage())
-    SteadyStateLoop::State loop;
-    SampleDrive drive;
+    solve::SteadyStateLoop::State loop;
+    solve::SampleDrive drive;
     double force = 0;                  // the body force at that step (auto force: adjusted)
     std::int32_t drive_adjustments = 0;
     // the pressure extrapolation's held densities of the owned cells, interleaved (held, change)
@@ -65,10 +65,10 @@ class Simulation {
   void restore(const State& state);
 
   // Density deviation and flux of every plane across the flow (collective).
-  PressureProfile plane_profile() const { return planes_->read(); }
+  solve::PressureProfile plane_profile() const { return planes_->read(); }
   // Density deviation and velocity of this rank's owned cells, computed on the backend once per
   // state (the trust analysis, the pictures and the fields of the end state share one copy).
-  const Macroscopic& owned_macroscopic() const;
+  const backend::Macroscopic& owned_macroscopic() const;
   const RankLattice& rank_lattice() const { return lattice_; }
   const Sample& sample() const { return sample_; }
   const FlowSpec& flow() const { return flow_; }  // as it runs (an auto force: its last value)
@@ -77,32 +77,32 @@ class Simulation {
   const physics::CollisionParams& params() const { return params_; }
   // The drive of the last check: the acceleration inside the sample that k divides by (g
   // without buffers or mirror; with them, g less the pressure gradient the ends build up).
-  const SampleDrive& drive() const { return drive_; }
+  const solve::SampleDrive& drive() const { return drive_; }
 
  private:
   physics::CollisionParams collision_params() const;  // of flow_, with this rank's cell offset
-  Measurement measure(const FlowSums& sums);
+  solve::Measurement measure(const physics::FlowSums& sums);
   void add_trust(SampleResult& r) const;  // collective
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
 
-  Comm comm_;
+  parallel::Comm comm_;
   Sample sample_;  // without the mask (the width classes on rank 0)
   RankLattice lattice_;
   FlowSpec flow_;
   ExecutionSpec execution_;
   ExecutionPlan plan_;
   physics::CollisionParams params_;
-  FlowProblem problem_;
-  std::unique_ptr<Backend> backend_;
-  std::optional<Stepper> stepper_;
-  std::optional<PlaneReader> planes_;
-  PressureProfile before_;  // MonitorSettings::measure_lag steps before the check
-  std::optional<SteadyStateLoop> loop_;
-  SampleDrive drive_;
+  physics::FlowProblem problem_;
+  std::unique_ptr<backend::Backend> backend_;
+  std::optional<solve::Stepper> stepper_;
+  std::optional<solve::PlaneReader> planes_;
+  solve::PressureProfile before_;  // MonitorSettings::measure_lag steps before the check
+  std::optional<solve::SteadyStateLoop> loop_;
+  solve::SampleDrive drive_;
   int drive_adjustments_ = 0;
   double setup_seconds_ = 0;
   double backend_seconds_ = 0;  // of the setup: the backend's start (device memory, upload)
-  mutable std::optional<Macroscopic> macroscopic_;  // of the current state; reset when it changes
+  mutable std::optional<backend::Macroscopic> macroscopic_;  // of the current state; reset when it changes
 };
 
 }  // namespace rockperm::pipeline

@@ -63,8 +63,8 @@ RunStatus status_of(const Error& e) {
   }
 }
 
-Periodicity FlowSpec::periodicity() const {
-  Periodicity p = lateral_periodic;
+geometry::Periodicity FlowSpec::periodicity() const {
+  geometry::Periodicity p = lateral_periodic;
   p[flow_axis] = true;  // driven by a body force: periodic along the flow
   return p;
 }
@@ -109,9 +109,13 @@ void SampleSpec::validate() const {
   }
 }
 
-std::vector<GreyPhase> SampleSpec::grey() const { return grey_map.enabled() ? grey_map.phases() : grey_phases; }
+std::vector<geometry::GreyPhase> SampleSpec::grey() const {
+  return grey_map.enabled() ? grey_map.phases() : grey_phases;
+}
 
-LabelSelection SampleSpec::open_labels() const { return grey_map.enabled() ? grey_map.pore_side() : pore_labels; }
+geometry::LabelSelection SampleSpec::open_labels() const {
+  return grey_map.enabled() ? grey_map.pore_side() : pore_labels;
+}
 
 void FlowSpec::validate() const {
   if (collision == physics::CollisionModel::bgk && !auto_tau && std::abs(tau - 1.0) > 1e-12) {
@@ -130,7 +134,7 @@ void FlowSpec::validate() const {
                                    "1e-6 to 1e-4), or auto");
   }
   if (flow_axis < 0 || flow_axis > 2) throw InputError("flow.flow_axis", "the flow axis must be x, y or z");
-  if (inlet_outlet == InletOutlet::buffer && buffer_layers < 1) {
+  if (inlet_outlet == geometry::InletOutlet::buffer && buffer_layers < 1) {
     throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
   }
   if (buffer_layers < 0 || buffer_layers > max_buffer_layers) {

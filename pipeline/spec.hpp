@@ -39,9 +39,9 @@ const char* to_string(PropagationChoice p);
 // Reading: the volume, which labels are pore, and whether isolated pores are removed.
 struct SampleSpec {
   io::VolumeSpec volume;
-  LabelSelection pore_labels = LabelSelection::parse("0");
-  std::vector<GreyPhase> grey_phases;  // sub-resolution porous labels (input.grey_labels); none by default
-  GreyMap grey_map;  // or grey phases from CT intensities (input.grey_map, input.grey_law); none by default
+  geometry::LabelSelection pore_labels = geometry::LabelSelection::parse("0");
+  std::vector<geometry::GreyPhase> grey_phases;  // sub-resolution porous labels (input.grey_labels); none by default
+  geometry::GreyMap grey_map;  // or grey phases from CT intensities (input.grey_map, input.grey_law); none by default
   bool percolation_filter = true;
   bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
   // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um; a grey map whole, and
@@ -49,8 +49,8 @@ struct SampleSpec {
   void validate() const;
   // What the mask is made from: the grey phases declared or mapped, and the labels of open pore
   // (the map's pore side where a map is given)
-  std::vector<GreyPhase> grey() const;
-  LabelSelection open_labels() const;
+  std::vector<geometry::GreyPhase> grey() const;
+  geometry::LabelSelection open_labels() const;
 };
 
 // The flow problem in lattice units and its boundaries.
@@ -78,20 +78,20 @@ struct FlowSpec {
   static constexpr double peak_to_mean_speed = 10;  // fastest pore velocity / mean, for the estimate
   int flow_axis = 0;
   // Per axis; the flow axis's entry is ignored (always periodic). false: sealed walls.
-  Periodicity lateral_periodic{false, false, false};
+  geometry::Periodicity lateral_periodic{false, false, false};
   void set_lateral_periodic(bool periodic) { lateral_periodic = {periodic, periodic, periodic}; }
   bool any_lateral_periodic() const;
-  InletOutlet inlet_outlet = InletOutlet::buffer;
+  geometry::InletOutlet inlet_outlet = geometry::InletOutlet::buffer;
   int buffer_layers = 10;
   static constexpr int max_buffer_layers = 4096;
-  EdgeContacts edge_contacts = EdgeContacts::open;
+  geometry::EdgeContacts edge_contacts = geometry::EdgeContacts::open;
   // The permeability of each grey phase of the sample's mask (PoreMask codes; phase c = index + 1)
   // in voxel^2: the Darcy drag nu / K of its cells (lib/physics/collision.hpp). Set from the
   // sample's grey labels and voxel size by read_sample, or given directly (a mask in memory).
   std::vector<double> grey_permeability;
 
   // Periodic along the flow (driven by a body force); laterally as asked.
-  Periodicity periodicity() const;
+  geometry::Periodicity periodicity() const;
   void validate() const;
 };
 
@@ -101,19 +101,20 @@ struct ExecutionSpec {
   PropagationChoice propagation = PropagationChoice::auto_select;
   StorageChoice storage = StorageChoice::auto_select;
   bool cuda_aware_mpi = true;  // hand MPI device buffers when the library reports CUDA support
-  HaloTransportChoice halo_transport = HaloTransportChoice::auto_select;  // lib/parallel/halo_transport.hpp
+  parallel::HaloTransportChoice halo_transport =
+      parallel::HaloTransportChoice::auto_select;  // lib/parallel/halo_transport.hpp
   std::vector<int> devices;    // device index for each rank of a host, in order (empty: by host name)
   // One rank beyond a host's GPUs runs on its cores, with a share of the cells from the speeds or
   // memory (auto), a fixed share, or is refused (off): lib/parallel/work_split.hpp
-  HostShare host_share;
+  parallel::HostShare host_share;
   // Plan as if each GPU held at most this many GiB (0: all it has): a GPU shared with other work;
   // what does not fit goes to more ranks or the host's cores
   double gpu_memory_gib = 0;
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
-  MonitorSettings monitor;
+  solve::MonitorSettings monitor;
   // the pressure extrapolation (lib/solve/extrapolation.hpp): fewer steps on tight rock
-  ExtrapolationSettings extrapolation;
+  solve::ExtrapolationSettings extrapolation;
   // checkpoints (pipeline/driver.hpp): every so many steps and/or wall minutes (0: not by
   // that), and at the end; a stop by signal or wall-time limit always writes one
   std::int64_t checkpoint_interval = 0;

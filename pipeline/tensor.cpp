@@ -187,7 +187,7 @@ std::optional<AxisOutcome> read_axis_outcome(const fs::path& report_json) {
 }
 
 bool measures_cross_terms(const FlowSpec& flow) {
-  return flow.inlet_outlet == InletOutlet::periodic && flow.lateral_periodic[0] && flow.lateral_periodic[1] &&
+  return flow.inlet_outlet == geometry::InletOutlet::periodic && flow.lateral_periodic[0] && flow.lateral_periodic[1] &&
          flow.lateral_periodic[2];
 }
 
@@ -276,7 +276,7 @@ void write_tensor_reports(const fs::path& dir, const PermeabilityTensor& tensor,
   io::write_file_atomically(dir / "report.json", j.dump(2) + "\n");  // last: the mark of a finished tensor
 }
 
-SampleResult run_tensor(const Comm& comm, const RunRequest& request) {
+SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
   RunObserver* observer = comm.root() ? request.observer : nullptr;
   const RunSpec& spec = request.spec;
   // the tensor's own files are rewritten whether it starts or continues; its axes keep theirs
@@ -284,7 +284,7 @@ SampleResult run_tensor(const Comm& comm, const RunRequest& request) {
   const RunDirectory directory(comm, spec.output.dir, use);
   const fs::path dir = directory.path();
   if (request.configuration) {
-    collectively(comm, [&] {
+    parallel::collectively(comm, [&] {
       if (comm.root()) io::write_file_atomically(dir / "config.ini", request.configuration(spec));
     });
   }
@@ -293,7 +293,7 @@ SampleResult run_tensor(const Comm& comm, const RunRequest& request) {
   ReadVolume read;
   const ReadVolume* volume = &read;  // rank 0's
   try {
-    collectively(comm, [&] {
+    parallel::collectively(comm, [&] {
       request.validate ? request.validate() : spec.validate();
       if (comm.root()) volume = &request_volume(request, read, true);
     });
@@ -314,7 +314,7 @@ SampleResult run_tensor(const Comm& comm, const RunRequest& request) {
     axis.volume = [volume]() -> const ReadVolume& { return *volume; };
     std::vector<std::uint8_t> state{static_cast<std::uint8_t>(RunState::fresh)};
     if (request.use == DirectoryUse::resume) {
-      collectively(comm, [&] {
+      parallel::collectively(comm, [&] {
         if (comm.root()) {
           const std::string config = request.configuration ? request.configuration(axis.spec) : std::string();
           state[0] = static_cast<std::uint8_t>(inspect_run(axis.spec, config, volume->input.sha256));
@@ -342,7 +342,7 @@ SampleResult run_tensor(const Comm& comm, const RunRequest& request) {
     if (observer) observer->axis_ended(a, r, report);
   }
   auto tensor = std::make_shared<PermeabilityTensor>();
-  collectively(comm, [&] {
+  parallel::collectively(comm, [&] {
     if (!comm.root()) return;
     *tensor = compose_tensor(outcomes, measures_cross_terms(spec.flow));
     write_tensor_reports(dir, *tensor, volume->input.name);

@@ -75,6 +75,6 @@ struct RunRequest;  // pipeline/run.hpp
 // DirectoryUse::resume the axes done with this configuration and input are kept and a stopped
 // one resumed. A failed axis is recorded in the tensor (its status, the axis that failed and
 // why), not thrown; a stop request ends it after the axis that runs (status interrupted).
-SampleResult run_tensor(const Comm& comm, const RunRequest& request);
+SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request);
 
 }  // namespace rockperm::pipeline

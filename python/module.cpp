@@ -34,24 +34,25 @@ namespace {
 
 // The mask of a numpy array indexed [z, y, x] (C order: x fastest, as raw volumes): bool (True =
 // pore), or integer labels mapped through the spec's pore and grey labels.
-PoreMask mask_of(const py::array& array, const pipeline::SampleSpec& spec) {
+geometry::PoreMask mask_of(const py::array& array, const pipeline::SampleSpec& spec) {
   if (array.ndim() != 3) {
     throw InputError("the mask must be a 3-D array indexed [z, y, x], not " + std::to_string(array.ndim()) + "-D");
   }
-  const Dims dims{array.shape(2), array.shape(1), array.shape(0)};
-  PoreMask mask{dims, std::vector<std::uint8_t>(dims.voxels())};
+  const geometry::Dims dims{array.shape(2), array.shape(1), array.shape(0)};
+  geometry::PoreMask mask{dims, std::vector<std::uint8_t>(dims.voxels())};
   const py::dtype dt = array.dtype();
   const char kind = dt.kind();
   if (kind == 'b') {  // bool: True is pore
     const auto a = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(array);
     const bool* p = a.data();
-    for (std::size_t i = 0; i < mask.pore.size(); ++i) mask.pore[i] = p[i] ? PoreMask::open : PoreMask::solid;
+    for (std::size_t i = 0; i < mask.pore.size(); ++i)
+      mask.pore[i] = p[i] ? geometry::PoreMask::open : geometry::PoreMask::solid;
     return mask;
   }
   if (kind != 'u' && kind != 'i') {
     throw InputError("the mask must hold bool (True = pore) or integer labels, not " + py::cast<std::string>(py::str(static_cast<const py::handle&>(dt))));
   }
-  const std::vector<std::uint8_t> lut = label_codes(spec.open_labels(), spec.grey());
+  const std::vector<std::uint8_t> lut = geometry::label_codes(spec.open_labels(), spec.grey());
   const auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
   const std::int64_t* p = a.data();
   for (std::size_t i = 0; i < mask.pore.size(); ++i) {
@@ -107,7 +108,7 @@ py::array field_array(const Result& r, bool velocity) {
     throw InputError(r.result.tensor ? "a tensor keeps no fields: run one axis with fields=True"
                                      : "this result keeps no fields: run with fields=True");
   }
-  const Dims& d = f->dims;
+  const geometry::Dims& d = f->dims;
   const std::vector<float>& data = velocity ? f->velocity : f->pressure;
   auto* keep = new std::shared_ptr<const pipeline::FlowFields>(f);
   py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<const pipeline::FlowFields>*>(p); });
@@ -207,7 +208,7 @@ PYBIND11_MODULE(_rockperm, m) {
           return interrupted.load();
         };
         if (!progress.is_none()) {
-          request.progress = [&progress](const Progress& p) {
+          request.progress = [&progress](const solve::Progress& p) {
             py::gil_scoped_acquire gil;
             try {
               progress(p.step, p.k.k_md, p.error_estimate, p.seconds);
@@ -220,7 +221,7 @@ PYBIND11_MODULE(_rockperm, m) {
         r.report = (parsed.spec.output.dir / "report.json").string();
         try {
           py::gil_scoped_release release;
-          r.result = pipeline::run(Comm(), request);
+          r.result = pipeline::run(parallel::Comm(), request);
         } catch (const Error& e) {
           if (interrupted) throw py::error_already_set();  // unreachable: a stop returns a result
           pipeline::SampleResult failed;
@@ -247,12 +248,12 @@ PYBIND11_MODULE(_rockperm, m) {
         const pipeline::RunSpec& spec = parsed.spec;
         const pipeline::ReadVolume volume =
             pipeline::volume_from_mask(mask_of(mask, spec.sample), spec.sample.volume.voxel_size_um, "numpy array");
-        const pipeline::Sample sample = pipeline::read_sample(Comm(), volume, spec.sample, spec.flow);
+        const pipeline::Sample sample = pipeline::read_sample(parallel::Comm(), volume, spec.sample, spec.flow);
         const pipeline::SamplePlan plan = pipeline::plan_sample(sample, ranks, gib);
         py::list layouts;
         for (const pipeline::LayoutPlan& l : plan.layouts) {
           py::list slabs;
-          for (const RankMemory& r : l.ranks) {
+          for (const parallel::RankMemory& r : l.ranks) {
             slabs.append(py::dict(py::arg("planes") = py::make_tuple(r.slab.z_begin, r.slab.z_end),
                                   py::arg("cells") = r.cells, py::arg("bytes") = r.bytes));
           }
@@ -278,8 +279,8 @@ PYBIND11_MODULE(_rockperm, m) {
         const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
         parsed.spec.sample.validate();
         const pipeline::ReadVolume v = pipeline::read_volume(parsed.spec.sample, false);
-        const PoreMask& mask = v.loaded.mask;
-        const Dims& d = mask.dims;
+        const geometry::PoreMask& mask = v.loaded.mask;
+        const geometry::Dims& d = mask.dims;
         py::array_t<std::uint8_t> out({d.nz, d.ny, d.nx});
         std::copy(mask.pore.begin(), mask.pore.end(), out.mutable_data());
         return py::make_tuple(out, v.loaded.voxel_size_um);

@@ -28,8 +28,8 @@ struct PipelineSettings {
 struct PipelineRun {
   std::unique_ptr<pipeline::Simulation> simulation;
   pipeline::SampleResult result;
-  Macroscopic owned;  // density deviation and velocity of this rank's owned cells
-  const SparseLattice& lattice() const { return simulation->rank_lattice().lattice; }
+  backend::Macroscopic owned;  // density deviation and velocity of this rank's owned cells
+  const lattice::SparseLattice& lattice() const { return simulation->rank_lattice().lattice; }
   // the velocity of owned cell c along `axis`
   double u(std::uint32_t c, int axis) const {
     const std::size_t k = c - lattice().owned_begin();
@@ -57,14 +57,14 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
 }
 
 // Runs `mask` (voxels of 1 um) with `flow` to steady state on `comm`.
-inline PipelineRun run_pipeline(const Comm& comm, PoreMask mask, const pipeline::FlowSpec& flow,
+inline PipelineRun run_pipeline(const parallel::Comm& comm, geometry::PoreMask mask, const pipeline::FlowSpec& flow,
                                 const PipelineSettings& settings = {}) {
   flow.validate();
   const pipeline::ExecutionSpec execution = test_execution(settings);
   pipeline::Sample sample = pipeline::sample_from_mask(comm, std::move(mask), 1.0, flow, settings.percolation_filter);
   const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
   pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
-                                                   pipeline::OneRank::whole, LatticeTables::host,
+                                                   pipeline::OneRank::whole, lattice::LatticeTables::host,
                                                    comm.size() > 1 ? settings.shares : std::vector<double>{});
   PipelineRun run;
   run.simulation = std::make_unique<pipeline::Simulation>(comm, sample, std::move(part),
@@ -75,18 +75,19 @@ inline PipelineRun run_pipeline(const Comm& comm, PoreMask mask, const pipeline:
   return run;
 }
 
-inline PipelineRun run_pipeline(PoreMask mask, const pipeline::FlowSpec& flow, const PipelineSettings& settings = {}) {
-  return run_pipeline(Comm(), std::move(mask), flow, settings);
+inline PipelineRun run_pipeline(geometry::PoreMask mask, const pipeline::FlowSpec& flow,
+                                const PipelineSettings& settings = {}) {
+  return run_pipeline(parallel::Comm(), std::move(mask), flow, settings);
 }
 
 // A flow along x with TRT at `tau` and body force `g`; lateral faces as given, the flow axis
 // periodic, no buffers.
-inline pipeline::FlowSpec periodic_flow(double tau, double g, Periodicity lateral = {true, true, true}) {
+inline pipeline::FlowSpec periodic_flow(double tau, double g, geometry::Periodicity lateral = {true, true, true}) {
   pipeline::FlowSpec f;
   f.tau = tau;
   f.force = g;
   f.lateral_periodic = lateral;
-  f.inlet_outlet = InletOutlet::periodic;
+  f.inlet_outlet = geometry::InletOutlet::periodic;
   return f;
 }
 

@@ -41,12 +41,13 @@ inline std::string backend_unavailable() {
     if (!why.empty()) GTEST_SKIP() << why;                                  \
   } while (0)
 
-inline std::unique_ptr<Backend> make_test_backend(const SparseLattice& lat, const physics::CollisionParams& p,
-                                                  Storage storage = Storage::float32) {
+inline std::unique_ptr<backend::Backend> make_test_backend(const lattice::SparseLattice& lat,
+                                                           const physics::CollisionParams& p,
+                                                           physics::Storage storage = physics::Storage::float32) {
 #if ROCKPERM_TEST_ON_CUDA
   return std::make_unique<cuda::CudaBackend>(lat, p, 0, storage);
 #else
-  return std::make_unique<CpuBackend>(lat, p, storage);
+  return std::make_unique<backend::CpuBackend>(lat, p, storage);
 #endif
 }
 
@@ -67,15 +68,16 @@ inline std::filesystem::path repo_file(const std::string& relative) {
   return {};
 }
 
-inline PoreMask mask_from(const Dims& d, const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& pore) {
-  PoreMask m{d, std::vector<std::uint8_t>(d.voxels())};
+inline geometry::PoreMask mask_from(const geometry::Dims& d,
+                                    const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& pore) {
+  geometry::PoreMask m{d, std::vector<std::uint8_t>(d.voxels())};
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::int64_t x = 0; x < d.nx; ++x) m.pore[d.linear(x, y, z)] = pore(x, y, z) ? 1 : 0;
   return m;
 }
 
-inline PoreMask random_mask(const Dims& d, double porosity, std::uint64_t seed) {
+inline geometry::PoreMask random_mask(const geometry::Dims& d, double porosity, std::uint64_t seed) {
   std::uint64_t s = seed;
   return mask_from(d, [&](std::int64_t, std::int64_t, std::int64_t) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
@@ -85,12 +87,12 @@ inline PoreMask random_mask(const Dims& d, double porosity, std::uint64_t seed) 
 
 // The fluid index of voxel + offset under the lattice's periodicity, or none: computed from
 // coordinates, independently of the neighbour tables under test.
-inline std::uint32_t voxel_at(const SparseLattice& lat, const Coord& from, int dx, int dy, int dz) {
+inline std::uint32_t voxel_at(const lattice::SparseLattice& lat, const lattice::Coord& from, int dx, int dy, int dz) {
   std::int64_t t[3] = {from.x + dx, from.y + dy, from.z + dz};
-  const Dims& d = lat.dims();
+  const geometry::Dims& d = lat.dims();
   for (int a = 0; a < 3; ++a) {
     if (t[a] >= 0 && t[a] < d[a]) continue;
-    if (!lat.periodic()[a]) return none;
+    if (!lat.periodic()[a]) return lattice::none;
     t[a] = (t[a] + d[a]) % d[a];
   }
   return lat.index_of(t[0], t[1], t[2]);
@@ -99,51 +101,53 @@ inline std::uint32_t voxel_at(const SparseLattice& lat, const Coord& from, int d
 // Where population i of `cell` streams to: the fluid voxel one step along e_i, unless it is
 // solid, outside, or reached through a sealed edge contact (both voxels beside the diagonal
 // link solid), where it bounces back (none).
-inline std::uint32_t expected_link(const SparseLattice& lat, std::uint32_t cell, int i) {
-  const Coord& c = lat.coords()[cell];
-  const int e[3] = {lattice::cx(i), lattice::cy(i), lattice::cz(i)};
+inline std::uint32_t expected_link(const lattice::SparseLattice& lat, std::uint32_t cell, int i) {
+  const lattice::Coord& c = lat.coords()[cell];
+  const int e[3] = {d3q19::cx(i), d3q19::cy(i), d3q19::cz(i)};
   const std::uint32_t target = voxel_at(lat, c, e[0], e[1], e[2]);
-  if (target == none || lat.edges() == EdgeContacts::open || e[0] * e[0] + e[1] * e[1] + e[2] * e[2] != 2) return target;
+  if (target == lattice::none || lat.edges() == geometry::EdgeContacts::open ||
+      e[0] * e[0] + e[1] * e[1] + e[2] * e[2] != 2)
+    return target;
   bool side_open = false;
   for (int a = 0; a < 3; ++a) {
     if (e[a] == 0) continue;
     int step[3] = {0, 0, 0};
     step[a] = e[a];
-    side_open = side_open || voxel_at(lat, c, step[0], step[1], step[2]) != none;
+    side_open = side_open || voxel_at(lat, c, step[0], step[1], step[2]) != lattice::none;
   }
-  return side_open ? target : none;
+  return side_open ? target : lattice::none;
 }
 
 // The pore space of a synthetic pack of overlapping spheres (label 0 pore), edge n voxels.
-inline PoreMask sphere_pack_mask(std::int64_t n, double porosity, double radius, std::uint64_t seed) {
-  SpherePackSpec spec;
+inline geometry::PoreMask sphere_pack_mask(std::int64_t n, double porosity, double radius, std::uint64_t seed) {
+  geometry::SpherePackSpec spec;
   spec.dims = {n, n, n};
   spec.porosity = porosity;
   spec.radius = radius;
   spec.seed = seed;
-  return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+  return make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
 }
 
 struct SteadyFlow {
-  SolverResult result;
+  solve::SolverResult result;
   std::vector<float> f;  // final populations (deviations)
-  Macroscopic owned;     // density deviation and velocity of every cell
+  backend::Macroscopic owned;     // density deviation and velocity of every cell
 };
 
 // Runs the CPU backend to steady state with a body force along `axis`.
-inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel model, double tau, double g, int axis,
-                              double tolerance = 1e-8, std::int64_t max_steps = 200000,
-                              Propagation propagation = Propagation::two_pass) {
+inline SteadyFlow steady_flow(const lattice::SparseLattice& lat, physics::CollisionModel model, double tau, double g,
+                              int axis, double tolerance = 1e-8, std::int64_t max_steps = 200000,
+                              backend::Propagation propagation = backend::Propagation::two_pass) {
   const auto params = physics::make_collision_params(model, tau, 3.0 / 16.0, axis, g);
   const auto backend_ptr = make_test_backend(lat, params);
-  Backend& backend = *backend_ptr;
-  FlowProblem problem;
+  backend::Backend& backend = *backend_ptr;
+  physics::FlowProblem problem;
   problem.flow_axis = axis;
   problem.tau = tau;
   problem.acceleration = g;
   problem.region_voxels = lat.dims().voxels();
   problem.region_fluid = lat.fluid_count();
-  RunControls controls;
+  solve::RunControls controls;
   controls.max_steps = max_steps;
   controls.check_interval = 50;
   controls.monitor.tolerance = tolerance;  // the estimated relative error of k
@@ -152,7 +156,7 @@ inline SteadyFlow steady_flow(const SparseLattice& lat, physics::CollisionModel 
   controls.monitor.required_checks = 3;
   controls.propagation = propagation;
   SteadyFlow out;
-  out.result = run_to_steady_state(backend, lat, problem, controls);
+  out.result = solve::run_to_steady_state(backend, lat, problem, controls);
   backend.download(out.f);
   backend.macroscopic(backend.owned(), out.owned);
   return out;

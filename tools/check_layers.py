@@ -12,6 +12,11 @@ front end over app/'s option table. The static libraries catch an
 upward call only where the object it names is not linked for another reason; this reads every
 `#include "..."` of the sources and so catches each one. Prints every include that climbs, and
 exits 1 if there is one.
+
+Each folder of lib/ is also a namespace: lib/base is rockperm's own (the vocabulary every layer
+uses: errors, host arrays, names), lib/geometry is rockperm::geometry, and so on; a file of lib/
+opens no namespace but its folder's (or one inside it), apart from namespace aliases in rockperm
+(d3q19 for physics::d3q19). Prints every file that does, too.
     python3 tools/check_layers.py [ROOT]
 """
 import os
@@ -23,6 +28,26 @@ LAYERS = [
     ["lib/solve"], ["io", "cuda"], ["pipeline"], ["app"], ["python"],
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# a namespace opened at the top of a file: `namespace rockperm::x::y {` (group 1: "::x::y" or "")
+NAMESPACE = re.compile(r'^namespace rockperm((?:::\w+)*) \{(.*?)^\}  // namespace rockperm\1$', re.M | re.S)
+ALIASES_ONLY = re.compile(r'^(\s*(//[^\n]*)?\n|\s*namespace \w+ = [\w:]+;\n)*\s*$')
+
+
+def namespace_faults(path, text):
+    """The namespaces a file of lib/ opens that are not its folder's."""
+    folder = path.split("/")[1]
+    faults = []
+    for m in NAMESPACE.finditer(text):
+        inner = m.group(1)
+        if folder == "base":
+            ok = inner == "" or inner == "::detail"
+        else:
+            ok = inner == "::" + folder or inner.startswith("::" + folder + "::") or \
+                (inner == "" and ALIASES_ONLY.match(m.group(2)) is not None)
+        if not ok:
+            faults.append("%s opens namespace rockperm%s (lib/%s is %s)" %
+                          (path, inner, folder, "rockperm" if folder == "base" else "rockperm::" + folder))
+    return faults
 SOURCES = (".cpp", ".hpp", ".cu", ".h")
 
 
@@ -47,6 +72,8 @@ def main(root):
                     here = level(path)
                     with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
                         text = f.read()
+                    if path.startswith("lib/"):
+                        bad += namespace_faults(path, text)
                     for included in INCLUDE.findall(text):
                         there = level(included)
                         if there is None:
@@ -58,7 +85,7 @@ def main(root):
         print("check_layers: " + b)
     if bad:
         return 1
-    print("check_layers: every include stays in its layer or goes down")
+    print("check_layers: every include stays in its layer or goes down; each folder of lib/ is its namespace")
     return 0
 
 

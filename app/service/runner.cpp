@@ -47,7 +47,7 @@ static fs::path job_folder(const ServiceConfig& config, const std::string& id, c
 
 // Whether the job may run with a rank on the host's cores (run.host_share is not off).
 static bool host_cores_allowed(const RunOptions& options) {
-  return options.spec.execution.host_share.mode != HostShare::Mode::off;
+  return options.spec.execution.host_share.mode != parallel::HostShare::Mode::off;
 }
 
 RunOptions job_run_options(const ServiceConfig& config, const std::string& id, const fs::path& input, const Json& options) {
@@ -203,14 +203,14 @@ void Runner::run_here(Claimed& claimed, int slot) {
     return cancelled;
   };
   auto last_progress = std::chrono::steady_clock::now() - std::chrono::hours(1);
-  settings.progress = [&](const Progress& p) {
+  settings.progress = [&](const solve::Progress& p) {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_progress < 500ms) return;
     last_progress = now;
     store_.update_progress(job.id, p.step, p.max_steps, p.k.k_md, p.error_estimate, p.seconds);
   };
   try {
-    if (!cancelled) run_sample(Comm(), options, settings);
+    if (!cancelled) run_sample(parallel::Comm(), options, settings);
   } catch (const CapacityError& e) {
     // too large for one GPU: again, on all of them (as a campaign does), or beside the host's cores
     const int ranks = workers_ > 1 ? workers_ : (host_cores_allowed(options) ? workers_ + 1 : 0);

@@ -84,9 +84,9 @@ fs::path pick_scan(const fs::path& dir, const std::vector<fs::path>& all) {
 
 void check_scan(const io::VolumeSpec& volume, std::uint64_t max_voxels) {
   const auto source = io::open_volume(volume);
-  const Dims d = source->info().dims;
+  const geometry::Dims d = source->info().dims;
   const io::Crop crop = io::resolve_crop(volume.crop, d, volume.path.filename().string());
-  const std::uint64_t voxels = Dims{crop.size[0], crop.size[1], crop.size[2]}.voxels();
+  const std::uint64_t voxels = geometry::Dims{crop.size[0], crop.size[1], crop.size[2]}.voxels();
   if (max_voxels != 0 && voxels > max_voxels) {
     throw InputError(volume.path.filename().string() + ": " + d.str() + " voxels (" + std::to_string(voxels) +
                      " after the crop) exceed this service's max_voxels = " + std::to_string(max_voxels) +

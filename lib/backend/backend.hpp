@@ -12,7 +12,7 @@
 #include "lib/physics/density_extrapolation.hpp"
 #include "lib/physics/flow_sums.hpp"
 
-namespace rockperm {
+namespace rockperm::backend {
 
 
 const char* to_string(Propagation p);
@@ -51,7 +51,7 @@ class Backend {
   Backend& operator=(const Backend&) = delete;
 
   virtual std::string description() const = 0;
-  virtual Storage storage() const = 0;
+  virtual physics::Storage storage() const = 0;
   // Device bytes per fluid cell actually held (populations + neighbour tables).
   virtual double bytes_per_cell() const = 0;
   // Bytes per neighbour-table entry the kernels read: 4, or 3 where the tables are packed
@@ -69,7 +69,7 @@ class Backend {
   virtual void collide(CellRange cells) = 0;    // stored reversed (also the fused even step)
   virtual void swap(CellRange cells) = 0;       // the exchanges owned by these cells
   virtual void fused_odd(CellRange cells) = 0;  // fused A-A odd step; needs the negative table
-  virtual FlowSums sums(CellRange cells) = 0;   // valid in natural order only
+  virtual physics::FlowSums sums(CellRange cells) = 0;   // valid in natural order only
   // Computed where the populations live; valid in natural order only.
   virtual void macroscopic(CellRange cells, Macroscopic& out) = 0;
   virtual void synchronize() {}
@@ -124,7 +124,7 @@ class Backend {
   void collide() { collide(owned()); }
   void swap() { swap(all()); }
   void fused_odd() { fused_odd(owned()); }
-  FlowSums sums() { return sums(owned()); }
+  physics::FlowSums sums() { return sums(owned()); }
 
 
   // Every slot (stride * 19) as stored: what checkpoints hold, so that a restored run continues
@@ -140,4 +140,4 @@ class Backend {
 // for two-pass; after every odd step, i.e. an even number of steps, for fused).
 bool advance(Backend& backend, Propagation propagation, std::int64_t step);
 
-}  // namespace rockperm
+}  // namespace rockperm::backend

@@ -25,7 +25,7 @@
 #include "lib/physics/d3q19.hpp"
 #include "lib/physics/storage.hpp"
 
-namespace rockperm {
+namespace rockperm::backend {
 
 enum class Propagation {
   two_pass,  // collide (store reversed) + pairwise swap: the core paper's algorithm, the reference
@@ -34,46 +34,46 @@ enum class Propagation {
 
 struct ByteModel {
   Propagation propagation = Propagation::two_pass;
-  Storage storage = StorageTraits<Population>::kind;
+  physics::Storage storage = physics::StorageTraits<physics::Population>::kind;
 
   // 4 (the lattice's tables), or 3 or 2.25 where the CUDA backend packs them (lib/lattice/neighbour_table.hpp)
   double index_bytes = sizeof(std::uint32_t);
-  constexpr double population_bytes() const { return static_cast<double>(storage_bytes(storage)); }
+  constexpr double population_bytes() const { return static_cast<double>(physics::storage_bytes(storage)); }
   constexpr int neighbour_tables() const { return propagation == Propagation::fused ? 2 : 1; }
   // Device bytes per fluid cell: populations and neighbour tables (without stride padding).
   constexpr double memory_per_cell() const {
-    return lattice::q * population_bytes() + neighbour_tables() * lattice::half * index_bytes;
+    return d3q19::q * population_bytes() + neighbour_tables() * d3q19::half * index_bytes;
   }
   // Bytes read plus written per fluid-cell update.
   constexpr double traffic_per_update() const {
-    const double collide = 2.0 * lattice::q * population_bytes();
+    const double collide = 2.0 * d3q19::q * population_bytes();
     if (propagation == Propagation::two_pass) {
-      return collide + lattice::half * index_bytes + 2.0 * (lattice::q - 1) * population_bytes();
+      return collide + d3q19::half * index_bytes + 2.0 * (d3q19::q - 1) * population_bytes();
     }
-    return collide + lattice::half * index_bytes;  // mean of the even and odd steps
+    return collide + d3q19::half * index_bytes;  // mean of the even and odd steps
   }
   // Host and device bytes per cell of a halo plane: its 5 crossing populations, each with an
   // 8-byte offset, a device slot and a pinned host slot.
   constexpr double halo_per_cell() const { return 5.0 * (8.0 + 2.0 * population_bytes()); }
   // A dense single-copy array's bytes per voxel, for the reduction the sparse lattice gives.
-  constexpr double dense_per_voxel() const { return lattice::q * population_bytes(); }
+  constexpr double dense_per_voxel() const { return d3q19::q * population_bytes(); }
 };
 
 static_assert(ByteModel{Propagation::two_pass}.memory_per_cell() == 112.0);
 static_assert(ByteModel{Propagation::fused}.memory_per_cell() == 148.0);
 static_assert(ByteModel{Propagation::two_pass}.traffic_per_update() == 332.0);
 static_assert(ByteModel{Propagation::fused}.traffic_per_update() == 188.0);
-static_assert(ByteModel{Propagation::two_pass, Storage::float16}.memory_per_cell() == 74.0);
-static_assert(ByteModel{Propagation::fused, Storage::float16}.memory_per_cell() == 110.0);
-static_assert(ByteModel{Propagation::fused, Storage::float16}.traffic_per_update() == 112.0);
-static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.memory_per_cell() == 92.0);
-static_assert(ByteModel{Propagation::fused, Storage::float16, 3}.traffic_per_update() == 103.0);
-static_assert(ByteModel{Propagation::fused, Storage::float16, 2.25}.memory_per_cell() == 78.5);
-static_assert(ByteModel{Propagation::fused, Storage::float16, 2.25}.traffic_per_update() == 96.25);
+static_assert(ByteModel{Propagation::two_pass, physics::Storage::float16}.memory_per_cell() == 74.0);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16}.memory_per_cell() == 110.0);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16}.traffic_per_update() == 112.0);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16, 3}.memory_per_cell() == 92.0);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16, 3}.traffic_per_update() == 103.0);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16, 2.25}.memory_per_cell() == 78.5);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16, 2.25}.traffic_per_update() == 96.25);
 // (22 / 18 is not a binary fraction: the line tables' figures to a part in 1e12)
-static_assert(ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.memory_per_cell() - 60.0 < 1e-12);
-static_assert(60.0 - ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.memory_per_cell() < 1e-12);
-static_assert(ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.traffic_per_update() - 87.0 < 1e-12);
-static_assert(87.0 - ByteModel{Propagation::fused, Storage::float16, 22.0 / 18}.traffic_per_update() < 1e-12);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16, 22.0 / 18}.memory_per_cell() - 60.0 < 1e-12);
+static_assert(60.0 - ByteModel{Propagation::fused, physics::Storage::float16, 22.0 / 18}.memory_per_cell() < 1e-12);
+static_assert(ByteModel{Propagation::fused, physics::Storage::float16, 22.0 / 18}.traffic_per_update() - 87.0 < 1e-12);
+static_assert(87.0 - ByteModel{Propagation::fused, physics::Storage::float16, 22.0 / 18}.traffic_per_update() < 1e-12);
 
-}  // namespace rockperm
+}  // namespace rockperm::backend

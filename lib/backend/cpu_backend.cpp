@@ -11,20 +11,24 @@
 #include "lib/base/error.hpp"
 #include "lib/lattice/propagation.hpp"
 
-namespace rockperm {
+namespace rockperm::backend {
 
-CpuBackend::CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params, Storage storage)
-    : lattice_(lattice), params_(params), storage_(storage), owned_{lattice.owned_begin(), lattice.owned_end()},
+CpuBackend::CpuBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params,
+                       physics::Storage storage)
+    : lattice_(lattice),
+      params_(params),
+      storage_(storage),
+      owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
-      f_(lattice::q * lattice.stride() * storage_bytes(storage), std::byte{0}) {
+      f_(d3q19::q * lattice.stride() * storage_bytes(storage), std::byte{0}) {
   std::tie(positive_, negative_) = lattice.tables(own_tables_);
   params_.phases = phases();
   const std::uint32_t n = lattice.fluid_count();
   each_storage([&](auto slot) {
     using S = decltype(slot);
     S* f = slots<S>();
-    for (int i = 0; i < lattice::q; ++i) {
-      const S rest = StorageTraits<S>::store(physics::rest_population(i, params));
+    for (int i = 0; i < d3q19::q; ++i) {
+      const S rest = physics::StorageTraits<S>::store(physics::rest_population(i, params));
       std::fill(f + i * lattice.stride(), f + i * lattice.stride() + n, rest);
     }
   });
@@ -50,13 +54,16 @@ namespace {
   ATTRIBUTES void collide_loop##SUFFIX(S* f, std::uint64_t stride, std::int64_t first, std::int64_t n,     \
                                        const physics::CollisionParams& p) {                               \
     _Pragma("omp parallel for simd schedule(simd : static)")                                              \
-    for (std::int64_t c = first; c < n; ++c) propagation::collide_cell<S, propagation::WideIndex>(f, stride, c, p); \
+    for (std::int64_t c = first; c < n; ++c)                                                             \
+      lattice::propagation::collide_cell<S, lattice::propagation::WideIndex>(f, stride, c, p);            \
   }                                                                                                       \
   template <class S>                                                                                      \
-  ATTRIBUTES void fused_odd_loop##SUFFIX(S* f, std::uint64_t stride, const IndexTables& tables, std::int64_t first, \
-                                         std::int64_t n, const physics::CollisionParams& p) {             \
+  ATTRIBUTES void fused_odd_loop##SUFFIX(S* f, std::uint64_t stride, const lattice::IndexTables& tables,  \
+                                         std::int64_t first, std::int64_t n,                              \
+                                         const physics::CollisionParams& p) {                             \
     _Pragma("omp parallel for schedule(static)")                                                          \
-    for (std::int64_t c = first; c < n; ++c) propagation::fused_odd_cell<S, propagation::WideIndex>(f, stride, tables, c, p); \
+    for (std::int64_t c = first; c < n; ++c)                                                             \
+      lattice::propagation::fused_odd_cell<S, lattice::propagation::WideIndex>(f, stride, tables, c, p);  \
   }
 
 // Lattices with grey cells: every cell takes the grey collision with its phase's drag. Not
@@ -65,14 +72,15 @@ namespace {
 template <class S>
 void collide_loop_grey(S* f, std::uint64_t stride, std::int64_t first, std::int64_t n, const physics::CollisionParams& p) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t c = first; c < n; ++c) propagation::collide_cell_by_phase<S, propagation::WideIndex>(f, stride, c, p);
+  for (std::int64_t c = first; c < n; ++c)
+    lattice::propagation::collide_cell_by_phase<S, lattice::propagation::WideIndex>(f, stride, c, p);
 }
 template <class S>
-void fused_odd_loop_grey(S* f, std::uint64_t stride, const IndexTables& tables, std::int64_t first, std::int64_t n,
-                         const physics::CollisionParams& p) {
+void fused_odd_loop_grey(S* f, std::uint64_t stride, const lattice::IndexTables& tables, std::int64_t first,
+                         std::int64_t n, const physics::CollisionParams& p) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = first; c < n; ++c) {
-    propagation::fused_odd_cell_by_phase<S, propagation::WideIndex>(f, stride, tables, c, p);
+    lattice::propagation::fused_odd_cell_by_phase<S, lattice::propagation::WideIndex>(f, stride, tables, c, p);
   }
 }
 
@@ -115,12 +123,13 @@ void CpuBackend::collide(CellRange cells) {
 void CpuBackend::swap(CellRange cells) {
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const IndexTables nbr{{positive_}, {nullptr}};
+  const lattice::IndexTables nbr{{positive_}, {nullptr}};
   each_storage([&](auto slot) {
     using S = decltype(slot);
     S* f = slots<S>();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t c = first; c < n; ++c) propagation::swap_cell<S, propagation::WideIndex>(f, stride, nbr, c);
+    for (std::int64_t c = first; c < n; ++c)
+      lattice::propagation::swap_cell<S, lattice::propagation::WideIndex>(f, stride, nbr, c);
   });
 }
 
@@ -130,7 +139,7 @@ void CpuBackend::fused_odd(CellRange cells) {
   }
   const std::int64_t first = cells.begin, n = cells.end;
   const auto stride = lattice_.stride();
-  const IndexTables tables{{positive_}, {negative_}};
+  const lattice::IndexTables tables{{positive_}, {negative_}};
   const physics::CollisionParams p = params_;
   each_storage([&](auto slot) {
     using S = decltype(slot);
@@ -142,24 +151,24 @@ void CpuBackend::fused_odd(CellRange cells) {
   });
 }
 
-FlowSums CpuBackend::sums(CellRange cells) {
+physics::FlowSums CpuBackend::sums(CellRange cells) {
   const std::uint32_t first = cells.begin, n = cells.end;
-  const std::int64_t blocks = (cells.size() + reduction_block - 1) / reduction_block;
-  std::vector<FlowSums> partial(blocks);
+  const std::int64_t blocks = (cells.size() + physics::reduction_block - 1) / physics::reduction_block;
+  std::vector<physics::FlowSums> partial(blocks);
   const auto stride = lattice_.stride();
   each_storage([&](auto slot) {
     using S = decltype(slot);
     const S* f = slots<S>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t b = 0; b < blocks; ++b) {
-      const std::uint32_t begin = first + b * reduction_block;
-      const std::uint32_t end = std::min<std::uint64_t>(n, begin + std::uint64_t{reduction_block});
-      FlowSums s;
-      for (std::uint32_t c = begin; c < end; ++c) s.add(cell_sums(f, stride, c, params_));
+      const std::uint32_t begin = first + b * physics::reduction_block;
+      const std::uint32_t end = std::min<std::uint64_t>(n, begin + std::uint64_t{physics::reduction_block});
+      physics::FlowSums s;
+      for (std::uint32_t c = begin; c < end; ++c) s.add(physics::cell_sums(f, stride, c, params_));
       partial[b] = s;
     }
   });
-  FlowSums total;
+  physics::FlowSums total;
   for (const auto& s : partial) total.add(s);
   return total;
 }
@@ -173,9 +182,9 @@ void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
     const S* f = slots<S>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
-      float v[lattice::q];
-      for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + first + k]);
-      const physics::Moments m = physics::moments(v, params_, params_.drag[cell_phase(params_, first + k)]);
+      float v[d3q19::q];
+      for (int i = 0; i < d3q19::q; ++i) v[i] = physics::StorageTraits<S>::load(f[i * stride + first + k]);
+      const physics::Moments m = physics::moments(v, params_, params_.drag[physics::cell_phase(params_, first + k)]);
       out.drho[k] = m.drho;
       out.ux[k] = m.u[0];
       out.uy[k] = m.u[1];
@@ -205,7 +214,7 @@ void CpuBackend::plane_sums(PlaneSums& out) {
 #pragma omp for schedule(static) nowait
       for (std::int64_t k = 0; k < n; ++k) {
         const auto cell = static_cast<std::uint32_t>(first + k);
-        const PlaneValues v = cell_plane_values(f, stride, cell, plane_axis_, params_);
+        const physics::PlaneValues v = physics::cell_plane_values(f, stride, cell, plane_axis_, params_);
         drho[plane_of_[k]] += v.drho;
         flux[plane_of_[k]] += v.flux;
       }
@@ -227,7 +236,8 @@ void CpuBackend::rescale(float factor, const physics::CollisionParams& params) {
     S* f = slots<S>();
     const std::int64_t n = static_cast<std::int64_t>(f_.size() / sizeof(S));
 #pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < n; ++k) f[k] = StorageTraits<S>::store(factor * StorageTraits<S>::load(f[k]));
+    for (std::int64_t k = 0; k < n; ++k)
+      f[k] = physics::StorageTraits<S>::store(factor * physics::StorageTraits<S>::load(f[k]));
   });
   for (float& v : held_) v *= factor;
 }
@@ -366,4 +376,4 @@ double cpu_copy_bandwidth_gbs() {
   return 2.0 * n * sizeof(float) / times[times.size() / 2] * 1e-9;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::backend

@@ -8,7 +8,7 @@
 #include "lib/backend/backend.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
-namespace rockperm {
+namespace rockperm::backend {
 
 // The copy bandwidth of host memory (bytes read plus written per second / 1e9, median of 7
 // copies of 256 MiB over all OpenMP threads): the roofline `rockperm bench` compares with.
@@ -21,23 +21,23 @@ void cpu_wide_vectors(bool allowed);
 class CpuBackend final : public Backend {
  public:
   // Populations start at rest (physics::rest_population); the padding slots stay zero.
-  CpuBackend(const SparseLattice& lattice, const physics::CollisionParams& params,
-             Storage storage = Storage::float32);
+  CpuBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params,
+             physics::Storage storage = physics::Storage::float32);
 
   std::string description() const override;
   double bytes_per_cell() const override;
-  Storage storage() const override { return storage_; }
+  physics::Storage storage() const override { return storage_; }
   CellRange owned() const override { return owned_; }
   CellRange all() const override { return all_; }
   using Backend::collide;
   using Backend::fused_odd;
   using Backend::sums;
   using Backend::swap;
-  void begin_step(std::int64_t step) override { params_.seed = step_seed(step); }
+  void begin_step(std::int64_t step) override { params_.seed = physics::step_seed(step); }
   void collide(CellRange cells) override;
   void swap(CellRange cells) override;
   void fused_odd(CellRange cells) override;
-  FlowSums sums(CellRange cells) override;
+  physics::FlowSums sums(CellRange cells) override;
   void macroscopic(CellRange cells, Macroscopic& out) override;
   void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
   void plane_sums(PlaneSums& out) override;
@@ -64,15 +64,15 @@ class CpuBackend final : public Backend {
   // fn(S{}) with the slot type of this backend's storage
   template <class Fn>
   void each_storage(Fn&& fn) {
-    with_storage(storage_, std::forward<Fn>(fn));
+    physics::with_storage(storage_, std::forward<Fn>(fn));
   }
 
-  const SparseLattice& lattice_;
-  NeighbourTables own_tables_;  // built here where the lattice deferred them (SparseLattice::tables)
+  const lattice::SparseLattice& lattice_;
+  lattice::NeighbourTables own_tables_;  // built here where the lattice deferred them (SparseLattice::tables)
   const std::uint32_t* positive_ = nullptr;  // the tables the steps read: the lattice's or own_tables_
   const std::uint32_t* negative_ = nullptr;
   physics::CollisionParams params_;
-  Storage storage_;
+  physics::Storage storage_;
   CellRange owned_;
   CellRange all_;
   std::vector<std::byte> f_;  // 19 * stride slots
@@ -86,4 +86,4 @@ class CpuBackend final : public Backend {
   std::vector<std::vector<std::byte>> buffers_;
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::backend

@@ -4,7 +4,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 PoreMask coarsen_2x(const PoreMask& fine) {
   const Dims& f = fine.dims;
@@ -43,4 +43,4 @@ PoreMask coarsen_2x(const PoreMask& fine) {
   return coarse;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

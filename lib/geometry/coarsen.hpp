@@ -3,7 +3,7 @@
 // seen at twice the voxel size.
 #include "lib/geometry/pore_mask.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 // Each coarse voxel takes the code that most of its 2 x 2 x 2 fine voxels hold (majority rule).
 // A tie (four and four, or two codes at 3-3 with solid 2) goes to the lower code on coarse voxels
@@ -12,4 +12,4 @@ namespace rockperm {
 // InputError where an extent is below 2 voxels.
 PoreMask coarsen_2x(const PoreMask& fine);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

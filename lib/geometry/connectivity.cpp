@@ -2,7 +2,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 EdgeContacts parse_edge_contacts(const std::string& text) {
   if (const auto e = value_in(edge_contact_names, text)) return *e;
@@ -11,4 +11,4 @@ EdgeContacts parse_edge_contacts(const std::string& text) {
 
 const char* to_string(EdgeContacts e) { return name_in(edge_contact_names, e); }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

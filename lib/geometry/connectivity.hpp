@@ -6,7 +6,7 @@
 
 #include "lib/base/names.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 using Periodicity = std::array<bool, 3>;
 
@@ -27,4 +27,4 @@ inline constexpr std::array<Named<EdgeContacts>, 2> edge_contact_names{
 EdgeContacts parse_edge_contacts(const std::string& text);
 const char* to_string(EdgeContacts e);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 namespace {
 
@@ -221,4 +221,4 @@ HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask) {
   return classes;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -8,7 +8,7 @@
 #include "lib/base/host_array.hpp"
 #include "lib/geometry/pore_mask.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 // Distance from every voxel centre to the nearest voxel with seed[v] != 0 (voxel units; a large
 // number where there is no seed). Outside the volume there are no seeds.
@@ -34,4 +34,4 @@ inline constexpr double width_class_limits[width_classes - 1] = {3, 5, 10};  // 
 inline constexpr std::uint8_t no_width_class = 255;
 HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask);  // uninitialised memory, filled by threads
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

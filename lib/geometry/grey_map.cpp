@@ -6,7 +6,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 namespace {
 
@@ -173,4 +173,4 @@ void parse_grey_law(const std::string& text, GreyMap& map) {
   map.exponent = n;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -10,7 +10,7 @@
 
 #include "lib/geometry/pore_mask.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 enum class PorosityLaw { none, kozeny_carman, power };
 
@@ -52,4 +52,4 @@ void parse_grey_law(const std::string& text, GreyMap& map);
 // permeability with a unit (mD, D, um2 or m2).
 double parse_permeability_m2(const std::string& text, const std::string& field, const std::string& entry);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

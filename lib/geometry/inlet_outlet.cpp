@@ -5,7 +5,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 InletOutlet parse_inlet_outlet(const std::string& text) {
   if (const auto m = value_in(inlet_outlet_names, text)) return *m;
@@ -57,4 +57,4 @@ ExtendedSample extend_along_flow(PoreMask mask, int axis, InletOutlet mode, int 
   return out;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -13,7 +13,7 @@
 #include "lib/base/names.hpp"
 #include "lib/geometry/pore_mask.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 enum class InletOutlet { periodic, buffer, mirror };
 inline constexpr std::array<Named<InletOutlet>, 3> inlet_outlet_names{
@@ -29,4 +29,4 @@ struct ExtendedSample {
 
 ExtendedSample extend_along_flow(PoreMask mask, int flow_axis, InletOutlet mode, int buffer_layers);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -6,7 +6,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 namespace {
 
@@ -171,4 +171,4 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
   return report;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

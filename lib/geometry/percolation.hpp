@@ -10,7 +10,7 @@
 #include "lib/geometry/connectivity.hpp"
 #include "lib/geometry/pore_mask.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 struct PercolationReport {
   std::uint64_t voxels = 0;
@@ -29,4 +29,4 @@ struct PercolationReport {
 PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
                                          EdgeContacts edges = EdgeContacts::open);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -9,7 +9,7 @@
 #include "lib/base/error.hpp"
 #include "lib/geometry/grey_map.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 namespace {
 int parse_label(const std::string& text, const std::string& whole) {
@@ -187,4 +187,4 @@ PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels,
   return mask;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -9,7 +9,7 @@
 #include "lib/geometry/volume.hpp"
 #include "lib/physics/collision.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 class LabelSelection {
  public:
@@ -57,4 +57,4 @@ PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels,
 // InputError where a label is both pore and grey, or in two grey phases.
 std::vector<std::uint8_t> label_codes(const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 PoreStatistics pore_statistics(const PoreMask& mask) {
   const Dims& d = mask.dims;
@@ -37,4 +37,4 @@ PoreStatistics pore_statistics(const PoreMask& mask) {
   return s;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

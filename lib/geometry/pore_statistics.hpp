@@ -6,7 +6,7 @@
 
 #include "lib/geometry/pore_mask.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 struct PoreStatistics {
   double porosity = 0;            // pore voxels / voxels
@@ -30,4 +30,4 @@ inline constexpr double kozeny_constant = 5.0 / 2.25;
 // Over the whole mask; faces on its boundary are not counted.
 PoreStatistics pore_statistics(const PoreMask& mask);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

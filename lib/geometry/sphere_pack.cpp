@@ -5,7 +5,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 namespace {
 struct SplitMix64 {
@@ -104,4 +104,4 @@ Volume make_sphere_pack(const SpherePackSpec& spec) {
   return fine;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

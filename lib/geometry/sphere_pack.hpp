@@ -6,7 +6,7 @@
 
 #include "lib/geometry/volume.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 struct SpherePackSpec {
   Dims dims{64, 64, 64};
@@ -25,4 +25,4 @@ inline constexpr std::uint8_t pack_solid_label = 1;
 // Labels: 0 pore, 1 solid; periodic along all three axes; voxel size 1 um.
 Volume make_sphere_pack(const SpherePackSpec& spec);
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

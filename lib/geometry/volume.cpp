@@ -3,7 +3,7 @@
 #include "lib/base/checked_size.hpp"
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 std::uint64_t Dims::voxels() const {
   return checked_mul(checked_mul(static_cast<std::uint64_t>(nx), static_cast<std::uint64_t>(ny), "voxel count"),
@@ -24,4 +24,4 @@ void validate_dims(const Dims& dims, const std::string& what) {
   (void)dims.voxels();
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace rockperm {
+namespace rockperm::geometry {
 
 struct Dims {
   std::int64_t nx = 0, ny = 0, nz = 0;
@@ -36,4 +36,4 @@ struct Volume {
   std::uint8_t at(std::int64_t x, std::int64_t y, std::int64_t z) const { return labels[dims.linear(x, y, z)]; }
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::geometry

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace rockperm {
+namespace rockperm::lattice {
 
 namespace {
 
@@ -21,7 +21,7 @@ struct LineDirections {
 };
 constexpr LineDirections directions;
 
-bool line_rank_value(int r, const std::uint32_t (&t)[lattice::q], std::uint32_t cells, std::uint32_t& rank) {
+bool line_rank_value(int r, const std::uint32_t (&t)[d3q19::q], std::uint32_t cells, std::uint32_t& rank) {
   const int centre = directions.centre[r], after = directions.after[r], before = directions.before[r];
   if (t[centre] != no_neighbour) {
     rank = t[centre];
@@ -36,12 +36,12 @@ bool line_rank_value(int r, const std::uint32_t (&t)[lattice::q], std::uint32_t 
 }
 
 // The neighbours of cell c along e_1..e_18 (t[0] unused) and their presence mask.
-std::uint32_t neighbours_of(const TableWindow& w, std::uint64_t c, std::uint32_t (&t)[lattice::q]) {
+std::uint32_t neighbours_of(const TableWindow& w, std::uint64_t c, std::uint32_t (&t)[d3q19::q]) {
   std::uint32_t m = 0;
   t[0] = no_neighbour;
   const std::uint64_t at = c - w.first;
-  for (int j = 1; j < lattice::q; ++j) {
-    t[j] = j <= lattice::half ? w.positive[(j - 1) * w.stride + at] : w.negative[(j - 1 - lattice::half) * w.stride + at];
+  for (int j = 1; j < d3q19::q; ++j) {
+    t[j] = j <= d3q19::half ? w.positive[(j - 1) * w.stride + at] : w.negative[(j - 1 - d3q19::half) * w.stride + at];
     if (t[j] != no_neighbour) m |= 1u << (j - 1);
   }
   return m;
@@ -57,12 +57,12 @@ bool pack_group(const TableWindow& w, std::uint64_t stride, std::uint32_t cells,
   bool known[group_cells][line_ranks] = {};
   exceptions = 0;
   for (std::uint64_t c = first; c < last; ++c) {
-    std::uint32_t t[lattice::q];
+    std::uint32_t t[d3q19::q];
     std::uint32_t m = neighbours_of(w, c, t);
     std::uint32_t* r = rank[c - first];
     for (int l = 0; l < line_ranks; ++l) known[c - first][l] = line_rank_value(l, t, cells, r[l]);
     bool exception = false;
-    for (int j = 1; j < lattice::q; ++j) {
+    for (int j = 1; j < d3q19::q; ++j) {
       exception |= t[j] != no_neighbour && line_index(j, rank[c - first], m, static_cast<std::uint32_t>(c)) != t[j];
     }
     if (exception) {
@@ -131,9 +131,9 @@ bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::
       const std::uint32_t m = out.mask[c];
       if (!(m & line_exception)) continue;
       const std::uint64_t number = out.exception_first[c / group_cells] + ((m >> line_ordinal_shift) & 31u);
-      std::uint32_t t[lattice::q];
+      std::uint32_t t[d3q19::q];
       neighbours_of(w, c, t);
-      std::copy(t + 1, t + lattice::q, out.exceptions.begin() + number * line_exception_words);
+      std::copy(t + 1, t + d3q19::q, out.exceptions.begin() + number * line_exception_words);
       out.exceptions[number * line_exception_words + line_exception_cell] = static_cast<std::uint32_t>(c);
     }
   }
@@ -142,9 +142,9 @@ bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::
 
 bool pack_line_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries, std::uint64_t stride,
                       std::uint32_t cells, LineTableData& out) {
-  if (entries != lattice::half * stride) return false;
+  if (entries != d3q19::half * stride) return false;
   const TableWindow whole{0, stride, stride, pos, neg};
   return pack_line_tables([&](std::uint64_t, std::uint64_t) { return whole; }, stride, cells, stride, out);
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::lattice

@@ -31,7 +31,7 @@
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/physics/d3q19.hpp"
 
-namespace rockperm {
+namespace rockperm::lattice {
 
 inline constexpr int line_ranks = 8;                    // lines next to a cell's own in D3Q19
 inline constexpr int line_rank_rows = line_ranks / 2;   // two 16-bit ranks per 32-bit word
@@ -56,11 +56,11 @@ ROCKPERM_HD constexpr int line_rank(int dy, int dz) {
                                 : -1;
 }
 // The line of direction j's neighbour (-1: the cell's own line, j = 1 and 10).
-ROCKPERM_HD constexpr int line_rank_of(int j) { return line_rank(lattice::cy(j), lattice::cz(j)); }
+ROCKPERM_HD constexpr int line_rank_of(int j) { return line_rank(d3q19::cy(j), d3q19::cz(j)); }
 // The direction to the voxel at dx = `dx` of line `rank`, or -1 (the diagonal lines have one).
 ROCKPERM_HD constexpr int line_direction(int rank, int dx) {
-  for (int j = 1; j < lattice::q; ++j) {
-    if (lattice::cx(j) == dx && line_rank_of(j) == rank) return j;
+  for (int j = 1; j < d3q19::q; ++j) {
+    if (d3q19::cx(j) == dx && line_rank_of(j) == rank) return j;
   }
   return -1;
 }
@@ -80,7 +80,7 @@ static_assert([] {
 // `mask` is set and the cell is no exception).
 ROCKPERM_HD inline std::uint32_t line_index(int j, const std::uint32_t (&rank)[line_ranks], std::uint32_t mask,
                                             std::uint32_t cell) {
-  const int r = line_rank_of(j), dx = lattice::cx(j);
+  const int r = line_rank_of(j), dx = d3q19::cx(j);
   if (r < 0) return cell + dx;
   if (dx == 1) return rank[r] + ((mask >> (line_centre(r) - 1)) & 1u);
   return rank[r] + dx;
@@ -118,7 +118,7 @@ struct LineTables {
   // All 18 neighbours of a cell by_rule: ahead[k] along e_{k+1}, behind[k] along -e_{k+1}; false
   // (the neighbours meaningless) for an exception.
   template <class Index>
-  ROCKPERM_HD bool pairs(Index cell_index, Neighbour (&ahead)[lattice::half], Neighbour (&behind)[lattice::half]) const {
+  ROCKPERM_HD bool pairs(Index cell_index, Neighbour (&ahead)[d3q19::half], Neighbour (&behind)[d3q19::half]) const {
     const auto cell = static_cast<std::uint32_t>(cell_index);
     const auto rows = static_cast<Index>(stride);
     const std::uint32_t m = read(mask + cell_index);
@@ -138,13 +138,13 @@ ROCKPERM_UNROLL
     std::uint32_t rank[line_ranks];
 ROCKPERM_UNROLL
     for (int r = 0; r < line_ranks; ++r) rank[r] = rank_of(r, word[r / 2], b + 4 * (r / 2), cell);
-    std::uint32_t index[lattice::q];
+    std::uint32_t index[d3q19::q];
 ROCKPERM_UNROLL
-    for (int j = 1; j < lattice::q; ++j) index[j] = line_index(j, rank, m, cell);
+    for (int j = 1; j < d3q19::q; ++j) index[j] = line_index(j, rank, m, cell);
 ROCKPERM_UNROLL
-    for (int k = 0; k < lattice::half; ++k) {
+    for (int k = 0; k < d3q19::half; ++k) {
       ahead[k] = {index[k + 1], ((m >> k) & 1u) != 0};
-      behind[k] = {index[k + 1 + lattice::half], ((m >> (k + lattice::half)) & 1u) != 0};
+      behind[k] = {index[k + 1 + d3q19::half], ((m >> (k + d3q19::half)) & 1u) != 0};
     }
     return !(m & line_exception);
   }
@@ -172,7 +172,7 @@ struct LineException {
   const std::uint32_t* record;  // line_exception_words: the 18 indices, the cell
   template <class Index>
   ROCKPERM_HD void pair(int k, Index /*slot*/, std::uint32_t /*cell*/, Neighbour& ahead, Neighbour& behind) const {
-    const std::uint32_t a = LineTables::read(record + k), b = LineTables::read(record + k + lattice::half);
+    const std::uint32_t a = LineTables::read(record + k), b = LineTables::read(record + k + d3q19::half);
     ahead = {a, a != no_neighbour};
     behind = {b, b != no_neighbour};
   }
@@ -183,7 +183,7 @@ struct LineException {
 // every table load is issued: a test before them made the step wait one load longer.)
 template <class Index>
 ROCKPERM_HD inline bool read_pairs(const LineTables& tables, Index /*stride*/, Index cell,
-                                   Neighbour (&ahead)[lattice::half], Neighbour (&behind)[lattice::half]) {
+                                   Neighbour (&ahead)[d3q19::half], Neighbour (&behind)[d3q19::half]) {
   return tables.pairs(cell, ahead, behind);
 }
 
@@ -210,4 +210,4 @@ bool pack_line_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::u
 bool pack_line_tables(const std::function<TableWindow(std::uint64_t first, std::uint64_t end)>& window,
                       std::uint64_t stride, std::uint32_t cells, std::uint64_t chunk_cells, LineTableData& out);
 
-}  // namespace rockperm
+}  // namespace rockperm::lattice

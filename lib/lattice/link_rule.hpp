@@ -7,7 +7,7 @@
 
 #include "lib/base/hd.hpp"
 
-namespace rockperm::link_rule {
+namespace rockperm::lattice::link_rule {
 
 inline constexpr std::uint32_t no_cell = 0xFFFFFFFFu;  // sparse_lattice.hpp's `none`
 
@@ -35,4 +35,4 @@ ROCKPERM_HD inline std::uint32_t link_target(const At& at, int cx, int cy, int c
   return first == no_cell && second == no_cell ? no_cell : target;
 }
 
-}  // namespace rockperm::link_rule
+}  // namespace rockperm::lattice::link_rule

@@ -5,7 +5,7 @@
 #include "lib/lattice/propagation.hpp"
 #include "lib/physics/d3q19.hpp"
 
-namespace rockperm {
+namespace rockperm::lattice {
 
 namespace {
 
@@ -67,12 +67,12 @@ bool group_bases(std::vector<std::int64_t>& offsets, GroupBases& out) {
 
 bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg, std::uint64_t entries,
                               std::uint64_t stride, std::uint32_t cells, GroupedPairData& out) {
-  if (!packable_size(cells) || stride % group_cells != 0 || entries != lattice::half * stride) return false;
+  if (!packable_size(cells) || stride % group_cells != 0 || entries != d3q19::half * stride) return false;
   const std::uint64_t groups = stride / group_cells;
   // every entry is written by the thread of its group (below): the table is neither zeroed nor
   // faulted in by one thread first (5.5 GB for a 768^3 pack)
   out.delta = HostArray<std::uint32_t>(entries);
-  out.base.assign(groups * 4 * lattice::half, 0);
+  out.base.assign(groups * 4 * d3q19::half, 0);
   const std::uint32_t* tables[2] = {pos, neg};
   bool grouped = true;
   // the groups are independent: in parallel (a 512^3 box took 15 s in one thread)
@@ -82,7 +82,7 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
     offsets.reserve(group_cells);
     const std::int64_t first = static_cast<std::int64_t>(g * group_cells);
     const std::int64_t last = std::min<std::int64_t>(first + group_cells, cells);
-    for (int k = 0; k < lattice::half; ++k) {
+    for (int k = 0; k < d3q19::half; ++k) {
       for (int side = 0; side < 2; ++side) {
         const std::uint32_t* table = tables[side] + k * stride;
         offsets.clear();
@@ -93,7 +93,7 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
         const bool fits = group_bases(offsets, bases);
         grouped = grouped && fits;
         if (fits) {
-          std::int32_t* stored = &out.base[(g * lattice::half + k) * 4 + 2 * side];
+          std::int32_t* stored = &out.base[(g * d3q19::half + k) * 4 + 2 * side];
           stored[0] = static_cast<std::int32_t>(bases.base[0]);
           stored[1] = static_cast<std::int32_t>(bases.base[1]);
         }
@@ -109,4 +109,4 @@ bool pack_grouped_pair_tables(const std::uint32_t* pos, const std::uint32_t* neg
   return grouped;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::lattice

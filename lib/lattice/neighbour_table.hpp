@@ -22,7 +22,7 @@
 #include "lib/base/hd.hpp"
 #include "lib/physics/d3q19.hpp"
 
-namespace rockperm {
+namespace rockperm::lattice {
 
 struct IndexTable {
   const std::uint32_t* index;
@@ -217,10 +217,10 @@ struct GroupedPairTables {
 // them together, lib/lattice/line_tables.hpp). True: the step steps the cell (LineTables leave
 // their exceptions to a second pass).
 template <class Tables, class Index>
-ROCKPERM_HD inline bool read_pairs(const Tables& tables, Index stride, Index cell, Neighbour (&ahead)[lattice::half],
-                                   Neighbour (&behind)[lattice::half]) {
+ROCKPERM_HD inline bool read_pairs(const Tables& tables, Index stride, Index cell, Neighbour (&ahead)[d3q19::half],
+                                   Neighbour (&behind)[d3q19::half]) {
 ROCKPERM_UNROLL
-  for (int k = 0; k < lattice::half; ++k) {
+  for (int k = 0; k < d3q19::half; ++k) {
     tables.pair(k, k * stride + cell, static_cast<std::uint32_t>(cell), ahead[k], behind[k]);
   }
   return true;
@@ -298,4 +298,4 @@ ROCKPERM_HD inline std::uint32_t grouped_bits(const GroupBases& bases, std::int6
   return (static_cast<std::uint32_t>(offset - bases.base[which]) & 0x7FFFu) | static_cast<std::uint32_t>(which) << 15;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::lattice

@@ -21,7 +21,7 @@
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/storage.hpp"
 
-namespace rockperm::propagation {
+namespace rockperm::lattice::propagation {
 
 inline constexpr std::uint32_t none_index = no_neighbour;
 
@@ -36,23 +36,23 @@ using WideIndex = std::uint64_t;
 // and p.seed); the swap moves slots as they are.
 // Grey, drag: a cell of a grey phase and its drag (physics::collide).
 template <class S, class Index, bool Grey = false>
-ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[lattice::q], const physics::CollisionParams& p,
+ROCKPERM_HD inline void collide_at(S* f, const Index (&addr)[d3q19::q], const physics::CollisionParams& p,
                                    float drag = 0.0f) {
-  using T = StorageTraits<S>;
-  float v[lattice::q];
+  using T = physics::StorageTraits<S>;
+  float v[d3q19::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = T::load_held(f[addr[i]]);
+  for (int i = 0; i < d3q19::q; ++i) v[i] = T::load_held(f[addr[i]]);
   physics::collide<Grey>(v, p, T::unit, drag);
   // addr[0]: the cell itself; its global index keys the noise (CollisionParams::cell_offset)
-  const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(addr[0]) + p.cell_offset, p.seed);
+  const std::uint32_t noise = physics::rounding_noise(static_cast<std::uint32_t>(addr[0]) + p.cell_offset, p.seed);
   // A cell with a value its storage cannot hold (StorageTraits::beyond_held) gets poison in its rest
   // slot (opposite(0) = 0): a select, not a branch, so that the CPU loop over cells vectorizes.
   bool beyond = false;
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond_held(v[i]);
+  for (int i = 0; i < d3q19::q; ++i) beyond |= T::beyond_held(v[i]);
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) {
-    f[addr[lattice::opposite(i)]] = T::poisoned(i == 0 && beyond, T::store_held(v[i], slot_noise(noise, i)));
+  for (int i = 0; i < d3q19::q; ++i) {
+    f[addr[d3q19::opposite(i)]] = T::poisoned(i == 0 && beyond, T::store_held(v[i], physics::slot_noise(noise, i)));
   }
 }
 
@@ -62,18 +62,19 @@ ROCKPERM_UNROLL
 template <class S, class Index, bool Grey = false>
 ROCKPERM_HD inline void collide_cell(S* f, Index stride, Index cell, const physics::CollisionParams& p,
                                      float drag = 0.0f) {
-  using T = StorageTraits<S>;
-  float v[lattice::q];
+  using T = physics::StorageTraits<S>;
+  float v[d3q19::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = T::load_held(f[i * stride + cell]);
+  for (int i = 0; i < d3q19::q; ++i) v[i] = T::load_held(f[i * stride + cell]);
   physics::collide<Grey>(v, p, T::unit, drag);
-  const std::uint32_t noise = rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
+  const std::uint32_t noise = physics::rounding_noise(static_cast<std::uint32_t>(cell) + p.cell_offset, p.seed);
   bool beyond = false;  // as in collide_at: poison in the rest slot, by a select
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) beyond |= T::beyond_held(v[i]);
+  for (int i = 0; i < d3q19::q; ++i) beyond |= T::beyond_held(v[i]);
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) {
-    f[lattice::opposite(i) * stride + cell] = T::poisoned(i == 0 && beyond, T::store_held(v[i], slot_noise(noise, i)));
+  for (int i = 0; i < d3q19::q; ++i) {
+    f[d3q19::opposite(i) * stride + cell] =
+        T::poisoned(i == 0 && beyond, T::store_held(v[i], physics::slot_noise(noise, i)));
   }
 }
 
@@ -84,20 +85,20 @@ ROCKPERM_UNROLL
 // Tables: how the neighbour tables are read (lib/lattice/neighbour_table.hpp).
 template <class S, class Index, class Tables>
 ROCKPERM_HD inline void swap_cell(S* f, Index stride, const Tables& neighbours, Index cell) {
-  std::uint32_t t[lattice::half];
-  S mine[lattice::half], theirs[lattice::half];
+  std::uint32_t t[d3q19::half];
+  S mine[d3q19::half], theirs[d3q19::half];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::half; ++i) t[i] = neighbours.at(i, i * stride + cell, static_cast<std::uint32_t>(cell));
+  for (int i = 0; i < d3q19::half; ++i) t[i] = neighbours.at(i, i * stride + cell, static_cast<std::uint32_t>(cell));
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::half; ++i) {
+  for (int i = 0; i < d3q19::half; ++i) {
     if (t[i] == none_index) continue;
-    mine[i] = f[(i + 1 + lattice::half) * stride + cell];
+    mine[i] = f[(i + 1 + d3q19::half) * stride + cell];
     theirs[i] = f[(i + 1) * stride + t[i]];
   }
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::half; ++i) {
+  for (int i = 0; i < d3q19::half; ++i) {
     if (t[i] == none_index) continue;
-    f[(i + 1 + lattice::half) * stride + cell] = theirs[i];
+    f[(i + 1 + d3q19::half) * stride + cell] = theirs[i];
     f[(i + 1) * stride + t[i]] = mine[i];
   }
 }
@@ -106,16 +107,16 @@ ROCKPERM_UNROLL
 template <class S, class Index, class Tables, bool Grey = false>
 ROCKPERM_HD inline void fused_odd_cell(S* f, Index stride, const Tables& tables, Index cell,
                                        const physics::CollisionParams& p, float drag = 0.0f) {
-  Neighbour ahead[lattice::half], behind[lattice::half];
+  Neighbour ahead[d3q19::half], behind[d3q19::half];
   if (!read_pairs(tables, stride, cell, ahead, behind)) return;  // a cell of a second pass (LineTables)
-  Index addr[lattice::q];
+  Index addr[d3q19::q];
   addr[0] = cell;
 ROCKPERM_UNROLL
-  for (int i = 1; i <= lattice::half; ++i) {
+  for (int i = 1; i <= d3q19::half; ++i) {
     const Neighbour& b = behind[i - 1];
     const Neighbour& a = ahead[i - 1];
-    addr[i] = b.present ? (i + lattice::half) * stride + b.index : i * stride + cell;
-    addr[i + lattice::half] = a.present ? i * stride + a.index : (i + lattice::half) * stride + cell;
+    addr[i] = b.present ? (i + d3q19::half) * stride + b.index : i * stride + cell;
+    addr[i + d3q19::half] = a.present ? i * stride + a.index : (i + d3q19::half) * stride + cell;
   }
   collide_at<S, Index, Grey>(f, addr, p, drag);
 }
@@ -135,4 +136,4 @@ ROCKPERM_HD inline void fused_odd_cell_by_phase(S* f, Index stride, const Tables
   fused_odd_cell<S, Index, Tables, true>(f, stride, tables, cell, p, p.drag[p.phases[cell]]);
 }
 
-}  // namespace rockperm::propagation
+}  // namespace rockperm::lattice::propagation

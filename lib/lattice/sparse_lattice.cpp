@@ -10,13 +10,14 @@
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::lattice {
 
 namespace {
 
 // Fluid index of every voxel of one plane (none for solid): built per plane so that no
 // dense voxel-to-cell map of the whole volume is ever held.
-void plane_index_map(const PoreMask& mask, std::int64_t z, std::uint64_t first, std::vector<std::uint32_t>& map) {
+void plane_index_map(const geometry::PoreMask& mask, std::int64_t z, std::uint64_t first,
+                     std::vector<std::uint32_t>& map) {
   const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
   map.resize(plane);
   const std::uint8_t* p = mask.pore.data() + plane * z;
@@ -31,17 +32,18 @@ using link_rule::step_axis;
 // z_end), cell c's entries at (i - 1) * stride + c - base (base: the first cell of plane z_begin
 // for a window of those planes, 0 for whole tables): each thread sweeps a contiguous range of
 // planes with a window of three plane maps (z-1, z, z+1), building each map once.
-void fill_planes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets, const Periodicity& periodic,
-                 EdgeContacts edges, std::int64_t z_begin, std::int64_t z_end, std::uint64_t base, std::uint64_t stride,
-                 std::uint32_t* positive, std::uint32_t* negative) {
-  const Dims& d = mask.dims;
+void fill_planes(const geometry::PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets,
+                 const geometry::Periodicity& periodic, geometry::EdgeContacts edges, std::int64_t z_begin,
+                 std::int64_t z_end, std::uint64_t base, std::uint64_t stride, std::uint32_t* positive,
+                 std::uint32_t* negative) {
+  const geometry::Dims& d = mask.dims;
   // x and y of the neighbours one step away, with the periodic wrap or -1 (outside)
   std::vector<std::int64_t> xs[3], ys[3];
   for (int s = -1; s <= 1; ++s) {
     for (std::int64_t x = 0; x < d.nx; ++x) xs[s + 1].push_back(step_axis(x, s, d.nx, periodic[0]));
     for (std::int64_t y = 0; y < d.ny; ++y) ys[s + 1].push_back(step_axis(y, s, d.ny, periodic[1]));
   }
-  const bool sealed = edges == EdgeContacts::sealed;
+  const bool sealed = edges == geometry::EdgeContacts::sealed;
 #pragma omp parallel
   {
     const int threads = omp_get_num_threads(), me = omp_get_thread_num();
@@ -68,10 +70,10 @@ void fill_planes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_o
             const auto& map = maps[1 + dz];
             return (xn < 0 || yn < 0 || map.empty()) ? none : map[yn * d.nx + xn];
           };
-          for (int i = 1; i <= lattice::half; ++i) {
+          for (int i = 1; i <= d3q19::half; ++i) {
             const std::uint64_t slot = (i - 1) * stride + cell - base;
-            positive[slot] = link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), sealed);
-            if (negative) negative[slot] = link_target(at, -lattice::cx(i), -lattice::cy(i), -lattice::cz(i), sealed);
+            positive[slot] = link_target(at, d3q19::cx(i), d3q19::cy(i), d3q19::cz(i), sealed);
+            if (negative) negative[slot] = link_target(at, -d3q19::cx(i), -d3q19::cy(i), -d3q19::cz(i), sealed);
           }
         }
       }
@@ -82,13 +84,14 @@ void fill_planes(const PoreMask& mask, const std::vector<std::uint64_t>& plane_o
 }
 
 // Both whole tables of the lattice of `mask`, the padding cells without neighbours.
-void fill_tables(const PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets, const Periodicity& periodic,
-                 EdgeContacts edges, std::uint64_t stride, std::uint32_t* positive, std::uint32_t* negative) {
+void fill_tables(const geometry::PoreMask& mask, const std::vector<std::uint64_t>& plane_offsets,
+                 const geometry::Periodicity& periodic, geometry::EdgeContacts edges, std::uint64_t stride,
+                 std::uint32_t* positive, std::uint32_t* negative) {
   const std::uint64_t n = plane_offsets[mask.dims.nz];
   // the padding cells [n, stride) have no neighbours; every other entry is written below
   for (std::uint32_t* table : {positive, negative}) {
     if (!table) continue;
-    for (int k = 0; k < lattice::half; ++k) std::fill(table + k * stride + n, table + (k + 1) * stride, none);
+    for (int k = 0; k < d3q19::half; ++k) std::fill(table + k * stride + n, table + (k + 1) * stride, none);
   }
   fill_planes(mask, plane_offsets, periodic, edges, 0, mask.dims.nz, 0, stride, positive, negative);
 }
@@ -105,15 +108,15 @@ std::uint64_t padded_stride(std::uint64_t fluid_cells) {
   return stride;
 }
 
-SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, bool with_negative, bool allow_empty,
-                                   EdgeContacts edges, LatticeTables tables) {
-  validate_dims(mask.dims, "pore mask");
+SparseLattice SparseLattice::build(geometry::PoreMask mask, const geometry::Periodicity& periodic, bool with_negative,
+                                   bool allow_empty, geometry::EdgeContacts edges, LatticeTables tables) {
+  geometry::validate_dims(mask.dims, "pore mask");
   SparseLattice lat;
   lat.dims_ = mask.dims;
   lat.periodic_ = periodic;
   lat.edges_ = edges;
   lat.with_negative_ = with_negative;
-  const Dims& d = mask.dims;
+  const geometry::Dims& d = mask.dims;
   const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
 
   // the fluid of each plane, and the highest phase code (grey phases above PoreMask::open), in one pass
@@ -153,7 +156,7 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
     }
   }
   // the phase of every cell where the mask holds grey codes (PoreMask: code - 1), else none kept
-  if (top_code > PoreMask::open) {
+  if (top_code > geometry::PoreMask::open) {
     lat.phases_ = HostArray<std::uint8_t>(lat.stride_);
     std::fill(lat.phases_.data() + n, lat.phases_.data() + lat.stride_, std::uint8_t{0});
 #pragma omp parallel for schedule(static)
@@ -161,13 +164,13 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
       const std::uint8_t* p = mask.pore.data() + plane * z;
       std::uint8_t* out = lat.phases_.data() + lat.plane_offsets_[z];
       for (std::uint64_t v = 0; v < plane; ++v) {
-        if (p[v]) *out++ = static_cast<std::uint8_t>(p[v] - PoreMask::open);
+        if (p[v]) *out++ = static_cast<std::uint8_t>(p[v] - geometry::PoreMask::open);
       }
     }
   }
   if (tables == LatticeTables::host) {
-    lat.neighbours_ = HostArray<std::uint32_t>(checked_mul(lattice::half, lat.stride_, "neighbour table"));
-    if (with_negative) lat.negative_neighbours_ = HostArray<std::uint32_t>(lattice::half * lat.stride_);
+    lat.neighbours_ = HostArray<std::uint32_t>(checked_mul(d3q19::half, lat.stride_, "neighbour table"));
+    if (with_negative) lat.negative_neighbours_ = HostArray<std::uint32_t>(d3q19::half * lat.stride_);
     fill_tables(mask, lat.plane_offsets_, periodic, edges, lat.stride_, lat.neighbours_.data(),
                 with_negative ? lat.negative_neighbours_.data() : nullptr);
   } else {
@@ -181,8 +184,8 @@ SparseLattice SparseLattice::build(PoreMask mask, const Periodicity& periodic, b
 NeighbourTables SparseLattice::make_tables() const {
   if (has_tables()) throw Error("internal: make_tables on a lattice that holds its tables");
   NeighbourTables t;
-  t.positive = HostArray<std::uint32_t>(checked_mul(lattice::half, stride_, "neighbour table"));
-  if (with_negative_) t.negative = HostArray<std::uint32_t>(lattice::half * stride_);
+  t.positive = HostArray<std::uint32_t>(checked_mul(d3q19::half, stride_, "neighbour table"));
+  if (with_negative_) t.negative = HostArray<std::uint32_t>(d3q19::half * stride_);
   fill_tables(mask_, plane_offsets_, periodic_, edges_, stride_, t.positive.data(),
               with_negative_ ? t.negative.data() : nullptr);
   return t;
@@ -202,9 +205,9 @@ TableWindow SparseLattice::table_window(std::uint64_t first, std::uint64_t end, 
   };
   const std::int64_t z_begin = plane_of(first), z_end = plane_of(end - 1) + 1;
   const std::uint64_t base = plane_offsets_[z_begin], n = plane_offsets_[z_end] - base;
-  if (scratch.positive.size() < lattice::half * n) scratch.positive = HostArray<std::uint32_t>(lattice::half * n);
-  if (with_negative_ && scratch.negative.size() < lattice::half * n) {
-    scratch.negative = HostArray<std::uint32_t>(lattice::half * n);
+  if (scratch.positive.size() < d3q19::half * n) scratch.positive = HostArray<std::uint32_t>(d3q19::half * n);
+  if (with_negative_ && scratch.negative.size() < d3q19::half * n) {
+    scratch.negative = HostArray<std::uint32_t>(d3q19::half * n);
   }
   fill_planes(mask_, plane_offsets_, periodic_, edges_, z_begin, z_end, base, n, scratch.positive.data(),
               with_negative_ ? scratch.negative.data() : nullptr);
@@ -230,8 +233,9 @@ std::uint32_t SparseLattice::index_of(std::int64_t x, std::int64_t y, std::int64
 
 std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
   if (i == 0) return cell;
-  if (i <= lattice::half && has_tables()) return neighbours_[(i - 1) * stride_ + cell];
-  if (i > lattice::half && !negative_neighbours_.empty()) return negative_neighbours_[(i - 1 - lattice::half) * stride_ + cell];
+  if (i <= d3q19::half && has_tables()) return neighbours_[(i - 1) * stride_ + cell];
+  if (i > d3q19::half && !negative_neighbours_.empty())
+    return negative_neighbours_[(i - 1 - d3q19::half) * stride_ + cell];
   const Coord& c = coords_[cell];
   const auto at = [&](int dx, int dy, int dz) {
     const std::int64_t x = step_axis(c.x, dx, dims_.nx, periodic_[0]);
@@ -239,11 +243,11 @@ std::uint32_t SparseLattice::neighbour(std::uint32_t cell, int i) const {
     const std::int64_t z = step_axis(c.z, dz, dims_.nz, periodic_[2]);
     return (x < 0 || y < 0 || z < 0) ? none : index_of(x, y, z);
   };
-  return link_target(at, lattice::cx(i), lattice::cy(i), lattice::cz(i), edges_ == EdgeContacts::sealed);
+  return link_target(at, d3q19::cx(i), d3q19::cy(i), d3q19::cz(i), edges_ == geometry::EdgeContacts::sealed);
 }
 
 double SparseLattice::padding() const {
   return static_cast<double>(stride_) / std::max<double>(1.0, fluid_count());  // a rank may own no cell
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::lattice

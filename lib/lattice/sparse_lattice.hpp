@@ -16,7 +16,7 @@
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/geometry/volume.hpp"
 
-namespace rockperm {
+namespace rockperm::lattice {
 
 inline constexpr std::uint32_t none = 0xFFFFFFFFu;
 
@@ -55,13 +55,13 @@ class SparseLattice {
   // Builds the lattice of `mask`. `with_negative`: the lattice is for the fused A-A kernel, which
   // also reads the table of the 9 negative directions on odd steps.
   // `allow_empty`: a rank's slab may hold no fluid cell at all.
-  static SparseLattice build(PoreMask mask, const Periodicity& periodic, bool with_negative = false,
-                             bool allow_empty = false, EdgeContacts edges = EdgeContacts::open,
+  static SparseLattice build(geometry::PoreMask mask, const geometry::Periodicity& periodic, bool with_negative = false,
+                             bool allow_empty = false, geometry::EdgeContacts edges = geometry::EdgeContacts::open,
                              LatticeTables tables = LatticeTables::host);
 
-  const Dims& dims() const { return dims_; }
-  const Periodicity& periodic() const { return periodic_; }
-  EdgeContacts edges() const { return edges_; }
+  const geometry::Dims& dims() const { return dims_; }
+  const geometry::Periodicity& periodic() const { return periodic_; }
+  geometry::EdgeContacts edges() const { return edges_; }
   std::uint32_t fluid_count() const { return static_cast<std::uint32_t>(coords_.size()); }
   std::uint64_t stride() const { return stride_; }  // padded_stride(fluid count)
   const HostArray<Coord>& coords() const { return coords_; }
@@ -74,7 +74,7 @@ class SparseLattice {
   bool has_tables() const { return mask_.pore.empty(); }  // built with LatticeTables::host
   // Deferred tables: the mask the lattice was built from, and its tables built now (as the host
   // form would hold them). make_tables throws on a lattice that holds its tables.
-  const PoreMask& mask() const { return mask_; }
+  const geometry::PoreMask& mask() const { return mask_; }
   NeighbourTables make_tables() const;
   // The full tables a backend reads (positive, negative; the negative null unless with_negative):
   // the lattice's own, or, where it deferred them, built into `scratch` the first time.
@@ -105,9 +105,9 @@ class SparseLattice {
   void set_owned_planes(std::int64_t first_plane, std::int64_t end_plane);
 
  private:
-  Dims dims_;
-  Periodicity periodic_{};
-  EdgeContacts edges_ = EdgeContacts::open;
+  geometry::Dims dims_;
+  geometry::Periodicity periodic_{};
+  geometry::EdgeContacts edges_ = geometry::EdgeContacts::open;
   std::uint64_t stride_ = 0;
   HostArray<Coord> coords_;
   std::vector<std::uint64_t> plane_offsets_;
@@ -115,8 +115,8 @@ class SparseLattice {
   HostArray<std::uint32_t> negative_neighbours_;
   bool with_negative_ = false;
   HostArray<std::uint8_t> phases_;
-  PoreMask mask_;  // deferred tables only
+  geometry::PoreMask mask_;  // deferred tables only
   std::uint32_t owned_begin_ = 0, owned_end_ = 0;
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::lattice

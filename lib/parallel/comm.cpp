@@ -7,7 +7,7 @@
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm_impl.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 bool launched_by_mpi() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
@@ -56,7 +56,7 @@ void Comm::Pending::wait() {
   transfers->wait();
 }
 
-FlowSums Comm::sum(const FlowSums& local) const {
+physics::FlowSums Comm::sum(const physics::FlowSums& local) const {
   if (size_ == 1) return local;
   constexpr std::size_t fields = 11;  // mass, velocity, speed, max speed, finite, grey velocity, padding
   const std::vector<double> mine = {local.mass,  local.velocity[0], local.velocity[1],        local.velocity[2],
@@ -74,7 +74,7 @@ FlowSums Comm::sum(const FlowSums& local) const {
     }
   }
   impl_->broadcast(total);
-  FlowSums s;
+  physics::FlowSums s;
   s.mass = total[0];
   for (int a = 0; a < 3; ++a) s.velocity[a] = total[1 + a];
   s.speed = total[4];
@@ -180,4 +180,4 @@ void collectively(const Comm& comm, const std::function<void()>& work) {
   }
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

@@ -13,7 +13,7 @@
 #include "lib/physics/flow_sums.hpp"
 #include "lib/physics/storage.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 // Whether an MPI launcher (mpirun/mpiexec of Open MPI, MPICH or Intel MPI, srun with PMI or
 // PMIx) started this process, or ROCKPERM_MPI=1 asks for MPI. A process started on its own runs
@@ -80,7 +80,7 @@ class Comm {
   Pending start_exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) const;
 
   // Sums over ranks in rank order (so the result does not depend on timing), on every rank.
-  FlowSums sum(const FlowSums& local) const;
+  physics::FlowSums sum(const physics::FlowSums& local) const;
   double max(double local) const;
   double sum(double local) const;
   std::uint64_t sum(std::uint64_t local) const;
@@ -118,4 +118,4 @@ class Comm {
 // not itself communicate over `comm` after a rank may have failed.
 void collectively(const Comm& comm, const std::function<void()>& work);
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

@@ -8,7 +8,7 @@
 
 #include "lib/parallel/comm.hpp"
 
-namespace rockperm::detail {
+namespace rockperm::parallel::detail {
 
 // Transfers posted by CommImpl::start_exchange; wait() returns once all are done (at most once).
 class PendingTransfers {
@@ -44,4 +44,4 @@ class CommImpl {
 
 std::shared_ptr<const CommImpl> serial_comm();
 
-}  // namespace rockperm::detail
+}  // namespace rockperm::parallel::detail

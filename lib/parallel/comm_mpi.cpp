@@ -24,7 +24,7 @@
     }                                                                                             \
   } while (0)
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 namespace {
 
@@ -206,4 +206,4 @@ Comm Comm::world() {
   return Comm(std::make_shared<MpiComm>(MPI_COMM_WORLD, false));
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

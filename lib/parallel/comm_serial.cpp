@@ -5,7 +5,7 @@
 #include "lib/base/error.hpp"
 #include "lib/parallel/comm_impl.hpp"
 
-namespace rockperm::detail {
+namespace rockperm::parallel::detail {
 
 namespace {
 
@@ -53,4 +53,4 @@ std::shared_ptr<const CommImpl> serial_comm() {
   return one;
 }
 
-}  // namespace rockperm::detail
+}  // namespace rockperm::parallel::detail

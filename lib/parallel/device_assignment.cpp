@@ -5,7 +5,7 @@
 #include "lib/parallel/comm.hpp"
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 std::vector<int> assign_devices(const std::vector<std::string>& hostnames) {
   std::map<std::string, int> seen;
@@ -67,4 +67,4 @@ int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, 
   return devices.empty() ? number : devices.at(number);
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

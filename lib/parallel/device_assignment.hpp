@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 class Comm;
 
@@ -24,4 +24,4 @@ void check_device_counts(const std::vector<std::string>& hostnames, const std::v
 int assign_device(const Comm& comm, const std::string& hostname, int gpus_here, const std::vector<int>& devices,
                   std::string& log, bool host_rank = false);
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

@@ -9,7 +9,7 @@
 
 #include "lib/base/hd.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 struct HaloRows {
   // the slots that cross a z cut in one direction (cz = +1, or -1)
@@ -49,4 +49,4 @@ inline bool split_halo_list(const std::vector<std::uint64_t>& offsets, std::uint
   return true;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

@@ -2,7 +2,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 const char* to_string(HaloTransport t) {
   switch (t) {
@@ -98,4 +98,4 @@ std::vector<HaloTransport> halo_transport_candidates(HaloTransportChoice choice,
   return {HaloTransport::staged};
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

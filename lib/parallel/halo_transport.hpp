@@ -16,7 +16,7 @@
 
 #include "lib/parallel/comm.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 enum class HaloTransport { staged, cuda_aware, ipc, nccl };
 enum class HaloTransportChoice { auto_select, staged, cuda_aware, ipc, nccl };
@@ -49,4 +49,4 @@ class HaloExchanger {
   virtual void exchange(const std::vector<Comm::Transfer>& sends, const std::vector<Comm::Transfer>& receives) = 0;
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

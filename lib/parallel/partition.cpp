@@ -7,10 +7,10 @@
 #include "lib/physics/d3q19.hpp"
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
-std::vector<std::uint64_t> plane_fluid_counts(const PoreMask& mask) {
-  const Dims& d = mask.dims;
+std::vector<std::uint64_t> plane_fluid_counts(const geometry::PoreMask& mask) {
+  const geometry::Dims& d = mask.dims;
   const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * d.ny;
   std::vector<std::uint64_t> counts(d.nz);
 #pragma omp parallel for schedule(static)
@@ -78,9 +78,9 @@ SlabDomain slab_domain(const std::vector<Slab>& slabs, int rank, std::int64_t nz
   return d;
 }
 
-PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& planes) {
+geometry::PoreMask extract_planes(const geometry::PoreMask& mask, const std::vector<std::int64_t>& planes) {
   const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
-  PoreMask local{Dims{mask.dims.nx, mask.dims.ny, static_cast<std::int64_t>(planes.size())},
+  geometry::PoreMask local{geometry::Dims{mask.dims.nx, mask.dims.ny, static_cast<std::int64_t>(planes.size())},
                  std::vector<std::uint8_t>(plane * planes.size())};
   for (std::size_t k = 0; k < planes.size(); ++k) {
     std::memcpy(local.pore.data() + plane * k, mask.pore.data() + plane * planes[k], plane);
@@ -88,11 +88,13 @@ PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& p
   return local;
 }
 
-SparseLattice build_slab_lattice(PoreMask local_mask, const SlabDomain& domain, const Periodicity& periodic,
-                                 bool with_negative, EdgeContacts edges, LatticeTables tables) {
-  Periodicity local_periodic = periodic;
+lattice::SparseLattice build_slab_lattice(geometry::PoreMask local_mask, const SlabDomain& domain,
+                                          const geometry::Periodicity& periodic, bool with_negative,
+                                          geometry::EdgeContacts edges, lattice::LatticeTables tables) {
+  geometry::Periodicity local_periodic = periodic;
   local_periodic[2] = false;
-  SparseLattice lat = SparseLattice::build(std::move(local_mask), local_periodic, with_negative, true, edges, tables);
+  lattice::SparseLattice lat =
+      lattice::SparseLattice::build(std::move(local_mask), local_periodic, with_negative, true, edges, tables);
   const std::int64_t first = domain.ghost_low ? 1 : 0;
   lat.set_owned_planes(first, first + (domain.slab.z_end - domain.slab.z_begin));
   return lat;
@@ -106,19 +108,21 @@ namespace {
 // the same voxels, so their lists match entry for entry. Slot by slot, each slot's cells in
 // order: a warp's entries are then consecutive slots of one row (whole lines to read and write),
 // and the GPU keeps the cells alone (lib/parallel/halo_rows.hpp).
-void add_plane(std::vector<std::uint64_t>& list, const SparseLattice& lat, std::int64_t local_plane, int moving_cz) {
+void add_plane(std::vector<std::uint64_t>& list, const lattice::SparseLattice& lat, std::int64_t local_plane,
+               int moving_cz) {
   const std::uint64_t begin = lat.plane_offsets()[local_plane], end = lat.plane_offsets()[local_plane + 1];
-  for (int s = 1; s < lattice::q; ++s) {
-    if (-lattice::cz(s) != moving_cz) continue;
+  for (int s = 1; s < d3q19::q; ++s) {
+    if (-d3q19::cz(s) != moving_cz) continue;
     for (std::uint64_t cell = begin; cell < end; ++cell) {
-      if (lat.neighbour(static_cast<std::uint32_t>(cell), lattice::opposite(s)) == none) continue;
+      if (lat.neighbour(static_cast<std::uint32_t>(cell), d3q19::opposite(s)) == lattice::none) continue;
       list.push_back(static_cast<std::uint64_t>(s) * lat.stride() + cell);
     }
   }
 }
 }  // namespace
 
-std::vector<std::vector<std::uint64_t>> build_halo_lists(const SparseLattice& local, const SlabDomain& domain) {
+std::vector<std::vector<std::uint64_t>> build_halo_lists(const lattice::SparseLattice& local,
+                                                         const SlabDomain& domain) {
   std::vector<std::vector<std::uint64_t>> lists(4);
   const std::int64_t first_owned = domain.ghost_low ? 1 : 0;
   const std::int64_t last_owned = first_owned + (domain.slab.z_end - domain.slab.z_begin) - 1;
@@ -133,20 +137,20 @@ std::vector<std::vector<std::uint64_t>> build_halo_lists(const SparseLattice& lo
   return lists;
 }
 
-SlabRanges slab_ranges(const SparseLattice& local, const SlabDomain& domain) {
+SlabRanges slab_ranges(const lattice::SparseLattice& local, const SlabDomain& domain) {
   const auto& off = local.plane_offsets();
   const std::int64_t first = domain.ghost_low ? 1 : 0;
   const std::int64_t last = first + (domain.slab.z_end - domain.slab.z_begin) - 1;
   SlabRanges r;
-  r.low = CellRange{static_cast<std::uint32_t>(off[first]), static_cast<std::uint32_t>(off[first + 1])};
+  r.low = backend::CellRange{static_cast<std::uint32_t>(off[first]), static_cast<std::uint32_t>(off[first + 1])};
   if (last > first) {
-    r.high = CellRange{static_cast<std::uint32_t>(off[last]), static_cast<std::uint32_t>(off[last + 1])};
-    r.interior = CellRange{r.low.end, r.high.begin};
+    r.high = backend::CellRange{static_cast<std::uint32_t>(off[last]), static_cast<std::uint32_t>(off[last + 1])};
+    r.interior = backend::CellRange{r.low.end, r.high.begin};
   } else {
-    r.high = CellRange{r.low.end, r.low.end};
-    r.interior = CellRange{r.low.end, r.low.end};
+    r.high = backend::CellRange{r.low.end, r.low.end};
+    r.interior = backend::CellRange{r.low.end, r.low.end};
   }
   return r;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

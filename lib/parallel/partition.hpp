@@ -8,7 +8,7 @@
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 struct Slab {
   std::int64_t z_begin = 0, z_end = 0;  // owned planes [z_begin, z_end)
@@ -16,7 +16,7 @@ struct Slab {
 };
 
 // Fluid cells of every plane of the mask.
-std::vector<std::uint64_t> plane_fluid_counts(const PoreMask& mask);
+std::vector<std::uint64_t> plane_fluid_counts(const geometry::PoreMask& mask);
 
 // Cuts nz planes into `ranks` slabs of at least one plane each, with cut planes chosen so that
 // every slab holds as close as possible to 1/ranks of the fluid cells. Throws InputError when
@@ -39,13 +39,14 @@ struct SlabDomain {
 SlabDomain slab_domain(const std::vector<Slab>& slabs, int rank, std::int64_t nz, bool periodic_z);
 
 // The local mask of a domain: its planes copied out of the whole mask.
-PoreMask extract_planes(const PoreMask& mask, const std::vector<std::int64_t>& planes);
+geometry::PoreMask extract_planes(const geometry::PoreMask& mask, const std::vector<std::int64_t>& planes);
 
 // The local lattice: z is never periodic inside it (the ghost planes stand for the
 // neighbours, also across a periodic wrap); the owned range excludes the ghost planes.
-SparseLattice build_slab_lattice(PoreMask local_mask, const SlabDomain& domain, const Periodicity& periodic,
-                                 bool with_negative, EdgeContacts edges = EdgeContacts::open,
-                                 LatticeTables tables = LatticeTables::host);
+lattice::SparseLattice build_slab_lattice(geometry::PoreMask local_mask, const SlabDomain& domain,
+                                          const geometry::Periodicity& periodic, bool with_negative,
+                                          geometry::EdgeContacts edges = geometry::EdgeContacts::open,
+                                          lattice::LatticeTables tables = lattice::LatticeTables::host);
 
 // Halo lists (population offsets slot * stride + cell, built once). Only populations that
 // cross a cut travel, at most 5 of 19 per boundary cell, and only towards a fluid cell: slot s
@@ -57,13 +58,13 @@ enum HaloList : int {
   recv_low = 2,   // ghost plane below, slots moving up (from the lower rank's send_up)
   recv_high = 3,  // ghost plane above, slots moving down (from the upper rank's send_down)
 };
-std::vector<std::vector<std::uint64_t>> build_halo_lists(const SparseLattice& local, const SlabDomain& domain);
+std::vector<std::vector<std::uint64_t>> build_halo_lists(const lattice::SparseLattice& local, const SlabDomain& domain);
 
 // Owned cells of the bottom and top planes (computed first, so their halo can travel while
 // the interior computes) and the interior between them.
 struct SlabRanges {
-  CellRange low, high, interior;
+  backend::CellRange low, high, interior;
 };
-SlabRanges slab_ranges(const SparseLattice& local, const SlabDomain& domain);
+SlabRanges slab_ranges(const lattice::SparseLattice& local, const SlabDomain& domain);
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

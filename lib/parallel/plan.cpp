@@ -6,9 +6,9 @@
 #include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
-double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid, Propagation propagation) {
+double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid, backend::Propagation propagation) {
   // a neighbour is at most the rest of its cell's plane and the start of the next one away in
   // the raster order (the periodic wrap in z pairs the last plane with the first)
   std::uint64_t total = 0, widest = 0;
@@ -17,14 +17,14 @@ double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid, Propagatio
     total += plane_fluid[z];
     widest = std::max(widest, plane_fluid[z] + plane_fluid[(z + 1) % nz]);
   }
-  const auto limit = static_cast<std::uint64_t>(packed_limit);
+  const auto limit = static_cast<std::uint64_t>(lattice::packed_limit);
   if (widest > limit || total >= 0x80000000ull - limit) return 4.0;
-  return propagation == Propagation::fused ? line_table_bytes / (lattice::q - 1) : 3.0;
+  return propagation == backend::Propagation::fused ? lattice::line_table_bytes / (d3q19::q - 1) : 3.0;
 }
 
-std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,
-                                    Storage storage, double index_bytes) {
-  const ByteModel model{propagation, storage, index_bytes};
+std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks,
+                                    backend::Propagation propagation, physics::Storage storage, double index_bytes) {
+  const backend::ByteModel model{propagation, storage, index_bytes};
   const std::vector<Slab> slabs = partition_slabs(plane_fluid, ranks);
   const auto nz = static_cast<std::int64_t>(plane_fluid.size());
   std::vector<RankMemory> out;
@@ -45,8 +45,8 @@ std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_flui
   return out;
 }
 
-int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation,
-                 Storage storage, double index_bytes) {
+int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, backend::Propagation propagation,
+                 physics::Storage storage, double index_bytes) {
   const int max_ranks = static_cast<int>(std::min<std::size_t>(plane_fluid.size(), 4096));
   for (int ranks = 1; ranks <= max_ranks; ++ranks) {
     const auto plan = plan_memory(plane_fluid, ranks, propagation, storage, index_bytes);
@@ -57,4 +57,4 @@ int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_by
   return 0;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

@@ -8,7 +8,7 @@
 #include "lib/backend/byte_model.hpp"
 #include "lib/parallel/partition.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 struct RankMemory {
   Slab slab;
@@ -22,15 +22,17 @@ struct RankMemory {
 // line tables' 22 bytes per cell (lib/lattice/line_tables.hpp; the backend takes them where the
 // faster grouped tables, 2.25 B per entry, do not fit the device); else 4. The CPU backend
 // always takes 4.
-double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid, Propagation propagation = Propagation::two_pass);
+double gpu_index_bytes(const std::vector<std::uint64_t>& plane_fluid,
+                       backend::Propagation propagation = backend::Propagation::two_pass);
 
 // Memory of every rank for `ranks` slabs, populations in `storage`, tables of `index_bytes`.
-std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks, Propagation propagation,
-                                    Storage storage = Storage::float32, double index_bytes = 4.0);
+std::vector<RankMemory> plan_memory(const std::vector<std::uint64_t>& plane_fluid, int ranks,
+                                    backend::Propagation propagation,
+                                    physics::Storage storage = physics::Storage::float32, double index_bytes = 4.0);
 
 // Smallest rank count whose largest rank fits in `device_bytes` (keeping 5 % for the runtime),
 // or 0 when even one plane per rank does not fit.
-int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, Propagation propagation,
-                 Storage storage = Storage::float32, double index_bytes = 4.0);
+int ranks_needed(const std::vector<std::uint64_t>& plane_fluid, double device_bytes, backend::Propagation propagation,
+                 physics::Storage storage = physics::Storage::float32, double index_bytes = 4.0);
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

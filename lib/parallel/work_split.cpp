@@ -8,7 +8,7 @@
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 namespace {
 
@@ -135,4 +135,4 @@ WorkSplit split_work(const std::vector<RankResources>& ranks, double cells, cons
   return split;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

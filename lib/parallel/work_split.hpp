@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace rockperm {
+namespace rockperm::parallel {
 
 // What one rank brings to the run.
 struct RankResources {
@@ -39,4 +39,4 @@ struct WorkSplit {
 // more than its memory.
 WorkSplit split_work(const std::vector<RankResources>& ranks, double cells, const HostShare& share);
 
-}  // namespace rockperm
+}  // namespace rockperm::parallel

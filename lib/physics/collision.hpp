@@ -44,8 +44,8 @@ struct CollisionParams {
   // 9 (1 - omega+ / 2) e_i . g and (1 - omega- / 2) e_i . g. Set with g by
   // make_collision_params, so that the GPU reads them from its kernel parameters instead of
   // computing them in every thread; zero, as g, by default.
-  float force_plus[lattice::half] = {};
-  float force_minus[lattice::half] = {};
+  float force_plus[d3q19::half] = {};
+  float force_minus[d3q19::half] = {};
   // The Darcy drag of each cell phase (lattice units, per step): 0 for open pore (phase 0), nu / K
   // for grey phase c = 1..max_grey_phases of permeability K (voxel^2); see collide() below.
   float drag[max_grey_phases + 1] = {};
@@ -68,8 +68,8 @@ inline CollisionParams make_collision_params(CollisionModel model, double tau, d
   }
   p.g[flow_axis] = static_cast<float>(acceleration);
   const double keep_plus = 1.0 - 0.5 * p.omega_plus, keep_minus = 1.0 - 0.5 * p.omega_minus;
-  for (int i = 1; i <= lattice::half; ++i) {
-    const double eg = lattice::c(i, flow_axis) * acceleration;
+  for (int i = 1; i <= d3q19::half; ++i) {
+    const double eg = d3q19::c(i, flow_axis) * acceleration;
     p.force_plus[i - 1] = static_cast<float>(9.0 * keep_plus * eg);
     p.force_minus[i - 1] = static_cast<float>(keep_minus * eg);
   }
@@ -91,15 +91,15 @@ ROCKPERM_HD inline float drag_shrink(float drag) { return 1.0f / (1.0f + 0.5f * 
 
 // `drag`: the cell's (CollisionParams::drag of its phase); in a grey cell the velocity is the
 // implicit one of collide() below.
-ROCKPERM_HD inline Moments moments(const float (&f)[lattice::q], const CollisionParams& p, float drag = 0.0f) {
+ROCKPERM_HD inline Moments moments(const float (&f)[d3q19::q], const CollisionParams& p, float drag = 0.0f) {
   float drho = 0.0f, j[3] = {0.0f, 0.0f, 0.0f};
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) {
+  for (int i = 0; i < d3q19::q; ++i) {
     drho += f[i];
 ROCKPERM_UNROLL
     for (int a = 0; a < 3; ++a) {
-      if (lattice::c(i, a) == 1) j[a] += f[i];
-      if (lattice::c(i, a) == -1) j[a] -= f[i];
+      if (d3q19::c(i, a) == 1) j[a] += f[i];
+      if (d3q19::c(i, a) == -1) j[a] -= f[i];
     }
   }
   Moments m;
@@ -136,7 +136,7 @@ ROCKPERM_UNROLL
 // staggered momentum already has its steady value -sum (-1)^x rho g / 2, the cycle is never
 // excited, and k is the same on odd and even steps and for every tau (docs/ACCURACY.md).
 ROCKPERM_HD inline float rest_population(int i, const CollisionParams& p) {
-  return -1.5f * lattice::weightf(i) * (lattice::cx(i) * p.g[0] + lattice::cy(i) * p.g[1] + lattice::cz(i) * p.g[2]);
+  return -1.5f * d3q19::weightf(i) * (d3q19::cx(i) * p.g[0] + d3q19::cy(i) * p.g[1] + d3q19::cz(i) * p.g[2]);
 }
 
 // Relaxes the 19 populations of one cell in place (deviation form), TRT with Guo forcing.
@@ -164,19 +164,19 @@ ROCKPERM_HD inline float rest_population(int i, const CollisionParams& p) {
 // drag >= 0. The force constants are those of a, computed per cell; an open cell (Grey false)
 // is the code above, bit for bit.
 template <bool Grey = false>
-ROCKPERM_HD inline void collide(float (&f)[lattice::q], const CollisionParams& p, float unit = 1.0f,
+ROCKPERM_HD inline void collide(float (&f)[d3q19::q], const CollisionParams& p, float unit = 1.0f,
                                 float drag = 0.0f) {
-  float s[lattice::half + 1], d[lattice::half + 1];
+  float s[d3q19::half + 1], d[d3q19::half + 1];
   float sum = f[0], j[3] = {0.0f, 0.0f, 0.0f};
 ROCKPERM_UNROLL
-  for (int i = 1; i <= lattice::half; ++i) {
-    s[i] = f[i] + f[i + lattice::half];
-    d[i] = f[i] - f[i + lattice::half];
+  for (int i = 1; i <= d3q19::half; ++i) {
+    s[i] = f[i] + f[i + d3q19::half];
+    d[i] = f[i] - f[i + d3q19::half];
     sum += s[i];
 ROCKPERM_UNROLL
     for (int a = 0; a < 3; ++a) {
-      if (lattice::c(i, a) == 1) j[a] += d[i];
-      if (lattice::c(i, a) == -1) j[a] -= d[i];
+      if (d3q19::c(i, a) == 1) j[a] += d[i];
+      if (d3q19::c(i, a) == -1) j[a] -= d[i];
     }
   }
   const float drho = unit * sum, rho = 1.0f + drho;
@@ -199,25 +199,25 @@ ROCKPERM_UNROLL
   const float keep_even = 0.5f * (1.0f - wp), keep_odd = 0.5f * (1.0f - wm);
   const float held = 1.0f / unit;  // exact: a power of two
   // per weight class (1/18 along the axes, 1/36 on the diagonals), in held units
-  const float Pw1 = (lattice::weightf(1) * held) * P, Pw2 = (lattice::weightf(4) * held) * P;
-  const float Rw1 = (lattice::weightf(1) * held) * rho, Rw2 = (lattice::weightf(4) * held) * rho;
+  const float Pw1 = (d3q19::weightf(1) * held) * P, Pw2 = (d3q19::weightf(4) * held) * P;
+  const float Rw1 = (d3q19::weightf(1) * held) * rho, Rw2 = (d3q19::weightf(4) * held) * rho;
 
-  f[0] = (1.0f - wp) * f[0] + (lattice::weightf(0) * held) * P;
+  f[0] = (1.0f - wp) * f[0] + (d3q19::weightf(0) * held) * P;
 ROCKPERM_UNROLL
-  for (int i = 1; i <= lattice::half; ++i) {
+  for (int i = 1; i <= d3q19::half; ++i) {
     const bool axis = i <= 3;
     const float Pw = axis ? Pw1 : Pw2, Rw = axis ? Rw1 : Rw2;
-    const float c = lattice::dot(i, ux, uy, uz);
+    const float c = d3q19::dot(i, ux, uy, uz);
     float force_plus = p.force_plus[i - 1], force_minus = p.force_minus[i - 1];
     if constexpr (Grey) {
-      const float ea = lattice::dot(i, a[0], a[1], a[2]);
+      const float ea = d3q19::dot(i, a[0], a[1], a[2]);
       force_plus = 9.0f * (1.0f - 0.5f * wp) * ea;
       force_minus = (1.0f - 0.5f * wm) * ea;
     }
     const float even = keep_even * s[i] + ((Rw * c) * (4.5f * wp * c + force_plus) + Pw);
     const float odd = keep_odd * d[i] + (3.0f * Rw) * (wm * c + force_minus);
     f[i] = even + odd;
-    f[i + lattice::half] = even - odd;
+    f[i + d3q19::half] = even - odd;
   }
 }
 

@@ -5,7 +5,7 @@
 
 #include "lib/base/hd.hpp"
 
-namespace rockperm::lattice {
+namespace rockperm::physics::d3q19 {
 
 inline constexpr int q = 19;
 inline constexpr int half = 9;  // directions 1..9; their opposites are 10..18
@@ -42,4 +42,9 @@ ROCKPERM_HD constexpr float dot(int i, float x, float y, float z) {
   return term(cx(i), x) + term(cy(i), y) + term(cz(i), z);
 }
 
-}  // namespace rockperm::lattice
+}  // namespace rockperm::physics::d3q19
+
+namespace rockperm {
+// the lattice's directions, weights and sound speed, used by every layer as d3q19::q, d3q19::cx(i), ...
+namespace d3q19 = physics::d3q19;
+}  // namespace rockperm

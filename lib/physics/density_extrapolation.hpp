@@ -26,7 +26,7 @@ template <class S>
 ROCKPERM_HD inline float cell_density(const S* f, std::uint64_t stride, std::uint32_t cell) {
   float drho = 0.0f;
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) drho += StorageTraits<S>::load(f[i * stride + cell]);
+  for (int i = 0; i < d3q19::q; ++i) drho += StorageTraits<S>::load(f[i * stride + cell]);
   return drho;
 }
 
@@ -34,9 +34,9 @@ ROCKPERM_UNROLL
 template <class S>
 ROCKPERM_HD inline void shift_density(S* f, std::uint64_t stride, std::uint32_t cell, float delta) {
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) {
+  for (int i = 0; i < d3q19::q; ++i) {
     S& s = f[i * stride + cell];
-    s = StorageTraits<S>::store(StorageTraits<S>::load(s) + lattice::weightf(i) * delta);
+    s = StorageTraits<S>::store(StorageTraits<S>::load(s) + d3q19::weightf(i) * delta);
   }
 }
 

@@ -9,7 +9,7 @@
 #include "lib/base/hd.hpp"
 #include "lib/physics/storage.hpp"
 
-namespace rockperm {
+namespace rockperm::physics {
 
 struct FlowSums {
   double mass = 0.0;            // sum of rho over fluid cells
@@ -39,9 +39,9 @@ template <class S>
 ROCKPERM_HD inline FlowSums cell_sums(const S* f, std::uint64_t stride, std::uint32_t cell,
                                       const physics::CollisionParams& p) {
   const std::uint8_t phase = cell_phase(p, cell);
-  float v[lattice::q];
+  float v[d3q19::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
+  for (int i = 0; i < d3q19::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
   const physics::Moments m = physics::moments(v, p, p.drag[phase]);
   FlowSums s;
   s.mass = 1.0 + static_cast<double>(m.drho);
@@ -73,9 +73,9 @@ template <class S>
 ROCKPERM_HD inline PlaneValues cell_plane_values(const S* f, std::uint64_t stride, std::uint32_t cell, int axis,
                                                  const physics::CollisionParams& p) {
   const std::uint8_t phase = cell_phase(p, cell);
-  float v[lattice::q];
+  float v[d3q19::q];
 ROCKPERM_UNROLL
-  for (int i = 0; i < lattice::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
+  for (int i = 0; i < d3q19::q; ++i) v[i] = StorageTraits<S>::load(f[i * stride + cell]);
   const physics::Moments m = physics::moments(v, p, p.drag[phase]);
   return PlaneValues{llrint(static_cast<double>(m.drho) * plane_fixed_scale),
                      llrint(static_cast<double>(m.u[axis]) * plane_fixed_scale)};
@@ -85,4 +85,4 @@ ROCKPERM_UNROLL
 // does not depend on the number of threads.
 inline constexpr std::uint32_t reduction_block = 4096;
 
-}  // namespace rockperm
+}  // namespace rockperm::physics

@@ -4,7 +4,7 @@
 
 #include "lib/physics/collision.hpp"
 
-namespace rockperm {
+namespace rockperm::physics {
 
 Permeability permeability(const FlowSums& sums, const FlowProblem& problem) {
   return permeability(sums, problem, sums.velocity[problem.flow_axis] / static_cast<double>(problem.region_voxels));
@@ -23,8 +23,8 @@ Permeability permeability(const FlowSums& sums, const FlowProblem& problem, doub
   k.k_md = k.k_darcy * 1e3;
   k.tortuosity = flux != 0.0 ? sums.speed / flux : 0.0;
   k.reynolds = k.k_lattice > 0 ? std::abs(k.darcy_velocity) * std::sqrt(k.k_lattice) / nu : 0.0;
-  k.mach = sums.max_speed / std::sqrt(lattice::cs2);
+  k.mach = sums.max_speed / std::sqrt(d3q19::cs2);
   return k;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::physics

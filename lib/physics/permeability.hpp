@@ -7,7 +7,7 @@
 
 #include "lib/physics/flow_sums.hpp"
 
-namespace rockperm {
+namespace rockperm::physics {
 
 inline constexpr double m2_per_darcy = 9.869233e-13;
 
@@ -50,4 +50,4 @@ Permeability permeability(const FlowSums& sums, const FlowProblem& problem);
 // The same with the Darcy velocity given (read over part of the region, lib/solve/pressure_planes.hpp).
 Permeability permeability(const FlowSums& sums, const FlowProblem& problem, double darcy_velocity);
 
-}  // namespace rockperm
+}  // namespace rockperm::physics

@@ -31,7 +31,7 @@
 #include <cuda_fp16.h>
 #endif
 
-namespace rockperm {
+namespace rockperm::physics {
 
 enum class Storage { float32, float16 };
 
@@ -234,4 +234,4 @@ decltype(auto) with_storage(Storage s, Fn&& fn) {
 const char* to_string(Storage s);       // "fp32", "fp16"
 Storage parse_storage(const std::string& text);  // throws InputError naming the choices
 
-}  // namespace rockperm
+}  // namespace rockperm::physics

@@ -5,7 +5,7 @@
 
 #include "lib/solve/stepper.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 PressureExtrapolation::PressureExtrapolation(const ExtrapolationSettings& settings, std::int64_t check_interval)
     : settings_(settings), check_interval_(std::max<std::int64_t>(1, check_interval)) {}
@@ -70,4 +70,4 @@ ExtrapolationEvent PressureExtrapolation::at_check(std::int64_t step, Stepper& s
   return e;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

@@ -22,7 +22,7 @@
 
 #include "lib/physics/density_extrapolation.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 class Stepper;
 
@@ -88,4 +88,4 @@ class PressureExtrapolation {
   bool unavailable_ = false;
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

@@ -6,7 +6,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 KHistory::KHistory(std::int64_t spacing) : spacing_(std::max<std::int64_t>(1, spacing)) {
   k_.fill(std::numeric_limits<double>::quiet_NaN());
@@ -205,7 +205,7 @@ void ConvergenceMonitor::restore(const State& s) {
   }
 }
 
-bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k, double flux_nonuniformity,
+bool ConvergenceMonitor::check(std::int64_t step, const physics::FlowSums& sums, double k, double flux_nonuniformity,
                                std::int64_t steps_since_last) {
   ++checks_;
   if (!sums.finite || !std::isfinite(k)) {
@@ -246,4 +246,4 @@ bool ConvergenceMonitor::check(std::int64_t step, const FlowSums& sums, double k
   return below_ >= settings_.required_checks;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

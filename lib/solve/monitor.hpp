@@ -32,7 +32,7 @@
 
 #include "lib/physics/flow_sums.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 struct MonitorSettings {
   double tolerance = 1e-4;         // relative error of k, estimated from its history
@@ -112,7 +112,7 @@ class ConvergenceMonitor {
   // estimated error of k and the flux non-uniformity are below their tolerances on
   // `required_checks` consecutive checks. `steps_since_last` scales the change of k between
   // checks to 100 steps (shown as progress).
-  bool check(std::int64_t step, const FlowSums& sums, double k, double flux_nonuniformity,
+  bool check(std::int64_t step, const physics::FlowSums& sums, double k, double flux_nonuniformity,
              std::int64_t steps_since_last = 100);
 
   double relative_change() const { return relative_change_; }  // per 100 steps, last check
@@ -162,4 +162,4 @@ class ConvergenceMonitor {
   KHistory history_;
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

@@ -6,7 +6,7 @@
 
 #include "lib/base/error.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
   double sum = 0;
@@ -40,33 +40,33 @@ double flux_spread(const PressureProfile& before, const PressureProfile& now, st
   double flux = 0;
   for (const double f : now.flux_sum) flux += f;
   flux /= static_cast<double>(std::max<std::size_t>(1, now.flux_sum.size()));
-  const double spread = static_cast<double>(hi - lo) / plane_fixed_scale / static_cast<double>(steps);
+  const double spread = static_cast<double>(hi - lo) / physics::plane_fixed_scale / static_cast<double>(steps);
   return flux != 0.0 ? spread / std::abs(flux) : (spread == 0.0 ? 0.0 : 1.0);
 }
 
-PressureProfile pressure_profile(const PlaneSums& sums, const std::vector<double>& cells, double area) {
+PressureProfile pressure_profile(const backend::PlaneSums& sums, const std::vector<double>& cells, double area) {
   PressureProfile out;
   out.drho_fixed = sums.drho;
   out.drho_sum.resize(sums.drho.size());
   out.flux_sum.resize(sums.flux.size());
   for (std::size_t p = 0; p < sums.drho.size(); ++p) {
-    out.drho_sum[p] = static_cast<double>(sums.drho[p]) / plane_fixed_scale;
-    out.flux_sum[p] = static_cast<double>(sums.flux[p]) / plane_fixed_scale;
+    out.drho_sum[p] = static_cast<double>(sums.drho[p]) / physics::plane_fixed_scale;
+    out.flux_sum[p] = static_cast<double>(sums.flux[p]) / physics::plane_fixed_scale;
   }
   out.cells = cells;
   out.area = area;
   return out;
 }
 
-PlaneReader::PlaneReader(Backend& backend, const SparseLattice& lattice, const Comm& comm, int axis,
-                         std::int64_t planes, std::int64_t first_local_z, double area)
+PlaneReader::PlaneReader(backend::Backend& backend, const lattice::SparseLattice& lattice, const parallel::Comm& comm,
+                         int axis, std::int64_t planes, std::int64_t first_local_z, double area)
     : backend_(backend), comm_(comm), area_(area) {
-  static_assert(max_extent <= 65535, "plane indices are stored as uint16");
+  static_assert(geometry::max_extent <= 65535, "plane indices are stored as uint16");
   std::vector<std::uint16_t> plane_of;
   plane_of.reserve(lattice.owned_end() - lattice.owned_begin());
   std::vector<double> cells(static_cast<std::size_t>(planes), 0.0);
   for (std::uint32_t c = lattice.owned_begin(); c < lattice.owned_end(); ++c) {
-    const Coord& xyz = lattice.coords()[c];
+    const lattice::Coord& xyz = lattice.coords()[c];
     const std::int64_t pos[3] = {xyz.x, xyz.y, first_local_z + xyz.z};
     plane_of.push_back(static_cast<std::uint16_t>(pos[axis]));
     cells[pos[axis]] += 1.0;
@@ -76,7 +76,7 @@ PlaneReader::PlaneReader(Backend& backend, const SparseLattice& lattice, const C
 }
 
 PressureProfile PlaneReader::read() const {
-  PlaneSums sums;
+  backend::PlaneSums sums;
   backend_.plane_sums(sums);
   sums.drho = comm_.sum(sums.drho);
   sums.flux = comm_.sum(sums.flux);
@@ -137,4 +137,4 @@ SampleDrive part_drive(const PressureProfile& profile, double g, std::int64_t fi
   return d;
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

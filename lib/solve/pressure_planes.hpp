@@ -29,7 +29,7 @@
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/parallel/comm.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 // The planes across the flow axis (indexed by the global coordinate along it), summed over
 // every rank's owned cells: density deviation, velocity along the axis and fluid cells of each.
@@ -56,7 +56,7 @@ double flux_spread(const PressureProfile& before, const PressureProfile& now, st
 
 // From the fixed-point sums of the backends (already summed over ranks) and the fluid cells
 // of every plane.
-PressureProfile pressure_profile(const PlaneSums& sums, const std::vector<double>& cells, double area);
+PressureProfile pressure_profile(const backend::PlaneSums& sums, const std::vector<double>& cells, double area);
 
 // Reads the profile from a backend at every check; the plane of every owned cell is given to
 // the backend once. `first_local_z` is the global z of local plane 0 (slab lattices start at
@@ -64,13 +64,13 @@ PressureProfile pressure_profile(const PlaneSums& sums, const std::vector<double
 // per plane. Collective over `comm` (the backends' sums are added over its ranks).
 class PlaneReader {
  public:
-  PlaneReader(Backend& backend, const SparseLattice& lattice, const Comm& comm, int axis, std::int64_t planes,
-              std::int64_t first_local_z, double area);
+  PlaneReader(backend::Backend& backend, const lattice::SparseLattice& lattice, const parallel::Comm& comm, int axis,
+              std::int64_t planes, std::int64_t first_local_z, double area);
   PressureProfile read() const;
 
  private:
-  Backend& backend_;
-  Comm comm_;
+  backend::Backend& backend_;
+  parallel::Comm comm_;
   std::vector<double> cells_;  // fluid cells of every plane, all ranks
   double area_;
 };
@@ -115,4 +115,4 @@ SampleDrive sample_drive(const PressureProfile& profile, double g, std::int64_t 
 SampleDrive part_drive(const PressureProfile& profile, double g, std::int64_t first, std::int64_t end,
                        std::int64_t window);
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

@@ -5,7 +5,7 @@
 
 #include "lib/solve/pressure_planes.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 namespace {
 // checks on even steps only: the populations of odd and even steps differ by the float
@@ -94,18 +94,19 @@ Progress SteadyStateLoop::progress() const {
                   result_.extrapolation};
 }
 
-SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice, const FlowProblem& problem,
-                                 const RunControls& controls, const ProgressFn& progress) {
+SolverResult run_to_steady_state(backend::Backend& backend, const lattice::SparseLattice& lattice,
+                                 const physics::FlowProblem& problem, const RunControls& controls,
+                                 const ProgressFn& progress) {
   Stepper stepper(backend, controls.propagation);
-  const Dims& d = lattice.dims();
+  const geometry::Dims& d = lattice.dims();
   const std::int64_t extent[3] = {d.nx, d.ny, d.nz};
-  const PlaneReader planes(backend, lattice, Comm(), problem.flow_axis, extent[problem.flow_axis], 0,
+  const PlaneReader planes(backend, lattice, parallel::Comm(), problem.flow_axis, extent[problem.flow_axis], 0,
                            static_cast<double>(d.voxels()) / static_cast<double>(extent[problem.flow_axis]));
   PressureProfile before;
   SteadyStateLoop loop(
       stepper, lattice.fluid_count(),
-      [&](const FlowSums& s) {
-        return Measurement{permeability(s, problem), flux_spread(before, planes.read(), loop.lag())};
+      [&](const physics::FlowSums& s) {
+        return Measurement{physics::permeability(s, problem), flux_spread(before, planes.read(), loop.lag())};
       },
       controls, [&] { before = planes.read(); });
   while (!loop.finished()) {
@@ -115,4 +116,4 @@ SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice,
   return loop.result();
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

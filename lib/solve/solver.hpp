@@ -13,12 +13,12 @@
 #include "lib/solve/monitor.hpp"
 #include "lib/solve/stepper.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 struct RunControls {
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
-  Propagation propagation = Propagation::two_pass;
+  backend::Propagation propagation = backend::Propagation::two_pass;
   MonitorSettings monitor;
   ExtrapolationSettings extrapolation;
 };
@@ -26,7 +26,7 @@ struct RunControls {
 struct Progress {
   std::int64_t step;
   std::int64_t max_steps;
-  Permeability k;
+  physics::Permeability k;
   double relative_change;     // per 100 steps
   double error_estimate;      // relative, +inf while unknown
   double flux_nonuniformity;
@@ -41,8 +41,8 @@ struct SolverResult {
   std::int64_t steps = 0;
   double seconds = 0;  // time loop only
   double mflups = 0;
-  FlowSums sums;
-  Permeability k;
+  physics::FlowSums sums;
+  physics::Permeability k;
   double relative_change = 0;  // per 100 steps, last check
   double error_estimate = 0;   // relative, estimated from the history of k (+inf while unknown)
   double flux_nonuniformity = 0;
@@ -55,10 +55,10 @@ using ProgressFn = std::function<void(const Progress&)>;
 // What a check measures: k (the plain k = nu q / g, or one with a corrected drive) and how far
 // the flux through the planes across the flow is from uniform.
 struct Measurement {
-  Permeability k;
+  physics::Permeability k;
   double flux_nonuniformity = 0;
 };
-using MeasureFn = std::function<Measurement(const FlowSums&)>;
+using MeasureFn = std::function<Measurement(const physics::FlowSums&)>;
 // Called MonitorSettings::measure_lag steps before each check (in natural order; fewer in a
 // shorter last chunk: SteadyStateLoop::lag()), for what a check compares over the last steps (the
 // mass of every plane, lib/solve/pressure_planes.hpp flux_spread).
@@ -111,7 +111,8 @@ class SteadyStateLoop {
 };
 
 // One process, the whole lattice (periodic along the flow): runs a loop to its end, k = nu q / g.
-SolverResult run_to_steady_state(Backend& backend, const SparseLattice& lattice, const FlowProblem& problem,
-                                 const RunControls& controls, const ProgressFn& progress = {});
+SolverResult run_to_steady_state(backend::Backend& backend, const lattice::SparseLattice& lattice,
+                                 const physics::FlowProblem& problem, const RunControls& controls,
+                                 const ProgressFn& progress = {});
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

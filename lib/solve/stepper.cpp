@@ -2,19 +2,24 @@
 
 #include <chrono>
 
-namespace rockperm {
+namespace rockperm::solve {
 
 namespace {
 // Message tags: the direction a message travels.
 constexpr int tag_up = 11, tag_down = 12, tag_back_up = 13, tag_back_down = 14;
 }  // namespace
 
-Stepper::Stepper(Backend& backend, Propagation propagation) : backend_(backend), propagation_(propagation) {}
+Stepper::Stepper(backend::Backend& backend, backend::Propagation propagation)
+    : backend_(backend), propagation_(propagation) {}
 
-Stepper::Stepper(Backend& backend, Propagation propagation, const Comm& comm, const SlabDomain& domain,
-                 const SparseLattice& local, bool device_buffers)
-    : backend_(backend), propagation_(propagation), comm_(&comm), domain_(domain), ranges_(slab_ranges(local, domain)) {
-  const auto lists = build_halo_lists(local, domain);
+Stepper::Stepper(backend::Backend& backend, backend::Propagation propagation, const parallel::Comm& comm,
+                 const parallel::SlabDomain& domain, const lattice::SparseLattice& local, bool device_buffers)
+    : backend_(backend),
+      propagation_(propagation),
+      comm_(&comm),
+      domain_(domain),
+      ranges_(parallel::slab_ranges(local, domain)) {
+  const auto lists = parallel::build_halo_lists(local, domain);
   for (const auto& l : lists) counts_.push_back(l.size() * storage_bytes(backend.storage()));  // bytes
   backend_.set_halo_lists(lists, device_buffers);
 }
@@ -23,8 +28,9 @@ Stepper::Stepper(Backend& backend, Propagation propagation, const Comm& comm, co
 // then unpacks those. The forward exchange carries boundary slots into the neighbours' ghosts;
 // the backward one (fused odd step) returns the ghost slots to their owners.
 void Stepper::transfers(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down,
-                        std::vector<Comm::Transfer>& sends, std::vector<Comm::Transfer>& receives) const {
-  const SlabDomain& d = *domain_;
+                        std::vector<parallel::Comm::Transfer>& sends,
+                        std::vector<parallel::Comm::Transfer>& receives) const {
+  const parallel::SlabDomain& d = *domain_;
   if (d.lower >= 0) {
     sends.push_back({d.lower, tag_down, backend_.halo_buffer(to_lower), counts_[to_lower]});
     receives.push_back({d.lower, tag_up, backend_.halo_buffer(from_lower), counts_[from_lower]});
@@ -35,19 +41,21 @@ void Stepper::transfers(int to_lower, int from_lower, int to_upper, int from_upp
   }
 }
 
-std::vector<Comm::Transfer> Stepper::receive_endpoints() const {
-  std::vector<Comm::Transfer> sends, receives;
+std::vector<parallel::Comm::Transfer> Stepper::receive_endpoints() const {
+  std::vector<parallel::Comm::Transfer> sends, receives;
   if (!domain_) return receives;
-  transfers(send_down, recv_low, send_up, recv_high, tag_up, tag_down, sends, receives);
-  if (propagation_ == Propagation::fused) {
-    transfers(recv_low, send_down, recv_high, send_up, tag_back_up, tag_back_down, sends, receives);
+  transfers(parallel::send_down, parallel::recv_low, parallel::send_up, parallel::recv_high, tag_up, tag_down, sends,
+            receives);
+  if (propagation_ == backend::Propagation::fused) {
+    transfers(parallel::recv_low, parallel::send_down, parallel::recv_high, parallel::send_up, tag_back_up,
+              tag_back_down, sends, receives);
   }
   return receives;
 }
 
 void Stepper::start(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
-  const SlabDomain& d = *domain_;
-  std::vector<Comm::Transfer> sends, receives;
+  const parallel::SlabDomain& d = *domain_;
+  std::vector<parallel::Comm::Transfer> sends, receives;
   transfers(to_lower, from_lower, to_upper, from_upper, tag_up, tag_down, sends, receives);
   backend_.wait_halo();
   const auto start = std::chrono::steady_clock::now();
@@ -75,9 +83,10 @@ void Stepper::interior_and_exchange(bool backward, Interior&& interior) {
   // slots back to the ranks that own them
   const auto start_exchange = [&] {
     if (backward) {
-      start(recv_low, send_down, recv_high, send_up, tag_back_up, tag_back_down);
+      start(parallel::recv_low, parallel::send_down, parallel::recv_high, parallel::send_up, tag_back_up,
+            tag_back_down);
     } else {
-      start(send_down, recv_low, send_up, recv_high, tag_up, tag_down);
+      start(parallel::send_down, parallel::recv_low, parallel::send_up, parallel::recv_high, tag_up, tag_down);
     }
   };
   if (backend_.blocks_on_interior() && !exchanger_) {
@@ -91,16 +100,16 @@ void Stepper::interior_and_exchange(bool backward, Interior&& interior) {
 }
 
 bool Stepper::advance(std::int64_t step) {
-  if (!domain_) return rockperm::advance(backend_, propagation_, step);
+  if (!domain_) return rockperm::backend::advance(backend_, propagation_, step);
   backend_.begin_step(step);
-  const SlabDomain& d = *domain_;
-  const bool odd = propagation_ == Propagation::fused && step % 2 == 1;
+  const parallel::SlabDomain& d = *domain_;
+  const bool odd = propagation_ == backend::Propagation::fused && step % 2 == 1;
   if (odd) {
     backend_.begin_boundary();
     backend_.fused_odd(ranges_.low);
     backend_.fused_odd(ranges_.high);
-    if (d.lower >= 0) backend_.pack_halo(recv_low);
-    if (d.upper >= 0) backend_.pack_halo(recv_high);
+    if (d.lower >= 0) backend_.pack_halo(parallel::recv_low);
+    if (d.upper >= 0) backend_.pack_halo(parallel::recv_high);
     backend_.end_boundary();
     interior_and_exchange(true, [&] { backend_.fused_odd(ranges_.interior); });
     return true;
@@ -108,17 +117,17 @@ bool Stepper::advance(std::int64_t step) {
   backend_.begin_boundary();
   backend_.collide(ranges_.low);
   backend_.collide(ranges_.high);
-  if (d.lower >= 0) backend_.pack_halo(send_down);
-  if (d.upper >= 0) backend_.pack_halo(send_up);
+  if (d.lower >= 0) backend_.pack_halo(parallel::send_down);
+  if (d.upper >= 0) backend_.pack_halo(parallel::send_up);
   backend_.end_boundary();
   interior_and_exchange(false, [&] { backend_.collide(ranges_.interior); });
-  if (propagation_ == Propagation::fused) return false;
+  if (propagation_ == backend::Propagation::fused) return false;
   backend_.swap(backend_.all());
   return true;
 }
 
-FlowSums Stepper::sums() {
-  const FlowSums local = backend_.sums();
+physics::FlowSums Stepper::sums() {
+  const physics::FlowSums local = backend_.sums();
   return comm_ ? comm_->sum(local) : local;
 }
 
@@ -141,7 +150,7 @@ physics::DensityProducts Stepper::density_products() {
 
 std::uint64_t Stepper::halo_bytes_per_step() const {
   if (!domain_) return 0;
-  return counts_[send_down] + counts_[send_up];
+  return counts_[parallel::send_down] + counts_[parallel::send_up];
 }
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

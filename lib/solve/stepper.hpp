@@ -28,34 +28,34 @@
 #include "lib/parallel/halo_transport.hpp"
 #include "lib/parallel/partition.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 class Stepper {
  public:
   // A whole lattice on one process.
-  Stepper(Backend& backend, Propagation propagation);
+  Stepper(backend::Backend& backend, backend::Propagation propagation);
   // A rank's slab: sets the backend's halo lists. `device_buffers`: hand MPI device memory
   // (only with a CUDA-aware MPI library).
-  Stepper(Backend& backend, Propagation propagation, const Comm& comm, const SlabDomain& domain,
-          const SparseLattice& local, bool device_buffers = false);
+  Stepper(backend::Backend& backend, backend::Propagation propagation, const parallel::Comm& comm,
+          const parallel::SlabDomain& domain, const lattice::SparseLattice& local, bool device_buffers = false);
 
   // Returns true when the populations are in natural order afterwards.
   bool advance(std::int64_t step);
   // Sums over every rank's owned cells, in rank order.
-  FlowSums sums();
+  physics::FlowSums sums();
   // The pressure extrapolation's passes over every rank's owned cells (Backend::hold_density and
   // the rest; natural order). hold_density is false on every rank where one rank lacks the memory;
   // the products are taken at the scale of the largest change on any rank (exact integer sums).
   bool hold_density(bool keep_change);
   physics::DensityProducts density_products();
   void extrapolate_density(float factor) { backend_.extrapolate_density(factor); }
-  Propagation propagation() const { return propagation_; }
+  backend::Propagation propagation() const { return propagation_; }
   // Every buffer this rank receives into (both exchanges, both neighbours), with its peer and
   // tag: what a HaloExchanger sets up once.
-  std::vector<Comm::Transfer> receive_endpoints() const;
+  std::vector<parallel::Comm::Transfer> receive_endpoints() const;
   // Moves the halo buffers with `exchanger` instead of Comm::exchange (the backend's halo
   // buffers must be device buffers).
-  void set_exchanger(std::unique_ptr<HaloExchanger> exchanger) { exchanger_ = std::move(exchanger); }
+  void set_exchanger(std::unique_ptr<parallel::HaloExchanger> exchanger) { exchanger_ = std::move(exchanger); }
   // Bytes sent per step by this rank (both neighbours), for the halo report.
   std::uint64_t halo_bytes_per_step() const;
   // Seconds this rank spent inside the MPI exchange (the GPU computes the interior meanwhile;
@@ -64,7 +64,7 @@ class Stepper {
 
  private:
   void transfers(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down,
-                 std::vector<Comm::Transfer>& sends, std::vector<Comm::Transfer>& receives) const;
+                 std::vector<parallel::Comm::Transfer>& sends, std::vector<parallel::Comm::Transfer>& receives) const;
   // Starts one exchange (after the packs are done); finish() waits for it and unpacks.
   void start(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
   void finish();
@@ -72,16 +72,16 @@ class Stepper {
   template <class Interior>
   void interior_and_exchange(bool backward, Interior&& interior);
 
-  Backend& backend_;
-  Propagation propagation_;
-  const Comm* comm_ = nullptr;
-  std::optional<SlabDomain> domain_;
-  SlabRanges ranges_{};
+  backend::Backend& backend_;
+  backend::Propagation propagation_;
+  const parallel::Comm* comm_ = nullptr;
+  std::optional<parallel::SlabDomain> domain_;
+  parallel::SlabRanges ranges_{};
   std::vector<std::size_t> counts_;  // bytes of each halo list's buffer
-  std::unique_ptr<HaloExchanger> exchanger_;
-  Comm::Pending pending_;
+  std::unique_ptr<parallel::HaloExchanger> exchanger_;
+  parallel::Comm::Pending pending_;
   int unpack_lower_ = -1, unpack_upper_ = -1;  // the lists the started exchange receives into
   double mpi_seconds_ = 0;
 };
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

@@ -12,7 +12,7 @@
 // independent of tau, so tau is free to choose for speed.
 #include "lib/geometry/pore_statistics.hpp"
 
-namespace rockperm {
+namespace rockperm::solve {
 
 struct TimeScales {
   double momentum = 0;  // steps, T_m
@@ -20,7 +20,7 @@ struct TimeScales {
 };
 
 // With k and d from the Kozeny-Carman estimate of `stats`; `length` in voxels along the flow.
-TimeScales time_scales(const PoreStatistics& stats, double length, double nu);
+TimeScales time_scales(const geometry::PoreStatistics& stats, double length, double nu);
 
 // The tau the solver takes when none is given: 1/2 + 3 alpha nu*, within [min_auto_tau,
 // max_auto_tau]. alpha = 2.5 with the estimates of pore_statistics (2026-11-26, H200; it was 1):
@@ -35,6 +35,6 @@ TimeScales time_scales(const PoreStatistics& stats, double length, double nu);
 inline constexpr double min_auto_tau = 0.505;
 inline constexpr double max_auto_tau = 2.0;
 inline constexpr double auto_tau_alpha = 2.5;
-double fastest_tau(const PoreStatistics& stats, double length);
+double fastest_tau(const geometry::PoreStatistics& stats, double length);
 
-}  // namespace rockperm
+}  // namespace rockperm::solve

@@ -34,23 +34,25 @@ TEST(Options, EveryChoiceNameIsTheEnumsOwn) {
       EXPECT_EQ(get(o.spec), n.value) << option << " = " << n.name;
     }
   };
-  each(inlet_outlet_names, "lbm.inlet_outlet", [](const pipeline::RunSpec& s) { return s.flow.inlet_outlet; });
-  each(edge_contact_names, "lbm.edge_contacts", [](const pipeline::RunSpec& s) { return s.flow.edge_contacts; });
+  each(geometry::inlet_outlet_names, "lbm.inlet_outlet",
+       [](const pipeline::RunSpec& s) { return s.flow.inlet_outlet; });
+  each(geometry::edge_contact_names, "lbm.edge_contacts",
+       [](const pipeline::RunSpec& s) { return s.flow.edge_contacts; });
   each(pipeline::backend_names, "run.backend", [](const pipeline::RunSpec& s) { return s.execution.backend; });
   each(pipeline::propagation_names, "run.propagation", [](const pipeline::RunSpec& s) { return s.execution.propagation; });
   each(pipeline::storage_names, "run.storage", [](const pipeline::RunSpec& s) { return s.execution.storage; });
   each(io::volume_format_names, "input.format", [](const pipeline::RunSpec& s) { return s.sample.volume.format; });
   each(physics::collision_names, "lbm.collision", [](const pipeline::RunSpec& s) { return s.flow.collision; });
-  for (const auto& n : inlet_outlet_names) {
+  for (const auto& n : geometry::inlet_outlet_names) {
     EXPECT_STREQ(to_string(n.value), n.name);
-    EXPECT_EQ(parse_inlet_outlet(n.name), n.value);
+    EXPECT_EQ(geometry::parse_inlet_outlet(n.name), n.value);
   }
-  for (const auto& n : edge_contact_names) {
+  for (const auto& n : geometry::edge_contact_names) {
     EXPECT_STREQ(to_string(n.value), n.name);
-    EXPECT_EQ(parse_edge_contacts(n.name), n.value);
+    EXPECT_EQ(geometry::parse_edge_contacts(n.name), n.value);
   }
   for (const auto& n : pipeline::storage_names) EXPECT_STREQ(pipeline::to_string(n.value), n.name);
-  EXPECT_THROW(parse_inlet_outlet("inflow"), InputError);
+  EXPECT_THROW(geometry::parse_inlet_outlet("inflow"), InputError);
 }
 
 TEST(Options, ReadsIniAndResolvesPathsAgainstIt) {
@@ -60,14 +62,14 @@ TEST(Options, ReadsIniAndResolvesPathsAgainstIt) {
   EXPECT_FALSE(help);
   const pipeline::RunSpec& c = o.spec;
   EXPECT_EQ(c.sample.volume.path, ini.parent_path() / "rock.raw");
-  EXPECT_EQ(c.sample.volume.dims, (Dims{10, 20, 30}));
+  EXPECT_EQ(c.sample.volume.dims, (geometry::Dims{10, 20, 30}));
   EXPECT_DOUBLE_EQ(c.sample.volume.voxel_size_um, 2.5);
   EXPECT_DOUBLE_EQ(c.flow.tau, 0.8);
   EXPECT_EQ(c.flow.flow_axis, 2);
   EXPECT_EQ(c.flow.collision, physics::CollisionModel::trt);
   EXPECT_DOUBLE_EQ(c.flow.magic, 3.0 / 16.0);
-  EXPECT_EQ(c.flow.inlet_outlet, InletOutlet::buffer);
-  const Periodicity p = c.flow.periodicity();
+  EXPECT_EQ(c.flow.inlet_outlet, geometry::InletOutlet::buffer);
+  const geometry::Periodicity p = c.flow.periodicity();
   EXPECT_TRUE(p[2]);
   EXPECT_FALSE(p[0]);
 }
@@ -137,8 +139,8 @@ TEST(Options, EveryKeyOfTheResolvedIniIsAnOptionAndTypedValuesRoundTrip) {
   const RunOptions o = parse_run_options({"--config", ini.string()}, help);
   EXPECT_EQ(o.spec.sample.volume.crop.offset, (std::array<std::int64_t, 3>{1, 2, 3}));
   EXPECT_EQ(o.spec.sample.volume.crop.size, (std::array<std::int64_t, 3>{4, 5, 6}));
-  EXPECT_EQ(o.spec.flow.inlet_outlet, InletOutlet::mirror);
-  EXPECT_EQ(o.spec.flow.edge_contacts, EdgeContacts::sealed);
+  EXPECT_EQ(o.spec.flow.inlet_outlet, geometry::InletOutlet::mirror);
+  EXPECT_EQ(o.spec.flow.edge_contacts, geometry::EdgeContacts::sealed);
   EXPECT_EQ(o.spec.execution.devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(o.spec.output.fields.crop.offset, (std::array<std::int64_t, 3>{7, 8, 9}));
   EXPECT_FALSE(o.spec.execution.monitor.auto_flux_tolerance);
@@ -237,7 +239,7 @@ TEST(Options, AnOutputDirectoryThatCannotBeCreatedIsRejectedBeforeAnyWork) {
   RunOptions o = parse_run_options({"--config", write_ini("g.ini", minimal).string()}, help);
   o.spec.output.dir = blocker / "run";
   try {
-    const pipeline::RunDirectory directory(Comm(), o.spec.output.dir, pipeline::DirectoryUse::fresh);
+    const pipeline::RunDirectory directory(parallel::Comm(), o.spec.output.dir, pipeline::DirectoryUse::fresh);
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "output.dir");
@@ -277,7 +279,7 @@ TEST(Options, GreyMapFromIntensities) {
   const auto ini = write_ini("m.ini", std::string(minimal) + "grey_map = 40:200\ngrey_law = kozeny-carman:0.5mD@0.3\n");
   bool help = false;
   const RunOptions o = parse_run_options({"--config", ini.string()}, help);
-  const std::vector<GreyPhase> phases = o.spec.sample.grey();
+  const std::vector<geometry::GreyPhase> phases = o.spec.sample.grey();
   ASSERT_EQ(phases.size(), 159u);
   EXPECT_EQ(o.spec.sample.open_labels().str(), "0-40");
   const std::string config = to_ini(o.spec);
@@ -285,7 +287,7 @@ TEST(Options, GreyMapFromIntensities) {
   EXPECT_NE(config.find("grey_labels = \n"), std::string::npos) << config;
   const auto again = write_ini("m2.ini", config);
   const RunOptions back = parse_run_options({"--config", again.string()}, help);
-  const std::vector<GreyPhase> phases_back = back.spec.sample.grey();
+  const std::vector<geometry::GreyPhase> phases_back = back.spec.sample.grey();
   ASSERT_EQ(phases_back.size(), phases.size());
   for (std::size_t c = 0; c < phases.size(); ++c) {
     EXPECT_EQ(phases_back[c].permeability_m2, phases[c].permeability_m2);

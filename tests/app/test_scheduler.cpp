@@ -113,12 +113,12 @@ TEST(Scheduler, AClaimedSampleStartsFromWhatItsDirectoryHolds) {
   EXPECT_TRUE(fresh.overwrite);
 
   RunOptions done = fresh;
-  ASSERT_EQ(run_sample(Comm(), done, quiet).status, pipeline::RunStatus::converged);
+  ASSERT_EQ(run_sample(parallel::Comm(), done, quiet).status, pipeline::RunStatus::converged);
   EXPECT_EQ(start_for(done, false), Start::skip_done);
 
   RunOptions failed = bundled(root / "failed", "100");  // stops unconverged
   failed.overwrite = true;
-  EXPECT_EQ(run_sample(Comm(), failed, quiet).status, pipeline::RunStatus::not_converged);
+  EXPECT_EQ(run_sample(parallel::Comm(), failed, quiet).status, pipeline::RunStatus::not_converged);
   EXPECT_EQ(start_for(failed, false), Start::skip_failed);
   EXPECT_EQ(start_for(failed, true), Start::run);
   EXPECT_TRUE(failed.overwrite);
@@ -127,7 +127,7 @@ TEST(Scheduler, AClaimedSampleStartsFromWhatItsDirectoryHolds) {
   stopped.overwrite = true;
   SampleRunSettings stop = quiet;
   stop.stop_requested = [] { return true; };  // a signal at the first check: a checkpoint
-  EXPECT_EQ(run_sample(Comm(), stopped, stop).status, pipeline::RunStatus::interrupted);
+  EXPECT_EQ(run_sample(parallel::Comm(), stopped, stop).status, pipeline::RunStatus::interrupted);
   EXPECT_EQ(start_for(stopped, false), Start::run);
   EXPECT_TRUE(stopped.resume);
   EXPECT_FALSE(stopped.overwrite);

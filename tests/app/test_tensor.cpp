@@ -46,7 +46,7 @@ nlohmann::json tensor_of(const fs::path& volume, bool resume = false) {
                                             help);
   SampleRunSettings settings;
   settings.console = false;
-  const pipeline::SampleResult r = run_sample(Comm(), o, settings);
+  const pipeline::SampleResult r = run_sample(parallel::Comm(), o, settings);
   EXPECT_EQ(r.status, pipeline::RunStatus::converged) << r.message;
   std::ifstream in(out / "report.json");
   const nlohmann::json report = nlohmann::json::parse(in);

@@ -20,10 +20,11 @@ namespace {
 
 // max |a - b| over max |a|: the float tolerance of two backends that round differently
 // (the GPU contracts multiply-adds into FMAs, the CPU build does not).
-double relative_difference(const SparseLattice& lat, const std::vector<float>& a, const std::vector<float>& b) {
+double relative_difference(const lattice::SparseLattice& lat, const std::vector<float>& a,
+                           const std::vector<float>& b) {
   double diff = 0, scale = 0;
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c)
-    for (int i = 0; i < lattice::q; ++i) {
+    for (int i = 0; i < d3q19::q; ++i) {
       const double x = a[i * lat.stride() + c], y = b[i * lat.stride() + c];
       diff = std::max(diff, std::abs(x - y));
       scale = std::max(scale, std::abs(x));
@@ -31,8 +32,8 @@ double relative_difference(const SparseLattice& lat, const std::vector<float>& a
   return diff / scale;
 }
 
-double k_of(const FlowSums& s, const SparseLattice& lat, double tau, double g) {
-  FlowProblem p;
+double k_of(const physics::FlowSums& s, const lattice::SparseLattice& lat, double tau, double g) {
+  physics::FlowProblem p;
   p.tau = tau;
   p.acceleration = g;
   p.region_voxels = lat.dims().voxels();
@@ -40,26 +41,27 @@ double k_of(const FlowSums& s, const SparseLattice& lat, double tau, double g) {
   return permeability(s, p).k_lattice;
 }
 
-SparseLattice sample_lattice(bool fused) {
+lattice::SparseLattice sample_lattice(bool fused) {
   const auto file = testing::repo_file("samples/sphere_pack_64.raw");
   if (file.empty()) throw std::runtime_error("samples/sphere_pack_64.raw not found above the working directory");
   io::VolumeSpec spec;
   spec.path = file;
-  spec.dims = Dims{64, 64, 64};
+  spec.dims = geometry::Dims{64, 64, 64};
   spec.voxel_size_um = 5.0;
-  return SparseLattice::build(io::load_pore_mask(spec, LabelSelection::parse("0")).mask, {true, true, true}, fused);
+  return lattice::SparseLattice::build(io::load_pore_mask(spec, geometry::LabelSelection::parse("0")).mask,
+                                       {true, true, true}, fused);
 }
 
 constexpr double tau = 0.8, g = 1e-5;
 constexpr double population_tolerance = 1e-4;  // measured ~1e-6 on an H100 (docs/PERFORMANCE.md)
 
-void compare_after_steps(const SparseLattice& lat, Propagation gpu_propagation, int steps) {
+void compare_after_steps(const lattice::SparseLattice& lat, backend::Propagation gpu_propagation, int steps) {
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);
-  CpuBackend cpu(lat, p);
+  backend::CpuBackend cpu(lat, p);
   cuda::CudaBackend gpu(lat, p, 0);
   for (int s = 0; s < steps; ++s) {
-    advance(cpu, Propagation::two_pass, s);
-    advance(gpu, gpu_propagation, s);
+    backend::advance(cpu, backend::Propagation::two_pass, s);
+    backend::advance(gpu, gpu_propagation, s);
   }
   std::vector<float> a, b;
   cpu.download(a);
@@ -76,36 +78,37 @@ void compare_after_steps(const SparseLattice& lat, Propagation gpu_propagation, 
 
 TEST(CudaBackend, TwoPassMatchesCpuOnTheBundledSampleAfter1000Steps) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  compare_after_steps(sample_lattice(false), Propagation::two_pass, 1000);
+  compare_after_steps(sample_lattice(false), backend::Propagation::two_pass, 1000);
 }
 
 TEST(CudaBackend, FusedMatchesCpuOnTheBundledSampleAfter1000Steps) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  compare_after_steps(sample_lattice(true), Propagation::fused, 1000);
+  compare_after_steps(sample_lattice(true), backend::Propagation::fused, 1000);
 }
 
 TEST(CudaBackend, TwoPassAndFusedMatchCpuOnARandomGeometry) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat =
-      SparseLattice::build(testing::random_mask(Dims{37, 23, 19}, 0.6, 4), {true, false, true}, true);
-  compare_after_steps(lat, Propagation::two_pass, 1000);
-  compare_after_steps(lat, Propagation::fused, 1000);
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(
+      testing::random_mask(geometry::Dims{37, 23, 19}, 0.6, 4), {true, false, true}, true);
+  compare_after_steps(lat, backend::Propagation::two_pass, 1000);
+  compare_after_steps(lat, backend::Propagation::fused, 1000);
 }
 
 TEST(CudaBackend, ReductionsMatchTheCpuOnTheSameState) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = SparseLattice::build(testing::random_mask(Dims{50, 40, 30}, 0.5, 9), {true, true, true});
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::random_mask(geometry::Dims{50, 40, 30}, 0.5, 9), {true, true, true});
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-1e-3f, 1e-3f);
-  std::vector<float> f(lattice::q * lat.stride(), 0.0f);
+  std::vector<float> f(d3q19::q * lat.stride(), 0.0f);
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c)
-    for (int i = 0; i < lattice::q; ++i) f[i * lat.stride() + c] = dist(rng);
+    for (int i = 0; i < d3q19::q; ++i) f[i * lat.stride() + c] = dist(rng);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 1, g);
-  CpuBackend cpu(lat, p);
+  backend::CpuBackend cpu(lat, p);
   cuda::CudaBackend gpu(lat, p, 0);
   cpu.upload(f);
   gpu.upload(f);
-  const FlowSums a = cpu.sums(), b = gpu.sums();
+  const physics::FlowSums a = cpu.sums(), b = gpu.sums();
   EXPECT_NEAR(b.mass / a.mass, 1.0, 1e-12);
   for (int axis = 0; axis < 3; ++axis) EXPECT_NEAR(b.velocity[axis], a.velocity[axis], 1e-6 * std::abs(a.speed));
   EXPECT_NEAR(b.speed / a.speed, 1.0, 1e-6);
@@ -118,25 +121,25 @@ TEST(CudaBackend, ReductionsMatchTheCpuOnTheSameState) {
 
 TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = sample_lattice(true);
+  const lattice::SparseLattice lat = sample_lattice(true);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, 1.0, 3.0 / 16.0, 0, 1e-5);
-  FlowProblem problem;
+  physics::FlowProblem problem;
   problem.tau = 1.0;
   problem.acceleration = 1e-5;
   problem.region_voxels = lat.dims().voxels();
   problem.region_fluid = lat.fluid_count();
-  RunControls controls;
+  solve::RunControls controls;
   controls.monitor.tolerance = 1e-7;
   controls.monitor.auto_flux_tolerance = false;
   controls.monitor.flux_tolerance = 1e-4;
-  controls.propagation = Propagation::two_pass;
-  CpuBackend cpu(lat, p);
-  const SolverResult a = run_to_steady_state(cpu, lat, problem, controls);
+  controls.propagation = backend::Propagation::two_pass;
+  backend::CpuBackend cpu(lat, p);
+  const solve::SolverResult a = solve::run_to_steady_state(cpu, lat, problem, controls);
   std::vector<double> k_gpu;
-  for (const Propagation prop : {Propagation::two_pass, Propagation::fused}) {
+  for (const backend::Propagation prop : {backend::Propagation::two_pass, backend::Propagation::fused}) {
     cuda::CudaBackend gpu(lat, p, 0);
     controls.propagation = prop;
-    const SolverResult b = run_to_steady_state(gpu, lat, problem, controls);
+    const solve::SolverResult b = solve::run_to_steady_state(gpu, lat, problem, controls);
     ASSERT_TRUE(a.converged && b.converged);
     EXPECT_NEAR(b.k.k_lattice / a.k.k_lattice, 1.0, 1e-5) << to_string(prop);
     k_gpu.push_back(b.k.k_lattice);
@@ -149,16 +152,16 @@ TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
 TEST(CudaBackend, EveryTableFormStepsTheSameBitwise) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   // periodic: the line tables hold exceptions at the x wrap, the grouped ones a second cluster
-  const SparseLattice lat =
-      SparseLattice::build(testing::random_mask(Dims{70, 23, 19}, 0.45, 6), {true, true, true}, true);
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(
+      testing::random_mask(geometry::Dims{70, 23, 19}, 0.45, 6), {true, true, true}, true);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 2, g);
   const std::pair<cuda::TableForm, double> forms[] = {{cuda::TableForm::automatic, 2.25},
-                                                      {cuda::TableForm::line, line_table_bytes / 18},
+                                                      {cuda::TableForm::line, lattice::line_table_bytes / 18},
                                                       {cuda::TableForm::grouped, 2.25},
                                                       {cuda::TableForm::packed, 3.0},
                                                       {cuda::TableForm::index, 4.0}};
-  for (const Storage storage : {Storage::float32, Storage::float16}) {
-    for (const Propagation prop : {Propagation::fused, Propagation::two_pass}) {
+  for (const physics::Storage storage : {physics::Storage::float32, physics::Storage::float16}) {
+    for (const backend::Propagation prop : {backend::Propagation::fused, backend::Propagation::two_pass}) {
       std::vector<float> first;
       for (const auto& [form, bytes] : forms) {
         cuda::CudaBackend gpu(lat, p, 0, storage, form);
@@ -172,7 +175,7 @@ TEST(CudaBackend, EveryTableFormStepsTheSameBitwise) {
           EXPECT_TRUE(f == first) << to_string(storage) << " " << to_string(prop) << " " << bytes << "-byte tables";
         }
       }
-      if (prop == Propagation::fused) {
+      if (prop == backend::Propagation::fused) {
         // the line tables' odd steps in three ranges that split groups of 32 cells, as a slab's
         // boundary planes and interior do: each exception is stepped once, in its range
         cuda::CudaBackend gpu(lat, p, 0, storage, cuda::TableForm::line);
@@ -182,7 +185,9 @@ TEST(CudaBackend, EveryTableFormStepsTheSameBitwise) {
           if (s % 2 == 0) {
             gpu.collide();
           } else {
-            for (const CellRange range : {CellRange{0, a}, CellRange{a, b}, CellRange{b, n}}) gpu.fused_odd(range);
+            for (const backend::CellRange range :
+                 {backend::CellRange{0, a}, backend::CellRange{a, b}, backend::CellRange{b, n}})
+              gpu.fused_odd(range);
           }
         }
         std::vector<float> f;
@@ -199,30 +204,30 @@ TEST(CudaBackend, EveryTableFormStepsTheSameBitwise) {
 TEST(CudaBackend, TablesBuiltOnTheDeviceAreTheHostOnes) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   struct Case {
-    PoreMask mask;
-    Periodicity periodic;
-    EdgeContacts edges;
+    geometry::PoreMask mask;
+    geometry::Periodicity periodic;
+    geometry::EdgeContacts edges;
   };
   // sparse: planes of 0 to a few cells between dense ones, so that groups span many planes
-  const PoreMask sparse = testing::mask_from(Dims{40, 30, 24}, [](auto x, auto y, auto z) {
+  const geometry::PoreMask sparse = testing::mask_from(geometry::Dims{40, 30, 24}, [](auto x, auto y, auto z) {
     if (z % 3 == 0) return (x * 7 + y * 3 + z) % 5 != 0;
     if (z % 3 == 1) return z % 2 == 0 ? false : (x == 3 && y < 4);
     return x + y == z;
   });
   const Case cases[] = {
-      {testing::random_mask(Dims{70, 23, 19}, 0.45, 6), {true, true, true}, EdgeContacts::open},
-      {testing::random_mask(Dims{70, 23, 19}, 0.45, 6), {true, true, true}, EdgeContacts::sealed},
-      {testing::random_mask(Dims{33, 65, 17}, 0.3, 8), {false, true, false}, EdgeContacts::sealed},
-      {testing::sphere_pack_mask(48, 0.35, 4.0, 3), {true, true, true}, EdgeContacts::open},
-      {sparse, {true, false, true}, EdgeContacts::open},
-      {sparse, {false, false, false}, EdgeContacts::sealed},
+      {testing::random_mask(geometry::Dims{70, 23, 19}, 0.45, 6), {true, true, true}, geometry::EdgeContacts::open},
+      {testing::random_mask(geometry::Dims{70, 23, 19}, 0.45, 6), {true, true, true}, geometry::EdgeContacts::sealed},
+      {testing::random_mask(geometry::Dims{33, 65, 17}, 0.3, 8), {false, true, false}, geometry::EdgeContacts::sealed},
+      {testing::sphere_pack_mask(48, 0.35, 4.0, 3), {true, true, true}, geometry::EdgeContacts::open},
+      {sparse, {true, false, true}, geometry::EdgeContacts::open},
+      {sparse, {false, false, false}, geometry::EdgeContacts::sealed},
   };
   for (const Case& c : cases) {
-    const SparseLattice host = SparseLattice::build(c.mask, c.periodic, true, false, c.edges);
-    const SparseLattice deferred =
-        SparseLattice::build(c.mask, c.periodic, true, false, c.edges, LatticeTables::deferred);
-    GroupedPairData expected;
-    ASSERT_TRUE(pack_grouped_pair_tables(host.neighbours().data(), host.negative_neighbours().data(),
+    const lattice::SparseLattice host = lattice::SparseLattice::build(c.mask, c.periodic, true, false, c.edges);
+    const lattice::SparseLattice deferred =
+        lattice::SparseLattice::build(c.mask, c.periodic, true, false, c.edges, lattice::LatticeTables::deferred);
+    lattice::GroupedPairData expected;
+    ASSERT_TRUE(lattice::pack_grouped_pair_tables(host.neighbours().data(), host.negative_neighbours().data(),
                                          host.neighbours().size(), host.stride(), host.fluid_count(), expected));
     cuda::DeviceBuffer<std::uint32_t> delta;
     cuda::DeviceBuffer<std::int32_t> base;
@@ -237,17 +242,18 @@ TEST(CudaBackend, TablesBuiltOnTheDeviceAreTheHostOnes) {
     EXPECT_EQ(got_base, expected.base) << c.mask.dims.nx;
   }
   // and a backend on the deferred lattice steps as one on the host's tables, bit for bit
-  const SparseLattice host = SparseLattice::build(cases[1].mask, cases[1].periodic, true, false, cases[1].edges);
-  const SparseLattice deferred =
-      SparseLattice::build(cases[1].mask, cases[1].periodic, true, false, cases[1].edges, LatticeTables::deferred);
+  const lattice::SparseLattice host =
+      lattice::SparseLattice::build(cases[1].mask, cases[1].periodic, true, false, cases[1].edges);
+  const lattice::SparseLattice deferred = lattice::SparseLattice::build(
+      cases[1].mask, cases[1].periodic, true, false, cases[1].edges, lattice::LatticeTables::deferred);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 2, g);
-  for (const Storage storage : {Storage::float32, Storage::float16}) {
+  for (const physics::Storage storage : {physics::Storage::float32, physics::Storage::float16}) {
     std::vector<float> f[2];
     int i = 0;
-    for (const SparseLattice* lat : {&host, &deferred}) {
+    for (const lattice::SparseLattice* lat : {&host, &deferred}) {
       cuda::CudaBackend gpu(*lat, p, 0, storage);
       EXPECT_DOUBLE_EQ(gpu.index_bytes(), 2.25);
-      for (int s = 0; s < 101; ++s) advance(gpu, Propagation::fused, s);
+      for (int s = 0; s < 101; ++s) advance(gpu, backend::Propagation::fused, s);
       gpu.download(f[i++]);
     }
     EXPECT_TRUE(f[0] == f[1]) << to_string(storage);
@@ -256,34 +262,36 @@ TEST(CudaBackend, TablesBuiltOnTheDeviceAreTheHostOnes) {
 
 TEST(CudaBackend, AutomaticTablesAreLineTablesWhereTheGroupedOnesDoNotFit) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat =
-      SparseLattice::build(testing::random_mask(Dims{160, 160, 160}, 0.9, 5), {true, true, true}, true);
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(
+      testing::random_mask(geometry::Dims{160, 160, 160}, 0.9, 5), {true, true, true}, true);
   const double stride = static_cast<double>(lat.stride());
   // fp16 populations, then room for line tables (~23 B per cell) but not for grouped ones (36.5)
-  const double populations = lattice::q * 2 * stride, line = 23 * stride, grouped = 36.5 * stride;
+  const double populations = d3q19::q * 2 * stride, line = 23 * stride, grouped = 36.5 * stride;
   std::size_t free = 0, total = 0;
   ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
   const double keep = 0.05 * total + populations + (line + grouped) / 2;  // ~25 MB either side
   ASSERT_GT(static_cast<double>(free), keep);
   cuda::DeviceBuffer<std::byte> hog(static_cast<std::size_t>(free - keep));
-  const cuda::CudaBackend tight(lat, physics::CollisionParams{}, 0, Storage::float16);
-  EXPECT_DOUBLE_EQ(tight.index_bytes(), line_table_bytes / 18);
+  const cuda::CudaBackend tight(lat, physics::CollisionParams{}, 0, physics::Storage::float16);
+  EXPECT_DOUBLE_EQ(tight.index_bytes(), lattice::line_table_bytes / 18);
   EXPECT_LT(tight.bytes_per_cell(), 62.0 * lat.stride() / lat.fluid_count());
   hog = cuda::DeviceBuffer<std::byte>();
-  EXPECT_DOUBLE_EQ(cuda::CudaBackend(lat, physics::CollisionParams{}, 0, Storage::float16).index_bytes(), 2.25);
+  EXPECT_DOUBLE_EQ(cuda::CudaBackend(lat, physics::CollisionParams{}, 0, physics::Storage::float16).index_bytes(),
+                   2.25);
 }
 
 TEST(CudaBackend, MemoryPerCellOfTheTwoPassIsAtMost112Bytes) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = sample_lattice(false);
+  const lattice::SparseLattice lat = sample_lattice(false);
   cuda::CudaBackend gpu(lat, physics::CollisionParams{}, 0);
   EXPECT_LE(gpu.bytes_per_cell(), 112.0 * lat.stride() / lat.fluid_count());
-  EXPECT_DOUBLE_EQ(ByteModel{Propagation::two_pass}.memory_per_cell(), 112.0);
+  EXPECT_DOUBLE_EQ(backend::ByteModel{backend::Propagation::two_pass}.memory_per_cell(), 112.0);
 }
 
 TEST(CudaBackend, MissingDeviceIsAClearError) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = SparseLattice::build(testing::random_mask(Dims{4, 4, 4}, 0.9, 1), {true, true, true});
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::random_mask(geometry::Dims{4, 4, 4}, 0.9, 1), {true, true, true});
   EXPECT_THROW(cuda::CudaBackend(lat, physics::CollisionParams{}, 99), InputError);
 }
 

@@ -19,7 +19,8 @@ namespace {
 
 __global__ void round_kernel(const float* v, const std::uint32_t* noise, std::uint16_t* out, std::uint32_t n) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) out[k] = StorageTraits<Half>::store_held(v[k] * half_detail::shift, noise[k]).bits;
+  if (k < n)
+    out[k] = physics::StorageTraits<physics::Half>::store_held(v[k] * physics::half_detail::shift, noise[k]).bits;
 }
 
 float float_of(std::uint32_t u) {
@@ -36,9 +37,9 @@ TEST(HalfRounding, GpuStoresTheBitsOfTheCpu) {
   std::vector<float> v;
   // every half exactly (before the range shift), and just above and below each
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
-    const float f = half_detail::from_half(static_cast<std::uint16_t>(h)) * half_detail::unshift;
+    const float f = physics::half_detail::from_half(static_cast<std::uint16_t>(h)) * physics::half_detail::unshift;
     for (const float g : {f, std::nextafter(f, 1e30f), std::nextafter(f, -1e30f)}) {
-      if (!StorageTraits<Half>::beyond_held(g * half_detail::shift)) v.push_back(g);
+      if (!physics::StorageTraits<physics::Half>::beyond_held(g * physics::half_detail::shift)) v.push_back(g);
     }
   }
   // values across the stored range (|v| <= 65504 / 2^14; beyond it the time loop marks the cell
@@ -65,8 +66,9 @@ TEST(HalfRounding, GpuStoresTheBitsOfTheCpu) {
   d_out.download(gpu);
 
   for (std::uint32_t k = 0; k < n; ++k) {
-    ASSERT_FALSE(StorageTraits<Half>::beyond_held(v[k] * half_detail::shift));
-    const std::uint16_t cpu = StorageTraits<Half>::store_held(v[k] * half_detail::shift, noise[k]).bits;
+    ASSERT_FALSE(physics::StorageTraits<physics::Half>::beyond_held(v[k] * physics::half_detail::shift));
+    const std::uint16_t cpu =
+        physics::StorageTraits<physics::Half>::store_held(v[k] * physics::half_detail::shift, noise[k]).bits;
     ASSERT_EQ(gpu[k], cpu) << std::hexfloat << "value " << v[k] << " noise " << std::hex << noise[k];
   }
 }

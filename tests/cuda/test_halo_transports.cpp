@@ -28,17 +28,19 @@ enum class Way { staged, ipc, cuda_aware, nccl };
 
 // This rank's owned slots (as stored) after `steps` steps from rest; empty with `skipped` set
 // when the transport is not available here.
-std::vector<std::byte> owned_after(Way way, Propagation propagation, Storage storage, int steps, std::string& skipped) {
-  const Comm comm = Comm::world();
-  const PoreMask mask = testing::sphere_pack_mask(32, 0.35, 3.0, 5);
-  const Periodicity periodic{true, true, true};
+std::vector<std::byte> owned_after(Way way, backend::Propagation propagation, physics::Storage storage, int steps,
+                                   std::string& skipped) {
+  const parallel::Comm comm = parallel::Comm::world();
+  const geometry::PoreMask mask = testing::sphere_pack_mask(32, 0.35, 3.0, 5);
+  const geometry::Periodicity periodic{true, true, true};
   const auto params = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-5);
-  const std::vector<Slab> slabs = partition_slabs(plane_fluid_counts(mask), comm.size());
-  const SlabDomain domain = slab_domain(slabs, comm.rank(), mask.dims.nz, periodic[2]);
-  const SparseLattice local = build_slab_lattice(extract_planes(mask, domain.planes), domain, periodic, true);
+  const std::vector<parallel::Slab> slabs = parallel::partition_slabs(parallel::plane_fluid_counts(mask), comm.size());
+  const parallel::SlabDomain domain = parallel::slab_domain(slabs, comm.rank(), mask.dims.nz, periodic[2]);
+  const lattice::SparseLattice local =
+      parallel::build_slab_lattice(parallel::extract_planes(mask, domain.planes), domain, periodic, true);
   const int devices = static_cast<int>(cuda::list_devices().devices.size());
   cuda::CudaBackend backend(local, params, comm.rank() % devices, storage);
-  Stepper stepper(backend, propagation, comm, domain, local, way != Way::staged);
+  solve::Stepper stepper(backend, propagation, comm, domain, local, way != Way::staged);
   if (way == Way::ipc || way == Way::nccl) {
     auto exchanger = way == Way::ipc ? cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), skipped)
                                      : cuda::make_nccl_exchanger(comm, skipped);
@@ -49,9 +51,9 @@ std::vector<std::byte> owned_after(Way way, Propagation propagation, Storage sto
   backend.synchronize();
   std::vector<std::byte> raw;
   backend.download_raw(raw);
-  const std::size_t slot = storage_bytes(storage);
+  const std::size_t slot = physics::storage_bytes(storage);
   std::vector<std::byte> owned;
-  for (int i = 0; i < lattice::q; ++i) {
+  for (int i = 0; i < d3q19::q; ++i) {
     const std::byte* row = raw.data() + (i * local.stride() + local.owned_begin()) * slot;
     owned.insert(owned.end(), row, row + (local.owned_end() - local.owned_begin()) * slot);
   }
@@ -62,9 +64,9 @@ std::vector<std::byte> owned_after(Way way, Propagation propagation, Storage sto
 
 TEST(HaloTransports, IpcAndCudaAwareAreBitwiseEqualToStaged) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const Comm comm = Comm::world();
-  for (const Storage storage : {Storage::float32, Storage::float16}) {
-    for (const Propagation propagation : {Propagation::two_pass, Propagation::fused}) {
+  const parallel::Comm comm = parallel::Comm::world();
+  for (const physics::Storage storage : {physics::Storage::float32, physics::Storage::float16}) {
+    for (const backend::Propagation propagation : {backend::Propagation::two_pass, backend::Propagation::fused}) {
       std::string why;
       const auto staged = owned_after(Way::staged, propagation, storage, 60, why);
       const auto ipc = owned_after(Way::ipc, propagation, storage, 60, why);
@@ -81,10 +83,10 @@ TEST(HaloTransports, IpcAndCudaAwareAreBitwiseEqualToStaged) {
 
 TEST(HaloTransports, NcclIsBitwiseEqualToStaged) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const Comm comm = Comm::world();
+  const parallel::Comm comm = parallel::Comm::world();
   if (!cuda::nccl_built()) GTEST_SKIP() << "built without NCCL";
-  for (const Storage storage : {Storage::float32, Storage::float16}) {
-    for (const Propagation propagation : {Propagation::two_pass, Propagation::fused}) {
+  for (const physics::Storage storage : {physics::Storage::float32, physics::Storage::float16}) {
+    for (const backend::Propagation propagation : {backend::Propagation::two_pass, backend::Propagation::fused}) {
       std::string why;
       const auto nccl = owned_after(Way::nccl, propagation, storage, 60, why);
       if (nccl.empty()) GTEST_SKIP() << "NCCL not available: " << why;  // e.g. both ranks on one GPU

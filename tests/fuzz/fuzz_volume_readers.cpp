@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   spec.voxel_size_um = 1.0;
   spec.max_voxels = 1u << 20;  // a corrupt header may claim gigavoxels; do not allocate them
   if (kind == 3) {
-    spec.dims = rockperm::Dims{1 + data[1] % 16, 1 + data[2] % 16, 1 + data[3] % 16};
+    spec.dims = rockperm::geometry::Dims{1 + data[1] % 16, 1 + data[2] % 16, 1 + data[3] % 16};
     spec.bytes_per_sample = 1 + (data[1] >> 7);
     spec.big_endian = (data[2] >> 7) != 0;
     spec.header_bytes = data[3] >> 5;
@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     out.write(reinterpret_cast<const char*>(data + 1), static_cast<std::streamsize>(size - 1));
   }
   try {
-    (void)rockperm::io::load_pore_mask(spec, rockperm::LabelSelection::parse("0-127"));
+    (void)rockperm::io::load_pore_mask(spec, rockperm::geometry::LabelSelection::parse("0-127"));
   } catch (const rockperm::InputError&) {
     // a clear message for a bad file is the expected outcome
   }

@@ -22,17 +22,17 @@ constexpr int H = 8;           // slit width, voxels
 constexpr double tau = 0.9, g = 1e-5;
 
 struct SlitRun {
-  SparseLattice lattice;
-  Macroscopic owned;
+  lattice::SparseLattice lattice;
+  backend::Macroscopic owned;
   physics::CollisionParams params;
 };
 
 // A slit between walls at y = 0 and y = H, periodic along x (flow) and z; with `obstacle`,
 // one solid voxel at (1, 3, 2) so the mask has something to show.
 SlitRun slit(bool obstacle) {
-  const Dims d{3, H, 6};
+  const geometry::Dims d{3, H, 6};
   SlitRun r;
-  r.lattice = SparseLattice::build(
+  r.lattice = lattice::SparseLattice::build(
       testing::mask_from(d, [&](auto x, auto y, auto z) { return !(obstacle && x == 1 && y == 3 && z == 2); }),
       {true, false, true});
   r.params = physics::make_collision_params(physics::CollisionModel::trt, tau, 3.0 / 16.0, 0, g);

@@ -86,9 +86,9 @@ void write_tiff(const fs::path& file, std::uint32_t w, std::uint32_t h, std::int
 }
 
 // Checks a loaded mask against the label function for pore labels `pore`.
-void expect_mask(const LoadedMask& m, const Dims& full, const Crop& crop, int bits, std::uint16_t pore) {
+void expect_mask(const LoadedMask& m, const geometry::Dims& full, const Crop& crop, int bits, std::uint16_t pore) {
   (void)full;
-  ASSERT_EQ(m.mask.dims, (Dims{crop.size[0], crop.size[1], crop.size[2]}));
+  ASSERT_EQ(m.mask.dims, (geometry::Dims{crop.size[0], crop.size[1], crop.size[2]}));
   std::size_t wrong = 0;
   for (std::int64_t z = 0; z < crop.size[2]; ++z)
     for (std::int64_t y = 0; y < crop.size[1]; ++y)
@@ -102,7 +102,7 @@ void expect_mask(const LoadedMask& m, const Dims& full, const Crop& crop, int bi
 
 std::string error_of(const VolumeSpec& spec, const std::string& labels = "0") {
   try {
-    (void)load_pore_mask(spec, LabelSelection::parse(labels));
+    (void)load_pore_mask(spec, geometry::LabelSelection::parse(labels));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -130,14 +130,14 @@ TEST(TiffSlices, DirectoryInNaturalOrderStrippedAndTiledAndCompressed) {
     spec.path = dir;
     spec.voxel_size_um = 2.0;
     const std::uint16_t pore = label(1, 0, 0, o.bits);
-    const LoadedMask m = load_pore_mask(spec, LabelSelection::parse(std::to_string(pore)));
+    const LoadedMask m = load_pore_mask(spec, geometry::LabelSelection::parse(std::to_string(pore)));
     EXPECT_EQ(m.info.format, "tiff slices");
     EXPECT_EQ(m.info.bytes_per_sample, o.bits / 8);
-    expect_mask(m, Dims{37, 21, nz}, Crop{{0, 0, 0}, {37, 21, nz}}, o.bits, pore);
+    expect_mask(m, geometry::Dims{37, 21, nz}, Crop{{0, 0, 0}, {37, 21, nz}}, o.bits, pore);
     // a crop reads only what it needs
     spec.crop = Crop{{5, 3, 2}, {20, 17, 6}};
-    expect_mask(load_pore_mask(spec, LabelSelection::parse(std::to_string(pore))), Dims{37, 21, nz}, spec.crop,
-                o.bits, pore);
+    expect_mask(load_pore_mask(spec, geometry::LabelSelection::parse(std::to_string(pore))), geometry::Dims{37, 21, nz},
+                spec.crop, o.bits, pore);
   }
 }
 
@@ -159,14 +159,14 @@ TEST(TiffStack, MultiPageFile) {
   spec.path = dir / "stack.tiff";
   spec.voxel_size_um = 1.5;
   const std::uint16_t pore = label(0, 0, 0, 16);
-  const LoadedMask m = load_pore_mask(spec, LabelSelection::parse(std::to_string(pore)));
+  const LoadedMask m = load_pore_mask(spec, geometry::LabelSelection::parse(std::to_string(pore)));
   EXPECT_EQ(m.info.format, "multi-page tiff");
-  expect_mask(m, Dims{19, 23, 9}, Crop{{0, 0, 0}, {19, 23, 9}}, 16, pore);
+  expect_mask(m, geometry::Dims{19, 23, 9}, Crop{{0, 0, 0}, {19, 23, 9}}, 16, pore);
 }
 
 TEST(Raw, Uint16BothByteOrdersWithHeaderAndCrop) {
   const fs::path dir = fresh_dir("raw");
-  const Dims d{13, 7, 5};
+  const geometry::Dims d{13, 7, 5};
   for (const bool big : {false, true}) {
     const fs::path file = dir / (big ? "big.raw" : "little.raw");
     std::ofstream out(file, std::ios::binary);
@@ -187,7 +187,7 @@ TEST(Raw, Uint16BothByteOrdersWithHeaderAndCrop) {
     spec.header_bytes = 100;
     spec.voxel_size_um = 3;
     spec.crop = Crop{{2, 1, 1}, {0, 5, 3}};
-    const LoadedMask m = load_pore_mask(spec, LabelSelection::parse("300"));
+    const LoadedMask m = load_pore_mask(spec, geometry::LabelSelection::parse("300"));
     expect_mask(m, d, Crop{{2, 1, 1}, {11, 5, 3}}, 16, 300);
     spec.header_bytes = 99;
     EXPECT_NE(error_of(spec, "300").find("header"), std::string::npos);
@@ -196,7 +196,7 @@ TEST(Raw, Uint16BothByteOrdersWithHeaderAndCrop) {
 
 TEST(Headers, NrrdAttachedAndDetachedAndMhd) {
   const fs::path dir = fresh_dir("headers");
-  const Dims d{6, 5, 4};
+  const geometry::Dims d{6, 5, 4};
   std::string data;
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
@@ -219,7 +219,7 @@ TEST(Headers, NrrdAttachedAndDetachedAndMhd) {
   for (const auto& c : cases) {
     VolumeSpec spec;
     spec.path = dir / c.file;
-    const LoadedMask m = load_pore_mask(spec, LabelSelection::parse("2"));
+    const LoadedMask m = load_pore_mask(spec, geometry::LabelSelection::parse("2"));
     EXPECT_EQ(m.info.format, c.format);
     EXPECT_NEAR(m.voxel_size_um, c.voxel_um, 1e-9) << c.file;
     expect_mask(m, d, Crop{{0, 0, 0}, {6, 5, 4}}, 8, 2);
@@ -271,11 +271,11 @@ TEST(BadInput, EachGetsOneClearMessage) {
   // dims that do not match the file, absurd dims, no pore
   std::ofstream(dir / "v.raw", std::ios::binary) << std::string(60, '\0');
   spec.path = dir / "v.raw";
-  spec.dims = Dims{4, 4, 4};
+  spec.dims = geometry::Dims{4, 4, 4};
   EXPECT_NE(error_of(spec).find("60 bytes"), std::string::npos);
-  spec.dims = Dims{3000000000, 4, 4};
+  spec.dims = geometry::Dims{3000000000, 4, 4};
   EXPECT_NE(error_of(spec).find("outside"), std::string::npos);
-  spec.dims = Dims{5, 4, 3};
+  spec.dims = geometry::Dims{5, 4, 3};
   EXPECT_NE(error_of(spec, "7").find("select no voxel"), std::string::npos);
   // voxel size unknown for raw
   spec.voxel_size_um = 0;
@@ -332,7 +332,7 @@ TEST(BadInput, PipesDanglingLinksAndDataFilesOutsideTheFolderAreRefused) {
   const fs::path dir = fresh_dir("special");
   VolumeSpec spec;
   spec.voxel_size_um = 1;
-  spec.dims = Dims{4, 4, 4};
+  spec.dims = geometry::Dims{4, 4, 4};
   ASSERT_EQ(::mkfifo((dir / "pipe.raw").c_str(), 0600), 0);
   spec.path = dir / "pipe.raw";
   EXPECT_NE(error_of(spec).find("not a regular file"), std::string::npos) << error_of(spec);
@@ -342,7 +342,7 @@ TEST(BadInput, PipesDanglingLinksAndDataFilesOutsideTheFolderAreRefused) {
   for (const int z : {0, 1}) write_tiff(dir / "slices" / ("s" + std::to_string(z) + ".tif"), 8, 8, 1, z, {});
   fs::create_symlink(dir / "gone.tif", dir / "slices" / "s2.tif");
   spec.path = dir / "slices";
-  spec.dims = Dims{};
+  spec.dims = geometry::Dims{};
   EXPECT_NE(error_of(spec).find("does not exist"), std::string::npos) << error_of(spec);
 
   fs::create_directories(dir / "upload");

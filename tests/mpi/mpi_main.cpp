@@ -5,13 +5,13 @@
 #include "lib/parallel/comm.hpp"
 
 int main(int argc, char** argv) {
-  rockperm::MpiSession mpi(&argc, &argv);
+  rockperm::parallel::MpiSession mpi(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  if (rockperm::Comm::world().rank() != 0) {
+  if (rockperm::parallel::Comm::world().rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
   }
   const int failed = RUN_ALL_TESTS();
-  const auto total = rockperm::Comm::world().sum(static_cast<std::uint64_t>(failed));
+  const auto total = rockperm::parallel::Comm::world().sum(static_cast<std::uint64_t>(failed));
   return total == 0 ? 0 : 1;
 }

@@ -20,18 +20,18 @@ namespace {
 
 struct Case {
   const char* name;
-  Dims dims;
-  Periodicity periodic;
+  geometry::Dims dims;
+  geometry::Periodicity periodic;
   std::function<bool(std::int64_t, std::int64_t, std::int64_t)> pore;
   // pore voxels that are grey phase 1 (issue 36), none where empty
   std::function<bool(std::int64_t, std::int64_t, std::int64_t)> grey = {};
 };
 
-std::vector<float> initial_state(const SparseLattice& lat, std::uint32_t first_global, std::uint32_t seed) {
+std::vector<float> initial_state(const lattice::SparseLattice& lat, std::uint32_t first_global, std::uint32_t seed) {
   // a deterministic function of the global cell index, so every decomposition starts alike
-  std::vector<float> f(lattice::q * lat.stride(), 0.0f);
+  std::vector<float> f(d3q19::q * lat.stride(), 0.0f);
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
-    for (int i = 0; i < lattice::q; ++i) {
+    for (int i = 0; i < d3q19::q; ++i) {
       std::uint64_t h = (static_cast<std::uint64_t>(first_global + c) * 19 + i) * 0x9E3779B97F4A7C15ull + seed;
       h ^= h >> 29;
       f[i * lat.stride() + c] = static_cast<float>(static_cast<double>(h % 2001) * 1e-6 - 1e-3);
@@ -41,63 +41,66 @@ std::vector<float> initial_state(const SparseLattice& lat, std::uint32_t first_g
 }
 
 // the owned slots as stored (4 or 2 bytes each), cell by cell
-std::vector<std::uint8_t> owned_populations(Backend& backend, const SparseLattice& lat) {
+std::vector<std::uint8_t> owned_populations(backend::Backend& backend, const lattice::SparseLattice& lat) {
   std::vector<std::byte> f;
   backend.download_raw(f);
-  const std::size_t slot = storage_bytes(backend.storage());
+  const std::size_t slot = physics::storage_bytes(backend.storage());
   std::vector<std::uint8_t> bytes;
   for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c)
-    for (int i = 0; i < lattice::q; ++i) {
+    for (int i = 0; i < d3q19::q; ++i) {
       const auto* p = reinterpret_cast<const std::uint8_t*>(f.data() + (i * lat.stride() + c) * slot);
       bytes.insert(bytes.end(), p, p + slot);
     }
   return bytes;
 }
 
-void run_case(const Case& c, Propagation propagation, int steps, Storage storage = Storage::float32) {
-  const Comm comm = Comm::world();
-  PoreMask mask = testing::mask_from(c.dims, c.pore);
+void run_case(const Case& c, backend::Propagation propagation, int steps,
+              physics::Storage storage = physics::Storage::float32) {
+  const parallel::Comm comm = parallel::Comm::world();
+  geometry::PoreMask mask = testing::mask_from(c.dims, c.pore);
   if (c.grey) {
     for (std::int64_t z = 0; z < c.dims.nz; ++z)
       for (std::int64_t y = 0; y < c.dims.ny; ++y)
         for (std::int64_t x = 0; x < c.dims.nx; ++x)
-          if (mask.is_pore(x, y, z) && c.grey(x, y, z)) mask.pore[c.dims.linear(x, y, z)] = PoreMask::open + 1;
+          if (mask.is_pore(x, y, z) && c.grey(x, y, z))
+            mask.pore[c.dims.linear(x, y, z)] = geometry::PoreMask::open + 1;
   }
   const std::vector<double> grey_k = {0.05};
   const auto params = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-4, grey_k);
-  const bool fused = propagation == Propagation::fused;
+  const bool fused = propagation == backend::Propagation::fused;
 
   // decomposed run
-  const std::vector<Slab> slabs = partition_slabs(plane_fluid_counts(mask), comm.size());
-  const SlabDomain domain = slab_domain(slabs, comm.rank(), c.dims.nz, c.periodic[2]);
-  const SparseLattice local = build_slab_lattice(extract_planes(mask, domain.planes), domain, c.periodic, fused);
+  const std::vector<parallel::Slab> slabs = parallel::partition_slabs(parallel::plane_fluid_counts(mask), comm.size());
+  const parallel::SlabDomain domain = parallel::slab_domain(slabs, comm.rank(), c.dims.nz, c.periodic[2]);
+  const lattice::SparseLattice local =
+      parallel::build_slab_lattice(parallel::extract_planes(mask, domain.planes), domain, c.periodic, fused);
   std::uint32_t first_global = 0;
   for (int r = 0; r < comm.rank(); ++r) first_global += static_cast<std::uint32_t>(slabs[r].fluid);
   ASSERT_EQ(local.owned_end() - local.owned_begin(), slabs[comm.rank()].fluid);
   // the fp16 rounding is keyed by the global cell index (CollisionParams::cell_offset)
   auto local_params = params;
   local_params.cell_offset = first_global - local.owned_begin();
-  CpuBackend backend(local, local_params, storage);
+  backend::CpuBackend backend(local, local_params, storage);
   {
     // the initial state of the owned cells; ghosts start as anything
     std::vector<float> f = initial_state(local, first_global - local.owned_begin(), 7);
     backend.upload(f);
   }
-  Stepper stepper(backend, propagation, comm, domain, local);
+  solve::Stepper stepper(backend, propagation, comm, domain, local);
   for (int s = 0; s < steps; ++s) stepper.advance(s);
-  const FlowSums sums = stepper.sums();
+  const physics::FlowSums sums = stepper.sums();
   const std::vector<std::uint8_t> gathered = comm.gather_bytes(owned_populations(backend, local));
 
   if (!comm.root()) return;
   // the single-process reference
-  const SparseLattice whole = SparseLattice::build(mask, c.periodic, fused, true);
-  CpuBackend reference(whole, params, storage);
+  const lattice::SparseLattice whole = lattice::SparseLattice::build(mask, c.periodic, fused, true);
+  backend::CpuBackend reference(whole, params, storage);
   reference.upload(initial_state(whole, 0, 7));
   for (int s = 0; s < steps; ++s) advance(reference, propagation, s);
   const std::vector<std::uint8_t> expected = owned_populations(reference, whole);
   ASSERT_EQ(gathered.size(), expected.size());
   std::size_t mismatches = 0, first = 0;
-  const std::size_t slot = storage_bytes(storage);
+  const std::size_t slot = physics::storage_bytes(storage);
   for (std::size_t k = 0; k < expected.size(); k += slot) {
     if (std::memcmp(&gathered[k], &expected[k], slot) != 0) {
       if (mismatches++ == 0) first = k / slot;
@@ -105,9 +108,9 @@ void run_case(const Case& c, Propagation propagation, int steps, Storage storage
   }
   EXPECT_EQ(mismatches, 0u) << c.name << " on " << comm.size() << " ranks, " << to_string(propagation) << ", "
                             << to_string(storage)
-                            << ": first mismatch at global cell " << first / lattice::q << " (z = "
-                            << whole.coords()[first / lattice::q].z << "), slot " << first % lattice::q;
-  const FlowSums ref = reference.sums();
+                            << ": first mismatch at global cell " << first / d3q19::q << " (z = "
+                            << whole.coords()[first / d3q19::q].z << "), slot " << first % d3q19::q;
+  const physics::FlowSums ref = reference.sums();
   if (ref.velocity[0] != 0.0) {
     EXPECT_NEAR(sums.velocity[0] / ref.velocity[0], 1.0, 1e-12);
   }
@@ -141,28 +144,28 @@ std::vector<Case> cases() {
 }  // namespace
 
 TEST(MpiConsistency, TwoPassIsBitwiseEqualToOneProcess) {
-  for (const Case& c : cases()) run_case(c, Propagation::two_pass, 7);
+  for (const Case& c : cases()) run_case(c, backend::Propagation::two_pass, 7);
 }
 
 TEST(MpiConsistency, FusedIsBitwiseEqualToOneProcess) {
-  for (const Case& c : cases()) run_case(c, Propagation::fused, 8);
+  for (const Case& c : cases()) run_case(c, backend::Propagation::fused, 8);
 }
 
 // fp16 too: its stochastic rounding is keyed by the global cell and the step, so a cell rounds
 // alike on any number of ranks
 TEST(MpiConsistency, Fp16IsBitwiseEqualToOneProcess) {
   for (const Case& c : cases()) {
-    run_case(c, Propagation::two_pass, 7, Storage::float16);
-    run_case(c, Propagation::fused, 8, Storage::float16);
+    run_case(c, backend::Propagation::two_pass, 7, physics::Storage::float16);
+    run_case(c, backend::Propagation::fused, 8, physics::Storage::float16);
   }
 }
 
 TEST(MpiConsistency, DeviceAssignmentWithInjectedHostNames) {
-  const Comm comm = Comm::world();
+  const parallel::Comm comm = parallel::Comm::world();
   // ranks alternate over two fake hosts
   const std::string host = comm.rank() % 2 == 0 ? "node-a" : "node-b";
   std::string log;
-  const int device = assign_device(comm, host, 4, {}, log);
+  const int device = parallel::assign_device(comm, host, 4, {}, log);
   EXPECT_EQ(device, comm.rank() / 2);
   if (comm.root()) {
     EXPECT_NE(log.find("rank 0 on node-a -> GPU 0"), std::string::npos) << log;
@@ -179,8 +182,8 @@ TEST(MpiConsistency, DeviceAssignmentWithInjectedHostNames) {
 }
 
 TEST(MpiComm, SplitGroupsRanksAndReducesWithinEachGroup) {
-  const Comm world = Comm::world();
-  const Comm half = world.split(world.rank() % 2, world.rank());
+  const parallel::Comm world = parallel::Comm::world();
+  const parallel::Comm half = world.split(world.rank() % 2, world.rank());
   const int expected = (world.size() + 1 - world.rank() % 2) / 2;  // ranks of my parity
   EXPECT_EQ(half.size(), expected);
   EXPECT_EQ(half.rank(), world.rank() / 2);
@@ -191,7 +194,7 @@ TEST(MpiComm, SplitGroupsRanksAndReducesWithinEachGroup) {
 // An exchange started before a rank computes and waited for after (the CPU rank of a slab
 // step): the messages of a ring arrive whole, and a second wait, or none, is harmless.
 TEST(MpiComm, AStartedExchangeDeliversOnWait) {
-  const Comm comm = Comm::world();
+  const parallel::Comm comm = parallel::Comm::world();
   const int up = (comm.rank() + 1) % comm.size(), down = (comm.rank() + comm.size() - 1) % comm.size();
   std::vector<std::int64_t> to_up(100000), to_down(100000), from_down(100000, -1), from_up(100000, -1);
   for (std::size_t i = 0; i < to_up.size(); ++i) {
@@ -199,8 +202,9 @@ TEST(MpiComm, AStartedExchangeDeliversOnWait) {
     to_down[i] = -to_up[i];
   }
   const std::size_t bytes = to_up.size() * sizeof(std::int64_t);
-  Comm::Pending pending = comm.start_exchange({{up, 1, to_up.data(), bytes}, {down, 2, to_down.data(), bytes}},
-                                              {{down, 1, from_down.data(), bytes}, {up, 2, from_up.data(), bytes}});
+  parallel::Comm::Pending pending =
+      comm.start_exchange({{up, 1, to_up.data(), bytes}, {down, 2, to_down.data(), bytes}},
+                          {{down, 1, from_down.data(), bytes}, {up, 2, from_up.data(), bytes}});
   double busy = 0;  // the rank's own work meanwhile
   for (int i = 0; i < 1000000; ++i) busy += 1.0 / (1.0 + i);
   EXPECT_GT(busy, 0.0);
@@ -212,16 +216,17 @@ TEST(MpiComm, AStartedExchangeDeliversOnWait) {
   }
   {  // one left to its end: waited for there
     std::vector<std::int64_t> again(100000, -1);
-    Comm::Pending unwaited = comm.start_exchange({{up, 3, to_up.data(), bytes}}, {{down, 3, again.data(), bytes}});
+    parallel::Comm::Pending unwaited =
+        comm.start_exchange({{up, 3, to_up.data(), bytes}}, {{down, 3, again.data(), bytes}});
   }
   comm.barrier();
 }
 
 TEST(MpiComm, AFailureOnOneRankIsThrownOnEveryRankWithItsMessageAndKind) {
-  const Comm comm = Comm::world();
+  const parallel::Comm comm = parallel::Comm::world();
   const int failing = comm.size() - 1;
   try {
-    collectively(comm, [&] {
+    parallel::collectively(comm, [&] {
       if (comm.rank() == failing) throw InputError("rank " + std::to_string(failing) + " cannot read its planes");
     });
     ADD_FAILURE() << "no rank threw";
@@ -230,7 +235,7 @@ TEST(MpiComm, AFailureOnOneRankIsThrownOnEveryRankWithItsMessageAndKind) {
     EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(failing) + " cannot read its planes");
   }
   // the group goes on: the next collective call works on every rank
-  EXPECT_NO_THROW(collectively(comm, [] {}));
+  EXPECT_NO_THROW(parallel::collectively(comm, [] {}));
   EXPECT_EQ(comm.sum(std::uint64_t{1}), static_cast<std::uint64_t>(comm.size()));
 }
 
@@ -238,7 +243,7 @@ TEST(MpiComm, AFailureOnOneRankIsThrownOnEveryRankWithItsMessageAndKind) {
 // (the trust report's velocities of a 712 M-cell slab on an H100 were 2.85 GB, and the gather's
 // int count overflowed at the end of the run). Run on 2 ranks only (about 7 GB of memory).
 TEST(MpiComm, GathersAndBroadcastsMoreThan2GiB) {
-  const Comm world = Comm::world();
+  const parallel::Comm world = parallel::Comm::world();
   if (world.size() != 2) GTEST_SKIP() << "2 ranks only";
   const std::size_t big = (std::size_t{1} << 31) + 24;
   std::vector<std::uint8_t> local(world.root() ? big : 100, 0);

@@ -20,15 +20,15 @@ namespace rockperm {
 
 namespace {
 
-void expect_same_k_on_every_rank_count(const PoreMask& mask, const pipeline::FlowSpec& flow,
+void expect_same_k_on_every_rank_count(const geometry::PoreMask& mask, const pipeline::FlowSpec& flow,
                                        pipeline::PropagationChoice propagation, std::vector<double> shares = {}) {
   testing::PipelineSettings settings;
   settings.shares = std::move(shares);
   settings.tolerance = 1e-6;
   settings.max_steps = 20000;
   settings.propagation = propagation;
-  const Comm world = Comm::world();
-  const auto single = testing::run_pipeline(Comm(), mask, flow, settings);  // every rank alone
+  const parallel::Comm world = parallel::Comm::world();
+  const auto single = testing::run_pipeline(parallel::Comm(), mask, flow, settings);  // every rank alone
   const auto decomposed = testing::run_pipeline(world, mask, flow, settings);
   ASSERT_TRUE(single.result.converged());
   EXPECT_EQ(decomposed.result.steps, single.result.steps);
@@ -38,20 +38,20 @@ void expect_same_k_on_every_rank_count(const PoreMask& mask, const pipeline::Flo
   EXPECT_EQ(decomposed.result.fluid_cells, single.result.fluid_cells);
 }
 
-PoreMask pack(Dims d, double porosity, std::uint32_t seed) {
-  SpherePackSpec spec;
+geometry::PoreMask pack(geometry::Dims d, double porosity, std::uint32_t seed) {
+  geometry::SpherePackSpec spec;
   spec.dims = d;
   spec.porosity = porosity;
   spec.radius = 3.0;
   spec.seed = seed;
-  return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+  return make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
 }
 
 }  // namespace
 
 TEST(PipelineRanks, PeriodicSphereArrayHasOneK) {
   const int L = 16;
-  const PoreMask sphere = testing::mask_from(Dims{L, L, L}, [&](auto x, auto y, auto z) {
+  const geometry::PoreMask sphere = testing::mask_from(geometry::Dims{L, L, L}, [&](auto x, auto y, auto z) {
     const double dx = x + 0.5 - L / 2.0, dy = y + 0.5 - L / 2.0, dz = z + 0.5 - L / 2.0;
     return dx * dx + dy * dy + dz * dz > 25.0;
   });
@@ -61,12 +61,12 @@ TEST(PipelineRanks, PeriodicSphereArrayHasOneK) {
 
 TEST(PipelineRanks, BuffersAlongTheDecomposedAxisGiveOneK) {
   // a duct along z between buffers: the pressure reading spans the ranks
-  const PoreMask duct = testing::mask_from(Dims{8, 8, 24}, [](auto x, auto y, auto) {
+  const geometry::PoreMask duct = testing::mask_from(geometry::Dims{8, 8, 24}, [](auto x, auto y, auto) {
     return x >= 2 && x < 6 && y >= 2 && y < 6;
   });
   pipeline::FlowSpec flow = testing::periodic_flow(0.9, 1e-5, {false, false, false});
   flow.flow_axis = 2;
-  flow.inlet_outlet = InletOutlet::buffer;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
   flow.buffer_layers = 4;
   expect_same_k_on_every_rank_count(duct, flow, pipeline::PropagationChoice::fused);
 }
@@ -74,8 +74,8 @@ TEST(PipelineRanks, BuffersAlongTheDecomposedAxisGiveOneK) {
 TEST(PipelineRanks, MirroredPackGivesOneK) {
   pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
   flow.flow_axis = 2;
-  flow.inlet_outlet = InletOutlet::mirror;
-  PoreMask m = pack(Dims{16, 16, 16}, 0.4, 3);
+  flow.inlet_outlet = geometry::InletOutlet::mirror;
+  geometry::PoreMask m = pack(geometry::Dims{16, 16, 16}, 0.4, 3);
   (void)keep_percolating_pores(m, 2, {true, true, false});
   expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::two_pass);
 }
@@ -83,15 +83,15 @@ TEST(PipelineRanks, MirroredPackGivesOneK) {
 // The fields a run keeps in memory (RunRequest::keep_fields) are gathered from every rank's slab
 // onto rank 0: the same arrays, bit for bit, as one rank's (the populations are: MpiConsistency).
 TEST(PipelineRanks, FieldsGatheredOnRankZeroAreOneRanks) {
-  const Comm world = Comm::world();
-  PoreMask m = pack(Dims{12, 10, 16}, 0.45, 5);
+  const parallel::Comm world = parallel::Comm::world();
+  geometry::PoreMask m = pack(geometry::Dims{12, 10, 16}, 0.45, 5);
   (void)keep_percolating_pores(m, 2, {true, true, false});
   const pipeline::ReadVolume volume = pipeline::volume_from_mask(std::move(m), 1.0, "pack");
   const auto request = [&](const std::filesystem::path& dir) {
     pipeline::RunRequest r;
     r.spec.flow = testing::periodic_flow(0.9, 1e-5);
     r.spec.flow.flow_axis = 2;
-    r.spec.flow.inlet_outlet = InletOutlet::buffer;
+    r.spec.flow.inlet_outlet = geometry::InletOutlet::buffer;
     r.spec.flow.buffer_layers = 3;
     r.spec.execution.backend = pipeline::BackendChoice::cpu;
     r.spec.execution.max_steps = 300;
@@ -103,8 +103,8 @@ TEST(PipelineRanks, FieldsGatheredOnRankZeroAreOneRanks) {
     return r;
   };
   const auto base = std::filesystem::temp_directory_path() / ("rockperm_fields_ranks_" + std::to_string(world.size()));
-  const pipeline::SampleResult single =
-      pipeline::run(Comm(), request(base / ("alone_" + std::to_string(world.rank()) + "_" + std::to_string(::getpid()))));
+  const pipeline::SampleResult single = pipeline::run(
+      parallel::Comm(), request(base / ("alone_" + std::to_string(world.rank()) + "_" + std::to_string(::getpid()))));
   const pipeline::SampleResult decomposed = pipeline::run(world, request(base / "world"));
   if (!world.root()) {
     EXPECT_FALSE(decomposed.fields);
@@ -122,15 +122,15 @@ TEST(PipelineRanks, FieldsGatheredOnRankZeroAreOneRanks) {
 // A mixed run (GPUs and the host's cores, run.host_share) cuts slabs of unequal size; stood in by
 // CPU ranks with the shares such a split gives, the k is the one-rank k (issue 38).
 TEST(PipelineRanks, UnequalSlabsOfAMixedRunGiveOneK) {
-  const int ranks = Comm::world().size();
+  const int ranks = parallel::Comm::world().size();
   std::vector<double> shares{1.0};
   if (ranks == 2) shares = {0.8, 0.2};
   if (ranks == 3) shares = {0.47, 0.47, 0.06};
   pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
   flow.flow_axis = 2;
-  flow.inlet_outlet = InletOutlet::buffer;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
   flow.buffer_layers = 3;
-  PoreMask m = pack(Dims{16, 16, 24}, 0.4, 11);
+  geometry::PoreMask m = pack(geometry::Dims{16, 16, 24}, 0.4, 11);
   (void)keep_percolating_pores(m, 2, {true, true, false});
   expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::fused, shares);
 }
@@ -138,27 +138,27 @@ TEST(PipelineRanks, UnequalSlabsOfAMixedRunGiveOneK) {
 // A mixed run's checkpoint (unequal slabs) resumes on one rank, with equal slabs, to the k of a
 // run never stopped: the split is not part of the state (issue 38: resume on any split).
 TEST(PipelineRanks, ACheckpointOfUnequalSlabsResumesOnOneRank) {
-  const Comm world = Comm::world();
-  const PoreMask duct = testing::mask_from(Dims{8, 8, 24}, [](auto x, auto y, auto z) {
+  const parallel::Comm world = parallel::Comm::world();
+  const geometry::PoreMask duct = testing::mask_from(geometry::Dims{8, 8, 24}, [](auto x, auto y, auto z) {
     return x >= 2 && x < 6 && y >= 2 && y < 6 && !(z % 7 == 3 && x == 3);
   });
   pipeline::FlowSpec flow = testing::periodic_flow(0.9, 1e-5, {false, false, false});
   flow.flow_axis = 2;
-  flow.inlet_outlet = InletOutlet::buffer;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
   flow.buffer_layers = 3;
   testing::PipelineSettings settings;
   settings.tolerance = 1e-6;
   const pipeline::ExecutionSpec execution = testing::test_execution(settings);
-  const auto start = [&](const Comm& comm, const std::vector<double>& shares) {
-    pipeline::Sample sample = pipeline::sample_from_mask(comm, PoreMask(duct), 1.0, flow, false, "duct");
+  const auto start = [&](const parallel::Comm& comm, const std::vector<double>& shares) {
+    pipeline::Sample sample = pipeline::sample_from_mask(comm, geometry::PoreMask(duct), 1.0, flow, false, "duct");
     const pipeline::ExecutionPlan plan = pipeline::plan_execution(comm, execution, sample.plane_fluid);
-    pipeline::RankLattice part = pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation,
-                                                     flow.edge_contacts, pipeline::OneRank::whole, LatticeTables::host,
-                                                     shares);
+    pipeline::RankLattice part =
+        pipeline::decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts,
+                            pipeline::OneRank::whole, lattice::LatticeTables::host, shares);
     return std::make_unique<pipeline::Simulation>(comm, sample, std::move(part), pipeline::resolve_flow(flow, sample),
                                                   execution, plan);
   };
-  auto whole = start(Comm(), {});
+  auto whole = start(parallel::Comm(), {});
   whole->run();
   ASSERT_TRUE(whole->converged());
   std::vector<double> shares(static_cast<std::size_t>(world.size()), 1.0);
@@ -170,8 +170,8 @@ TEST(PipelineRanks, ACheckpointOfUnequalSlabsResumesOnOneRank) {
   for (int c = 0; c < 3; ++c) mixed->advance();
   pipeline::write_checkpoint(world, *mixed, file, identity);
   world.barrier();
-  auto resumed = start(Comm(), {});
-  pipeline::read_checkpoint(Comm(), *resumed, file, identity);
+  auto resumed = start(parallel::Comm(), {});
+  pipeline::read_checkpoint(parallel::Comm(), *resumed, file, identity);
   ASSERT_GT(mixed->progress().step, 0);
   EXPECT_EQ(resumed->progress().step, mixed->progress().step);  // continues where the mixed run stopped
   resumed->run();

@@ -15,14 +15,14 @@ namespace rockperm::pipeline {
 
 namespace {
 
-PoreMask channel() {
-  return testing::mask_from(Dims{16, 10, 10}, [](auto x, auto y, auto z) {
+geometry::PoreMask channel() {
+  return testing::mask_from(geometry::Dims{16, 10, 10}, [](auto x, auto y, auto z) {
     return y >= 2 && y < 8 && z >= 1 && z < 9 && !(x % 5 == 2 && y >= 4 && y < 6 && z >= 3 && z < 7);
   });
 }
 
 std::unique_ptr<Simulation> start(const FlowSpec& flow, const ExecutionSpec& execution) {
-  const Comm comm;
+  const parallel::Comm comm;
   Sample sample = sample_from_mask(comm, channel(), 2.0, flow, false, "channel");
   const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
   RankLattice part = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
@@ -46,7 +46,7 @@ void flip(const std::filesystem::path& file, std::uint64_t at, int bytes) {
 std::string refusal(const std::filesystem::path& file, const FlowSpec& flow, const ExecutionSpec& execution) {
   auto simulation = start(flow, execution);
   try {
-    read_checkpoint(Comm(), *simulation, file, identity);
+    read_checkpoint(parallel::Comm(), *simulation, file, identity);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -56,7 +56,7 @@ std::string refusal(const std::filesystem::path& file, const FlowSpec& flow, con
 // the channel between 3 buffer layers each side, to steady state at tolerance 1e-7
 FlowSpec buffered_flow() {
   FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
-  flow.inlet_outlet = InletOutlet::buffer;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
   flow.buffer_layers = 3;
   flow.validate();
   return flow;
@@ -91,12 +91,12 @@ TEST(Checkpoint, ResumesBitForBitAndRefusesAChangedByte) {
 
   auto first = start(flow, execution);
   for (int c = 0; c < 3; ++c) first->advance();
-  write_checkpoint(Comm(), *first, file, identity);
+  write_checkpoint(parallel::Comm(), *first, file, identity);
   const std::uint64_t size = std::filesystem::file_size(file);
   std::filesystem::copy_file(file, dir / "intact.rpk");
 
   auto resumed = start(flow, execution);
-  read_checkpoint(Comm(), *resumed, file, identity);
+  read_checkpoint(parallel::Comm(), *resumed, file, identity);
   resumed->run();
   EXPECT_EQ(resumed->result().k.k_lattice, k);  // bit for bit
 
@@ -132,10 +132,10 @@ TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
   for (int c = 0; c < 5; ++c) first->advance();  // step 250: held once, at step 100... 200
   const Simulation::State state = first->save();
   ASSERT_FALSE(state.held.empty()) << "no densities held at the checkpoint: no test of carrying them";
-  write_checkpoint(Comm(), *first, file, identity);
+  write_checkpoint(parallel::Comm(), *first, file, identity);
 
   auto resumed = start(flow, execution);
-  read_checkpoint(Comm(), *resumed, file, identity);
+  read_checkpoint(parallel::Comm(), *resumed, file, identity);
   EXPECT_EQ(resumed->save().held, state.held);
   resumed->run();
   EXPECT_EQ(resumed->result().k.k_lattice, whole->result().k.k_lattice);  // bit for bit

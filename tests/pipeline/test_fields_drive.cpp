@@ -24,8 +24,8 @@ namespace {
 
 // A duct along x with a post in it: a sample whose buffers resist less than it does, so that the
 // drive inside it differs from the body force by a good margin.
-PoreMask ducted(std::int64_t length) {
-  return testing::mask_from(Dims{length, 10, 10}, [](auto x, auto y, auto z) {
+geometry::PoreMask ducted(std::int64_t length) {
+  return testing::mask_from(geometry::Dims{length, 10, 10}, [](auto x, auto y, auto z) {
     const bool duct = y >= 2 && y < 8 && z >= 2 && z < 8;
     const bool post = x % 8 == 3 && y >= 4 && y < 6;
     return duct && !post;
@@ -40,7 +40,7 @@ struct Fields {
 
 }  // namespace
 
-class FieldsDrive : public ::testing::TestWithParam<InletOutlet> {};
+class FieldsDrive : public ::testing::TestWithParam<geometry::InletOutlet> {};
 
 TEST_P(FieldsDrive, KFromTheWrittenFieldsIsTheReportedK) {
   FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
@@ -50,7 +50,7 @@ TEST_P(FieldsDrive, KFromTheWrittenFieldsIsTheReportedK) {
   testing::PipelineSettings settings;
   settings.tolerance = 1e-8;
   const ExecutionSpec execution = testing::test_execution(settings);
-  const Comm comm;
+  const parallel::Comm comm;
   const double voxel_um = 3.0;
   Sample sample = sample_from_mask(comm, ducted(32), voxel_um, flow, false, "duct");
   const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
@@ -67,7 +67,7 @@ TEST_P(FieldsDrive, KFromTheWrittenFieldsIsTheReportedK) {
   simulation.run();
   ASSERT_TRUE(simulation.converged());
   const SampleResult r = simulation.result();
-  if (GetParam() == InletOutlet::buffer) {
+  if (GetParam() == geometry::InletOutlet::buffer) {
     EXPECT_GT(r.drive.acceleration / flow.force, 1.05);  // the case the audit found: the drive is not g
   }
   const FieldsWritten written = out.write(comm, simulation);
@@ -108,7 +108,8 @@ TEST_P(FieldsDrive, KFromTheWrittenFieldsIsTheReportedK) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryMode, FieldsDrive,
-                         ::testing::Values(InletOutlet::periodic, InletOutlet::buffer, InletOutlet::mirror),
+                         ::testing::Values(geometry::InletOutlet::periodic, geometry::InletOutlet::buffer,
+                                           geometry::InletOutlet::mirror),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 }  // namespace rockperm::pipeline

@@ -22,7 +22,7 @@ TEST(Report, JsonParsesBackWithTypedWarningsAndCsvQuotesNames) {
   r.status = RunStatus::converged;
   r.k.k_md = 123.5;
   r.steps = 1400;
-  r.drive = SampleDrive{PressureDrop{}, r.flow.force, r.flow.force};
+  r.drive = solve::SampleDrive{solve::PressureDrop{}, r.flow.force, r.flow.force};
   r.warnings = {{"reynolds", "Reynolds number 0.2 > 0.1", 0.2, "flow.force"}};
   write_reports(dir, r);
   std::ifstream in(dir / "report.json");
@@ -107,7 +107,7 @@ TEST(Report, HtmlParsesAndHoldsTheNumbersOfTheJson) {
   r.percolation.pore = 20;
   r.percolation.connected = 18;
   r.history_md = {{100, 900.0}, {200, 1200.0}, {1400, 1234.56789012}};
-  r.drive = SampleDrive{PressureDrop{}, r.flow.force, r.flow.force};
+  r.drive = solve::SampleDrive{solve::PressureDrop{}, r.flow.force, r.flow.force};
   write_reports(dir, r);
   std::ifstream in(dir / "report.json");
   const nlohmann::json j = nlohmann::json::parse(in);

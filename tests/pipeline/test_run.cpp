@@ -30,7 +30,7 @@ struct Recorder final : RunObserver {
     stages.push_back("sample");
   }
   void simulation_ready(const Simulation&, const ExecutionPlan&, int, double) override { stages.push_back("ready"); }
-  void progress(const Progress&) override {
+  void progress(const solve::Progress&) override {
     if (stages.back() != "progress") stages.push_back("progress");
   }
   void fields_written(const FieldsWritten&, const FieldSpec&) override { stages.push_back("fields"); }
@@ -49,7 +49,7 @@ struct Recorder final : RunObserver {
 RunRequest bundled_sample(const std::filesystem::path& dir) {
   RunRequest r;
   r.spec.sample.volume.path = testing::repo_file("samples/sphere_pack_64.raw");
-  r.spec.sample.volume.dims = Dims{64, 64, 64};
+  r.spec.sample.volume.dims = geometry::Dims{64, 64, 64};
   r.spec.sample.volume.voxel_size_um = 5.0;
   r.spec.execution.backend = BackendChoice::cpu;
   r.spec.execution.max_steps = 200;
@@ -62,8 +62,8 @@ RunRequest bundled_sample(const std::filesystem::path& dir) {
 
 // Slits 4 voxels high in 6 normal to z (x fastest), 12^3, held in memory.
 ReadVolume slit_stack() {
-  return volume_from_mask(testing::mask_from(Dims{12, 12, 12}, [](auto, auto, auto z) { return z % 6 < 4; }), 1.0,
-                          "slits");
+  return volume_from_mask(testing::mask_from(geometry::Dims{12, 12, 12}, [](auto, auto, auto z) { return z % 6 < 4; }),
+                          1.0, "slits");
 }
 
 RunRequest tensor_request(const std::filesystem::path& dir, const ReadVolume& volume) {
@@ -87,8 +87,8 @@ TEST(Run, WritesItsDirectoryShowsEachStageAndReturnsTheResult) {
   Recorder recorder;
   request.observer = &recorder;
   int progress_calls = 0;
-  request.progress = [&](const Progress&) { ++progress_calls; };
-  const SampleResult r = run(Comm(), request);
+  request.progress = [&](const solve::Progress&) { ++progress_calls; };
+  const SampleResult r = run(parallel::Comm(), request);
   EXPECT_EQ(recorder.stages, (std::vector<std::string>{"sample", "ready", "progress"}));
   EXPECT_GT(progress_calls, 0);
   EXPECT_EQ(r.steps, 200);
@@ -107,7 +107,7 @@ TEST(Run, AFailureLeavesAReportInTheFrontEndsWordsAndRethrows) {
   RunRequest request = bundled_sample(dir);
   request.spec.sample.volume.path = dir / "no_such_scan.raw";
   request.describe_input = [](const InputError& e) { return std::string("front end: ") + e.what(); };
-  EXPECT_THROW(run(Comm(), request), InputError);
+  EXPECT_THROW(run(parallel::Comm(), request), InputError);
   std::ifstream report(dir / "report.json");
   const std::string text = read_all_text(report);
   EXPECT_NE(text.find("\"input_error\""), std::string::npos) << text;
@@ -122,7 +122,7 @@ TEST(Run, ATensorIsARunPerAxisComposedFromTheirResults) {
   RunRequest request = tensor_request(dir, volume);
   Recorder recorder;
   request.observer = &recorder;
-  const SampleResult r = run(Comm(), request);
+  const SampleResult r = run(parallel::Comm(), request);
   ASSERT_EQ(r.status, RunStatus::converged) << r.message;
   ASSERT_TRUE(r.tensor);
   // TRT, Lambda 3/16: the midpoint sum of the parabola, 11/12 voxel^2 along the slits; none across
@@ -142,7 +142,7 @@ TEST(Run, ATensorIsARunPerAxisComposedFromTheirResults) {
 
   request.use = DirectoryUse::resume;
   recorder.stages.clear();
-  const SampleResult again = run(Comm(), request);
+  const SampleResult again = run(parallel::Comm(), request);
   EXPECT_EQ(recorder.stages, (std::vector<std::string>{"tensor", "axis x kept", "axis y kept", "axis z kept",
                                                        "tensor converged"}));
   ASSERT_TRUE(again.tensor);
@@ -155,10 +155,10 @@ TEST(Run, KeepsTheFieldsOfTheSampleInMemory) {
   const ReadVolume volume = slit_stack();
   RunRequest request = tensor_request(dir, volume);
   request.spec.all_axes = false;
-  request.spec.flow.inlet_outlet = InletOutlet::buffer;
+  request.spec.flow.inlet_outlet = geometry::InletOutlet::buffer;
   request.spec.flow.buffer_layers = 3;
   request.keep_fields = true;
-  const SampleResult r = run(Comm(), request);
+  const SampleResult r = run(parallel::Comm(), request);
   ASSERT_TRUE(r.fields);
   const FlowFields& f = *r.fields;
   EXPECT_EQ(f.dims.nx, 12);
@@ -179,10 +179,12 @@ TEST(Run, KeepsTheFieldsOfTheSampleInMemory) {
 // with the plug open that k is the open duct's.
 TEST(Run, GivesKWithoutTheGreyPhaseBesideKWithIt) {
   const auto duct = [](bool plug) {
-    PoreMask m = testing::mask_from(Dims{16, 6, 6}, [](auto, auto y, auto z) { return y >= 1 && y < 5 && z >= 1 && z < 5; });
+    geometry::PoreMask m = testing::mask_from(geometry::Dims{16, 6, 6},
+                                              [](auto, auto y, auto z) { return y >= 1 && y < 5 && z >= 1 && z < 5; });
     if (plug) {
       for (std::size_t v = 0; v < m.pore.size(); ++v) {
-        if (m.pore[v] == PoreMask::open && v % 16 >= 6 && v % 16 < 10) m.pore[v] = PoreMask::open + 1;
+        if (m.pore[v] == geometry::PoreMask::open && v % 16 >= 6 && v % 16 < 10)
+          m.pore[v] = geometry::PoreMask::open + 1;
       }
     }
     return volume_from_mask(std::move(m), 1.0, plug ? "plugged" : "open");
@@ -191,8 +193,8 @@ TEST(Run, GivesKWithoutTheGreyPhaseBesideKWithIt) {
   RunRequest request = tensor_request(fresh("without_grey"), plugged);
   request.spec.all_axes = false;
   request.spec.flow.lateral_periodic = {false, false, false};
-  request.spec.sample.grey_phases = parse_grey_phases("2:0.2:5e-13m2");  // 0.5 voxel^2 at 1 um
-  const SampleResult r = run(Comm(), request);
+  request.spec.sample.grey_phases = geometry::parse_grey_phases("2:0.2:5e-13m2");  // 0.5 voxel^2 at 1 um
+  const SampleResult r = run(parallel::Comm(), request);
   ASSERT_TRUE(r.converged()) << r.message;
   ASSERT_TRUE(r.grey.without_asked);
   EXPECT_TRUE(r.grey.without_done);
@@ -203,7 +205,7 @@ TEST(Run, GivesKWithoutTheGreyPhaseBesideKWithIt) {
   RunRequest unplugged = tensor_request(fresh("without_grey_open"), open);
   unplugged.spec = request.spec;
   unplugged.spec.output.dir = fresh("without_grey_open");
-  const SampleResult o = run(Comm(), unplugged);
+  const SampleResult o = run(parallel::Comm(), unplugged);
   EXPECT_FALSE(o.grey.without_asked);  // no grey voxel in the pore space: nothing to compare
   EXPECT_GT(o.k.k_md, r.k.k_md);
 }
@@ -211,20 +213,22 @@ TEST(Run, GivesKWithoutTheGreyPhaseBesideKWithIt) {
 // run.resolution_study = auto (the default) studies the resolution where the trust report finds
 // more than 10 % of the flow in pores narrower than 3 voxels, and not elsewhere.
 TEST(Run, StudiesTheResolutionWhereTheFlowPassesNarrowPores) {
-  const ReadVolume narrow = volume_from_mask(
-      testing::mask_from(Dims{16, 16, 16}, [](auto, auto, auto z) { return z % 4 < 2; }), 1.0, "narrow slits");
+  const ReadVolume narrow =
+      volume_from_mask(testing::mask_from(geometry::Dims{16, 16, 16}, [](auto, auto, auto z) { return z % 4 < 2; }),
+                       1.0, "narrow slits");
   RunRequest request = tensor_request(fresh("auto_study_narrow"), narrow);
   request.spec.all_axes = false;
   ASSERT_EQ(request.spec.resolution_study, RunSpec::Study::automatic);
-  const SampleResult r = run(Comm(), request);
+  const SampleResult r = run(parallel::Comm(), request);
   ASSERT_TRUE(r.converged()) << r.message;
   EXPECT_GT(r.narrow_flow_fraction, narrow_flow_limit);
   EXPECT_TRUE(r.resolution.asked);
-  const ReadVolume wide = volume_from_mask(
-      testing::mask_from(Dims{16, 16, 16}, [](auto, auto, auto z) { return z % 16 < 12; }), 1.0, "a wide slit");
+  const ReadVolume wide =
+      volume_from_mask(testing::mask_from(geometry::Dims{16, 16, 16}, [](auto, auto, auto z) { return z % 16 < 12; }),
+                       1.0, "a wide slit");
   RunRequest w = tensor_request(fresh("auto_study_wide"), wide);
   w.spec.all_axes = false;
-  const SampleResult rw = run(Comm(), w);
+  const SampleResult rw = run(parallel::Comm(), w);
   EXPECT_LT(rw.narrow_flow_fraction, narrow_flow_limit);
   EXPECT_FALSE(rw.resolution.asked);
 }

@@ -18,9 +18,9 @@ void touch(const std::filesystem::path& file) { std::ofstream(file) << "x"; }
 
 TEST(RunDirectory, IsLockedWhileARunUsesIt) {
   const auto dir = fresh("lock");
-  const RunDirectory first(Comm(), dir, DirectoryUse::fresh);
+  const RunDirectory first(parallel::Comm(), dir, DirectoryUse::fresh);
   try {
-    const RunDirectory second(Comm(), dir, DirectoryUse::overwrite);
+    const RunDirectory second(parallel::Comm(), dir, DirectoryUse::overwrite);
     ADD_FAILURE() << "a second run got the directory";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("another rockperm run"), std::string::npos) << e.what();
@@ -33,9 +33,9 @@ TEST(RunDirectory, AnEarlierResultIsRefusedReplacedOrResumed) {
   for (const char* f : {"report.json", "report.csv", "config.ini", "fields.pvti", "fields_7.vti", "notes.txt"}) {
     touch(dir / f);
   }
-  EXPECT_THROW(RunDirectory(Comm(), dir, DirectoryUse::fresh), InputError);
-  EXPECT_THROW(RunDirectory(Comm(), dir, DirectoryUse::resume), InputError);  // no checkpoint
-  { const RunDirectory d(Comm(), dir, DirectoryUse::overwrite); }
+  EXPECT_THROW(RunDirectory(parallel::Comm(), dir, DirectoryUse::fresh), InputError);
+  EXPECT_THROW(RunDirectory(parallel::Comm(), dir, DirectoryUse::resume), InputError);  // no checkpoint
+  { const RunDirectory d(parallel::Comm(), dir, DirectoryUse::overwrite); }
   for (const char* f : {"report.json", "report.csv", "config.ini", "fields.pvti", "fields_7.vti"}) {
     EXPECT_FALSE(std::filesystem::exists(dir / f)) << f;
   }
@@ -44,7 +44,7 @@ TEST(RunDirectory, AnEarlierResultIsRefusedReplacedOrResumed) {
   touch(dir / "checkpoint.rpk");
   touch(dir / "config.ini");
   touch(dir / "report.json");
-  { const RunDirectory d(Comm(), dir, DirectoryUse::resume); }
+  { const RunDirectory d(parallel::Comm(), dir, DirectoryUse::resume); }
   EXPECT_TRUE(std::filesystem::exists(dir / "checkpoint.rpk"));
   EXPECT_TRUE(std::filesystem::exists(dir / "config.ini"));
   EXPECT_FALSE(std::filesystem::exists(dir / "report.json"));  // written last by the resumed run
@@ -52,11 +52,11 @@ TEST(RunDirectory, AnEarlierResultIsRefusedReplacedOrResumed) {
 
 TEST(RunDirectory, TooLittleFreeSpaceIsAnOutputErrorBeforeTheRun) {
   const auto dir = fresh("space");
-  const RunDirectory d(Comm(), dir, DirectoryUse::fresh);
-  EXPECT_NO_THROW(d.require_free_space(Comm(), 1e3, "a report"));
-  EXPECT_THROW(d.require_free_space(Comm(), 1e21, "a checkpoint and the fields"), OutputError);
+  const RunDirectory d(parallel::Comm(), dir, DirectoryUse::fresh);
+  EXPECT_NO_THROW(d.require_free_space(parallel::Comm(), 1e3, "a report"));
+  EXPECT_THROW(d.require_free_space(parallel::Comm(), 1e21, "a checkpoint and the fields"), OutputError);
   try {  // sizes in a unit that shows them (the audit saw "0.00 GB free, but the run may write 0.00 GB")
-    d.require_free_space(Comm(), 1e21, "the fields");
+    d.require_free_space(parallel::Comm(), 1e21, "the fields");
   } catch (const OutputError& e) {
     EXPECT_NE(std::string(e.what()).find("may write 1000000.0 PB"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("0.00 GB"), std::string::npos) << e.what();

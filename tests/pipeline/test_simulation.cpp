@@ -13,8 +13,9 @@ namespace rockperm::pipeline {
 
 namespace {
 
-PoreMask duct(std::int64_t length) {
-  return testing::mask_from(Dims{length, 8, 8}, [](auto, auto y, auto z) { return y >= 2 && y < 6 && z >= 2 && z < 6; });
+geometry::PoreMask duct(std::int64_t length) {
+  return testing::mask_from(geometry::Dims{length, 8, 8},
+                            [](auto, auto y, auto z) { return y >= 2 && y < 6 && z >= 2 && z < 6; });
 }
 
 std::string field_of(const std::function<void()>& f) {
@@ -30,21 +31,21 @@ std::string field_of(const std::function<void()>& f) {
 
 TEST(Simulation, AdvancesCheckByCheckAndReportsTheKThatConverged) {
   FlowSpec flow = testing::periodic_flow(0.8, 1e-5, {false, false, false});
-  flow.inlet_outlet = InletOutlet::buffer;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
   flow.buffer_layers = 4;
   ExecutionSpec execution;
   execution.backend = BackendChoice::cpu;
   execution.check_interval = 25;  // checks fall on even steps: every 26
   execution.monitor.tolerance = 1e-7;
-  const Comm comm;
+  const parallel::Comm comm;
   Sample sample = sample_from_mask(comm, duct(24), 2.0, flow, true, "duct");
-  EXPECT_EQ(sample.dims, (Dims{32, 8, 8}));  // with the buffers
+  EXPECT_EQ(sample.dims, (geometry::Dims{32, 8, 8}));  // with the buffers
   EXPECT_EQ(sample.sample_begin, 4);
   EXPECT_EQ(sample.sample_end, 28);
   EXPECT_EQ(sample.fluid, 24u * 16u + 8u * 64u);  // the duct and 8 open buffer planes
   const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
   EXPECT_FALSE(plan.cuda);
-  EXPECT_EQ(plan.propagation, Propagation::two_pass);
+  EXPECT_EQ(plan.propagation, backend::Propagation::two_pass);
   RankLattice part = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
   EXPECT_TRUE(sample.mask.pore.empty());  // taken by the decomposition
   Simulation simulation(comm, sample, std::move(part), flow, execution, plan);
@@ -65,7 +66,7 @@ TEST(Simulation, AdvancesCheckByCheckAndReportsTheKThatConverged) {
   EXPECT_GT(r.drive.acceleration, flow.force);  // the buffers resist less than the duct
   EXPECT_DOUBLE_EQ(r.voxel_size_um, 2.0);
   EXPECT_NEAR(r.k.k_m2, r.k.k_lattice * 4e-12, 1e-12 * r.k.k_m2);
-  const Macroscopic m = simulation.owned_macroscopic();
+  const backend::Macroscopic m = simulation.owned_macroscopic();
   EXPECT_EQ(m.size(), static_cast<std::size_t>(sample.fluid));
   // the history of k for the report: the checks, in step order, ending at the k reported
   ASSERT_GE(r.history_md.size(), 2u);
@@ -91,7 +92,7 @@ TEST(Simulation, TakesTheFlowAsResolvedOnce) {
   flow.auto_tau = flow.auto_force = true;
   ExecutionSpec execution;
   execution.backend = BackendChoice::cpu;
-  const Comm comm;
+  const parallel::Comm comm;
   Sample sample = sample_from_mask(comm, duct(16), 2.0, flow, true, "duct");
   const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
   RankLattice part = decompose(comm, sample, flow.periodicity(), plan.propagation, flow.edge_contacts);
@@ -112,19 +113,22 @@ TEST(Specs, RejectedValuesNameTheirField) {
   output.dir = std::filesystem::temp_directory_path() / ("rockperm_spec_test_" + std::to_string(::getpid()));
   output.fields.stride = 0;
   EXPECT_EQ(field_of([&] { output.validate(); }), "output.fields.stride");
-  const PoreMask solid{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 0)};
+  const geometry::PoreMask solid{geometry::Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 0)};
   // no path from inlet to outlet: k = 0, invalid physics also with the filter off
-  EXPECT_THROW((void)sample_from_mask(Comm(), solid, 1.0, testing::periodic_flow(1.0, 1e-5), false), PhysicsError);
-  const PoreMask open{Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 1)};  // nothing resists
-  EXPECT_THROW((void)sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false), PhysicsError);
-  EXPECT_NO_THROW((void)sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5, {false, false, false})));
+  EXPECT_THROW((void)sample_from_mask(parallel::Comm(), solid, 1.0, testing::periodic_flow(1.0, 1e-5), false),
+               PhysicsError);
+  const geometry::PoreMask open{geometry::Dims{4, 4, 4}, std::vector<std::uint8_t>(64, 1)};  // nothing resists
+  EXPECT_THROW((void)sample_from_mask(parallel::Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false),
+               PhysicsError);
+  EXPECT_NO_THROW(
+      (void)sample_from_mask(parallel::Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5, {false, false, false})));
   // a benchmark's sample: any geometry, and no pore-width analysis (a run's has a class per cell)
-  const Sample box = sample_from_mask(Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false, "box",
+  const Sample box = sample_from_mask(parallel::Comm(), open, 1.0, testing::periodic_flow(1.0, 1e-5), false, "box",
                                       SampleUse::benchmark);
   EXPECT_EQ(box.fluid, 64u);
   EXPECT_FALSE(box.widths.prepared());
   EXPECT_TRUE(box.widths.get().empty());
-  const Sample run = sample_from_mask(Comm(), duct(8), 1.0, testing::periodic_flow(1.0, 1e-5), false);
+  const Sample run = sample_from_mask(parallel::Comm(), duct(8), 1.0, testing::periodic_flow(1.0, 1e-5), false);
   EXPECT_EQ(run.widths.get().size(), run.fluid);
   EXPECT_GT(run.widths.seconds(), 0.0);
   FlowSpec bgk = testing::periodic_flow(1.5, 1e-5);
@@ -135,14 +139,15 @@ TEST(Specs, RejectedValuesNameTheirField) {
   execution = ExecutionSpec{};
   execution.monitor.tolerance = 1e-10;  // below what float populations resolve
   EXPECT_EQ(field_of([&] { execution.validate(); }), "execution.monitor.tolerance");
-  EXPECT_EQ(field_of([&] { (void)sample_from_mask(Comm(), duct(4), 0.0, testing::periodic_flow(1.0, 1e-5)); }),
-            "sample.volume.voxel_size_um");
+  EXPECT_EQ(
+      field_of([&] { (void)sample_from_mask(parallel::Comm(), duct(4), 0.0, testing::periodic_flow(1.0, 1e-5)); }),
+      "sample.volume.voxel_size_um");
 }
 
 TEST(Specs, AFieldCropOutsideTheSimulatedVolumeFailsBeforeTheRun) {
   if (!fields_supported()) GTEST_SKIP() << "built without VTK";
   const FlowSpec flow = testing::periodic_flow(1.0, 1e-5);
-  const Sample sample = sample_from_mask(Comm(), duct(8), 1.0, flow, false);
+  const Sample sample = sample_from_mask(parallel::Comm(), duct(8), 1.0, flow, false);
   FieldSpec spec;
   spec.crop.offset = {8, 0, 0};
   EXPECT_EQ(field_of([&] { const FieldsOutput out(spec, std::filesystem::temp_directory_path(), sample, flow); }),
@@ -155,7 +160,7 @@ namespace rockperm::pipeline {
 
 TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
   Sample sample;
-  sample.dims = Dims{1184, 128, 128};
+  sample.dims = geometry::Dims{1184, 128, 128};
   sample.pores.porosity = 0.1;  // a tight pack: tau at the floor, the force scaled with nu
   sample.pores.hydraulic_diameter = 3.5;
   sample.pores.kozeny_carman_k = 4.3e-3;
@@ -165,15 +170,16 @@ TEST(ResolveFlow, AutoTauAndForceFollowThePoreSpace) {
   FlowSpec f = given;
   f.auto_tau = f.auto_force = true;
   const FlowSpec tight = resolve_flow(f, sample);
-  EXPECT_DOUBLE_EQ(tight.tau, rockperm::min_auto_tau);
-  EXPECT_NEAR(tight.force, FlowSpec::reference_force * physics::viscosity(rockperm::min_auto_tau) / physics::viscosity(1.0),
+  EXPECT_DOUBLE_EQ(tight.tau, rockperm::solve::min_auto_tau);
+  EXPECT_NEAR(tight.force,
+              FlowSpec::reference_force * physics::viscosity(rockperm::solve::min_auto_tau) / physics::viscosity(1.0),
               1e-18);
   EXPECT_EQ(resolve_flow(tight, sample).tau, tight.tau);  // resolving again changes nothing
   EXPECT_TRUE(f.needs_resolving());  // tau and force are chosen once per run, before the Simulation
   EXPECT_FALSE(tight.needs_resolving());
   EXPECT_TRUE(tight.auto_tau);  // still said in the reports
 
-  sample.dims = Dims{64, 64, 64};  // one big pore: tau at the ceiling, the force held down by Re
+  sample.dims = geometry::Dims{64, 64, 64};  // one big pore: tau at the ceiling, the force held down by Re
   sample.pores.porosity = 0.875;
   sample.pores.hydraulic_diameter = 120;
   sample.pores.kozeny_carman_k = 300;

@@ -27,8 +27,8 @@ struct BufferedK {
 
 // Runs `sample` (flow along x) between buffers (or mirrored) to steady state through the
 // pipeline, as rockperm run does; its k is the corrected one, the others are read from it.
-BufferedK buffered_k(const PoreMask& sample, const Periodicity& lateral, double tau, double g, int layers = 8,
-                     InletOutlet mode = InletOutlet::buffer) {
+BufferedK buffered_k(const geometry::PoreMask& sample, const geometry::Periodicity& lateral, double tau, double g,
+                     int layers = 8, geometry::InletOutlet mode = geometry::InletOutlet::buffer) {
   pipeline::FlowSpec flow = testing::periodic_flow(tau, g, lateral);
   flow.inlet_outlet = mode;
   flow.buffer_layers = layers;
@@ -51,7 +51,7 @@ double slit_k(double h, double H) { return (h * h / 12.0 + 1.0 / 24.0) * h / H; 
 TEST(Validation, BufferLayersRecoverADuctInAWiderChannel) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int a = 10, W = 14, L = 64;
-  const PoreMask sample = testing::mask_from(Dims{L, W, W}, [&](auto, auto y, auto z) {
+  const geometry::PoreMask sample = testing::mask_from(geometry::Dims{L, W, W}, [&](auto, auto y, auto z) {
     const int lo = (W - a) / 2;
     return y >= lo && y < lo + a && z >= lo && z < lo + a;
   });
@@ -82,7 +82,7 @@ TEST(Validation, BufferLayersRecoverTwoSlitsInSeries) {
   // between them adds a contraction loss that the formula leaves out, about 0.2 % here (0.6 %
   // at L = 128 for a 3-to-6 step, half that at 256): the sections are long to keep it small.
   const int H = 10, L = 256, h1 = 4, h2 = 6;
-  const PoreMask sample = testing::mask_from(Dims{L, 2, H}, [&](auto x, auto, auto z) {
+  const geometry::PoreMask sample = testing::mask_from(geometry::Dims{L, 2, H}, [&](auto x, auto, auto z) {
     const int h = x < L / 2 ? h1 : h2, lo = (H - h) / 2;
     return z >= lo && z < lo + h;
   });
@@ -102,18 +102,18 @@ TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
   // its x faces and put between buffers or mirrored (lateral faces periodic, so that only the
   // x faces differ), the faces conduct unlike the bulk (pores cut open to the buffer, or
   // joined to their own mirror image), and only the interior reading recovers it
-  const PoreMask pack = testing::sphere_pack_mask(48, 0.35, 4.5, 7);
+  const geometry::PoreMask pack = testing::sphere_pack_mask(48, 0.35, 4.5, 7);
   const double tau = 1.0, g = 1e-5;
   const auto periodic = testing::run_pipeline(pack, testing::periodic_flow(tau, g));
   // the same interior planes read in the periodic run: the k of that part of the pack with no
   // face anywhere near (the pack is not homogeneous at the scale of its length)
-  const PressureProfile profile = periodic.simulation->plane_profile();
-  const double k_bulk = periodic.result.k.k_lattice * g / sample_drive(profile, g, 0, 48).acceleration;
+  const solve::PressureProfile profile = periodic.simulation->plane_profile();
+  const double k_bulk = periodic.result.k.k_lattice * g / solve::sample_drive(profile, g, 0, 48).acceleration;
   testing::record("periodic_whole_over_interior", periodic.result.k.k_lattice / k_bulk);
-  PoreMask cut = pack;
+  geometry::PoreMask cut = pack;
   (void)keep_percolating_pores(cut, 0, {false, true, true});
   const BufferedK buffer = buffered_k(cut, {false, true, true}, tau, g, 10);
-  const BufferedK mirror = buffered_k(cut, {false, true, true}, tau, g, 0, InletOutlet::mirror);
+  const BufferedK mirror = buffered_k(cut, {false, true, true}, tau, g, 0, geometry::InletOutlet::mirror);
   testing::record("buffer_interior_over_bulk", buffer.corrected / k_bulk);
   testing::record("buffer_end_planes_over_bulk", buffer.end_planes / k_bulk);
   testing::record("mirror_interior_over_bulk", mirror.corrected / k_bulk);

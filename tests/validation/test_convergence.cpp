@@ -15,23 +15,23 @@ namespace rockperm {
 
 namespace {
 
-PoreMask tight_pack() { return testing::sphere_pack_mask(40, 0.10, 3.0, 3); }  // pores ~2 voxels across
+geometry::PoreMask tight_pack() { return testing::sphere_pack_mask(40, 0.10, 3.0, 3); }  // pores ~2 voxels across
 
 // what a user gets by default: tolerance and flux tolerance, checks, percolation filter
 testing::PipelineSettings default_settings() {
   testing::PipelineSettings settings;
-  settings.tolerance = MonitorSettings{}.tolerance;
-  settings.flux_tolerance = MonitorSettings{}.flux_limit();
+  settings.tolerance = solve::MonitorSettings{}.tolerance;
+  settings.flux_tolerance = solve::MonitorSettings{}.flux_limit();
   settings.check_interval = 100;
   settings.required_checks = 2;
   settings.percolation_filter = true;
   return settings;
 }
 
-void expect_stop_within_tolerance(InletOutlet mode) {
-  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, mode == InletOutlet::periodic
-                                                                  ? Periodicity{true, true, true}
-                                                                  : Periodicity{false, false, false});
+void expect_stop_within_tolerance(geometry::InletOutlet mode) {
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, mode == geometry::InletOutlet::periodic
+                                                                  ? geometry::Periodicity{true, true, true}
+                                                                  : geometry::Periodicity{false, false, false});
   flow.inlet_outlet = mode;
   flow.auto_tau = flow.auto_force = true;
   const testing::PipelineSettings settings = default_settings();
@@ -62,12 +62,12 @@ void expect_stop_within_tolerance(InletOutlet mode) {
 
 TEST(Validation, TightPackBetweenBuffersStopsWithinToleranceOfATenTimesLongerRun) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  expect_stop_within_tolerance(InletOutlet::buffer);
+  expect_stop_within_tolerance(geometry::InletOutlet::buffer);
 }
 
 TEST(Validation, TightPeriodicPackStopsWithinToleranceOfATenTimesLongerRun) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  expect_stop_within_tolerance(InletOutlet::periodic);
+  expect_stop_within_tolerance(geometry::InletOutlet::periodic);
 }
 
 }  // namespace rockperm
@@ -80,9 +80,9 @@ namespace rockperm {
 // steps.
 TEST(Validation, PressureExtrapolationReachesTheSameKInFewerSteps) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const PoreMask pack = testing::sphere_pack_mask(80, 0.10, 2.5, 3);
-  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, Periodicity{false, false, false});
-  flow.inlet_outlet = InletOutlet::buffer;
+  const geometry::PoreMask pack = testing::sphere_pack_mask(80, 0.10, 2.5, 3);
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, geometry::Periodicity{false, false, false});
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
   flow.auto_tau = flow.auto_force = true;
   const testing::PipelineSettings settings = default_settings();
   const auto run = testing::run_pipeline(pack, flow, settings);

@@ -20,7 +20,7 @@ struct Pair {
   testing::PipelineRun fp32, fp16;
 };
 
-Pair both(const PoreMask& mask, const pipeline::FlowSpec& flow, pipeline::PropagationChoice propagation) {
+Pair both(const geometry::PoreMask& mask, const pipeline::FlowSpec& flow, pipeline::PropagationChoice propagation) {
   testing::PipelineSettings settings;
   settings.propagation = propagation;
   settings.tolerance = 1e-4;  // a run's default; fp16 leaves k fluctuating by ~1e-5 on tiny lattices
@@ -47,7 +47,7 @@ class Fp16 : public ::testing::TestWithParam<pipeline::PropagationChoice> {};
 
 TEST_P(Fp16, SlitProfileAndKMatchFp32) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const Pair p = both(testing::mask_from(Dims{1, 16, 1}, [](auto, auto, auto) { return true; }),
+  const Pair p = both(testing::mask_from(geometry::Dims{1, 16, 1}, [](auto, auto, auto) { return true; }),
                       testing::periodic_flow(0.8, 1e-5, {true, false, true}), GetParam());
   ASSERT_TRUE(p.fp32.result.converged() && p.fp16.result.converged());
   EXPECT_LT(profile_difference(p, 0), 1e-3);
@@ -57,7 +57,7 @@ TEST_P(Fp16, SlitProfileAndKMatchFp32) {
 
 TEST_P(Fp16, SquareDuctProfileAndKMatchFp32) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const Pair p = both(testing::mask_from(Dims{1, 24, 24}, [](auto, auto, auto) { return true; }),
+  const Pair p = both(testing::mask_from(geometry::Dims{1, 24, 24}, [](auto, auto, auto) { return true; }),
                       testing::periodic_flow(0.9, 1e-6, {true, false, false}), GetParam());
   ASSERT_TRUE(p.fp32.result.converged() && p.fp16.result.converged());
   EXPECT_LT(profile_difference(p, 0), 1e-3);
@@ -68,10 +68,11 @@ TEST_P(Fp16, SphereArrayKMatchesFp32) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int L = 32;
   const double a = L * std::cbrt(3 * 0.125 / (4 * std::numbers::pi)), c = L / 2.0;
-  const PoreMask mask = testing::mask_from(Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
-    const double dx = x + 0.5 - c, dy = y + 0.5 - c, dz = z + 0.5 - c;
-    return dx * dx + dy * dy + dz * dz > a * a;
-  });
+  const geometry::PoreMask mask =
+      testing::mask_from(geometry::Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+        const double dx = x + 0.5 - c, dy = y + 0.5 - c, dz = z + 0.5 - c;
+        return dx * dx + dy * dy + dz * dz > a * a;
+      });
   const Pair p = both(mask, testing::periodic_flow(1.0, 1e-6), GetParam());
   ASSERT_TRUE(p.fp32.result.converged() && p.fp16.result.converged());
   EXPECT_NEAR(p.fp16.result.k.k_lattice / p.fp32.result.k.k_lattice, 1.0, 1e-3);
@@ -81,7 +82,7 @@ TEST_P(Fp16, SphereArrayKMatchesFp32) {
 // flows where rounding to nearest stalls short of steady state.
 TEST_P(Fp16, TightPackCreepingFlowKMatchesFp32) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const PoreMask mask = testing::sphere_pack_mask(32, 0.15, 4.0, 7);
+  const geometry::PoreMask mask = testing::sphere_pack_mask(32, 0.15, 4.0, 7);
   const Pair p = both(mask, testing::periodic_flow(1.0, 1e-7), GetParam());
   ASSERT_TRUE(p.fp32.result.converged() && p.fp16.result.converged());
   EXPECT_LT(p.fp32.result.k.k_lattice * 1e-7 / physics::viscosity(1.0), 1e-5) << "not a creeping flow";
@@ -103,10 +104,10 @@ TEST(Validation, Fp16ResumeIsBitwise) {
   settings.storage = pipeline::StorageChoice::fp16;
   settings.propagation = pipeline::PropagationChoice::fused;
   settings.max_steps = 300;
-  const PoreMask mask = testing::sphere_pack_mask(24, 0.35, 3.0, 3);
+  const geometry::PoreMask mask = testing::sphere_pack_mask(24, 0.35, 3.0, 3);
   const auto flow = testing::periodic_flow(0.8, 1e-5);
   auto first = testing::run_pipeline(mask, flow, settings);
-  ASSERT_EQ(first.simulation->storage(), Storage::float16);
+  ASSERT_EQ(first.simulation->storage(), physics::Storage::float16);
   const pipeline::Simulation::State saved = first.simulation->save();
   settings.max_steps = 600;
   auto straight = testing::run_pipeline(mask, flow, settings);
@@ -123,21 +124,21 @@ TEST(Validation, Fp16ResumeIsBitwise) {
 // monitor's sums report the divergence: rounding toward zero would hold it at the largest half.
 TEST(Validation, Fp16DivergingCellMakesTheSumsNaN) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat =
-      SparseLattice::build(testing::random_mask(Dims{8, 8, 8}, 0.7, 2), {true, true, true}, true);
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::random_mask(geometry::Dims{8, 8, 8}, 0.7, 2), {true, true, true}, true);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-5);
-  for (const Propagation prop : {Propagation::two_pass, Propagation::fused}) {
-    const auto backend = testing::make_test_backend(lat, p, Storage::float16);
-    std::vector<float> f(lattice::q * lat.stride(), 0.0f);
+  for (const backend::Propagation prop : {backend::Propagation::two_pass, backend::Propagation::fused}) {
+    const auto backend = testing::make_test_backend(lat, p, physics::Storage::float16);
+    std::vector<float> f(d3q19::q * lat.stride(), 0.0f);
     f[1 * lat.stride() + 5] = 1e-3f;  // a sane state stays finite
     backend->upload(f);
-    advance(*backend, prop, 0);
+    backend::advance(*backend, prop, 0);
     EXPECT_TRUE(backend->sums().finite) << to_string(prop);
     // storable, but far beyond any flow (a speed of ~8): the collision leaves the range
     f[1 * lat.stride() + 5] = 3.9f;
-    f[lattice::opposite(1) * lat.stride() + 5] = -3.9f;
+    f[d3q19::opposite(1) * lat.stride() + 5] = -3.9f;
     backend->upload(f);
-    advance(*backend, prop, 0);
+    backend::advance(*backend, prop, 0);
     EXPECT_FALSE(backend->sums().finite) << to_string(prop);
   }
 }

@@ -15,16 +15,16 @@ namespace {
 
 // A mask of n_x x n_y x n_z voxels where `grey(x, y, z)` voxels are grey phase 1 and the rest open.
 template <class F>
-PoreMask layered(const Dims& d, F grey) {
-  PoreMask m = testing::mask_from(d, [](auto, auto, auto) { return true; });
+geometry::PoreMask layered(const geometry::Dims& d, F grey) {
+  geometry::PoreMask m = testing::mask_from(d, [](auto, auto, auto) { return true; });
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::int64_t x = 0; x < d.nx; ++x)
-        if (grey(x, y, z)) m.pore[d.linear(x, y, z)] = PoreMask::open + 1;
+        if (grey(x, y, z)) m.pore[d.linear(x, y, z)] = geometry::PoreMask::open + 1;
   return m;
 }
 
-pipeline::FlowSpec grey_flow(double tau, double g, double K, Periodicity lateral = {true, true, true}) {
+pipeline::FlowSpec grey_flow(double tau, double g, double K, geometry::Periodicity lateral = {true, true, true}) {
   pipeline::FlowSpec f = testing::periodic_flow(tau, g, lateral);
   f.grey_permeability = {K};
   return f;
@@ -45,7 +45,7 @@ double brinkman_layers_k(double a, double b, double K) {
 // the drag nu / K balances g at u = K g / nu (no gradient anywhere).
 TEST(Validation, AllGreyMediumHasItsDeclaredPermeability) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const Dims d{4, 4, 4};
+  const geometry::Dims d{4, 4, 4};
   for (const double K : {1e-3, 0.05, 2.0}) {
     for (const double tau : {0.6, 1.0, 1.7}) {
       const double g = 1e-6 * physics::viscosity(tau) / K;
@@ -62,7 +62,7 @@ TEST(Validation, GreyLayersInSeriesGiveTheHarmonicPermeability) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int a = 6, b = 10;
   const double K = 0.02, tau = 0.8;
-  const Dims d{a + b, 2, 2};
+  const geometry::Dims d{a + b, 2, 2};
   const auto run = testing::run_pipeline(layered(d, [&](auto x, auto, auto) { return x >= a; }),
                                          grey_flow(tau, 1e-6, K));
   ASSERT_TRUE(run.result.converged()) << run.result.message;
@@ -77,7 +77,7 @@ TEST(Validation, GreyLayersInSeriesGiveTheHarmonicPermeability) {
 TEST(Validation, GreyLayersInParallelFollowBrinkman) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int a = 16, b = 16;
-  const Dims d{1, 1, a + b};
+  const geometry::Dims d{1, 1, a + b};
   for (const auto& [K, tolerance] : {std::pair{1.0, 0.025}, {4.0, 0.01}}) {
     const double exact = brinkman_layers_k(a, b, K);
     double first = 0;
@@ -99,12 +99,12 @@ TEST(Validation, GreyLayersInParallelFollowBrinkman) {
 // fp32 run (fused: the same scheme, to float rounding; fp16: within its validated rounding noise).
 TEST(Validation, GreyCellsGiveTheSameKOnEveryPropagationAndStorage) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const Dims d{12, 10, 16};
+  const geometry::Dims d{12, 10, 16};
   // grey slabs across a periodic duct with a solid rod: shear, drag and walls together
-  PoreMask m = layered(d, [](auto x, auto, auto z) { return x >= 8 || z < 3; });
+  geometry::PoreMask m = layered(d, [](auto x, auto, auto z) { return x >= 8 || z < 3; });
   for (std::int64_t z = 6; z < 10; ++z)
     for (std::int64_t y = 3; y < 7; ++y)
-      for (std::int64_t x = 0; x < d.nx; ++x) m.pore[d.linear(x, y, z)] = PoreMask::solid;
+      for (std::int64_t x = 0; x < d.nx; ++x) m.pore[d.linear(x, y, z)] = geometry::PoreMask::solid;
   const auto flow = grey_flow(0.8, 1e-6, 0.5, {true, false, true});
   const auto reference = testing::run_pipeline(m, flow);
   ASSERT_TRUE(reference.result.converged()) << reference.result.message;
@@ -129,24 +129,26 @@ TEST(Validation, GreyCellsGiveTheSameKOnEveryPropagationAndStorage) {
 // Brinkman layer at the interface, which the resolved grains shape and the grey medium smooths.
 TEST(Validation, GreyStandInForAResolvedMicroporousRegion) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  SpherePackSpec spec;
-  spec.dims = Dims{16, 16, 16};
+  geometry::SpherePackSpec spec;
+  spec.dims = geometry::Dims{16, 16, 16};
   spec.porosity = 0.45;
   spec.radius = 2.0;
   spec.seed = 5;
-  const PoreMask tile = make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+  const geometry::PoreMask tile =
+      geometry::make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
   const auto tile_pore = [&](std::int64_t x, std::int64_t y, std::int64_t z) {
-    return tile.pore[tile.dims.linear(x % 16, y % 16, z % 16)] != PoreMask::solid;
+    return tile.pore[tile.dims.linear(x % 16, y % 16, z % 16)] != geometry::PoreMask::solid;
   };
   testing::PipelineSettings settings;
   settings.tolerance = 1e-6;
   const double tau = 1.0, g = 1e-6;
-  const double K = testing::run_pipeline(PoreMask(tile), testing::periodic_flow(tau, g), settings).result.k.k_lattice;
+  const double K =
+      testing::run_pipeline(geometry::PoreMask(tile), testing::periodic_flow(tau, g), settings).result.k.k_lattice;
   ASSERT_GT(K, 0.0);
   // series: open 16, a plug of L (one or two tiles), open 16 along x (lateral periodic: the open
   // parts resist nothing, and the grey plug's k is K (L + 32) / L exactly)
   const auto series_k = [&](std::int64_t L, bool grey) {
-    const Dims d{L + 32, 16, 16};
+    const geometry::Dims d{L + 32, 16, 16};
     const auto in_plug = [L](std::int64_t x) { return x >= 16 && x < 16 + L; };
     if (grey) {
       return testing::run_pipeline(layered(d, [&](auto x, auto, auto) { return in_plug(x); }), grey_flow(tau, g, K),
@@ -158,7 +160,7 @@ TEST(Validation, GreyStandInForAResolvedMicroporousRegion) {
   const double grey_series = series_k(16, true), resolved_series = series_k(16, false);
   const double grey_series_2 = series_k(32, true), resolved_series_2 = series_k(32, false);
   // parallel: a layer of 16 beside an open slit of 8, normal to z, flow along x
-  const Dims parallel{16, 16, 24};
+  const geometry::Dims parallel{16, 16, 24};
   const double resolved_parallel =
       testing::run_pipeline(testing::mask_from(parallel, [&](auto x, auto y, auto z) { return z >= 16 || tile_pore(x, y, z); }),
                             testing::periodic_flow(tau, g), settings)
@@ -193,24 +195,24 @@ TEST(Validation, GreyStandInForAResolvedMicroporousRegion) {
 // intensities' porosities, in series: k = (a + b) / (a / K1 + b / K2), exactly, at any tau.
 TEST(Validation, CalibratedIntensitiesInSeriesGiveTheLawsHarmonicK) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  GreyMap map;
-  parse_grey_intensities("40:200", map);
-  parse_grey_law("kozeny-carman:0.05D@0.3", map);
+  geometry::GreyMap map;
+  geometry::parse_grey_intensities("40:200", map);
+  geometry::parse_grey_law("kozeny-carman:0.05D@0.3", map);
   const int a = 6, b = 10, i1 = 100, i2 = 150;
-  Volume v;
-  v.dims = Dims{a + b, 2, 2};
+  geometry::Volume v;
+  v.dims = geometry::Dims{a + b, 2, 2};
   v.labels.resize(static_cast<std::size_t>(v.dims.voxels()));
   for (std::int64_t z = 0; z < 2; ++z)
     for (std::int64_t y = 0; y < 2; ++y)
       for (std::int64_t x = 0; x < a + b; ++x) v.labels[v.dims.linear(x, y, z)] = x < a ? i1 : i2;
-  const std::vector<GreyPhase> phases = map.phases();
+  const std::vector<geometry::GreyPhase> phases = map.phases();
   const double voxel_m2 = 1e-12;  // run_pipeline's voxels are 1 um
   const double K1 = map.permeability_m2(map.porosity(i1)) / voxel_m2, K2 = map.permeability_m2(map.porosity(i2)) / voxel_m2;
   const double exact = (a + b) / (a / K1 + b / K2);
   for (const double tau : {0.7, 1.3}) {
     pipeline::FlowSpec flow = testing::periodic_flow(tau, 1e-6 * physics::viscosity(tau) / exact, {true, true, true});
-    for (const GreyPhase& g : phases) flow.grey_permeability.push_back(g.permeability_m2 / voxel_m2);
-    const auto run = testing::run_pipeline(make_pore_mask(v, map.pore_side(), phases), flow);
+    for (const geometry::GreyPhase& g : phases) flow.grey_permeability.push_back(g.permeability_m2 / voxel_m2);
+    const auto run = testing::run_pipeline(geometry::make_pore_mask(v, map.pore_side(), phases), flow);
     ASSERT_TRUE(run.result.converged()) << run.result.message;
     EXPECT_NEAR(run.result.k.k_lattice / exact, 1.0, 1e-4) << "tau " << tau << " K1 " << K1 << " K2 " << K2;
   }

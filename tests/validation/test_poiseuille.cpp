@@ -17,13 +17,13 @@ TEST(Validation, SlitPoiseuilleTrtIsExactParabola) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int H = 16;
   const double tau = 0.8, g = 1e-5, nu = physics::viscosity(tau);
-  const Dims d{1, H, 1};
+  const geometry::Dims d{1, H, 1};
   // the test tolerance (an estimated relative error of k of 1e-6) is far below the 2e-5 asserted
   // here; one mode decays with an e-folding time of H^2 / (pi^2 nu) = 260 steps
   const auto run = testing::run_pipeline(testing::mask_from(d, [](auto, auto, auto) { return true; }),
                                          testing::periodic_flow(tau, g, {true, false, true}));
   ASSERT_TRUE(run.result.converged());
-  const SparseLattice& lat = run.lattice();
+  const lattice::SparseLattice& lat = run.lattice();
   const double u_max = g / (2 * nu) * (H / 2.0) * (H / 2.0);
   double exact_sum = 0;
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
@@ -52,13 +52,13 @@ TEST(Validation, SquareDuctMatchesSeriesSolutionWithinOnePercent) {
   const int a = 24;
   const double h = a / 2.0, tau = 0.9, g = 1e-6, nu = physics::viscosity(tau);
   const double pi = std::numbers::pi;
-  const Dims d{1, a, a};
+  const geometry::Dims d{1, a, a};
   testing::PipelineSettings settings;
   settings.tolerance = 1e-8;
   const auto run = testing::run_pipeline(testing::mask_from(d, [](auto, auto, auto) { return true; }),
                                          testing::periodic_flow(tau, g, {true, false, false}), settings);
   ASSERT_TRUE(run.result.converged());
-  const SparseLattice& lat = run.lattice();
+  const lattice::SparseLattice& lat = run.lattice();
 
   double series_sum = 0;
   for (int n = 1; n < 200; n += 2) series_sum += std::tanh(n * pi / 2) / std::pow(n, 5);

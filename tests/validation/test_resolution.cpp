@@ -17,9 +17,9 @@ namespace rockperm {
 
 namespace {
 
-PoreMask sphere_array(int L, double radius) {
+geometry::PoreMask sphere_array(int L, double radius) {
   const double c = L / 2.0;
-  return testing::mask_from(Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+  return testing::mask_from(geometry::Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
     const double dx = x + 0.5 - c, dy = y + 0.5 - c, dz = z + 0.5 - c;
     return dx * dx + dy * dy + dz * dz > radius * radius;
   });
@@ -34,11 +34,11 @@ struct Array {
 std::pair<double, double> k_ratios(const Array& s, int L) {
   const double a = L * std::cbrt(3 * s.solid_fraction / (4 * std::numbers::pi));
   const double published = L * L * L / (6 * std::numbers::pi * a * s.K);
-  const PoreMask fine = sphere_array(L, a);
+  const geometry::PoreMask fine = sphere_array(L, a);
   testing::PipelineSettings settings;
   settings.tolerance = 1e-5;  // far below the differences read here (1e-3 and more)
   const auto f = testing::run_pipeline(fine, testing::periodic_flow(1.0, 1e-7), settings);
-  const auto c = testing::run_pipeline(coarsen_2x(fine), testing::periodic_flow(1.0, 1e-7), settings);
+  const auto c = testing::run_pipeline(geometry::coarsen_2x(fine), testing::periodic_flow(1.0, 1e-7), settings);
   EXPECT_TRUE(f.result.converged()) << f.result.message;
   EXPECT_TRUE(c.result.converged()) << c.result.message;
   return {f.result.k.k_lattice / published, 4 * c.result.k.k_lattice / published};
@@ -85,13 +85,13 @@ TEST(Validation, DISABLED_ResolutionOrderOfSphereArrays) {
 TEST(Validation, ResolutionStudyErrorCoversTheNextFinerGridOfAPack) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const auto pack = [](double scale) {
-    SpherePackSpec spec;
-    spec.dims = Dims{16, 16, 16};
+    geometry::SpherePackSpec spec;
+    spec.dims = geometry::Dims{16, 16, 16};
     spec.porosity = 0.4;
     spec.radius = 4;
     spec.seed = 7;
     spec.scale = scale;
-    return make_pore_mask(make_sphere_pack(spec), LabelSelection::parse("0"));
+    return make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
   };
   const auto run_at = [&](double scale, bool study) {
     const pipeline::ReadVolume volume = pipeline::volume_from_mask(pack(scale), 1.0 / scale, "pack");
@@ -105,7 +105,7 @@ TEST(Validation, ResolutionStudyErrorCoversTheNextFinerGridOfAPack) {
     r.spec.output.fields.enabled = false;
     r.use = pipeline::DirectoryUse::overwrite;
     r.volume = [&volume]() -> const pipeline::ReadVolume& { return volume; };
-    const pipeline::SampleResult result = pipeline::run(Comm(), r);
+    const pipeline::SampleResult result = pipeline::run(parallel::Comm(), r);
     EXPECT_TRUE(result.converged()) << result.message;
     return result;
   };

@@ -13,9 +13,9 @@ namespace rockperm {
 
 namespace {
 
-PoreMask sphere_array(int L, double radius) {
+geometry::PoreMask sphere_array(int L, double radius) {
   const double c = L / 2.0;  // centre on a voxel corner: the sphere is symmetric on the grid
-  return testing::mask_from(Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+  return testing::mask_from(geometry::Dims{L, L, L}, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
     const double dx = x + 0.5 - c, dy = y + 0.5 - c, dz = z + 0.5 - c;
     return dx * dx + dy * dy + dz * dz > radius * radius;
   });

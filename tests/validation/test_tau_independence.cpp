@@ -11,7 +11,7 @@ namespace rockperm {
 
 TEST(Validation, TrtPermeabilityIndependentOfTau) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const PoreMask pack = testing::sphere_pack_mask(32, 0.4, 4.5, 11);
+  const geometry::PoreMask pack = testing::sphere_pack_mask(32, 0.4, 4.5, 11);
   std::vector<double> k;
   for (const double tau : {0.6, 0.8, 1.2}) {
     const auto run = testing::run_pipeline(pack, testing::periodic_flow(tau, 1e-6));

@@ -17,13 +17,14 @@ namespace rockperm {
 
 namespace {
 
-PoreMask tight_pack() { return testing::sphere_pack_mask(32, 0.12, 4.0, 2); }
+geometry::PoreMask tight_pack() { return testing::sphere_pack_mask(32, 0.12, 4.0, 2); }
 
 // k at tau = 0.6, 1 and 2 with g scaled with nu; `buffer`: between buffers, corrected for the
 // interior pressure gradient.
 std::vector<double> k_over_tau(bool buffer) {
-  PoreMask mask = tight_pack();
-  const Periodicity periodic = buffer ? Periodicity{false, false, false} : Periodicity{true, true, true};
+  geometry::PoreMask mask = tight_pack();
+  const geometry::Periodicity periodic =
+      buffer ? geometry::Periodicity{false, false, false} : geometry::Periodicity{true, true, true};
   (void)keep_percolating_pores(mask, 0, periodic);
   std::vector<double> k;
   for (const double tau : {0.6, 1.0, 2.0}) {
@@ -31,7 +32,7 @@ std::vector<double> k_over_tau(bool buffer) {
     // about 1e-8 under the change of k per check; k does not depend on the drive here
     const double g = 1e-4 * (tau - 0.5) / 0.5;
     pipeline::FlowSpec flow = testing::periodic_flow(tau, g, periodic);
-    flow.inlet_outlet = buffer ? InletOutlet::buffer : InletOutlet::periodic;
+    flow.inlet_outlet = buffer ? geometry::InletOutlet::buffer : geometry::InletOutlet::periodic;
     flow.buffer_layers = 4;
     testing::PipelineSettings settings;
     settings.tolerance = 1e-5;

@@ -13,14 +13,15 @@ namespace rockperm {
 
 namespace {
 
-std::vector<std::byte> after_steps(const SparseLattice& lattice, Propagation propagation, Storage storage, bool wide) {
-  cpu_wide_vectors(wide);
+std::vector<std::byte> after_steps(const lattice::SparseLattice& lattice, backend::Propagation propagation,
+                                   physics::Storage storage, bool wide) {
+  backend::cpu_wide_vectors(wide);
   const auto params = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 2e-5);
-  CpuBackend backend(lattice, params, storage);
+  backend::CpuBackend backend(lattice, params, storage);
   for (std::int64_t s = 0; s < 40; ++s) advance(backend, propagation, s);
   std::vector<std::byte> raw;
   backend.download_raw(raw);
-  cpu_wide_vectors(true);
+  backend::cpu_wide_vectors(true);
   return raw;
 }
 
@@ -32,10 +33,11 @@ TEST(CpuBackend, WideVectorsGiveTheSameBits) {
 #else
   GTEST_SKIP() << "the AVX2 build exists on x86-64 only";
 #endif
-  const PoreMask mask = testing::sphere_pack_mask(24, 0.4, 3.0, 11);
-  for (const Propagation propagation : {Propagation::two_pass, Propagation::fused}) {
-    const SparseLattice lattice = SparseLattice::build(mask, {true, true, true}, propagation == Propagation::fused);
-    for (const Storage storage : {Storage::float32, Storage::float16}) {
+  const geometry::PoreMask mask = testing::sphere_pack_mask(24, 0.4, 3.0, 11);
+  for (const backend::Propagation propagation : {backend::Propagation::two_pass, backend::Propagation::fused}) {
+    const lattice::SparseLattice lattice =
+        lattice::SparseLattice::build(mask, {true, true, true}, propagation == backend::Propagation::fused);
+    for (const physics::Storage storage : {physics::Storage::float32, physics::Storage::float16}) {
       const auto generic = after_steps(lattice, propagation, storage, false);
       const auto wide = after_steps(lattice, propagation, storage, true);
       ASSERT_EQ(generic.size(), wide.size());
@@ -51,14 +53,14 @@ namespace rockperm {
 // A lattice that deferred its tables (built for a GPU, then run on the CPU, as a campaign's
 // read-ahead may do) steps as one that holds them: the backend builds them from the mask.
 TEST(CpuBackend, ALatticeWithDeferredTablesStepsTheSame) {
-  const PoreMask mask = testing::sphere_pack_mask(20, 0.4, 3.0, 5);
-  for (const Propagation propagation : {Propagation::two_pass, Propagation::fused}) {
-    const bool fused = propagation == Propagation::fused;
-    const SparseLattice host = SparseLattice::build(mask, {true, false, true}, fused);
-    const SparseLattice deferred =
-        SparseLattice::build(mask, {true, false, true}, fused, false, EdgeContacts::open, LatticeTables::deferred);
-    EXPECT_TRUE(after_steps(host, propagation, Storage::float32, true) ==
-                after_steps(deferred, propagation, Storage::float32, true))
+  const geometry::PoreMask mask = testing::sphere_pack_mask(20, 0.4, 3.0, 5);
+  for (const backend::Propagation propagation : {backend::Propagation::two_pass, backend::Propagation::fused}) {
+    const bool fused = propagation == backend::Propagation::fused;
+    const lattice::SparseLattice host = lattice::SparseLattice::build(mask, {true, false, true}, fused);
+    const lattice::SparseLattice deferred = lattice::SparseLattice::build(
+        mask, {true, false, true}, fused, false, geometry::EdgeContacts::open, lattice::LatticeTables::deferred);
+    EXPECT_TRUE(after_steps(host, propagation, physics::Storage::float32, true) ==
+                after_steps(deferred, propagation, physics::Storage::float32, true))
         << to_string(propagation);
   }
 }

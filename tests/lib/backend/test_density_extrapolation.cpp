@@ -10,8 +10,8 @@
 namespace rockperm {
 
 namespace {
-std::vector<float> densities(Backend& b) {
-  Macroscopic m;
+std::vector<float> densities(backend::Backend& b) {
+  backend::Macroscopic m;
   b.macroscopic(b.owned(), m);
   return m.drho;
 }
@@ -19,12 +19,13 @@ std::vector<float> densities(Backend& b) {
 
 TEST(DensityExtrapolation, ProductsAreTheIntegerSumsOfTheHeldChanges) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = SparseLattice::build(testing::sphere_pack_mask(16, 0.3, 3.0, 7), {false, true, true});
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::sphere_pack_mask(16, 0.3, 3.0, 7), {false, true, true});
   const auto params = physics::make_collision_params(physics::CollisionModel::trt, 0.52, 3.0 / 16.0, 0, 1e-5);
   const auto backend = testing::make_test_backend(lat, params);
   std::int64_t step = 0;
   const auto advance_by = [&](int n) {
-    for (int s = 0; s < n; ++s, ++step) advance(*backend, Propagation::two_pass, step);
+    for (int s = 0; s < n; ++s, ++step) advance(*backend, backend::Propagation::two_pass, step);
   };
   advance_by(100);
   ASSERT_TRUE(backend->hold_density(false));
@@ -59,26 +60,27 @@ TEST(DensityExtrapolation, ProductsAreTheIntegerSumsOfTheHeldChanges) {
 
 TEST(DensityExtrapolation, AJumpMovesEachDensityByItsChangeAndConservesMassAndMomentum) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = SparseLattice::build(testing::sphere_pack_mask(16, 0.3, 3.0, 7), {false, true, true});
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::sphere_pack_mask(16, 0.3, 3.0, 7), {false, true, true});
   const auto params = physics::make_collision_params(physics::CollisionModel::trt, 0.52, 3.0 / 16.0, 0, 1e-5);
   const auto backend = testing::make_test_backend(lat, params);
-  for (std::int64_t s = 0; s < 100; ++s) advance(*backend, Propagation::two_pass, s);
+  for (std::int64_t s = 0; s < 100; ++s) advance(*backend, backend::Propagation::two_pass, s);
   ASSERT_TRUE(backend->hold_density(false));
-  for (std::int64_t s = 100; s < 200; ++s) advance(*backend, Propagation::two_pass, s);
+  for (std::int64_t s = 100; s < 200; ++s) advance(*backend, backend::Propagation::two_pass, s);
   const std::vector<float> held = [&] {
     std::vector<float> h;
     backend->held_densities(h);
     return h;
   }();
   const std::vector<float> before = densities(*backend);
-  const FlowSums sums_before = backend->sums();
+  const physics::FlowSums sums_before = backend->sums();
   std::vector<float> f_before;
   backend->download(f_before);
 
   const float factor = 2.5f;
   backend->extrapolate_density(factor);
   const std::vector<float> after = densities(*backend);
-  const FlowSums sums_after = backend->sums();
+  const physics::FlowSums sums_after = backend->sums();
   std::vector<float> f_after;
   backend->download(f_after);
 
@@ -95,11 +97,11 @@ TEST(DensityExtrapolation, AJumpMovesEachDensityByItsChangeAndConservesMassAndMo
   EXPECT_NEAR(sums_after.mass, sums_before.mass, 1e-9 * sums_before.mass);
   // only the equilibrium's density part moved: f_i - f_-i (the momentum carried along each link)
   // is the same to float rounding in every cell
-  const std::size_t stride = f_before.size() / lattice::q;
+  const std::size_t stride = f_before.size() / d3q19::q;
   for (std::size_t c = 0; c < before.size(); ++c) {
-    for (int i = 1; i <= lattice::half; ++i) {
-      const double d0 = f_before[i * stride + c] - f_before[(i + lattice::half) * stride + c];
-      const double d1 = f_after[i * stride + c] - f_after[(i + lattice::half) * stride + c];
+    for (int i = 1; i <= d3q19::half; ++i) {
+      const double d0 = f_before[i * stride + c] - f_before[(i + d3q19::half) * stride + c];
+      const double d1 = f_after[i * stride + c] - f_after[(i + d3q19::half) * stride + c];
       ASSERT_NEAR(d1, d0, 1e-6 * (std::abs(d0) + std::abs(after[c] - before[c])) + 1e-12) << "cell " << c << " pair " << i;
     }
   }

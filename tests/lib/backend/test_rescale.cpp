@@ -12,16 +12,17 @@ namespace rockperm {
 
 TEST(Backend, RescaledStateIsTheStateOfTheScaledForce) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  const SparseLattice lat = SparseLattice::build(testing::sphere_pack_mask(16, 0.4, 3.0, 2026), {true, true, true});
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::sphere_pack_mask(16, 0.4, 3.0, 2026), {true, true, true});
   const auto strong = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 2e-5);
   const auto weak = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 0, 1e-5);
   const auto rescaled = testing::make_test_backend(lat, strong);
   const auto reference = testing::make_test_backend(lat, weak);
-  for (std::int64_t s = 0; s < 200; ++s) advance(*rescaled, Propagation::two_pass, s);
+  for (std::int64_t s = 0; s < 200; ++s) advance(*rescaled, backend::Propagation::two_pass, s);
   rescaled->rescale(0.5f, weak);
-  for (std::int64_t s = 200; s < 400; ++s) advance(*rescaled, Propagation::two_pass, s);
-  for (std::int64_t s = 0; s < 400; ++s) advance(*reference, Propagation::two_pass, s);
-  Macroscopic a, b;
+  for (std::int64_t s = 200; s < 400; ++s) advance(*rescaled, backend::Propagation::two_pass, s);
+  for (std::int64_t s = 0; s < 400; ++s) advance(*reference, backend::Propagation::two_pass, s);
+  backend::Macroscopic a, b;
   rescaled->macroscopic(rescaled->owned(), a);
   reference->macroscopic(reference->owned(), b);
   double largest = 0, difference = 0;

@@ -8,17 +8,17 @@ namespace rockperm {
 
 namespace {
 // pore where (x + 2y + 3z) % 4 != 0: a pattern with no symmetry along any axis
-PoreMask pattern(Dims d) {
+geometry::PoreMask pattern(geometry::Dims d) {
   return testing::mask_from(d, [](auto x, auto y, auto z) { return (x + 2 * y + 3 * z) % 4 != 0; });
 }
 }  // namespace
 
 TEST(InletOutlet, BuffersArePureFluidLayersBeforeAndAfterTheSampleAlongEachAxis) {
-  const Dims d{5, 6, 7};
-  const PoreMask sample = pattern(d);
+  const geometry::Dims d{5, 6, 7};
+  const geometry::PoreMask sample = pattern(d);
   for (int axis = 0; axis < 3; ++axis) {
-    const ExtendedSample e = extend_along_flow(sample, axis, InletOutlet::buffer, 3);
-    Dims expected = d;
+    const geometry::ExtendedSample e = geometry::extend_along_flow(sample, axis, geometry::InletOutlet::buffer, 3);
+    geometry::Dims expected = d;
     (axis == 0 ? expected.nx : (axis == 1 ? expected.ny : expected.nz)) += 6;
     EXPECT_EQ(e.mask.dims, expected);
     EXPECT_EQ(e.sample_begin, 3);
@@ -36,10 +36,10 @@ TEST(InletOutlet, BuffersArePureFluidLayersBeforeAndAfterTheSampleAlongEachAxis)
 }
 
 TEST(InletOutlet, MirrorAppendsTheSampleReflectedAlongTheFlow) {
-  const Dims d{4, 5, 6};
-  const PoreMask sample = pattern(d);
+  const geometry::Dims d{4, 5, 6};
+  const geometry::PoreMask sample = pattern(d);
   for (int axis = 0; axis < 3; ++axis) {
-    const ExtendedSample e = extend_along_flow(sample, axis, InletOutlet::mirror, 0);
+    const geometry::ExtendedSample e = geometry::extend_along_flow(sample, axis, geometry::InletOutlet::mirror, 0);
     EXPECT_EQ(e.sample_begin, 0);
     EXPECT_EQ(e.sample_end, d[axis]);
     EXPECT_EQ(e.mask.dims[axis], 2 * d[axis]);
@@ -55,21 +55,22 @@ TEST(InletOutlet, MirrorAppendsTheSampleReflectedAlongTheFlow) {
 }
 
 TEST(InletOutlet, PeriodicLeavesTheSampleAndBadSettingsNameTheirField) {
-  const PoreMask sample = pattern(Dims{3, 3, 3});
-  const ExtendedSample e = extend_along_flow(sample, 1, InletOutlet::periodic, 10);
+  const geometry::PoreMask sample = pattern(geometry::Dims{3, 3, 3});
+  const geometry::ExtendedSample e = geometry::extend_along_flow(sample, 1, geometry::InletOutlet::periodic, 10);
   EXPECT_EQ(e.mask.pore, sample.pore);
   EXPECT_EQ(e.sample_begin, 0);
   EXPECT_EQ(e.sample_end, 3);
   try {
-    (void)extend_along_flow(sample, 0, InletOutlet::buffer, 0);
+    (void)extend_along_flow(sample, 0, geometry::InletOutlet::buffer, 0);
     ADD_FAILURE() << "no buffer layers accepted";
   } catch (const InputError& err) {
     EXPECT_EQ(err.field(), "flow.buffer_layers");
   }
-  for (const InletOutlet m : {InletOutlet::periodic, InletOutlet::buffer, InletOutlet::mirror}) {
-    EXPECT_EQ(parse_inlet_outlet(to_string(m)), m);
+  for (const geometry::InletOutlet m :
+       {geometry::InletOutlet::periodic, geometry::InletOutlet::buffer, geometry::InletOutlet::mirror}) {
+    EXPECT_EQ(geometry::parse_inlet_outlet(to_string(m)), m);
   }
-  EXPECT_THROW(parse_inlet_outlet("open"), InputError);
+  EXPECT_THROW(geometry::parse_inlet_outlet("open"), InputError);
 }
 
 }  // namespace rockperm

@@ -10,11 +10,11 @@
 namespace rockperm {
 
 TEST(Percolation, KeepsOnlyClustersJoiningInletAndOutlet) {
-  const Dims d{10, 6, 6};
+  const geometry::Dims d{10, 6, 6};
   // a straight channel along x at y = z = 1, a dead end from the inlet, an isolated pocket,
   // and a step that meets only along an edge: a path for open edge contacts, two dead ends
   // for sealed ones
-  const PoreMask original = testing::mask_from(d, [](std::int64_t x, std::int64_t y, std::int64_t z) {
+  const geometry::PoreMask original = testing::mask_from(d, [](std::int64_t x, std::int64_t y, std::int64_t z) {
     const bool channel = y == 1 && z == 1;
     const bool dead_end = y == 5 && z == 5 && x < 5;
     const bool pocket = y == 4 && z == 1 && x >= 3 && x <= 6;
@@ -22,14 +22,15 @@ TEST(Percolation, KeepsOnlyClustersJoiningInletAndOutlet) {
     return channel || dead_end || pocket || diagonal;
   });
   const std::uint64_t before = original.pore_count();
-  for (const EdgeContacts edges : {EdgeContacts::sealed, EdgeContacts::open}) {
-    PoreMask m = original;
-    const PercolationReport r = keep_percolating_pores(m, 0, {false, false, false}, edges);
-    const std::uint64_t expected = edges == EdgeContacts::open ? 10u + 10u : 10u;  // the diagonal path only if open
+  for (const geometry::EdgeContacts edges : {geometry::EdgeContacts::sealed, geometry::EdgeContacts::open}) {
+    geometry::PoreMask m = original;
+    const geometry::PercolationReport r = geometry::keep_percolating_pores(m, 0, {false, false, false}, edges);
+    const std::uint64_t expected =
+        edges == geometry::EdgeContacts::open ? 10u + 10u : 10u;  // the diagonal path only if open
     EXPECT_EQ(r.pore, before);
     EXPECT_EQ(r.connected, expected) << to_string(edges);
     EXPECT_TRUE(m.is_pore(0, 1, 1));
-    EXPECT_EQ(m.is_pore(9, 2, 3), edges == EdgeContacts::open);
+    EXPECT_EQ(m.is_pore(9, 2, 3), edges == geometry::EdgeContacts::open);
     EXPECT_FALSE(m.is_pore(0, 5, 5));
     EXPECT_FALSE(m.is_pore(4, 4, 1));
     EXPECT_NEAR(r.removed_fraction(), 1.0 - static_cast<double>(expected) / before, 1e-12);
@@ -38,23 +39,25 @@ TEST(Percolation, KeepsOnlyClustersJoiningInletAndOutlet) {
 
 TEST(Percolation, CornerOnlyContactDoesNotConnect) {
   // D3Q19 has no corner links: two cells meeting at a corner are not connected
-  const Dims d{2, 2, 2};
-  PoreMask m = testing::mask_from(d, [](auto x, auto y, auto z) { return (x == 0 && y == 0 && z == 0) || (x == 1 && y == 1 && z == 1); });
-  EXPECT_THROW(keep_percolating_pores(m, 0, {false, false, false}), PhysicsError);
+  const geometry::Dims d{2, 2, 2};
+  geometry::PoreMask m = testing::mask_from(
+      d, [](auto x, auto y, auto z) { return (x == 0 && y == 0 && z == 0) || (x == 1 && y == 1 && z == 1); });
+  EXPECT_THROW(geometry::keep_percolating_pores(m, 0, {false, false, false}), PhysicsError);
 }
 
 TEST(Percolation, LateralPeriodicityConnectsAcrossTheSides) {
-  const Dims d{4, 5, 1};
+  const geometry::Dims d{4, 5, 1};
   // path: along x at y = 0 for x < 2, then jumps through the periodic y side to y = 4
-  PoreMask m = testing::mask_from(d, [](auto x, auto y, auto) { return (y == 0 && x < 2) || (y == 4 && x >= 1); });
-  PoreMask sealed = m;
-  EXPECT_EQ(keep_percolating_pores(m, 0, {false, true, false}).connected, 5u);
-  EXPECT_THROW(keep_percolating_pores(sealed, 0, {false, false, false}), PhysicsError);
+  geometry::PoreMask m =
+      testing::mask_from(d, [](auto x, auto y, auto) { return (y == 0 && x < 2) || (y == 4 && x >= 1); });
+  geometry::PoreMask sealed = m;
+  EXPECT_EQ(geometry::keep_percolating_pores(m, 0, {false, true, false}).connected, 5u);
+  EXPECT_THROW(geometry::keep_percolating_pores(sealed, 0, {false, false, false}), PhysicsError);
 }
 
 TEST(Percolation, NonPercolatingSampleIsAClearError) {
-  const Dims d{6, 4, 4};
-  PoreMask m = testing::mask_from(d, [](auto x, auto, auto) { return x != 3; });
+  const geometry::Dims d{6, 4, 4};
+  geometry::PoreMask m = testing::mask_from(d, [](auto x, auto, auto) { return x != 3; });
   try {
     (void)keep_percolating_pores(m, 0, {false, true, true});
     FAIL() << "a sample cut by a solid wall percolated";
@@ -68,17 +71,18 @@ namespace {
 // The textbook definition, cell by cell: flood from the inlet face and from the outlet face
 // over the links of the lattice the solver would build (so the filter agrees with the links
 // that carry flow); keep what both reach.
-std::vector<std::uint8_t> reference_filter(const PoreMask& m, int axis, const Periodicity& periodic, EdgeContacts edges) {
-  const Dims& d = m.dims;
-  Periodicity lattice_periodic = periodic;
+std::vector<std::uint8_t> reference_filter(const geometry::PoreMask& m, int axis, const geometry::Periodicity& periodic,
+                                           geometry::EdgeContacts edges) {
+  const geometry::Dims& d = m.dims;
+  geometry::Periodicity lattice_periodic = periodic;
   lattice_periodic[axis] = false;
-  const SparseLattice lat = SparseLattice::build(m, lattice_periodic, true, true, edges);
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(m, lattice_periodic, true, true, edges);
   std::vector<std::uint8_t> reach(lat.fluid_count(), 0);
   for (const int face : {0, 1}) {
     const std::uint8_t bit = face ? 2 : 1;
     std::vector<std::uint32_t> stack;
     for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
-      const Coord& xyz = lat.coords()[c];
+      const lattice::Coord& xyz = lat.coords()[c];
       const std::int64_t p[3] = {xyz.x, xyz.y, xyz.z};
       if (p[axis] == (face ? d[axis] - 1 : 0)) {
         reach[c] |= bit;
@@ -88,9 +92,9 @@ std::vector<std::uint8_t> reference_filter(const PoreMask& m, int axis, const Pe
     while (!stack.empty()) {
       const std::uint32_t c = stack.back();
       stack.pop_back();
-      for (int i = 1; i < lattice::q; ++i) {
+      for (int i = 1; i < d3q19::q; ++i) {
         const std::uint32_t t = lat.neighbour(c, i);
-        if (t == none || (reach[t] & bit)) continue;
+        if (t == lattice::none || (reach[t] & bit)) continue;
         reach[t] |= bit;
         stack.push_back(t);
       }
@@ -98,7 +102,7 @@ std::vector<std::uint8_t> reference_filter(const PoreMask& m, int axis, const Pe
   }
   std::vector<std::uint8_t> kept(m.pore.size(), 0);
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
-    const Coord& xyz = lat.coords()[c];
+    const lattice::Coord& xyz = lat.coords()[c];
     if (reach[c] == 3) kept[d.linear(xyz.x, xyz.y, xyz.z)] = 1;
   }
   return kept;
@@ -108,14 +112,14 @@ std::vector<std::uint8_t> reference_filter(const PoreMask& m, int axis, const Pe
 TEST(Percolation, RunsMatchAVoxelFloodOnRandomSamples) {
   int compared = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-    const Dims d{static_cast<std::int64_t>(3 + seed % 9), static_cast<std::int64_t>(2 + seed % 7),
+    const geometry::Dims d{static_cast<std::int64_t>(3 + seed % 9), static_cast<std::int64_t>(2 + seed % 7),
                  static_cast<std::int64_t>(2 + seed % 5)};
     const int axis = static_cast<int>(seed % 3);
-    const Periodicity periodic{seed % 2 == 0, seed % 4 < 2, seed % 5 < 3};
-    const PoreMask original = testing::random_mask(d, 0.35 + 0.005 * (seed % 40), seed);
-    const EdgeContacts edges = seed % 3 == 1 ? EdgeContacts::open : EdgeContacts::sealed;
+    const geometry::Periodicity periodic{seed % 2 == 0, seed % 4 < 2, seed % 5 < 3};
+    const geometry::PoreMask original = testing::random_mask(d, 0.35 + 0.005 * (seed % 40), seed);
+    const geometry::EdgeContacts edges = seed % 3 == 1 ? geometry::EdgeContacts::open : geometry::EdgeContacts::sealed;
     const std::vector<std::uint8_t> expected = reference_filter(original, axis, periodic, edges);
-    PoreMask m = original;
+    geometry::PoreMask m = original;
     try {
       (void)keep_percolating_pores(m, axis, periodic, edges);
       EXPECT_EQ(m.pore, expected) << "seed " << seed << ", edge contacts " << to_string(edges);

@@ -15,18 +15,18 @@ namespace rockperm {
 
 namespace {
 // A slit of `width` pore voxels between solid walls of 2 voxels, across y; 6 voxels in x and z.
-PoreMask slit(int width) {
-  const Dims d{6, width + 4, 6};
+geometry::PoreMask slit(int width) {
+  const geometry::Dims d{6, width + 4, 6};
   return testing::mask_from(d, [&](auto, auto y, auto) { return y >= 2 && y < 2 + width; });
 }
 }  // namespace
 
 TEST(DistanceTransform, IsExactEuclideanDistanceToTheSeeds) {
-  const Dims d{9, 7, 5};
+  const geometry::Dims d{9, 7, 5};
   std::vector<std::uint8_t> seed(d.voxels(), 0);
   seed[d.linear(1, 2, 3)] = 1;
   seed[d.linear(8, 6, 0)] = 1;
-  const std::vector<float> dist = distance_to(d, seed);
+  const std::vector<float> dist = geometry::distance_to(d, seed);
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::int64_t x = 0; x < d.nx; ++x) {
@@ -39,11 +39,11 @@ TEST(DistanceTransform, WidthClassesOfSlits) {
   // widths 2, 4, 6 and 12 voxels fall into the classes < 3, 3..5, 5..10 and >= 10
   const int widths[] = {2, 4, 6, 12};
   for (int c = 0; c < 4; ++c) {
-    const PoreMask m = slit(widths[c]);
-    const HostArray<std::uint8_t> classes = pore_width_classes(m);
+    const geometry::PoreMask m = slit(widths[c]);
+    const HostArray<std::uint8_t> classes = geometry::pore_width_classes(m);
     for (std::size_t v = 0; v < classes.size(); ++v) {
       if (m.pore[v]) EXPECT_EQ(classes[v], c) << "width " << widths[c];
-      else EXPECT_EQ(classes[v], no_width_class);
+      else EXPECT_EQ(classes[v], geometry::no_width_class);
     }
   }
 }
@@ -52,8 +52,8 @@ namespace {
 
 // A random medium: overlapping balls of solid (radius 1-4) in a box of odd sizes, so that the
 // widths of every class occur.
-PoreMask random_medium(unsigned seed_value) {
-  const Dims d{37, 29, 23};
+geometry::PoreMask random_medium(unsigned seed_value) {
+  const geometry::Dims d{37, 29, 23};
   std::mt19937 random(seed_value);
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<std::array<double, 4>> balls;
@@ -68,20 +68,20 @@ PoreMask random_medium(unsigned seed_value) {
 
 // The width classes as the exact transform gives them (the definition; the library uses the
 // bounded one).
-std::vector<std::uint8_t> reference_width_classes(const PoreMask& mask) {
+std::vector<std::uint8_t> reference_width_classes(const geometry::PoreMask& mask) {
   const std::size_t n = mask.pore.size();
   std::vector<std::uint8_t> solid(n);
   for (std::size_t i = 0; i < n; ++i) solid[i] = mask.pore[i] ? 0 : 1;
-  const std::vector<float> to_solid = distance_to(mask.dims, solid);
-  std::vector<std::uint8_t> classes(n, no_width_class);
+  const std::vector<float> to_solid = geometry::distance_to(mask.dims, solid);
+  std::vector<std::uint8_t> classes(n, geometry::no_width_class);
   for (std::size_t i = 0; i < n; ++i) {
-    if (mask.pore[i]) classes[i] = width_classes - 1;
+    if (mask.pore[i]) classes[i] = geometry::width_classes - 1;
   }
-  for (int c = width_classes - 2; c >= 0; --c) {
-    const double h = (width_class_limits[c] + 1.0) / 2.0;
+  for (int c = geometry::width_classes - 2; c >= 0; --c) {
+    const double h = (geometry::width_class_limits[c] + 1.0) / 2.0;
     std::vector<std::uint8_t> centre(n);
     for (std::size_t i = 0; i < n; ++i) centre[i] = mask.pore[i] && to_solid[i] >= h ? 1 : 0;
-    const std::vector<float> to_centre = distance_to(mask.dims, centre);
+    const std::vector<float> to_centre = geometry::distance_to(mask.dims, centre);
     for (std::size_t i = 0; i < n; ++i) {
       if (mask.pore[i] && to_centre[i] > h - 0.5) classes[i] = static_cast<std::uint8_t>(c);
     }
@@ -95,12 +95,12 @@ std::vector<std::uint8_t> reference_width_classes(const PoreMask& mask) {
 // at memory speed gives the classes of the exact transform)
 TEST(DistanceTransform, BoundedSquaredDistancesAreExactWithinTheirRadius) {
   for (unsigned trial = 0; trial < 4; ++trial) {
-    const PoreMask m = random_medium(trial);
+    const geometry::PoreMask m = random_medium(trial);
     std::vector<std::uint8_t> seed(m.pore.size());
     for (std::size_t i = 0; i < seed.size(); ++i) seed[i] = m.pore[i] ? 0 : 1;
-    const std::vector<float> exact = distance_to(m.dims, seed);
+    const std::vector<float> exact = geometry::distance_to(m.dims, seed);
     for (const int radius : {1, 3, 6, 11}) {
-      const HostArray<std::uint8_t> bounded = squared_distance_within(m.dims, seed.data(), radius);
+      const HostArray<std::uint8_t> bounded = geometry::squared_distance_within(m.dims, seed.data(), radius);
       for (std::size_t i = 0; i < seed.size(); ++i) {
         const double d2 = std::round(static_cast<double>(exact[i]) * exact[i]);
         if (d2 <= radius * radius) {
@@ -114,23 +114,24 @@ TEST(DistanceTransform, BoundedSquaredDistancesAreExactWithinTheirRadius) {
 }
 
 TEST(DistanceTransform, WidthClassesAreThoseOfTheExactTransform) {
-  int seen[width_classes] = {};
+  int seen[geometry::width_classes] = {};
   for (unsigned trial = 10; trial < 16; ++trial) {
-    const PoreMask m = random_medium(trial);
-    const HostArray<std::uint8_t> classes = pore_width_classes(m);
+    const geometry::PoreMask m = random_medium(trial);
+    const HostArray<std::uint8_t> classes = geometry::pore_width_classes(m);
     const std::vector<std::uint8_t> fast(classes.begin(), classes.end()), reference = reference_width_classes(m);
     ASSERT_EQ(fast, reference) << "trial " << trial;
     for (const std::uint8_t c : fast) {
-      if (c != no_width_class) ++seen[c];
+      if (c != geometry::no_width_class) ++seen[c];
     }
   }
-  for (int c = 0; c < width_classes; ++c) EXPECT_GT(seen[c], 0) << "class " << c << " never occurs: a weak test";
+  for (int c = 0; c < geometry::width_classes; ++c)
+    EXPECT_GT(seen[c], 0) << "class " << c << " never occurs: a weak test";
 }
 
 TEST(PoreStatistics, ThreadedFaceCountIsTheSerialOne) {
   for (unsigned trial = 20; trial < 23; ++trial) {
-    const PoreMask m = random_medium(trial);
-    const Dims& d = m.dims;
+    const geometry::PoreMask m = random_medium(trial);
+    const geometry::Dims& d = m.dims;
     std::uint64_t faces = 0;  // the definition, voxel by voxel
     for (std::int64_t z = 0; z < d.nz; ++z)
       for (std::int64_t y = 0; y < d.ny; ++y)
@@ -139,39 +140,41 @@ TEST(PoreStatistics, ThreadedFaceCountIsTheSerialOne) {
           faces += (x + 1 < d.nx && here != m.is_pore(x + 1, y, z)) + (y + 1 < d.ny && here != m.is_pore(x, y + 1, z)) +
                    (z + 1 < d.nz && here != m.is_pore(x, y, z + 1));
         }
-    EXPECT_EQ(pore_statistics(m).specific_surface, static_cast<double>(faces) / static_cast<double>(d.voxels()));
+    EXPECT_EQ(geometry::pore_statistics(m).specific_surface,
+              static_cast<double>(faces) / static_cast<double>(d.voxels()));
   }
 }
 
 TEST(PoreStatistics, SlitSurfaceDiameterAndEstimate) {
-  const PoreMask m = slit(8);  // 12 x 6 x 6 voxels: 8 pore planes, two walls of 36 faces
-  const PoreStatistics s = pore_statistics(m);
+  const geometry::PoreMask m = slit(8);  // 12 x 6 x 6 voxels: 8 pore planes, two walls of 36 faces
+  const geometry::PoreStatistics s = geometry::pore_statistics(m);
   EXPECT_DOUBLE_EQ(s.porosity, 8.0 / 12.0);
   EXPECT_DOUBLE_EQ(s.specific_surface, 72.0 / (6 * 12 * 6));
   EXPECT_DOUBLE_EQ(s.hydraulic_diameter, 4.0 * s.porosity / s.specific_surface);  // 16: twice the slit width
-  const double open = s.porosity - percolation_porosity;
-  EXPECT_DOUBLE_EQ(s.kozeny_carman_k, open * open * open / (kozeny_constant * s.specific_surface * s.specific_surface));
+  const double open = s.porosity - geometry::percolation_porosity;
+  EXPECT_DOUBLE_EQ(s.kozeny_carman_k,
+                   open * open * open / (geometry::kozeny_constant * s.specific_surface * s.specific_surface));
 }
 
 TEST(TimeScales, TightSamplesRunAtSmallTauOpenOnesAtLarge) {
-  PoreStatistics tight;  // a 10 % pack: pores 3.5 voxels across, k ~ 4e-3 voxel^2
+  geometry::PoreStatistics tight;  // a 10 % pack: pores 3.5 voxels across, k ~ 4e-3 voxel^2
   tight.porosity = 0.1;
   tight.hydraulic_diameter = 3.5;
   tight.kozeny_carman_k = 4.3e-3;
   // 148 voxels long it is balanced above the floor (nu* = (d / L) sqrt(k c_s^2 / phi) = 0.00283,
   // tau 0.521); eight times as long, at the floor
   const double nu_star = 3.5 / 148.0 * std::sqrt(4.3e-3 / 3.0 / 0.1);
-  EXPECT_NEAR(fastest_tau(tight, 148), 0.5 + 3.0 * auto_tau_alpha * nu_star, 1e-12);
-  EXPECT_DOUBLE_EQ(fastest_tau(tight, 8 * 148), min_auto_tau);
-  const TimeScales t = time_scales(tight, 148, physics::viscosity(1.0));
+  EXPECT_NEAR(solve::fastest_tau(tight, 148), 0.5 + 3.0 * solve::auto_tau_alpha * nu_star, 1e-12);
+  EXPECT_DOUBLE_EQ(solve::fastest_tau(tight, 8 * 148), solve::min_auto_tau);
+  const solve::TimeScales t = solve::time_scales(tight, 148, physics::viscosity(1.0));
   EXPECT_GT(t.pressure, 1000 * t.momentum);  // at tau = 1 the pressure takes all the time
-  PoreStatistics open;  // a sphere array: one big pore
+  geometry::PoreStatistics open;  // a sphere array: one big pore
   open.porosity = 0.875;
   open.hydraulic_diameter = 120;
   open.kozeny_carman_k = 300;
-  EXPECT_DOUBLE_EQ(fastest_tau(open, 64), max_auto_tau);
-  PoreStatistics none;  // no estimate: tau = 1
-  EXPECT_DOUBLE_EQ(fastest_tau(none, 64), 1.0);
+  EXPECT_DOUBLE_EQ(solve::fastest_tau(open, 64), solve::max_auto_tau);
+  geometry::PoreStatistics none;  // no estimate: tau = 1
+  EXPECT_DOUBLE_EQ(solve::fastest_tau(none, 64), 1.0);
 }
 
 }  // namespace rockperm

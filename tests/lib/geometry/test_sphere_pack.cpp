@@ -6,30 +6,30 @@
 namespace rockperm {
 
 TEST(SpherePack, IsDeterministicAndReachesThePorosity) {
-  SpherePackSpec spec;
+  geometry::SpherePackSpec spec;
   spec.dims = {40, 30, 20};
   spec.porosity = 0.4;
   spec.radius = 4;
-  const Volume a = make_sphere_pack(spec);
-  const Volume b = make_sphere_pack(spec);
+  const geometry::Volume a = geometry::make_sphere_pack(spec);
+  const geometry::Volume b = geometry::make_sphere_pack(spec);
   EXPECT_EQ(a.labels, b.labels);
   std::uint64_t pore = 0;
-  for (auto l : a.labels) pore += l == pack_pore_label;
+  for (auto l : a.labels) pore += l == geometry::pack_pore_label;
   const double porosity = static_cast<double>(pore) / a.labels.size();
   EXPECT_LE(porosity, 0.4);
   EXPECT_GT(porosity, 0.37);  // at most one sphere of overshoot
   spec.seed += 1;
-  EXPECT_NE(make_sphere_pack(spec).labels, a.labels);
+  EXPECT_NE(geometry::make_sphere_pack(spec).labels, a.labels);
 }
 
 TEST(SpherePack, ScaleVoxelizesTheSameSpheresFiner) {
-  SpherePackSpec spec;
+  geometry::SpherePackSpec spec;
   spec.dims = {20, 16, 12};
   spec.porosity = 0.4;
   spec.radius = 3;
-  const Volume coarse = make_sphere_pack(spec);
+  const geometry::Volume coarse = geometry::make_sphere_pack(spec);
   spec.scale = 2;
-  const Volume fine = make_sphere_pack(spec);
+  const geometry::Volume fine = geometry::make_sphere_pack(spec);
   ASSERT_EQ(fine.dims.nx, 40);
   ASSERT_EQ(fine.dims.nz, 24);
   // every coarse voxel whose 8 fine sub-voxels agree has their label: the geometry is the same,
@@ -41,18 +41,18 @@ TEST(SpherePack, ScaleVoxelizesTheSameSpheresFiner) {
         int solid = 0;
         for (int k = 0; k < 8; ++k) {
           solid += fine.labels[fine.dims.linear(2 * x + (k & 1), 2 * y + (k >> 1 & 1), 2 * z + (k >> 2))] ==
-                   pack_solid_label;
+                   geometry::pack_solid_label;
         }
         solid_fine += solid;
         if (solid % 8 != 0) continue;
         ++agree;
-        same += (solid == 8) == (coarse.labels[coarse.dims.linear(x, y, z)] == pack_solid_label);
+        same += (solid == 8) == (coarse.labels[coarse.dims.linear(x, y, z)] == geometry::pack_solid_label);
       }
   EXPECT_GT(agree, 20u * 16u * 12u / 2);
   EXPECT_GT(static_cast<double>(same) / agree, 0.97);
   EXPECT_NEAR(1.0 - solid_fine / (8.0 * 20 * 16 * 12), 0.4, 0.03);
   spec.scale = 0.5;
-  EXPECT_THROW(make_sphere_pack(spec), InputError);
+  EXPECT_THROW(geometry::make_sphere_pack(spec), InputError);
 }
 
 }  // namespace rockperm

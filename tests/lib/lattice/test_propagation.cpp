@@ -13,9 +13,9 @@ namespace rockperm {
 
 namespace {
 
-using lattice::q;
+using d3q19::q;
 
-std::vector<float> random_state(const SparseLattice& lat, std::uint32_t seed) {
+std::vector<float> random_state(const lattice::SparseLattice& lat, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1e-3f, 1e-3f);
   std::vector<float> f(q * lat.stride(), 0.0f);
@@ -26,8 +26,8 @@ std::vector<float> random_state(const SparseLattice& lat, std::uint32_t seed) {
 
 // Push streaming with half-way bounce-back, on the sparse numbering but computed from
 // coordinates (not from the neighbour table under test).
-std::vector<float> reference_steps(const SparseLattice& lat, std::vector<float> f, const physics::CollisionParams& p,
-                                   int steps) {
+std::vector<float> reference_steps(const lattice::SparseLattice& lat, std::vector<float> f,
+                                   const physics::CollisionParams& p, int steps) {
   const auto s = lat.stride();
   std::vector<float> next(f.size(), 0.0f);
   for (int step = 0; step < steps; ++step) {
@@ -37,8 +37,8 @@ std::vector<float> reference_steps(const SparseLattice& lat, std::vector<float> 
       physics::collide(v, p);
       for (int i = 0; i < q; ++i) {
         const std::uint32_t target = i == 0 ? c : testing::expected_link(lat, c, i);
-        if (target != none) next[i * s + target] = v[i];
-        else next[lattice::opposite(i) * s + c] = v[i];  // half-way bounce-back
+        if (target != lattice::none) next[i * s + target] = v[i];
+        else next[d3q19::opposite(i) * s + c] = v[i];  // half-way bounce-back
       }
     }
     f.swap(next);
@@ -46,7 +46,7 @@ std::vector<float> reference_steps(const SparseLattice& lat, std::vector<float> 
   return f;
 }
 
-void expect_bitwise_equal(const SparseLattice& lat, const std::vector<float>& a, const std::vector<float>& b) {
+void expect_bitwise_equal(const lattice::SparseLattice& lat, const std::vector<float>& a, const std::vector<float>& b) {
   std::size_t mismatches = 0;
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c)
     for (int i = 0; i < q; ++i)
@@ -55,8 +55,8 @@ void expect_bitwise_equal(const SparseLattice& lat, const std::vector<float>& a,
 }
 
 struct Geometry {
-  Dims dims;
-  Periodicity periodic;
+  geometry::Dims dims;
+  geometry::Periodicity periodic;
   double porosity;
 };
 
@@ -66,13 +66,14 @@ class SwapPropagation : public ::testing::TestWithParam<Geometry> {};
 
 TEST_P(SwapPropagation, EqualsPushStreamingWithBounceBackBitwise) {
   const Geometry g = GetParam();
-  const SparseLattice lat = SparseLattice::build(testing::random_mask(g.dims, g.porosity, 99), g.periodic);
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::random_mask(g.dims, g.porosity, 99), g.periodic);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.7, 3.0 / 16.0, 1, 1e-4);
   const std::vector<float> initial = random_state(lat, 5);
-  CpuBackend backend(lat, p);
+  backend::CpuBackend backend(lat, p);
   backend.upload(initial);
   const int steps = 5;
-  for (int s = 0; s < steps; ++s) advance(backend, Propagation::two_pass, s);
+  for (int s = 0; s < steps; ++s) advance(backend, backend::Propagation::two_pass, s);
   std::vector<float> swapped;
   backend.download(swapped);
   expect_bitwise_equal(lat, swapped, reference_steps(lat, initial, p, steps));
@@ -80,15 +81,16 @@ TEST_P(SwapPropagation, EqualsPushStreamingWithBounceBackBitwise) {
 
 TEST_P(SwapPropagation, FusedEqualsTwoPassAfterEvenSteps) {
   const Geometry g = GetParam();
-  const SparseLattice lat = SparseLattice::build(testing::random_mask(g.dims, g.porosity, 7), g.periodic, true);
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::random_mask(g.dims, g.porosity, 7), g.periodic, true);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.9, 3.0 / 16.0, 0, 1e-4);
   const std::vector<float> initial = random_state(lat, 11);
-  CpuBackend two_pass(lat, p), fused(lat, p);
+  backend::CpuBackend two_pass(lat, p), fused(lat, p);
   two_pass.upload(initial);
   fused.upload(initial);
   for (int s = 0; s < 6; ++s) {
-    advance(two_pass, Propagation::two_pass, s);
-    const bool natural = advance(fused, Propagation::fused, s);
+    backend::advance(two_pass, backend::Propagation::two_pass, s);
+    const bool natural = backend::advance(fused, backend::Propagation::fused, s);
     EXPECT_EQ(natural, s % 2 == 1);
     if (natural) {
       std::vector<float> a, b;
@@ -101,12 +103,13 @@ TEST_P(SwapPropagation, FusedEqualsTwoPassAfterEvenSteps) {
 
 TEST_P(SwapPropagation, ConservesMassExactlyEnoughWithBounceBack) {
   const Geometry g = GetParam();
-  const SparseLattice lat = SparseLattice::build(testing::random_mask(g.dims, g.porosity, 3), g.periodic);
+  const lattice::SparseLattice lat =
+      lattice::SparseLattice::build(testing::random_mask(g.dims, g.porosity, 3), g.periodic);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, 2, 1e-4);
-  CpuBackend backend(lat, p);
+  backend::CpuBackend backend(lat, p);
   backend.upload(random_state(lat, 2));
   const double before = backend.sums().mass;
-  for (int s = 0; s < 50; ++s) advance(backend, Propagation::two_pass, s);
+  for (int s = 0; s < 50; ++s) advance(backend, backend::Propagation::two_pass, s);
   EXPECT_NEAR(backend.sums().mass, before, 1e-9 * before);
 }
 

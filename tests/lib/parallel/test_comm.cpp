@@ -12,10 +12,10 @@
 namespace rockperm {
 
 TEST(SerialComm, IsOneRankAndItsReductionsAreIdentities) {
-  const Comm comm;
+  const parallel::Comm comm;
   EXPECT_EQ(comm.size(), 1);
   EXPECT_TRUE(comm.root());
-  const Comm part = comm.split(7, 0);
+  const parallel::Comm part = comm.split(7, 0);
   EXPECT_EQ(part.size(), 1);
   EXPECT_DOUBLE_EQ(comm.sum(2.5), 2.5);
   EXPECT_DOUBLE_EQ(comm.max(-1.0), -1.0);
@@ -34,16 +34,16 @@ TEST(SerialComm, MpiOnlyWhereALauncherStartedTheProcess) {
     if (const char* v = std::getenv(name)) saved.emplace_back(name, v);
     unsetenv(name);
   }
-  EXPECT_FALSE(launched_by_mpi());
+  EXPECT_FALSE(parallel::launched_by_mpi());
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
     setenv(name, "0", 1);
-    EXPECT_TRUE(launched_by_mpi()) << name;
+    EXPECT_TRUE(parallel::launched_by_mpi()) << name;
     unsetenv(name);
   }
   setenv("ROCKPERM_MPI", "0", 1);
-  EXPECT_FALSE(launched_by_mpi());
+  EXPECT_FALSE(parallel::launched_by_mpi());
   setenv("ROCKPERM_MPI", "1", 1);
-  EXPECT_TRUE(launched_by_mpi());
+  EXPECT_TRUE(parallel::launched_by_mpi());
   unsetenv("ROCKPERM_MPI");
   for (const auto& [name, value] : saved) setenv(name.c_str(), value.c_str(), 1);
 }
@@ -51,7 +51,8 @@ TEST(SerialComm, MpiOnlyWhereALauncherStartedTheProcess) {
 // A failure crosses ranks as code and text (collectively): a physics error keeps its reason.
 TEST(SerialComm, CollectivelyKeepsAPhysicsErrorsReason) {
   try {
-    collectively(Comm(), [] { throw PhysicsError("the pore space does not percolate", "no_path"); });
+    parallel::collectively(parallel::Comm(),
+                           [] { throw PhysicsError("the pore space does not percolate", "no_path"); });
     FAIL() << "no error";
   } catch (const PhysicsError& e) {
     EXPECT_EQ(e.reason(), "no_path");
@@ -60,37 +61,38 @@ TEST(SerialComm, CollectivelyKeepsAPhysicsErrorsReason) {
 }
 
 TEST(SerialComm, ExchangeWithItselfMatchesByTag) {
-  const Comm comm;
-  std::vector<Population> send_a{1, 2}, send_b{3}, recv_a(2), recv_b(1);
-  comm.exchange({{0, 5, send_a.data(), 2 * sizeof(Population)}, {0, 6, send_b.data(), sizeof(Population)}},
-                {{0, 6, recv_b.data(), sizeof(Population)}, {0, 5, recv_a.data(), 2 * sizeof(Population)}});
+  const parallel::Comm comm;
+  std::vector<physics::Population> send_a{1, 2}, send_b{3}, recv_a(2), recv_b(1);
+  comm.exchange(
+      {{0, 5, send_a.data(), 2 * sizeof(physics::Population)}, {0, 6, send_b.data(), sizeof(physics::Population)}},
+      {{0, 6, recv_b.data(), sizeof(physics::Population)}, {0, 5, recv_a.data(), 2 * sizeof(physics::Population)}});
   EXPECT_EQ(recv_a, send_a);
   EXPECT_EQ(recv_b, send_b);
 }
 
 TEST(SerialComm, AStartedExchangeWithItselfIsDoneOnWait) {
-  const Comm comm;
-  std::vector<Population> send{7, 8, 9}, receive(3);
-  Comm::Pending pending = comm.start_exchange({{0, 4, send.data(), sizeof(Population) * 3}},
-                                              {{0, 4, receive.data(), sizeof(Population) * 3}});
+  const parallel::Comm comm;
+  std::vector<physics::Population> send{7, 8, 9}, receive(3);
+  parallel::Comm::Pending pending = comm.start_exchange({{0, 4, send.data(), sizeof(physics::Population) * 3}},
+                                              {{0, 4, receive.data(), sizeof(physics::Population) * 3}});
   pending.wait();
   pending.wait();  // a second wait does nothing
   EXPECT_EQ(receive, send);
 }
 
 TEST(SerialComm, CollectivelyRethrowsTheKindFieldAndMessageForEveryRank) {
-  const Comm comm;
+  const parallel::Comm comm;
   try {
-    collectively(comm, [] { throw InputError("flow.tau", "tau is too small"); });
+    parallel::collectively(comm, [] { throw InputError("flow.tau", "tau is too small"); });
     ADD_FAILURE() << "nothing thrown";
   } catch (const InputError& e) {
     EXPECT_TRUE(e.all_ranks);
     EXPECT_EQ(e.field(), "flow.tau");
     EXPECT_EQ(e.detail(), "tau is too small");
   }
-  EXPECT_THROW(collectively(comm, [] { throw PhysicsError("no path"); }), PhysicsError);
-  EXPECT_THROW(collectively(comm, [] { throw OutputError("disk full"); }), OutputError);
-  EXPECT_NO_THROW(collectively(comm, [] {}));
+  EXPECT_THROW(parallel::collectively(comm, [] { throw PhysicsError("no path"); }), PhysicsError);
+  EXPECT_THROW(parallel::collectively(comm, [] { throw OutputError("disk full"); }), OutputError);
+  EXPECT_NO_THROW(parallel::collectively(comm, [] {}));
 }
 
 }  // namespace rockperm

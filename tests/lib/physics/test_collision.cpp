@@ -7,12 +7,12 @@
 namespace rockperm::physics {
 
 namespace {
-using lattice::q;
+using d3q19::q;
 
 void random_populations(float (&f)[q], std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-0.01f, 0.01f);
-  for (int i = 0; i < q; ++i) f[i] = static_cast<float>(lattice::weight(i)) * dist(rng) * 10.0f;
+  for (int i = 0; i < q; ++i) f[i] = static_cast<float>(d3q19::weight(i)) * dist(rng) * 10.0f;
 }
 
 struct Sums {
@@ -22,7 +22,7 @@ Sums sums(const float (&f)[q]) {
   Sums s{0, {0, 0, 0}};
   for (int i = 0; i < q; ++i) {
     s.mass += f[i];
-    for (int a = 0; a < 3; ++a) s.j[a] += static_cast<double>(f[i]) * lattice::c(i, a);
+    for (int a = 0; a < 3; ++a) s.j[a] += static_cast<double>(f[i]) * d3q19::c(i, a);
   }
   return s;
 }
@@ -64,8 +64,8 @@ TEST_P(CollisionInvariants, EquilibriumIsAFixedPoint) {
   float f[q];
   const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
   for (int i = 0; i < q; ++i) {
-    const double cu = lattice::cx(i) * u[0] + lattice::cy(i) * u[1] + lattice::cz(i) * u[2];
-    f[i] = static_cast<float>(lattice::weight(i) * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq) - lattice::weight(i));
+    const double cu = d3q19::cx(i) * u[0] + d3q19::cy(i) * u[1] + d3q19::cz(i) * u[2];
+    f[i] = static_cast<float>(d3q19::weight(i) * rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq) - d3q19::weight(i));
   }
   float g[q];
   std::copy(f, f + q, g);
@@ -90,7 +90,7 @@ void reference_trt(double (&f)[q], const CollisionParams& p) {
   double drho = 0, j[3] = {0, 0, 0};
   for (int i = 0; i < q; ++i) {
     drho += f[i];
-    for (int a = 0; a < 3; ++a) j[a] += f[i] * lattice::c(i, a);
+    for (int a = 0; a < 3; ++a) j[a] += f[i] * d3q19::c(i, a);
   }
   const double rho = 1 + drho;
   double u[3], F[3];
@@ -99,10 +99,10 @@ void reference_trt(double (&f)[q], const CollisionParams& p) {
   const double wp = p.omega_plus, wm = p.omega_minus;
   double out[q];
   for (int i = 0; i < q; ++i) {
-    const int o = lattice::opposite(i);
-    const double w = lattice::weight(i);
-    const double cu = lattice::cx(i) * u[0] + lattice::cy(i) * u[1] + lattice::cz(i) * u[2];
-    const double cF = lattice::cx(i) * F[0] + lattice::cy(i) * F[1] + lattice::cz(i) * F[2];
+    const int o = d3q19::opposite(i);
+    const double w = d3q19::weight(i);
+    const double cu = d3q19::cx(i) * u[0] + d3q19::cy(i) * u[1] + d3q19::cz(i) * u[2];
+    const double cF = d3q19::cx(i) * F[0] + d3q19::cy(i) * F[1] + d3q19::cz(i) * F[2];
     // deviations from w_i of the equilibrium and the Guo source, split into even and odd parts
     const double eq_even = w * (drho + rho * (4.5 * cu * cu - 1.5 * usq)), eq_odd = 3 * w * rho * cu;
     const double src_even = w * (9 * cu * cF - 3 * uF), src_odd = 3 * w * cF;

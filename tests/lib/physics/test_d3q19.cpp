@@ -2,7 +2,7 @@
 
 #include "lib/physics/d3q19.hpp"
 
-namespace rockperm::lattice {
+namespace rockperm::physics::d3q19 {
 
 TEST(D3Q19, WeightsSumToOne) {
   double sum = 0;
@@ -55,4 +55,4 @@ TEST(D3Q19, MomentsAreIsotropic) {
   EXPECT_NEAR(xxyy, cs2 * cs2, 1e-15);
 }
 
-}  // namespace rockperm::lattice
+}  // namespace rockperm::physics::d3q19

@@ -10,10 +10,10 @@
 
 namespace rockperm {
 
-using half_detail::from_half;
-using half_detail::to_half;
-using half_detail::to_half_stochastic;
-using half_detail::to_half_toward_zero;
+using physics::half_detail::from_half;
+using physics::half_detail::to_half;
+using physics::half_detail::to_half_stochastic;
+using physics::half_detail::to_half_toward_zero;
 
 std::uint32_t bits(float f) {
   std::uint32_t u;
@@ -84,13 +84,14 @@ TEST(Storage, StochasticRoundingIsUnbiasedAndPicksANeighbour) {
 TEST(Storage, TheRangeShiftKeepsSlowCreepingFlowsNormal) {
   // deviations w_i * 3u of velocities 1e-8 .. 0.1, and a deviation of 1
   for (const float deviation : {3.8e-9f, 1e-6f, 1e-3f, 0.3f, 1.0f, 3.9f}) {
-    const Half h = StorageTraits<Half>::store(deviation);
+    const physics::Half h = physics::StorageTraits<physics::Half>::store(deviation);
     EXPECT_GE(h.bits & 0x7C00u, 0x0400u) << deviation << " is stored as a subnormal";
-    EXPECT_NEAR(StorageTraits<Half>::load(h), deviation, deviation * std::ldexp(1.0, -11)) << deviation;
+    EXPECT_NEAR(physics::StorageTraits<physics::Half>::load(h), deviation, deviation * std::ldexp(1.0, -11))
+        << deviation;
   }
-  EXPECT_EQ(storage_bytes(Storage::float16), 2u);
-  EXPECT_EQ(rounding_noise(5, step_seed(1)), rounding_noise(5, step_seed(1)));
-  EXPECT_NE(rounding_noise(5, step_seed(1)), rounding_noise(5, step_seed(2)));
+  EXPECT_EQ(physics::storage_bytes(physics::Storage::float16), 2u);
+  EXPECT_EQ(physics::rounding_noise(5, physics::step_seed(1)), physics::rounding_noise(5, physics::step_seed(1)));
+  EXPECT_NE(physics::rounding_noise(5, physics::step_seed(1)), physics::rounding_noise(5, physics::step_seed(2)));
 }
 
 }  // namespace rockperm

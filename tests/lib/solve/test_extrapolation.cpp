@@ -36,34 +36,34 @@ std::vector<float> mode(int n, double wavenumber, double amplitude) {
 }  // namespace
 
 TEST(Extrapolation, OneDecayingModeIsReadAndJumpedOver) {
-  const ExtrapolationSettings settings;
-  const auto d = PressureExtrapolation::decide(products({mode(4000, 0.003, 1e-6)}, {0.6}), settings);
+  const solve::ExtrapolationSettings settings;
+  const auto d = solve::PressureExtrapolation::decide(products({mode(4000, 0.003, 1e-6)}, {0.6}), settings);
   EXPECT_NEAR(d.ratio, 0.6, 1e-4);
   EXPECT_LT(d.residual, 1e-3);
   EXPECT_TRUE(d.jump);
 }
 
 TEST(Extrapolation, AFasterModeOfTheSameSizeKeepsItFromJumping) {
-  const ExtrapolationSettings settings;
-  const auto d = PressureExtrapolation::decide(
+  const solve::ExtrapolationSettings settings;
+  const auto d = solve::PressureExtrapolation::decide(
       products({mode(4000, 0.003, 1e-6), mode(4000, 0.05, 1e-6)}, {0.8, 0.1}), settings);
   EXPECT_GT(d.residual, settings.max_residual);
   EXPECT_FALSE(d.jump);
   // once the faster one has decayed (a hundredth of the slow one), the slow one is read
-  const auto later = PressureExtrapolation::decide(
+  const auto later = solve::PressureExtrapolation::decide(
       products({mode(4000, 0.003, 1e-6), mode(4000, 0.05, 1e-8)}, {0.8, 0.1}), settings);
   EXPECT_NEAR(later.ratio, 0.8, 0.01);
   EXPECT_TRUE(later.jump);
 }
 
 TEST(Extrapolation, NoJumpWithoutADecayThatCanBeRead) {
-  const ExtrapolationSettings settings;
+  const solve::ExtrapolationSettings settings;
   // too slow for the interval: a jump of r / (1 - r) intervals would go too far on a guess
-  EXPECT_FALSE(PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {0.95}), settings).jump);
+  EXPECT_FALSE(solve::PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {0.95}), settings).jump);
   // growing, oscillating, or nothing to read
-  EXPECT_FALSE(PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {1.2}), settings).jump);
-  EXPECT_FALSE(PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {-0.5}), settings).jump);
-  EXPECT_FALSE(PressureExtrapolation::decide(physics::DensityProducts{}, settings).jump);
+  EXPECT_FALSE(solve::PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {1.2}), settings).jump);
+  EXPECT_FALSE(solve::PressureExtrapolation::decide(products({mode(100, 0.03, 1e-6)}, {-0.5}), settings).jump);
+  EXPECT_FALSE(solve::PressureExtrapolation::decide(physics::DensityProducts{}, settings).jump);
 }
 
 TEST(Extrapolation, TheProductsScaleIsAPowerOfTwoThatKeepsTheChangesWithin2To15) {

@@ -11,8 +11,8 @@
 namespace rockperm {
 
 namespace {
-FlowSums mass(double m) {
-  FlowSums s;
+physics::FlowSums mass(double m) {
+  physics::FlowSums s;
   s.mass = m;
   return s;
 }
@@ -22,20 +22,20 @@ TEST(Monitor, EstimatesTheDistanceOfAGeometricDecayAndStopsWithinTolerance) {
   // k(t) = 2 - 0.5 exp(-t / 3000): the fit to k at n/2, 3n/4 and n is exact for one mode (the
   // estimate is twice the fit)
   const auto k = [](double t) { return 2.0 - 0.5 * std::exp(-t / 3000.0); };
-  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
+  solve::ConvergenceMonitor m(solve::MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 200000 && stopped == 0; step += 100) {
     const bool steady = m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0);
     const double truth = std::abs(2.0 - k(static_cast<double>(step))) / k(static_cast<double>(step));
     if (step >= 1600 && step % 400 == 0) {
-      EXPECT_NEAR(m.error_estimate() / truth, remaining_safety, 1e-6) << step;
+      EXPECT_NEAR(m.error_estimate() / truth, solve::remaining_safety, 1e-6) << step;
     }
     if (steady) stopped = step;
   }
   ASSERT_GT(stopped, 0);
   // the true distance at the stop is within the tolerance, and the run did not go on much longer
   EXPECT_LT(std::abs(2.0 - k(static_cast<double>(stopped))) / 2.0, 1e-4);
-  EXPECT_GT(std::abs(2.0 - k(static_cast<double>(stopped - 400))) / 2.0, 1e-4 / remaining_safety * 0.8);
+  EXPECT_GT(std::abs(2.0 - k(static_cast<double>(stopped - 400))) / 2.0, 1e-4 / solve::remaining_safety * 0.8);
 }
 
 // fp16 leaves noise on k (5e-5 from check to check on tight rock, docs/ACCURACY.md; there the
@@ -49,9 +49,9 @@ TEST(Monitor, ANoisyDecayStopsAveragedWithAnHonestError) {
     std::mt19937_64 random(seed);
     std::normal_distribution<double> gauss(0.0, noise);
     const auto k = [&](double t) { return limit - 0.05 * std::exp(-t / 4000.0) + gauss(random); };
-    MonitorSettings averaged{1e-4, 1e-3, false, 1e-4, 2};
+    solve::MonitorSettings averaged{1e-4, 1e-3, false, 1e-4, 2};
     averaged.average_noise = true;
-    ConvergenceMonitor a(averaged, 100.0, 100);
+    solve::ConvergenceMonitor a(averaged, 100.0, 100);
     std::int64_t stopped = 0;
     double reported = 0, error = 0;
     for (std::int64_t step = 100; step <= 200000 && stopped == 0; step += 100) {
@@ -75,7 +75,7 @@ TEST(Monitor, ASlowModeBehindAFastOneIsNotMissed) {
   // a fast mode of large amplitude and a slow one of 2 % of it: the per-100-step change falls
   // below 1e-6 long before k is within 1e-4 of its limit
   const auto k = [](double t) { return 1.0 - 0.5 * std::exp(-t / 500.0) - 0.01 * std::exp(-t / 20000.0); };
-  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
+  solve::ConvergenceMonitor m(solve::MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 1000000 && stopped == 0; step += 100) {
     if (m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0)) stopped = step;
@@ -91,7 +91,7 @@ TEST(Monitor, ATurningPointIsNotTheLimit) {
   // about the distance, and the run goes on until the slow mode is fitted. (A slow mode hidden
   // behind a fast one until the fast one has gone below the tolerance cannot be seen at all.)
   const auto k = [](double t) { return 1.0 - 0.5 * std::exp(-t / 300.0) + 3e-3 * std::exp(-t / 8000.0); };
-  ConvergenceMonitor m(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
+  solve::ConvergenceMonitor m(solve::MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 1000000 && stopped == 0; step += 100) {
     if (m.check(step, mass(100.0), k(static_cast<double>(step)), 0.0)) stopped = step;
@@ -102,12 +102,12 @@ TEST(Monitor, ATurningPointIsNotTheLimit) {
 }
 
 TEST(Monitor, UnevenFluxOrAChangeThatDoesNotShrinkIsNotSteady) {
-  ConvergenceMonitor flux(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
+  solve::ConvergenceMonitor flux(solve::MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   for (std::int64_t step = 100; step <= 5000; step += 100) {
     EXPECT_FALSE(flux.check(step, mass(100.0), 1.0, 2e-3)) << step;  // k constant, flux uneven
   }
   EXPECT_EQ(flux.error_estimate(), 0.0);
-  ConvergenceMonitor drift(MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
+  solve::ConvergenceMonitor drift(solve::MonitorSettings{1e-4, 1e-3, false, 1e-4, 2}, 100.0, 100);
   for (std::int64_t step = 100; step <= 5000; step += 100) {
     EXPECT_FALSE(drift.check(step, mass(100.0), 1.0 + 1e-9 * step, 0.0)) << step;  // slow, steady drift
   }
@@ -119,33 +119,33 @@ TEST(Monitor, UnevenFluxOrAChangeThatDoesNotShrinkIsNotSteady) {
 // back and forth by less than a float's rounding, and the fit reads no ratio from that. Before,
 // such a run (grey layers at tau 1.5, tests/validation/test_grey.cpp) never stopped; it is steady.
 TEST(Monitor, KFlickeringInItsFloatRoundingIsSteady) {
-  ConvergenceMonitor m(MonitorSettings{1e-6, 1e-3, false, 1e-4, 3}, 100.0, 100);
+  solve::ConvergenceMonitor m(solve::MonitorSettings{1e-6, 1e-3, false, 1e-4, 3}, 100.0, 100);
   const double k = 24.816720944897952, flicker = k * 2e-8;
   std::int64_t stopped = 0;
   for (std::int64_t step = 100; step <= 20000 && stopped == 0; step += 100) {
     if (m.check(step, mass(100.0), (step / 100) % 3 == 0 ? k + flicker : k, 0.0)) stopped = step;
   }
   EXPECT_GT(stopped, 0);
-  EXPECT_LE(m.error_estimate(), 2 * float_rounding);
+  EXPECT_LE(m.error_estimate(), 2 * solve::float_rounding);
   // above the rounding, a change that turns is still no distance to read
-  ConvergenceMonitor turning(MonitorSettings{1e-4, 1e-3, false, 1e-4, 3}, 100.0, 100);
+  solve::ConvergenceMonitor turning(solve::MonitorSettings{1e-4, 1e-3, false, 1e-4, 3}, 100.0, 100);
   for (std::int64_t step = 100; step <= 20000; step += 100) {
     EXPECT_FALSE(turning.check(step, mass(100.0), (step / 100) % 3 == 0 ? k * (1 + 1e-6) : k, 0.0)) << step;
   }
 }
 
 TEST(Monitor, HistoryKeepsAFixedSizeOverLongRuns) {
-  KHistory h(100);
+  solve::KHistory h(100);
   for (std::int64_t step = 100; step <= 1000000; step += 100) h.record(step, 0.001 * static_cast<double>(step));
-  EXPECT_GE(h.spacing(), 1000000 / KHistory::capacity);
+  EXPECT_GE(h.spacing(), 1000000 / solve::KHistory::capacity);
   EXPECT_NEAR(*h.at(500000.0), 500.0, 1e-9);  // linear: interpolation is exact
   EXPECT_NEAR(*h.at(750000.0), 750.0, 1e-9);
   EXPECT_FALSE(h.at(2000000.0).has_value());
 }
 
 TEST(Monitor, NanStopsTheRun) {
-  ConvergenceMonitor m(MonitorSettings{}, 10.0);
-  FlowSums s;
+  solve::ConvergenceMonitor m(solve::MonitorSettings{}, 10.0);
+  physics::FlowSums s;
   s.mass = 10.0;
   s.finite = false;
   EXPECT_THROW(m.check(7, s, 1.0, 0.0), SimulationError);
@@ -154,24 +154,24 @@ TEST(Monitor, NanStopsTheRun) {
 }
 
 TEST(Monitor, MassDriftStopsTheRun) {
-  ConvergenceMonitor m(MonitorSettings{1e-6, 1e-3, false, 1e-4, 2}, 1000.0);
-  FlowSums s;
+  solve::ConvergenceMonitor m(solve::MonitorSettings{1e-6, 1e-3, false, 1e-4, 2}, 1000.0);
+  physics::FlowSums s;
   s.mass = 1000.5;
   EXPECT_THROW(m.check(1, s, 1.0, 0.0), SimulationError);
 }
 
 TEST(Permeability, UnitsAndDarcyVelocity) {
-  FlowSums s;
+  physics::FlowSums s;
   s.velocity[1] = 50.0;  // sum of u_y
   s.speed = 60.0;
-  FlowProblem p;
+  physics::FlowProblem p;
   p.flow_axis = 1;
   p.tau = 1.0;           // nu = 1/6
   p.acceleration = 1e-4;
   p.region_voxels = 1000;
   p.region_fluid = 400;
   p.voxel_size_um = 2.0;
-  const Permeability k = permeability(s, p);
+  const physics::Permeability k = physics::permeability(s, p);
   EXPECT_DOUBLE_EQ(k.darcy_velocity, 0.05);
   EXPECT_DOUBLE_EQ(k.porosity, 0.4);
   EXPECT_NEAR(k.k_lattice, (1.0 / 6.0) * 0.05 / 1e-4, 1e-12);
@@ -183,7 +183,7 @@ TEST(Permeability, UnitsAndDarcyVelocity) {
 // The mass balance follows the tolerance unless given: half of it, never below what float
 // populations hold at steady state.
 TEST(Monitor, AutomaticFluxToleranceIsHalfTheToleranceAndAtLeastOneInAHundredThousand) {
-  MonitorSettings s;
+  solve::MonitorSettings s;
   EXPECT_TRUE(s.auto_flux_tolerance);
   EXPECT_DOUBLE_EQ(s.flux_limit(), 5e-5);
   s.tolerance = 1e-3;

@@ -9,8 +9,8 @@ namespace rockperm {
 
 namespace {
 // A profile over `planes` planes whose plane-mean density is rho(x), with `cells` cells each.
-PressureProfile profile_of(std::int64_t planes, double (*rho)(std::int64_t), double cells = 10) {
-  PressureProfile p;
+solve::PressureProfile profile_of(std::int64_t planes, double (*rho)(std::int64_t), double cells = 10) {
+  solve::PressureProfile p;
   for (std::int64_t x = 0; x < planes; ++x) {
     p.drho_sum.push_back((rho(x) - 1.0) * cells);
     p.flux_sum.push_back(cells);
@@ -23,12 +23,12 @@ PressureProfile profile_of(std::int64_t planes, double (*rho)(std::int64_t), dou
 TEST(PressurePlanes, InteriorReadingOfALinearProfileIsItsSlope) {
   // buffers of 4 planes around a 64-plane sample; inside it the density falls by 3e-4 per
   // plane (a pressure gradient of -1e-4 rho per plane), in the buffers by 1e-5
-  const PressureProfile p = profile_of(72, [](std::int64_t x) {
+  const solve::PressureProfile p = profile_of(72, [](std::int64_t x) {
     if (x < 4) return 1.01 - 1e-5 * x;
     if (x < 68) return 1.01 - 4e-5 - 3e-4 * (x - 4);
     return 1.01 - 4e-5 - 3e-4 * 64 - 1e-5 * (x - 68);
   });
-  const PressureDrop d = interior_drop(p, 4, 68);
+  const solve::PressureDrop d = solve::interior_drop(p, 4, 68);
   EXPECT_EQ(d.margin, 8);
   EXPECT_EQ(d.window, 4);
   EXPECT_DOUBLE_EQ(d.length, 44.0);  // slabs [12, 16) and [56, 60)
@@ -40,17 +40,17 @@ TEST(PressurePlanes, InteriorReadingOfALinearProfileIsItsSlope) {
 }
 
 TEST(PressurePlanes, ShortSamplesUseTheEndPlanesOrNoDrop) {
-  const PressureProfile p = profile_of(12, [](std::int64_t x) { return 1.0 - 1e-4 * x; });
-  const PressureDrop buffered = interior_drop(p, 3, 9);  // 6 planes between buffers
+  const solve::PressureProfile p = profile_of(12, [](std::int64_t x) { return 1.0 - 1e-4 * x; });
+  const solve::PressureDrop buffered = solve::interior_drop(p, 3, 9);  // 6 planes between buffers
   EXPECT_EQ(buffered.margin, 0);
   EXPECT_DOUBLE_EQ(buffered.length, 7.0);
-  const SampleDrive mirrored = sample_drive(p, 1e-5, 0, 6);  // mirror: the sample starts at plane 0
+  const solve::SampleDrive mirrored = solve::sample_drive(p, 1e-5, 0, 6);  // mirror: the sample starts at plane 0
   EXPECT_DOUBLE_EQ(mirrored.acceleration, 1e-5);
   EXPECT_DOUBLE_EQ(mirrored.end_planes, 1e-5);
 }
 
 TEST(PressurePlanes, APlaneWithoutPoreIsAClearError) {
-  PressureProfile p = profile_of(40, [](std::int64_t) { return 1.0; });
+  solve::PressureProfile p = profile_of(40, [](std::int64_t) { return 1.0; });
   // a 32-plane sample at plane 4: the inlet window is [8, 10) (margin 4, 2 planes); empty it
   p.cells[8] = p.cells[9] = p.drho_sum[8] = p.drho_sum[9] = 0;
   try {
