@@ -29,21 +29,22 @@ LAYERS = [
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # a namespace opened at the top of a file: `namespace rockperm::x::y {` (group 1: "::x::y" or "")
-NAMESPACE = re.compile(r'^namespace rockperm((?:::\w+)*) \{(.*?)^\}  // namespace rockperm\1$', re.M | re.S)
-ALIASES_ONLY = re.compile(r'^(\s*(//[^\n]*)?\n|\s*namespace \w+ = [\w:]+;\n)*\s*$')
+OPENING = re.compile(r'^namespace rockperm((?:::\w+)*) \{', re.M)
+# a `namespace rockperm {` block that holds only namespace aliases (and comments)
+ALIASES_ONLY = re.compile(r'\{\n(?:\s*//[^\n]*\n|\s*namespace \w+ = [\w:]+;\n)*\}  // namespace rockperm\n')
 
 
 def namespace_faults(path, text):
     """The namespaces a file of lib/ opens that are not its folder's."""
     folder = path.split("/")[1]
     faults = []
-    for m in NAMESPACE.finditer(text):
+    for m in OPENING.finditer(text):
         inner = m.group(1)
         if folder == "base":
             ok = inner == "" or inner == "::detail"
         else:
             ok = inner == "::" + folder or inner.startswith("::" + folder + "::") or \
-                (inner == "" and ALIASES_ONLY.match(m.group(2)) is not None)
+                (inner == "" and ALIASES_ONLY.match(text, m.end() - 1) is not None)
         if not ok:
             faults.append("%s opens namespace rockperm%s (lib/%s is %s)" %
                           (path, inner, folder, "rockperm" if folder == "base" else "rockperm::" + folder))
