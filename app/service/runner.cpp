@@ -266,11 +266,15 @@ bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& e
   return found;
 }
 
-// The "reason" of a run's report.json ("capacity": the sample needs more GPU memory than its
-// ranks hold), or nothing.
-std::string report_reason(const fs::path& dir) {
+// A run's report.json, or a discarded value where it left none readable.
+Json read_report(const fs::path& dir) {
   std::ifstream in(dir / "report.json");
-  const Json report = Json::parse(read_all_text(in), nullptr, false);
+  return Json::parse(read_all_text(in), nullptr, false);
+}
+
+// The "reason" of a run's report ("capacity": the sample needs more GPU memory than its ranks
+// hold), or nothing.
+std::string report_reason(const Json& report) {
   return report.is_object() && report.contains("reason") && report["reason"].is_string() ? report["reason"].get<std::string>()
                                                                                        : std::string();
 }
@@ -359,7 +363,7 @@ void Runner::run_on_several(Claimed& claimed) {
     deliver_to_spool(*store_.get(job.id), {});
   } else if (stopping) {
     store_.requeue(job.id);
-  } else if (job.gpus == workers_ && host_cores_allowed(options) && report_reason(dir) == "capacity") {
+  } else if (job.gpus == workers_ && host_cores_allowed(options) && report_reason(read_report(dir)) == "capacity") {
     requeue_larger(job, options, workers_ + 1);  // too large for all the GPUs: again, with the host's cores beside them
   } else {
     record(job, options);
@@ -368,9 +372,7 @@ void Runner::run_on_several(Claimed& claimed) {
 
 // The job's outcome from its report.json.
 void Runner::record(const Job& job, const RunOptions& options) {
-  std::ifstream in(options.spec.output.dir / "report.json");
-  const Json report = Json::parse(read_all_text(in),
-                                  nullptr, false);
+  const Json report = read_report(options.spec.output.dir);
   if (report.is_discarded() || !report.is_object()) {
     store_.finish(job.id, JobState::finished, "runtime_error", 0,
                   "the run left no readable report.json" +

@@ -54,7 +54,6 @@ std::vector<parallel::Comm::Transfer> Stepper::receive_endpoints() const {
 }
 
 void Stepper::start(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down) {
-  const parallel::SlabDomain& d = *domain_;
   std::vector<parallel::Comm::Transfer> sends, receives;
   transfers(to_lower, from_lower, to_upper, from_upper, tag_up, tag_down, sends, receives);
   backend_.wait_halo();
@@ -65,29 +64,27 @@ void Stepper::start(int to_lower, int from_lower, int to_upper, int from_upper, 
     pending_ = comm_->start_exchange(sends, receives);
   }
   mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  unpack_lower_ = d.lower >= 0 ? from_lower : -1;
-  unpack_upper_ = d.upper >= 0 ? from_upper : -1;
 }
 
-void Stepper::finish() {
+void Stepper::finish(int from_lower, int from_upper) {
   const auto start = std::chrono::steady_clock::now();
   pending_.wait();
   mpi_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (unpack_lower_ >= 0) backend_.unpack_halo(unpack_lower_);
-  if (unpack_upper_ >= 0) backend_.unpack_halo(unpack_upper_);
+  if (domain_->lower >= 0) backend_.unpack_halo(from_lower);
+  if (domain_->upper >= 0) backend_.unpack_halo(from_upper);
 }
 
 template <class Interior>
 void Stepper::interior_and_exchange(bool backward, Interior&& interior) {
   // forward: boundary slots into the neighbours' ghosts; backward (fused odd step): the ghost
   // slots back to the ranks that own them
+  const int to_lower = backward ? parallel::recv_low : parallel::send_down;
+  const int from_lower = backward ? parallel::send_down : parallel::recv_low;
+  const int to_upper = backward ? parallel::recv_high : parallel::send_up;
+  const int from_upper = backward ? parallel::send_up : parallel::recv_high;
   const auto start_exchange = [&] {
-    if (backward) {
-      start(parallel::recv_low, parallel::send_down, parallel::recv_high, parallel::send_up, tag_back_up,
-            tag_back_down);
-    } else {
-      start(parallel::send_down, parallel::recv_low, parallel::send_up, parallel::recv_high, tag_up, tag_down);
-    }
+    start(to_lower, from_lower, to_upper, from_upper, backward ? tag_back_up : tag_up,
+          backward ? tag_back_down : tag_down);
   };
   if (backend_.blocks_on_interior() && !exchanger_) {
     start_exchange();
@@ -96,7 +93,7 @@ void Stepper::interior_and_exchange(bool backward, Interior&& interior) {
     interior();  // enqueued: it runs while this rank waits for the messages
     start_exchange();
   }
-  finish();
+  finish(from_lower, from_upper);
 }
 
 bool Stepper::advance(std::int64_t step) {

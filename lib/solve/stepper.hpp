@@ -65,9 +65,10 @@ class Stepper {
  private:
   void transfers(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down,
                  std::vector<parallel::Comm::Transfer>& sends, std::vector<parallel::Comm::Transfer>& receives) const;
-  // Starts one exchange (after the packs are done); finish() waits for it and unpacks.
+  // Starts one exchange (after the packs are done); finish() waits for it and unpacks the lists
+  // it received into.
   void start(int to_lower, int from_lower, int to_upper, int from_upper, int tag_up, int tag_down);
-  void finish();
+  void finish(int from_lower, int from_upper);
   // The interior's update between the packs and the unpacks, with the exchange around it.
   template <class Interior>
   void interior_and_exchange(bool backward, Interior&& interior);
@@ -80,7 +81,6 @@ class Stepper {
   std::vector<std::size_t> counts_;  // bytes of each halo list's buffer
   std::unique_ptr<parallel::HaloExchanger> exchanger_;
   parallel::Comm::Pending pending_;
-  int unpack_lower_ = -1, unpack_upper_ = -1;  // the lists the started exchange receives into
   double mpi_seconds_ = 0;
 };
 
