@@ -5,7 +5,8 @@
 # (tools/trajectory_table.py reads the logs). rockperm and rockperm-make-pack on PATH.
 #   CASES="128:0.10:buffer 128:0.20:periodic" bash tools/trajectory_study.sh
 # A case is N:POROSITY:MODE[:SEED[:RADIUS]] (radius N/16 by default, seed 3); environment:
-# TOL (1e-6), INTERVAL (200), MAX_STEPS (400000), OUT (where the logs go), EXTRA (more options).
+# TOL (1e-6), FLUX (the flux tolerance: TOL), INTERVAL (200), MAX_STEPS (400000), OUT (where the logs
+# go), EXTRA (more options).
 set -uo pipefail
 out=${OUT:-/tmp/trajectories}
 mkdir -p "$out"
@@ -19,7 +20,7 @@ for c in ${CASES:-128:0.10:buffer}; do
   # shellcheck disable=SC2086
   rockperm run --input.file "$work/pack.raw" --input.dims "$n $n $n" --input.voxel_size_um 5 --output.fields off \
     --lbm.inlet_outlet="$mode" --lbm.lateral="$lateral" --run.tolerance="${TOL:-1e-6}" \
-    --run.flux_tolerance="${TOL:-1e-6}" --run.max_steps="${MAX_STEPS:-400000}" --run.check_interval="${INTERVAL:-200}" \
+    --run.flux_tolerance="${FLUX:-${TOL:-1e-6}}" --run.max_steps="${MAX_STEPS:-400000}" --run.check_interval="${INTERVAL:-200}" \
     --output.progress_seconds=0 --overwrite --output.dir "$work/out" ${EXTRA:-} >"$out/$name.log" 2>&1
   echo "$name: $(grep -E '^(flow|converged|NOT)' "$out/$name.log" | cut -c1-90 | tr '\n' ' ')"
 done

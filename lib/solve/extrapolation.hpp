@@ -58,6 +58,13 @@ class PressureExtrapolation {
 
   bool enabled() const { return settings_.enabled && !unavailable_; }
   int jumps() const { return static_cast<int>(state_.jumps); }
+  // The slowest time measured at the last jump, in steps (0 before the first): the interval D is
+  // set to interval_fraction of it (at least min_interval, rounded up to checks) and doubled where
+  // a later decision finds a mode too slow for D, so D / interval_fraction is that time or a
+  // longer one. The monitor's history must span it after the jump (lib/solve/monitor.hpp).
+  double slow_time() const {
+    return state_.jumps > 0 ? static_cast<double>(state_.interval) / settings_.interval_fraction : 0.0;
+  }
   // whether the backend holds densities a checkpoint must carry
   bool holding() const { return state_.phase > 0; }
 

@@ -57,7 +57,8 @@ const SolverResult& SteadyStateLoop::next_check() {
   result_.sums = stepper_.sums();
   const Measurement m = measure_(result_.sums);
   result_.k = m.k;
-  result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, m.flux_nonuniformity, step_ - before);
+  result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, m.flux_nonuniformity, step_ - before,
+                                     extrapolation_.slow_time());
   if (const double f = monitor_.reported_k_factor(); f != 1.0) {  // noisy storage: the window's mean
     result_.k.k_lattice *= f;
     result_.k.k_m2 *= f;
