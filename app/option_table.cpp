@@ -330,7 +330,8 @@ const std::vector<Option>& option_table() {
     t.push_back({"run.flux_tolerance", "execution.monitor.flux_tolerance", "auto",
                  "steady only when the volume flux through every plane across the flow agrees to this "
                  "((largest - smallest) / mean): the mass balance of a steady flow; auto: half of run.tolerance, "
-                 "at least 1e-5",
+                 "at least 1e-5; after a pressure jump, once the history spans the jump's slow time, k's slope "
+                 "over that time stands in for it",
                  [](RunSpec& s, const std::string& v) {
                    s.execution.monitor.auto_flux_tolerance = v == "auto";
                    if (v != "auto") s.execution.monitor.flux_tolerance = parse_double(v);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The time a user waits for k (issue 34): synthetic packs made by rockperm-make-pack, each run
 # from its file to k, with where the seconds went (read, percolation, pore analysis, SHA-256
-# beside them, lattice, backend, solve, output) and the steps.
+# beside them, lattice, backend, solve, output, and the resolution study where the run makes one:
+# run.resolution_study, automatic where narrow pores carry more than 10 % of the flow) and the steps.
 #   tools/time_to_k.sh [CASES] [-- RUN OPTIONS...]
 # CASES: a comma-separated list of pack768 (768^3, 34 %, spheres 50 voxels across, periodic),
 # tight512 (512^3, 10 %, between buffers), pack1000 (1000^3, 15 %, periodic); default all three.
@@ -17,7 +18,7 @@ read -ra rockperm <<<"${ROCKPERM:-rockperm}"
 make_pack=${MAKE_PACK:-rockperm-make-pack}
 work=${WORK:-/tmp/time_to_k}
 mkdir -p "$work"
-printf '%-9s %6s %5s %5s %5s %5s %5s %5s %6s %6s %7s %7s %7s\n' case fluidM read perc pores sha lat back ready solve steps output wall
+printf '%-9s %6s %5s %5s %5s %5s %5s %5s %6s %6s %7s %7s %6s %7s\n' case fluidM read perc pores sha lat back ready solve steps output study wall
 for c in ${cases//,/ }; do
   case $c in
     pack768) dims="768 768 768" phi=0.34 radius=25 mode=(--lbm.inlet_outlet=periodic --lbm.lateral=periodic) ;;
@@ -44,9 +45,10 @@ except (OSError, ValueError):
 p = r["performance"]
 g = lambda k: p.get(k, 0.0) or 0.0
 ready = g("setup_seconds")
-print("%-9s %6.1f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6.2f %6.1f %7d %7.2f %7.1f  k %.6g mD (%s, exit %s)" % (
+study = (r.get("resolution") or {}).get("seconds", 0.0) or 0.0
+print("%-9s %6.1f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6.2f %6.1f %7d %7.2f %6.2f %7.1f  k %.6g mD (%s, exit %s)" % (
     name, r["geometry"]["fluid_cells"] / 1e6, g("read_seconds"), g("percolation_seconds"), g("pore_analysis_seconds"),
     g("hash_seconds"), g("lattice_seconds"), g("backend_seconds"), ready, g("solve_seconds"), r["steps"],
-    g("finish_seconds"), wall, (r["permeability"] or {}).get("mD", float("nan")), r["status"], rc))
+    g("finish_seconds"), study, wall, (r["permeability"] or {}).get("mD", float("nan")), r["status"], rc))
 PY
 done

@@ -123,7 +123,8 @@ double slow_mode_remaining(const KHistory& history, std::int64_t step, double sl
 AveragedK averaged_k(const KHistory& history, std::int64_t step) {
   AveragedK a;
   const std::vector<std::pair<std::int64_t, double>> points = history.points();
-  const double n = static_cast<double>(step), w = n / 8.0;
+  const double n = static_cast<double>(step);
+  const double w = std::min(std::max(n / 8.0, 8.0 * static_cast<double>(history.spacing())), n / 4.0);
   // the mean of the recorded values in (end - w, end], and of its quarters
   const auto window = [&](double end, std::array<double, 4>* quarters) -> std::optional<double> {
     double sum = 0;
@@ -266,7 +267,7 @@ bool ConvergenceMonitor::check(std::int64_t step, const physics::FlowSums& sums,
   // after a jump: no stop before the history spans the slow time; then the slow mode's slope
   // bounds the error from below and stands in for the mass balance (monitor.hpp)
   const bool after_jump = slow_time > 0 && origin_ > 0;
-  const bool spans = !after_jump || static_cast<double>(step) >= slow_time;
+  const bool spans = !after_jump || static_cast<double>(step) >= std::min(slow_time, static_cast<double>(origin_));
   if (after_jump && spans) {
     const double reported = std::abs(k * reported_k_factor_);
     const double slow = remaining_safety * slow_mode_remaining(history_, step, slow_time);

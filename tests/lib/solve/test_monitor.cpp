@@ -71,6 +71,33 @@ TEST(Monitor, ANoisyDecayStopsAveragedWithAnHonestError) {
   EXPECT_EQ(stopped_runs, 12);
 }
 
+// After a pressure jump the averaged history starts again; its windows are at least 8 checks wide
+// (at most a quarter of the history), so an fp16 run can have an estimate 28 checks after its jump,
+// where before it had none for 56 (a tight 512^3 pack: stopped 6,300 steps after its jump, 2,700
+// after fp32 did).
+TEST(Monitor, AnAveragedHistoryRestartedByAJumpHasAnEstimateAfter28Checks) {
+  const double limit = 2.0, noise = 1e-4;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 random(seed);
+    std::normal_distribution<double> gauss(0.0, noise);
+    solve::MonitorSettings averaged;
+    averaged.average_noise = true;
+    averaged.flux_floor = 2e-4;
+    solve::ConvergenceMonitor m(averaged, 100.0, 100);
+    m.restart(7300);
+    std::int64_t stopped = 0;
+    for (std::int64_t step = 7400; step <= 20000 && stopped == 0; step += 100) {
+      const double t = static_cast<double>(step - 7300);
+      const bool steady = m.check(step, mass(100.0), limit * (1.0 + 2e-5 * std::exp(-t / 1000.0)) + gauss(random),
+                                  1e-4, 100, 2400.0);
+      if (step - 7300 < 2800) EXPECT_TRUE(std::isinf(m.error_estimate())) << step;  // a window holds < 8
+      if (steady) stopped = step;
+    }
+    ASSERT_GT(stopped, 0) << "seed " << seed;
+    EXPECT_LT(stopped, 7300 + 5600) << "seed " << seed;  // windows of step / 8 had no estimate before
+  }
+}
+
 TEST(Monitor, ASlowModeBehindAFastOneIsNotMissed) {
   // a fast mode of large amplitude and a slow one of 2 % of it: the per-100-step change falls
   // below 1e-6 long before k is within 1e-4 of its limit
@@ -136,6 +163,21 @@ TEST(Monitor, AfterAJumpTheHistoryMustSpanTheSlowTimeBeforeAStop) {
   EXPECT_EQ(without.step, 3200);
   EXPECT_GT(std::abs(without.k - limit) / limit, 1.5e-4);
   EXPECT_EQ(stop(slow_time).step, 0);  // no stop anywhere on it: the slope after 2200 steps says 1.3e-4 to go
+}
+
+// A late jump on tight rock can measure a mode slower than the whole run (a 256^3 10 % pack: 36,000
+// steps, at step 28,300); the history before it has watched k for that long already, so the wait is
+// the shorter of the two, and k settled then stops the run soon after it.
+TEST(Monitor, ALateJumpWaitsNoLongerThanTheRunBeforeIt) {
+  solve::ConvergenceMonitor m(solve::MonitorSettings{}, 100.0, 100);
+  m.restart(28300);
+  std::int64_t stopped = 0;
+  for (std::int64_t step = 28400; step <= 120000 && stopped == 0; step += 100) {
+    const double k = 184.7 * (1.0 + 1e-6 * std::exp(-static_cast<double>(step - 28300) / 5000.0));
+    if (m.check(step, mass(100.0), k, 2e-4, 100, 36000.0)) stopped = step;
+  }
+  EXPECT_GE(stopped, 2 * 28300);
+  EXPECT_LT(stopped, 28300 + 36000);
 }
 
 // On tight rock the flux spread after a jump is the pressure profile along the sample relaxing, which
