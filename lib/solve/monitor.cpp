@@ -100,22 +100,22 @@ double remaining_change(const KHistory& history, std::int64_t step, double k, do
 
 double slow_mode_remaining(const KHistory& history, std::int64_t step, double slow_time) {
   const double n = static_cast<double>(step), window = std::min(0.5 * n, slow_time);
-  double count = 0, mean_t = 0, mean_k = 0;
-  const std::vector<std::pair<std::int64_t, double>> points = history.points();
-  for (const auto& [at, k] : points) {
-    if (static_cast<double>(at) < n - window || at > step) continue;
-    count += 1;
-    mean_t += static_cast<double>(at);
+  std::vector<std::pair<double, double>> recent;  // (step, k) within the window
+  for (const auto& [at, k] : history.points()) {
+    if (static_cast<double>(at) >= n - window && at <= step) recent.emplace_back(static_cast<double>(at), k);
+  }
+  if (recent.size() < 4) return std::numeric_limits<double>::infinity();
+  double mean_t = 0, mean_k = 0;
+  for (const auto& [t, k] : recent) {
+    mean_t += t;
     mean_k += k;
   }
-  if (count < 4) return std::numeric_limits<double>::infinity();
-  mean_t /= count;
-  mean_k /= count;
-  double stt = 0, stk = 0;
-  for (const auto& [at, k] : points) {
-    if (static_cast<double>(at) < n - window || at > step) continue;
-    stt += (static_cast<double>(at) - mean_t) * (static_cast<double>(at) - mean_t);
-    stk += (static_cast<double>(at) - mean_t) * (k - mean_k);
+  mean_t /= static_cast<double>(recent.size());
+  mean_k /= static_cast<double>(recent.size());
+  double stt = 0, stk = 0;  // least squares: slope = stk / stt
+  for (const auto& [t, k] : recent) {
+    stt += (t - mean_t) * (t - mean_t);
+    stk += (t - mean_t) * (k - mean_k);
   }
   return stt > 0 ? slow_time * std::abs(stk / stt) : std::numeric_limits<double>::infinity();
 }

@@ -24,7 +24,7 @@
 // After a pressure jump (lib/solve/extrapolation.hpp) the history starts again, and a short history
 // after a jump can sit on a plateau where a fast mode rising meets a slow one falling, flat while
 // far from its limit: a 20 % pack between mirrored faces stopped 900 steps after its jump, 1.7e-4
-// from steady with a stated error of 3.4e-5 and a flux spread of 3.6e-5 (docs/ACCURACY.md). So
+// from steady with a stated error of 3.5e-5 and a flux spread of 3.6e-5 (docs/ACCURACY.md). So
 // after a jump the run does not stop before its history spans the slowest time the extrapolation
 // measured (`slow_time`, the time of the mode it jumped over), or the run before the jump where that
 // is shorter (late jumps on tight rock measure modes slower than the whole run, which the history
@@ -119,7 +119,8 @@ double slow_mode_remaining(const KHistory& history, std::int64_t step, double sl
 // means of its four quarters). w is step/8, but at least 8 recorded intervals while that is at
 // most step/4 (the three windows still apart), so that a history restarted by a pressure jump can
 // have an estimate 28 checks after it rather than 56 (a tight 512^3 pack in fp16 stopped 6,300
-// steps after its jump, 2,700 after fp32 did). Unknown (+inf remaining) while a window holds fewer than 8 values.
+// steps after its jump, 2,700 after fp32 did). Unknown (+inf remaining) while a window holds
+// fewer than 8 values.
 struct AveragedK {
   double k = 0;
   double remaining = std::numeric_limits<double>::infinity();  // absolute
