@@ -5,28 +5,24 @@
 # logs). rockperm and rockperm-make-pack on PATH; ROCKPERMS names the binaries to compare (default
 # rockperm), each run on the same pack.
 #   REFS=/tmp/trajectories CASES="128:0.20:mirror:3:8 512:0.10:buffer:7:8" bash tools/stop_study.sh
-# A case is N:POROSITY:MODE:SEED:RADIUS, as in trajectory_study.sh; EXTRA: more options for every run.
+# A case is N:POROSITY:MODE[:SEED[:RADIUS]] (tools/pack_case.sh); EXTRA: more options for every run.
 # One line per case and binary: steps, jumps, k (mD), the stated error and the true distance
 # (relative), with "OUTSIDE" where the distance passes the tolerance (1e-4 unless EXTRA sets another).
 set -uo pipefail
+# shellcheck source=tools/pack_case.sh
+source "$(dirname "$0")/pack_case.sh"
 refs=${REFS:?REFS: the folder of the trajectory logs}
 tol=1e-4
 [[ ${EXTRA:-} =~ --run.tolerance=([^ ]+) ]] && tol=${BASH_REMATCH[1]}
-for c in ${CASES:?CASES: N:POROSITY:MODE:SEED:RADIUS ...}; do
-  IFS=: read -r n phi mode seed radius <<<"$c"
-  name="n${n}_p${phi}_${mode}_s${seed}_r${radius}" work=/tmp/stop_$name
-  ref=$(grep -E '^  step .* k = ' "$refs/$name.log" 2>/dev/null | tail -1 | awk '{print $5}')
-  [ -n "$ref" ] || { echo "$name: no reference log $refs/$name.log" >&2; continue; }
-  mkdir -p "$work"
-  [ -s "$work/pack.raw" ] || rockperm-make-pack --dims "$n $n $n" --porosity "$phi" --radius "$radius" --seed "$seed" \
-    --out "$work/pack.raw" >/dev/null || exit 1
-  lateral=sealed; [ "$mode" = periodic ] && lateral=periodic
+for c in ${CASES:?CASES: N:POROSITY:MODE[:SEED[:RADIUS]] ...}; do
+  pack_case "$c" stop || exit 1
+  ref=$(grep -E '^  step .* k = ' "$refs/$case_name.log" 2>/dev/null | tail -1 | awk '{print $5}')
+  [ -n "$ref" ] || { echo "$case_name: no reference log $refs/$case_name.log" >&2; continue; }
   for bin in ${ROCKPERMS:-rockperm}; do
     # shellcheck disable=SC2086
-    "$bin" run --input.file "$work/pack.raw" --input.dims "$n $n $n" --input.voxel_size_um 5 --output.fields off \
-      --lbm.inlet_outlet="$mode" --lbm.lateral="$lateral" --overwrite --output.dir "$work/out" ${EXTRA:-} \
-      >"$work/run.log" 2>&1
-    python3 - "$work/out/report.json" "$ref" "$tol" "$name" "$(basename "$bin")" "$(grep -c 'pressure extrapolated:' "$work/run.log")" <<'PY'
+    run_case "$bin" "$case_dir/out" ${EXTRA:-} >"$case_dir/run.log" 2>&1
+    python3 - "$case_dir/out/report.json" "$ref" "$tol" "$case_name" "$(basename "$bin")" \
+      "$(grep -c 'pressure extrapolated:' "$case_dir/run.log")" <<'PY'
 import json, sys
 path, ref, tol, name, binary, jumps = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), *sys.argv[4:]
 r = json.load(open(path))

@@ -8,19 +8,15 @@
 # TOL (1e-6), FLUX (the flux tolerance: TOL), INTERVAL (200), MAX_STEPS (400000), OUT (where the logs
 # go), EXTRA (more options).
 set -uo pipefail
+# shellcheck source=tools/pack_case.sh
+source "$(dirname "$0")/pack_case.sh"
 out=${OUT:-/tmp/trajectories}
 mkdir -p "$out"
 for c in ${CASES:-128:0.10:buffer}; do
-  IFS=: read -r n phi mode seed radius <<<"$c"
-  seed=${seed:-3} radius=${radius:-$((n / 16))}
-  name="n${n}_p${phi}_${mode}_s${seed}_r${radius}" work=/tmp/trajectory_$name
-  mkdir -p "$work"
-  rockperm-make-pack --dims "$n $n $n" --porosity "$phi" --radius "$radius" --seed "$seed" --out "$work/pack.raw" >/dev/null
-  lateral=sealed; [ "$mode" = periodic ] && lateral=periodic
+  pack_case "$c" trajectory || exit 1
   # shellcheck disable=SC2086
-  rockperm run --input.file "$work/pack.raw" --input.dims "$n $n $n" --input.voxel_size_um 5 --output.fields off \
-    --lbm.inlet_outlet="$mode" --lbm.lateral="$lateral" --run.tolerance="${TOL:-1e-6}" \
-    --run.flux_tolerance="${FLUX:-${TOL:-1e-6}}" --run.max_steps="${MAX_STEPS:-400000}" --run.check_interval="${INTERVAL:-200}" \
-    --output.progress_seconds=0 --overwrite --output.dir "$work/out" ${EXTRA:-} >"$out/$name.log" 2>&1
-  echo "$name: $(grep -E '^(flow|converged|NOT)' "$out/$name.log" | cut -c1-90 | tr '\n' ' ')"
+  run_case rockperm "$case_dir/out" --run.tolerance="${TOL:-1e-6}" --run.flux_tolerance="${FLUX:-${TOL:-1e-6}}" \
+    --run.max_steps="${MAX_STEPS:-400000}" --run.check_interval="${INTERVAL:-200}" --output.progress_seconds=0 \
+    ${EXTRA:-} >"$out/$case_name.log" 2>&1
+  echo "$case_name: $(grep -E '^(flow|converged|NOT)' "$out/$case_name.log" | cut -c1-90 | tr '\n' ' ')"
 done
