@@ -267,16 +267,26 @@ bool ConvergenceMonitor::check(std::int64_t step, const physics::FlowSums& sums,
   // after a jump: no stop before the history spans the slow time; then the slow mode's slope
   // bounds the error from below and stands in for the mass balance (monitor.hpp)
   const bool after_jump = slow_time > 0 && origin_ > 0;
-  const bool spans = !after_jump || static_cast<double>(step) >= std::min(slow_time, static_cast<double>(origin_));
-  if (after_jump && spans) {
+  const bool slope = slope_reads_slow_mode(step, slow_time);
+  if (slope) {
     const double reported = std::abs(k * reported_k_factor_);
     const double slow = remaining_safety * slow_mode_remaining(history_, step, slow_time);
     error_estimate_ = std::max(error_estimate_, reported != 0.0 ? slow / reported : slow);
   }
-  const bool balanced = flux_nonuniformity_ < settings_.flux_limit() || (after_jump && spans);
-  const bool steady = spans && error_estimate_ < settings_.tolerance && balanced;
+  const bool balanced = flux_nonuniformity_ < settings_.flux_limit() || slope;
+  const bool steady = (!after_jump || slope) && error_estimate_ < settings_.tolerance && balanced;
   below_ = steady ? below_ + 1 : 0;
   return below_ >= settings_.required_checks;
+}
+
+bool ConvergenceMonitor::slope_reads_slow_mode(std::int64_t since_origin, double slow_time) const {
+  return slow_time > 0 && origin_ > 0 &&
+         static_cast<double>(since_origin) >= std::min(slow_time, static_cast<double>(origin_));
+}
+
+bool ConvergenceMonitor::steady_soon(std::int64_t step, double slow_time) const {
+  return std::isfinite(error_estimate_) && error_estimate_ < 2.0 * settings_.tolerance &&
+         (flux_nonuniformity_ < 2.0 * settings_.flux_limit() || slope_reads_slow_mode(step - origin_, slow_time));
 }
 
 }  // namespace rockperm::solve

@@ -140,6 +140,11 @@ class ConvergenceMonitor {
   bool check(std::int64_t step, const physics::FlowSums& sums, double k, double flux_nonuniformity,
              std::int64_t steps_since_last = 100, double slow_time = 0);
 
+  // Whether the run may stop within a few checks (a pressure jump would then only delay it): the
+  // last check's error and mass balance within twice their limits (the slow mode halves them in 0.7
+  // of its time, less than a jump's two intervals take), the balance read as check() reads it.
+  bool steady_soon(std::int64_t step, double slow_time) const;
+
   double relative_change() const { return relative_change_; }  // per 100 steps, last check
   double error_estimate() const { return error_estimate_; }    // relative, +inf when unknown
   // The k a check reports: the k it was given, or with average_noise the mean of the last
@@ -185,6 +190,10 @@ class ConvergenceMonitor {
   std::int64_t check_interval_;
   std::int64_t origin_ = 0;
   KHistory history_;
+
+  // After a jump, whether the history (`since_origin` steps) spans the wait (monitor.hpp's comment):
+  // from then on k's slope over the slow time reads the slow mode, in place of the mass balance.
+  bool slope_reads_slow_mode(std::int64_t since_origin, double slow_time) const;
 };
 
 }  // namespace rockperm::solve

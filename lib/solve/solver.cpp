@@ -45,12 +45,9 @@ const SolverResult& SteadyStateLoop::next_check() {
     stepper_.advance(step_);
     ++step_;
   }
-  // a jump where the run is far from steady; where it may stop within a few checks (both measures
-  // within twice their limits: the slow mode halves them in 0.7 of its time, less than a jump's
-  // two intervals take), a jump (which restarts the monitor) would only delay it
-  const bool steady_soon = std::isfinite(monitor_.error_estimate()) &&
-                           monitor_.error_estimate() < 2.0 * controls_.monitor.tolerance &&
-                           monitor_.flux_nonuniformity() < 2.0 * controls_.monitor.flux_limit();
+  // a jump where the run is far from steady; where it may stop within a few checks a jump (which
+  // restarts the monitor) would only delay it
+  const bool steady_soon = monitor_.steady_soon(step_, extrapolation_.slow_time());
   result_.extrapolation = extrapolation_.at_check(step_, stepper_, steady_soon);  // natural order here
   if (result_.extrapolation.jumped) monitor_.restart(step_);
   result_.jumps = extrapolation_.jumps();

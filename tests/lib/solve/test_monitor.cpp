@@ -180,6 +180,22 @@ TEST(Monitor, ALateJumpWaitsNoLongerThanTheRunBeforeIt) {
   EXPECT_LT(stopped, 28300 + 36000);
 }
 
+// Whether a jump would only delay the stop follows the same reading of the mass balance as the stop:
+// once the history spans the wait, an uneven flux no longer says the run is far from steady.
+TEST(Monitor, SteadySoonReadsTheMassBalanceAsTheStopDoes) {
+  solve::ConvergenceMonitor m(solve::MonitorSettings{}, 100.0, 100);
+  m.restart(7300);
+  const double slow_time = 2400;
+  // the loop asks before each check, from the checks before it
+  for (std::int64_t step = 7400; step <= 9500; step += 100) {
+    m.check(step, mass(100.0), 11.819, 1e-3, 100, slow_time);  // k settled, the spread 20x its limit
+  }
+  EXPECT_FALSE(m.steady_soon(9600, slow_time));  // the check at 9600 is 2300 steps into a 2400-step wait
+  m.check(9600, mass(100.0), 11.819, 1e-3, 100, slow_time);
+  EXPECT_TRUE(m.steady_soon(9700, slow_time));
+  EXPECT_FALSE(m.steady_soon(9700, 0.0));  // without a jump's slow time the spread decides, as before
+}
+
 // On tight rock the flux spread after a jump is the pressure profile along the sample relaxing, which
 // moves mass between planes but hardly k. Once the history spans the slow time, k's own slope bounds
 // what that mode leaves, and a run whose k has settled stops with the spread still above its limit;
