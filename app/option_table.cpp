@@ -281,7 +281,8 @@ const std::vector<Option>& option_table() {
                  [](RunSpec& s, const std::string& v) { s.execution.storage = parse_choice(v, storages); },
                  [](const RunSpec& s) { return choice_name(s.execution.storage, storages); }});
     t.push_back({"run.resolution_study", "resolution_study", "auto",
-                 "on: also run the sample coarsened 2x and 4x (majority of each block, 1/8 + 1/64 of the cells) and "
+                 "on: also run the sample coarsened 2x and 4x (majority of each block, 1/8 + 1/64 of the cells, each "
+                 "grid for at most 4 times the sample's steps) and "
                  "extrapolate k to zero voxel size: report.json's resolution block, the verdict's discretisation "
                  "error; auto: where more than 10 % of the flow passes pores narrower than 3 voxels; off",
                  [](RunSpec& s, const std::string& v) {

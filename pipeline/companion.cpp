@@ -1,5 +1,6 @@
 #include "pipeline/companion.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "pipeline/decomposition.hpp"
@@ -20,7 +21,8 @@ void with_volume(const parallel::Comm& comm, const RunRequest& request,
 }
 
 CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, geometry::PoreMask mask,
-                           double voxel_size_um, const FlowSpec& flow, const std::string& name) {
+                           double voxel_size_um, const FlowSpec& flow, const std::string& name,
+                           std::int64_t max_steps) {
   CompanionRun c;
   const auto start = std::chrono::steady_clock::now();
   const RunSpec& spec = request.spec;
@@ -28,7 +30,8 @@ CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request
     Sample sample = sample_from_mask(comm, std::move(mask), comm.max(voxel_size_um), flow,
                                      spec.sample.percolation_filter, name);
     const FlowSpec resolved = resolve_flow(flow, sample);
-    const ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
+    ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
+    if (max_steps > 0) execution.max_steps = std::min(execution.max_steps, max_steps);
     const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
     RankLattice lattice = decompose(comm, sample, resolved.periodicity(), plan.propagation, resolved.edge_contacts,
                                     OneRank::whole, lattice_tables(plan), plan.shares);

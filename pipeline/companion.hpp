@@ -3,6 +3,7 @@
 // coarsened sample; the sample with its grey phases made solid): in memory, no run directory and
 // no checkpoints (redone on a resume), the same boundaries, execution and stop requests as the
 // request, tau and force its own where they are automatic.
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -30,10 +31,12 @@ void with_volume(const parallel::Comm& comm, const RunRequest& request,
                  const std::function<void(const ReadVolume&)>& make);
 
 // Collective. `mask` on rank 0 (ignored elsewhere); `flow` as the request's, with the variant's
-// grey permeabilities (voxel^2); `name` names the sample in messages. Never throws for what the
-// variant does: a physics or input error is a note (no_path where that is its reason).
+// grey permeabilities (voxel^2); `name` names the sample in messages; `max_steps` > 0 limits the
+// run below the request's own limit. Never throws for what the variant does: a physics or input
+// error is a note (no_path where that is its reason).
 CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, geometry::PoreMask mask,
-                           double voxel_size_um, const FlowSpec& flow, const std::string& name);
+                           double voxel_size_um, const FlowSpec& flow, const std::string& name,
+                           std::int64_t max_steps = 0);
 
 // Collective. For a result with grey voxels in its pore space (run() asks only then): the sample once more with its grey
 // voxels solid (the request's volume, read again where it is not in memory), into

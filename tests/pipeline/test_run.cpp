@@ -9,6 +9,7 @@
 
 #include "lib/base/system.hpp"
 #include "pipeline/fields.hpp"
+#include "pipeline/resolution_study.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/tensor.hpp"
 #include "tests/pipeline_support.hpp"
@@ -231,6 +232,35 @@ TEST(Run, StudiesTheResolutionWhereTheFlowPassesNarrowPores) {
   const SampleResult rw = run(parallel::Comm(), w);
   EXPECT_LT(rw.narrow_flow_fraction, narrow_flow_limit);
   EXPECT_FALSE(rw.resolution.asked);
+}
+
+// Each coarse grid of the resolution study runs at most coarse_step_budget times the sample's own
+// steps (pipeline/resolution_study.hpp): a tight 1000^3 pack's 4x grid ran its whole 200,000-step
+// limit for no result, 23 s of a 197 s run. Here the sample is said to have taken 200 steps, so the
+// budget (800) ends the 2x grid before it can converge (the monitor needs 8 checks of history and
+// two steady ones: at least 900 steps); before the budget it ran to convergence.
+TEST(Run, TheResolutionStudyKeepsEachCoarseGridWithinItsStepBudget) {
+  const ReadVolume pack = volume_from_mask(testing::sphere_pack_mask(32, 0.35, 4.0, 7), 1.0, "pack");
+  RunRequest request = tensor_request(fresh("study_budget"), pack);
+  request.spec.all_axes = false;
+  request.spec.resolution_study = RunSpec::Study::off;
+  SampleResult fine = run(parallel::Comm(), request);
+  ASSERT_TRUE(fine.converged()) << fine.message;
+  const std::int64_t steps = fine.steps;
+
+  fine.steps = 200;
+  run_resolution_study(parallel::Comm(), request, fine);
+  EXPECT_TRUE(fine.resolution.asked);
+  EXPECT_FALSE(fine.resolution.done);
+  EXPECT_LE(fine.resolution.coarse_steps, coarse_step_budget * 200);
+  EXPECT_NE(fine.resolution.note.find("the study's budget: 4 times the sample's 200"), std::string::npos)
+      << fine.resolution.note;
+
+  fine.steps = steps;  // the sample's own: within budget, the study is made
+  fine.resolution = ResolutionStudy{};
+  run_resolution_study(parallel::Comm(), request, fine);
+  EXPECT_TRUE(fine.resolution.done) << fine.resolution.note;
+  EXPECT_LE(fine.resolution.coarse_steps, 2 * coarse_step_budget * steps);
 }
 
 }  // namespace rockperm::pipeline
