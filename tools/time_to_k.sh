@@ -5,7 +5,8 @@
 # run.resolution_study, automatic where narrow pores carry more than 10 % of the flow) and the steps.
 #   tools/time_to_k.sh [CASES] [-- RUN OPTIONS...]
 # CASES: a comma-separated list of pack768 (768^3, 34 %, spheres 50 voxels across, periodic),
-# tight512 (512^3, 10 %, between buffers), pack1000 (1000^3, 15 %, periodic); default all three.
+# tight512 (512^3, 10 %, between buffers), pack1000 (1000^3, 15 %, periodic); default these three;
+# also tight1000 (1000^3, 10 %, between buffers: the tight scan of a size labs take).
 # RUN OPTIONS go to every run (e.g. --run.max_steps=100 to time the preparation only).
 # ROCKPERM (default: rockperm on PATH; words: "mpirun -n 2 rockperm" for two GPUs) and MAKE_PACK
 # (rockperm-make-pack) name the binaries;
@@ -24,6 +25,7 @@ for c in ${cases//,/ }; do
     pack768) dims="768 768 768" phi=0.34 radius=25 mode=(--lbm.inlet_outlet=periodic --lbm.lateral=periodic) ;;
     tight512) dims="512 512 512" phi=0.10 radius=8 mode=(--lbm.inlet_outlet=buffer --lbm.lateral=sealed) ;;
     pack1000) dims="1000 1000 1000" phi=0.15 radius=12 mode=(--lbm.inlet_outlet=periodic --lbm.lateral=periodic) ;;
+    tight1000) dims="1000 1000 1000" phi=0.10 radius=8 mode=(--lbm.inlet_outlet=buffer --lbm.lateral=sealed) ;;
     *) echo "time_to_k: unknown case $c" >&2; exit 2 ;;
   esac
   raw="$work/$c.raw"
