@@ -66,18 +66,18 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
   flow.grey_permeability = fine.flow.grey_permeability;
   for (double& k : flow.grey_permeability) k /= 4.0;  // the same m^2 in voxels twice as large
   const std::int64_t budget = coarse_step_budget * fine.steps;
-  // a coarse grid that stopped at the study's budget, not the request's limit, says so
-  const auto over_budget = [&](const CompanionRun& c) {
-    return c.result.steps >= budget && budget < request.spec.execution.max_steps
-               ? "did not converge within " + std::to_string(c.result.steps) + " steps (the study's budget: " +
-                     std::to_string(coarse_step_budget) + " times the sample's " + std::to_string(fine.steps) + ")"
-               : c.note;
+  // why a coarse grid gave no k; one that ran out of steps where the study's budget, not the
+  // request's limit, was the lower says so
+  const auto why = [&](const CompanionRun& c) {
+    if (c.ending != CompanionRun::Ending::not_converged || budget >= request.spec.execution.max_steps) return c.note;
+    return "did not converge within " + std::to_string(c.result.steps) + " steps (the study's budget: " +
+           std::to_string(coarse_step_budget) + " times the sample's " + std::to_string(fine.steps) + ")";
   };
   const CompanionRun coarse = run_companion(comm, request, std::move(coarse_mask), voxel_um, flow,
                                             fine.input.name + " (2x coarser)", budget);
   study.coarse_steps = coarse.result.steps;
   using Ending = CompanionRun::Ending;
-  if (coarse.ending == Ending::not_converged) study.note = "not made: the coarse sample " + over_budget(coarse);
+  if (coarse.ending == Ending::not_converged) study.note = "not made: the coarse sample " + why(coarse);
   else if (coarse.ending == Ending::invalid_physics) study.note = "not made: at twice the voxel size " + coarse.note;
   else if (!coarse.done()) study.note = "not made: " + coarse.note;
   if (!coarse.done()) {
@@ -91,7 +91,7 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
                                           fine.input.name + " (4x coarser)", budget);
     study.coarse_steps += c4.result.steps;
     if (c4.done()) study.k_coarser_md = c4.result.k.k_md;
-    else fourfold = "at four times the voxel size " + (c4.ending == Ending::not_converged ? over_budget(c4) : c4.note);
+    else fourfold = "at four times the voxel size " + why(c4);
   } else {
     fourfold = "the sample is too small for a grid four times coarser";
   }
