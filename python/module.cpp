@@ -97,8 +97,14 @@ py::object exception_for(pipeline::RunStatus s, const py::module_& m) {
 
 struct Result {
   pipeline::SampleResult result;
-  std::string report;  // report.json's path
+  std::optional<std::string> report;  // report.json's path (none: a temporary directory, removed)
+
+  bool tensor() const { return result.tensor != nullptr; }
+  // a quantity of one run; NaN for a tensor (its values are per axis: Result.tensor)
+  double of_run(double value) const { return tensor() ? std::numeric_limits<double>::quiet_NaN() : value; }
 };
+
+constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 
 // A field of a result as a numpy array over the result's memory (kept alive by the array):
 // velocity [z, y, x, 3] or pressure [z, y, x].
@@ -127,7 +133,8 @@ PYBIND11_MODULE(_rockperm, m) {
   m.attr("__commit__") = build_commit();
   // the classes of the statuses, each translated from the library's error (most derived first)
   const py::object error = py::register_exception<Error>(m, "Error");
-  py::register_exception<InputError>(m, "InputError", error);
+  // a bad value is also a ValueError, as Python users catch it
+  py::register_exception<InputError>(m, "InputError", py::make_tuple(error, py::handle(PyExc_ValueError)));
   py::register_exception<PhysicsError>(m, "InvalidPhysics", error);
   py::register_exception<SimulationError>(m, "Diverged", error);
   py::register_exception<OutputError>(m, "OutputError", error);
@@ -136,14 +143,40 @@ PYBIND11_MODULE(_rockperm, m) {
   py::class_<Result>(m, "Result", "The typed result of a run (report.json as to_dict())")
       .def_property_readonly("status", [](const Result& r) { return pipeline::to_string(r.result.status); })
       .def_property_readonly("message", [](const Result& r) { return r.result.message; })
-      .def_property_readonly("k_mD", [](const Result& r) { return r.result.k.k_md; })
-      .def_property_readonly("k_m2", [](const Result& r) { return r.result.k.k_m2; })
-      .def_property_readonly("k_lattice", [](const Result& r) { return r.result.k.k_lattice; },
+      .def_property_readonly("k_mD", [](const Result& r) { return r.of_run(r.result.k.k_md); },
+                             "k in mD; NaN for axis='all' (see tensor)")
+      .def_property_readonly("k_m2", [](const Result& r) { return r.of_run(r.result.k.k_m2); })
+      .def_property_readonly("k_lattice", [](const Result& r) { return r.of_run(r.result.k.k_lattice); },
                              "k in voxel^2")
-      .def_property_readonly("k_error", [](const Result& r) { return r.result.error_estimate; },
+      .def_property_readonly("k_error", [](const Result& r) { return r.of_run(r.result.error_estimate); },
                              "relative remaining change of k estimated from its history (convergence)")
-      .def_property_readonly("steps", [](const Result& r) { return r.result.steps; })
-      .def_property_readonly("report_path", [](const Result& r) { return r.report; })
+      .def_property_readonly("k_error_mD", [](const Result& r) {
+        return r.of_run(r.result.converged() || r.result.status == pipeline::RunStatus::not_converged
+                            ? r.result.error_estimate * r.result.k.k_md : not_a_number);
+      }, "the same in mD (report.json's k_error_estimate_mD)")
+      .def_property_readonly("porosity", [](const Result& r) {
+        if (!r.tensor()) return r.result.porosity();
+        for (const auto& a : r.result.tensor->axes) {
+          if (a && a->porosity) return *a->porosity;
+        }
+        return not_a_number;
+      }, "porosity of the resolved pores of the mask (grey voxels not counted)")
+      .def_property_readonly("connected_porosity", [](const Result& r) { return r.of_run(r.result.connected_porosity()); },
+                             "porosity of the pores joined to both flow faces (NaN for axis='all': per axis in to_dict())")
+      .def_property_readonly("steps", [](const Result& r) {
+        if (!r.tensor()) return r.result.steps;
+        std::int64_t steps = 0;
+        for (const auto& a : r.result.tensor->axes) steps += a ? a->steps : 0;
+        return steps;
+      }, "steps run (axis='all': of the three runs together)")
+      .def_property_readonly("report_path", [](const Result& r) -> py::object {
+        return r.report ? py::object(py::str(*r.report)) : py::object(py::none());
+      }, "report.json in output_dir; None when the run worked in a temporary directory")
+      .def_property_readonly("warnings", [](const Result& r) {
+        py::list out;
+        for (const pipeline::Warning& w : r.result.warnings) out.append(py::make_tuple(w.code, w.message));
+        return out;
+      }, "the run's warnings as (code, message) pairs")
       .def_property_readonly("tensor", [](const Result& r) -> py::object {
         if (!r.result.tensor) return py::none();
         py::array_t<double> t({3, 3});
@@ -167,13 +200,18 @@ PYBIND11_MODULE(_rockperm, m) {
         return py::module_::import("json").attr("loads")(text);
       }, "report.json as a dict")
       .def("__repr__", [](const Result& r) {
-        return "<rockperm.Result " + std::string(pipeline::to_string(r.result.status)) + ": k = " +
-               std::to_string(r.result.k.k_md) + " mD>";
+        const std::string status = pipeline::to_string(r.result.status);
+        if (r.tensor()) {
+          const auto d = r.result.tensor->diagonal_md();
+          return "<rockperm.Result " + status + ": tensor, kxx = " + std::to_string(d[0]) + ", kyy = " +
+                 std::to_string(d[1]) + ", kzz = " + std::to_string(d[2]) + " mD>";
+        }
+        return "<rockperm.Result " + status + ": k = " + std::to_string(r.result.k.k_md) + " mD>";
       });
 
   m.def(
       "_run",
-      [m](const py::array& mask, const py::dict& options, const py::object& progress, bool keep_fields) {
+      [m](const py::array& mask, const py::dict& options, const py::object& progress, bool keep_fields, bool temporary) {
         bool help = false;
         const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
         app::validate_run_options(parsed);
@@ -198,8 +236,12 @@ PYBIND11_MODULE(_rockperm, m) {
         // Ctrl-C: Python's handler only marks the signal while this thread holds no GIL; the run
         // asks at every check, stops there (status interrupted), and KeyboardInterrupt follows
         std::atomic<bool> interrupted{false};
-        request.stop_requested = [&interrupted] {
-          if (interrupted) return true;
+        // an exception raised by the progress callback: the run stops at that check and the
+        // exception reaches the caller
+        std::unique_ptr<py::error_already_set> callback_error;
+        std::atomic<bool> callback_failed{false};
+        request.stop_requested = [&interrupted, &callback_failed] {
+          if (interrupted || callback_failed) return true;
           py::gil_scoped_acquire gil;
           if (PyErr_CheckSignals() != 0) {
             PyErr_Clear();
@@ -208,36 +250,42 @@ PYBIND11_MODULE(_rockperm, m) {
           return interrupted.load();
         };
         if (!progress.is_none()) {
-          request.progress = [&progress](const solve::Progress& p) {
+          request.progress = [&progress, &callback_error, &callback_failed](const solve::Progress& p) {
+            if (callback_failed) return;
             py::gil_scoped_acquire gil;
             try {
               progress(p.step, p.k.k_md, p.error_estimate, p.seconds);
             } catch (py::error_already_set& e) {
-              e.discard_as_unraisable("rockperm progress callback");
+              callback_error = std::make_unique<py::error_already_set>(std::move(e));
+              callback_failed = true;
             }
           };
         }
         Result r;
-        r.report = (parsed.spec.output.dir / "report.json").string();
+        if (!temporary) r.report = (parsed.spec.output.dir / "report.json").string();
         try {
           py::gil_scoped_release release;
           r.result = pipeline::run(parallel::Comm(), request);
         } catch (const Error& e) {
           if (interrupted) throw py::error_already_set();  // unreachable: a stop returns a result
+          if (callback_error) throw py::error_already_set(std::move(*callback_error));
           pipeline::SampleResult failed;
           pipeline::record_failure(e, request.describe_input, failed);
           PyErr_SetString(exception_for(failed.status, m).ptr(), failed.message.c_str());
           throw py::error_already_set();
         }
+        if (callback_error) throw py::error_already_set(std::move(*callback_error));
         if (interrupted || r.result.status == pipeline::RunStatus::interrupted) {
-          const std::string text = "rockperm: stopped at step " + std::to_string(r.result.steps) +
-                                   " (interrupted); its checkpoint is in " + parsed.spec.output.dir.string();
+          const std::string text = "rockperm: stopped at step " + std::to_string(r.result.steps) + " (interrupted); " +
+                                   (temporary ? std::string("give output_dir to keep a stopped run's checkpoint")
+                                              : "its checkpoint is in " + parsed.spec.output.dir.string());
           PyErr_SetString(PyExc_KeyboardInterrupt, text.c_str());
           throw py::error_already_set();
         }
         return r;
       },
-      py::arg("mask"), py::arg("options"), py::arg("progress") = py::none(), py::arg("fields") = false);
+      py::arg("mask"), py::arg("options"), py::arg("progress") = py::none(), py::arg("fields") = false,
+      py::arg("temporary") = false);
 
   m.def(
       "_plan",

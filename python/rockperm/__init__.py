@@ -8,27 +8,106 @@
     t = rockperm.permeability(mask, voxel_size_um=5.3, axis="all").tensor   # 3x3, mD
 
 Arrays are indexed [z, y, x] in C order (x fastest), as raw volumes and TIFF stacks are stored:
-numpy axis 2 is x, 1 is y, 0 is z. A bool mask is True where pore; an integer array holds labels,
-mapped by `pore_labels` (default "0") and `grey_labels` as in `rockperm run`. Every other option
-of `rockperm run` is given by its name in `options`, e.g. options={"run.tolerance": 1e-5}, with
-the same validation and messages. A bad value raises InputError; a problem without a valid k
+numpy axis 2 is x, 1 is y, 0 is z; an integer `axis` is a numpy axis of the array (0 is z). The
+mask means what it means in PoreSpy and OpenPNM: a bool mask, and an integer array of 0 and 1
+only, is 1/True where pore. An integer array with other values holds labels: give `pore_labels`
+(and `grey_labels`) as in `rockperm run`, or options={"input.grey_map": ...}; without them the
+call is refused rather than guessed. Every other option of `rockperm run` is given by its name in
+`options`, e.g. options={"run.tolerance": 1e-5}, with the same validation and messages. A bad
+value raises InputError (also a ValueError); a wrong type TypeError; a problem without a valid k
 InvalidPhysics; NaN or a mass drift Diverged; a CUDA or MPI failure RuntimeFailure; a result
-that cannot be written OutputError (all subclasses of rockperm.Error). Ctrl-C stops the run at
-its next check and raises KeyboardInterrupt; the interpreter stays usable. The solver runs
-without the GIL.
+that cannot be written OutputError (all subclasses of rockperm.Error). A run that stops without
+converging, and the run's warnings (Reynolds or Mach number too high, ...), are reported through
+warnings.warn as RockpermWarning. Ctrl-C stops the run at its next check and raises
+KeyboardInterrupt; an exception raised by a progress callback stops it the same way and reaches
+the caller; the interpreter stays usable. The solver runs without the GIL.
 """
+import numbers
 import os
+import shutil
 import sys
 import tempfile
+import warnings
+
+try:
+    import numpy as _np
+except ImportError as _e:  # pragma: no cover - depends on the interpreter
+    raise ImportError(
+        "rockperm needs numpy, which this interpreter (%s) does not have: install it into this interpreter "
+        "(python -m pip install numpy), or use one that has it (Debian's /usr/bin/python3 with python3-numpy, "
+        "or a venv made with --system-site-packages)" % sys.executable) from _e
 
 from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError, Result,
                         RuntimeFailure, __version__)
 from . import _rockperm
 
 __all__ = ["permeability", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
-           "OutputError", "RuntimeFailure", "__version__"]
+           "OutputError", "RuntimeFailure", "RockpermWarning", "__version__"]
 
-_AXES = {"x": "x", "y": "y", "z": "z", 0: "x", 1: "y", 2: "z", "all": "all"}
+
+class RockpermWarning(UserWarning):
+    """A run's warning (its code in .code) or a run that stopped without converging."""
+
+    def __init__(self, message, code=""):
+        super().__init__(message)
+        self.code = code
+
+
+# an integer axis is the numpy axis of the [z, y, x] array
+_NUMPY_AXES = {0: "z", 1: "y", 2: "x", -1: "x", -2: "y", -3: "z"}
+
+
+def _axis(axis):
+    if isinstance(axis, str):
+        if axis in ("x", "y", "z", "all"):
+            return axis
+    elif isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+        if int(axis) in _NUMPY_AXES:
+            return _NUMPY_AXES[int(axis)]
+    else:
+        raise TypeError("axis must be 'x', 'y', 'z', 'all' or a numpy axis of the [z, y, x] array (0 = z, 1 = y, "
+                        "2 = x), not %s" % type(axis).__name__)
+    raise InputError("axis must be 'x', 'y', 'z', 'all' or a numpy axis of the [z, y, x] array (0 = z, 1 = y, "
+                     "2 = x), not %r" % (axis,))
+
+
+def _mask_and_labels(mask, pore_labels, options):
+    """The array as the module reads it, and the pore labels it means: 1/True = pore for bool and for
+    integer arrays of 0 and 1 only (PoreSpy's convention); other integer labels need pore_labels."""
+    a = _np.asarray(mask)
+    if a.dtype == bool:
+        return a, pore_labels
+    if a.dtype.kind not in "ui":
+        raise TypeError("the mask must be a bool array (True = pore) or integer labels, not %s; for a 0/1 float "
+                        "array write mask > 0.5" % a.dtype)
+    declared = pore_labels is not None or any(k in (options or {}) for k in ("input.pore_labels", "input.grey_map"))
+    if declared:
+        return a, pore_labels
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    if lo >= 0 and hi <= 1:
+        return a, "1"  # 1 = pore, as in PoreSpy and OpenPNM
+    raise InputError("the integer mask holds values %d..%d, not only 0 and 1: say which are pore with "
+                     "pore_labels (e.g. pore_labels=\"0\" or \"1-3\"), or give options={\"input.grey_map\": ...} "
+                     "for CT intensities; a 0/1 or bool mask is 1/True = pore" % (lo, hi))
+
+
+def _progress_callback(progress):
+    if progress is True:
+        return _print_progress
+    if progress is False or progress is None:
+        return None
+    if not callable(progress):
+        raise TypeError("progress must be True, False or a callable progress(step, k_mD, error_estimate, seconds), "
+                        "not %s" % type(progress).__name__)
+    return progress
+
+
+def _warn(result):
+    for code, message in result.warnings:
+        warnings.warn(RockpermWarning("rockperm: " + message, code), stacklevel=3)
+    if result.status == "not_converged" and not any(code == "not_converged" for code, _ in result.warnings):
+        warnings.warn(RockpermWarning("rockperm: the run stopped without converging: " + result.message,
+                                      "not_converged"), stacklevel=3)
 
 
 def _print_progress(step, k_md, error, seconds):
@@ -40,28 +119,42 @@ def _print_progress(step, k_md, error, seconds):
 def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
                  inlet_outlet="buffer", lateral="sealed", backend="auto", storage="auto",
                  progress=False, fields=False, output_dir=None, options=None):
-    """Runs the sample to steady flow and returns its Result (k_mD, k_m2, k_error, status, to_dict()).
+    """Runs the sample to steady flow and returns its Result (k_mD, k_error_mD, status, to_dict()).
 
-    mask: 3-D numpy array [z, y, x] (bool: True = pore; integers: labels). voxel_size_um: the edge
-    of a voxel in micrometres. axis: "x", "y" or "z" (numpy axes 2, 1, 0), or "all": a run along
-    each axis and the permeability tensor (Result.tensor, 3x3 in mD; to_dict() the tensor's
+    mask: 3-D numpy array [z, y, x]: bool or 0/1 integers, 1/True = pore (as in PoreSpy); integer
+    labels with pore_labels. voxel_size_um: the edge of a voxel in micrometres. axis: "x", "y" or
+    "z", or a numpy axis of the array (0 = z, 1 = y, 2 = x), or "all": a run along each axis and
+    the permeability tensor (Result.tensor, 3x3 in mD; k_mD is then NaN; to_dict() the tensor's
     report). inlet_outlet: buffer, mirror or periodic; lateral: sealed or periodic; backend:
     auto, cpu or cuda; storage: auto, fp32 or fp16. progress: True prints a line per check to
-    stderr, or a callable progress(step, k_mD, error_estimate, seconds). fields: keep the
-    velocity (m/s) and pressure (Pa) of every voxel: Result.velocity() [z, y, x, 3] and
-    Result.pressure() [z, y, x] (one axis only; 16 bytes per voxel). output_dir: the run
-    directory (report.json, config.ini; default a new temporary directory, kept:
-    Result.report_path). options: any other option of `rockperm run` by name.
+    stderr, or a callable progress(step, k_mD, error_estimate, seconds); an exception it raises
+    stops the run and is raised here. fields: keep the velocity (m/s) and pressure (Pa) of every
+    voxel: Result.velocity() [z, y, x, 3] and Result.pressure() [z, y, x] (one axis only; 16
+    bytes per voxel). output_dir: the run directory, kept (report.json, config.ini, the
+    checkpoint; Result.report_path); without it the run works in a temporary directory that is
+    removed when the call returns (Result.report_path is None). options: any other option of
+    `rockperm run` by name. Warnings and a run that did not converge: warnings.warn
+    (RockpermWarning).
     """
-    if fields and _AXES.get(axis) == "all":
+    axis = _axis(axis)
+    if fields and axis == "all":
         raise InputError("fields=True keeps the fields of one run: choose axis 'x', 'y' or 'z'")
-    if output_dir is None:
-        output_dir = tempfile.mkdtemp(prefix="rockperm-")
+    callback = _progress_callback(progress)
+    mask, pore_labels = _mask_and_labels(mask, pore_labels, options)
+    temporary = output_dir is None
     o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
-    o.update({"run.backend": backend, "run.storage": storage, "output.dir": os.fspath(output_dir)})
+    o.update({"run.backend": backend, "run.storage": storage})
     o.update(options or {})
-    callback = _print_progress if progress is True else (progress or None)
-    return _rockperm._run(mask, o, callback, bool(fields))
+    if temporary:
+        output_dir = tempfile.mkdtemp(prefix="rockperm-")
+    o["output.dir"] = os.fspath(output_dir)
+    try:
+        result = _rockperm._run(mask, o, callback, bool(fields), temporary)
+    finally:
+        if temporary:
+            shutil.rmtree(output_dir, ignore_errors=True)
+    _warn(result)
+    return result
 
 
 def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inlet_outlet="buffer",
@@ -75,19 +168,26 @@ def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inle
     for each size of `gpu_memory_gib` (0: not even at one plane per GPU). The other arguments
     are those of permeability().
     """
-    if _AXES.get(axis) == "all":
+    axis = _axis(axis)
+    if axis == "all":
         raise InputError("plan one axis at a time: 'x', 'y' or 'z'")
+    if isinstance(ranks, bool) or not isinstance(ranks, numbers.Integral):
+        raise TypeError("ranks must be an integer, not %s" % type(ranks).__name__)
+    if not 1 <= ranks <= 65536:
+        raise InputError("ranks must be 1..65536, not %d" % ranks)
+    sizes = [float(g) for g in gpu_memory_gib]
+    if not sizes or not all(0 < g < 1e6 for g in sizes):
+        raise InputError("gpu_memory_gib must be one or more sizes in GiB, each > 0, not %r" % (gpu_memory_gib,))
+    mask, pore_labels = _mask_and_labels(mask, pore_labels, options)
     o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
     o["output.dir"] = tempfile.gettempdir()  # nothing is written
     o.update(options or {})
-    return _rockperm._plan(mask, o, int(ranks), [float(g) for g in gpu_memory_gib])
+    return _rockperm._plan(mask, o, int(ranks), sizes)
 
 
 def _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral):
-    if axis not in _AXES:
-        raise InputError("axis must be 'x', 'y', 'z' (numpy axes 2, 1, 0) or 'all', not %r" % (axis,))
     # input.file names the sample in reports; the mask itself comes from memory
-    o = {"input.file": "numpy-array", "input.voxel_size_um": voxel_size_um, "lbm.flow_axis": _AXES[axis],
+    o = {"input.file": "numpy-array", "input.voxel_size_um": voxel_size_um, "lbm.flow_axis": axis,
          "lbm.inlet_outlet": inlet_outlet, "lbm.lateral": lateral, "output.fields": "off",
          "output.progress_seconds": 0}
     if pore_labels is not None:
