@@ -285,7 +285,7 @@ Manifest cut_subvolumes(const Manifest& manifest, const std::string& spec, const
 }
 
 RunOptions sample_options(const fs::path& base_ini, const std::vector<std::pair<std::string, std::string>>& common,
-                          const fs::path& campaign_dir, const CampaignSample& sample) {
+                          const fs::path& campaign_dir, const CampaignSample& sample, const OptionFiles& files) {
   std::map<std::string, std::string> values;  // one value per key: the row's over the common ones
   for (const auto& [k, v] : common) values[k] = v;
   for (const auto& [k, v] : sample.overrides) values[k] = v;
@@ -295,7 +295,7 @@ RunOptions sample_options(const fs::path& base_ini, const std::vector<std::pair<
   if (!base_ini.empty()) args = {"--config", base_ini.string()};
   for (const auto& [k, v] : values) args.push_back("--" + k + "=" + v);
   bool help = false;
-  return parse_run_options(args, help, false);
+  return parse_run_options(args, help, false, files);
 }
 
 pipeline::RunState inspect_sample(const RunOptions& options) {

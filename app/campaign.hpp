@@ -43,10 +43,12 @@ Manifest read_manifest(const std::filesystem::path& csv);
 Manifest scan_directory(const std::filesystem::path& dir);
 
 // The options of one sample: the base INI (if any), then `common` overrides, then the row's,
-// then its input and run directory <campaign_dir>/<id>. Throws InputError as parse_run_options.
+// then its input and run directory <campaign_dir>/<id>. Throws InputError as parse_run_options;
+// `files`: where the files the overrides name may lie (the service's confinement).
 RunOptions sample_options(const std::filesystem::path& base_ini,
                           const std::vector<std::pair<std::string, std::string>>& common,
-                          const std::filesystem::path& campaign_dir, const CampaignSample& sample);
+                          const std::filesystem::path& campaign_dir, const CampaignSample& sample,
+                          const OptionFiles& files = {});
 
 // Sub-volumes for studies of the representative volume: `spec` is "E1,E2,..." (every sample
 // cut into the non-overlapping cubes of each edge that fit, from its origin) or

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/base/number.hpp"
 #include "pipeline/fields.hpp"
 
 namespace rockperm::app {
@@ -20,15 +21,10 @@ std::string number(double v) {
 }
 
 double parse_double(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v)) return v;
-    if (used == text.size()) throw InputError("'" + text + "' is not a finite number");
-  } catch (const std::out_of_range&) {
-    throw InputError("'" + text + "' is outside the range of numbers");
-  } catch (const std::invalid_argument&) {
-  }
+  NumberError why = NumberError::none;
+  if (const auto v = decimal_number(text, &why)) return *v;
+  if (why == NumberError::not_finite) throw InputError("'" + text + "' is not a finite number");
+  if (why == NumberError::out_of_range) throw InputError("'" + text + "' is outside the range of numbers");
   throw InputError("'" + text + "' is not a number");
 }
 

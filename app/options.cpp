@@ -2,13 +2,22 @@
 #include "app/option_table.hpp"
 
 #include <boost/program_options.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
+#include "io/volume_source.hpp"
 #include "lib/base/error.hpp"
+#include "lib/base/number.hpp"
 #include "lib/base/system.hpp"
+#include "lib/geometry/pore_mask.hpp"
 
 namespace po = boost::program_options;
 
@@ -18,14 +27,61 @@ namespace {
 
 using pipeline::RunSpec;
 
+// The whole of a file named by an option, as OptionFiles allows: a regular file (opened first and
+// then examined, so no pipe or device is read), within the folders where there are any, of at most
+// max_option_file_bytes. Messages name the file as it was given (`shown`), never its content, and
+// where the file is confined, a missing file and one outside read alike.
+std::string option_file_text(const std::filesystem::path& file, const std::string& shown, const OptionFiles& files,
+                             bool confined) {
+  namespace fs = std::filesystem;
+  if (confined && !files.inside.empty()) {
+    const bool inside = std::any_of(files.inside.begin(), files.inside.end(),
+                                    [&](const fs::path& folder) { return io::resolves_inside(file, folder); });
+    if (!inside) {
+      throw InputError("the file " + shown + " is not a file inside this job's upload, spool folder or data root; "
+                       "name one that is, by its path relative to the scan's folder");
+    }
+  }
+  FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) {
+    std::error_code ec;
+    throw InputError("the file " + shown + (fs::exists(file, ec) ? ": cannot be read (permissions?)" : ": no such file; check the path"));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw InputError("the file " + shown + ": not a regular file (a directory, pipe, socket or device); save it to a file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_option_file_bytes) {
+    throw InputError("the file " + shown + ": " + size_text(static_cast<std::uint64_t>(st.st_size)) +
+                     ", more than an option's file may hold (" + size_text(max_option_file_bytes) + ")");
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError("the file " + shown + ": cannot be read");
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
 // A table of grey phases (input.grey_labels = @FILE), one per line as label,porosity,k (also with
-// ';' or tabs between): the "label:porosity:k, ..." text parse_grey_phases reads. A first line that
-// is not a phase (a header), blank lines and # comments are skipped.
-std::string grey_table_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError("the grey-label table " + file.string() + " cannot be read");
+// ';' or tabs between): the "label:porosity:k, ..." text parse_grey_phases reads. A UTF-8
+// byte-order mark (Excel's "CSV UTF-8"), a first line that is not a phase (a header), blank lines
+// and # comments are skipped. An error names the file, the line and the column, not the content.
+std::string grey_table_text(const std::string& content, const std::string& shown) {
+  std::string text = content;
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  std::istringstream in(text);
   std::string out, line;
+  const auto at = [&](int n) { return "the grey-label table " + shown + " line " + std::to_string(n) + ": "; };
   for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find('\0') != std::string::npos) {
+      throw InputError(at(n) + "holds a NUL byte: not a text table (save it as CSV)");
+    }
     if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     for (char& c : line) {
       if (c == ',' || c == ';' || c == '\t') c = ':';
@@ -33,12 +89,28 @@ std::string grey_table_text(const std::filesystem::path& file) {
     line.erase(std::remove_if(line.begin(), line.end(), [](unsigned char c) { return std::isspace(c); }), line.end());
     if (line.empty()) continue;
     if (n == 1 && !std::isdigit(static_cast<unsigned char>(line[0]))) continue;  // a header
-    if (std::count(line.begin(), line.end(), ':') != 2) {
-      throw InputError(file.string() + " line " + std::to_string(n) + ": write label,porosity,k (e.g. 2,0.2,0.05mD)");
+    const auto columns = std::count(line.begin(), line.end(), ':') + 1;
+    if (columns != 3) {
+      throw InputError(at(n) + std::to_string(columns) + " columns; write label,porosity,k (e.g. 2,0.2,0.05mD)");
+    }
+    try {
+      (void)geometry::parse_grey_phases(line);
+    } catch (const InputError&) {  // which column, without quoting it
+      const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+      std::string column = "3 (k) is not a permeability with a unit (mD, D, um2 or m2) between 1e-9 mD and 1e9 mD, "
+                           "e.g. 0.05mD";
+      try {
+        (void)geometry::LabelSelection::parse(line.substr(0, a), "grey labels");
+        const auto phi = decimal_number(line.substr(a + 1, b - a - 1));
+        if (!phi || !(*phi > 0 && *phi <= 1)) column = "2 (porosity) is not a number in (0, 1]";
+      } catch (const InputError&) {
+        column = "1 (label) is not a label in 0..65535 or a range low-high";
+      }
+      throw InputError(at(n) + "column " + column);
     }
     out += (out.empty() ? "" : ",") + line;
   }
-  if (out.empty()) throw InputError("the grey-label table " + file.string() + " holds no phase");
+  if (out.empty()) throw InputError("the grey-label table " + shown + " holds no phase");
   return out;
 }
 
@@ -82,6 +154,17 @@ std::string option_message(const InputError& error) {
   const std::string names = option_names_for(error.field());
   if (names.empty()) return error.what();
   return error.detail() + " (option " + names + ")";
+}
+
+double bounded_number(const std::string& name, const std::string& text, double lo, double hi, bool integer) {
+  const std::optional<double> v = decimal_number(text);
+  if (!v || *v < lo || *v > hi || (integer && *v != std::floor(*v))) {
+    std::ostringstream range;
+    range << lo << " to " << hi;
+    throw InputError(name + " '" + text + "': give " + (integer ? "a whole number" : "a number") + " from " +
+                     range.str());
+  }
+  return *v;
 }
 
 bool is_run_option(const std::string& key) {
@@ -130,7 +213,7 @@ void validate_run_options(const RunOptions& options) {
   }
 }
 
-RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, bool validate) {
+RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, bool validate, const OptionFiles& files) {
   po::options_description generic;
   generic.add_options()("config", po::value<std::string>())("help,h", "")("overwrite", "")(
       "resume", po::value<std::string>());
@@ -187,10 +270,15 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, b
     try {
       // grey labels from a table file: read here, where the INI file's folder is known
       if (o.key == "input.grey_labels" && text.rfind('@', 0) == 0) {
-        std::filesystem::path table_file = text.substr(1);
+        const std::string shown = text.substr(1);
+        std::filesystem::path table_file = shown;
         const bool given_here = cli.count(o.key) && !cli[o.key].defaulted();
-        if (table_file.is_relative() && !given_here) table_file = base / table_file;
-        text = grey_table_text(table_file);
+        if (table_file.is_relative()) {
+          table_file = !given_here ? base / table_file : files.relative_to.empty() ? table_file : files.relative_to / table_file;
+        }
+        // a file named in the INI file is the configuration's author's; one given here is confined
+        o.set(out.spec, grey_table_text(option_file_text(table_file, shown, files, given_here), shown));
+        continue;
       }
       o.set(out.spec, text);
     } catch (const InputError& e) {

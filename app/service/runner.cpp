@@ -64,11 +64,15 @@ RunOptions job_run_options(const ServiceConfig& config, const std::string& id, c
     }
     sample.overrides.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
   }
+  // the job reads its scan and the files its options name (input.grey_labels = @FILE, relative to
+  // the scan's folder) inside one folder: its upload, the spool folder or the scan's data root
+  const fs::path folder = job_folder(config, id, input);
   try {
-    RunOptions o = sample_options(config.run_config, {}, config.state_dir / "jobs", sample);
+    RunOptions o = sample_options(config.run_config, {}, config.state_dir / "jobs", sample,
+                                  OptionFiles{{folder}, input.parent_path()});
     validate_run_options(o);
     o.spec.sample.volume.max_voxels = config.max_voxels;
-    o.spec.sample.volume.confine_to = job_folder(config, id, input);
+    o.spec.sample.volume.confine_to = folder;
     return o;
   } catch (const InputError& e) {
     throw HttpError{http::status::bad_request, option_message(e)};

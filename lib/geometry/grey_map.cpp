@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "lib/base/error.hpp"
+#include "lib/base/number.hpp"
 
 namespace rockperm::geometry {
 
@@ -18,15 +19,9 @@ std::string trimmed(std::string t) {
 
 // the whole of `text` as a finite number, else false
 bool number(const std::string& text, double& out) {
-  const std::string t = trimmed(text);
-  if (t.empty()) return false;
-  std::size_t used = 0;
-  try {
-    out = std::stod(t, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == t.size() && std::isfinite(out);
+  const std::optional<double> v = decimal_number(text);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -59,7 +54,13 @@ double parse_permeability_m2(const std::string& text, const std::string& field, 
     if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0) continue;
     double v = 0;
     if (!number(text.substr(0, text.size() - u.size()), v) || !(v > 0)) break;
-    return v * factor;
+    const double m2 = v * factor;
+    if (!(m2 >= min_grey_permeability_m2 && m2 <= max_grey_permeability_m2)) {
+      throw InputError(field, "'" + entry + "': the permeability '" + text +
+                                  "' is outside the range of a porous phase, 1e-9 mD (a picodarcy, tighter than any "
+                                  "shale matrix) to 1e9 mD (a megadarcy, more open than gravel)");
+    }
+    return m2;
   }
   throw InputError(field, "'" + entry + "': '" + text +
                               "' is not a positive permeability with a unit (mD, D, um2 or m2), e.g. 0.05mD");

@@ -48,8 +48,13 @@ void parse_grey_intensities(const std::string& text, GreyMap& map);
 // (0, 20]; empty: none.
 void parse_grey_law(const std::string& text, GreyMap& map);
 
+// The permeability a grey (sub-resolution porous) phase may be declared with: 1e-9 mD to 1e9 mD,
+// from tighter than any shale matrix to more open than gravel. Outside it a value is a typing
+// error (1e-300 mD made the drag nu / K infinite in float and the run diverge; 1e300 D passed).
+inline constexpr double min_grey_permeability_m2 = 1e-9 * 9.869233e-16, max_grey_permeability_m2 = 1e9 * 9.869233e-16;
+
 // "0.05mD" -> m^2; throws InputError naming `field` and `entry` where it is not a positive
-// permeability with a unit (mD, D, um2 or m2).
+// permeability with a unit (mD, D, um2 or m2) within the range above.
 double parse_permeability_m2(const std::string& text, const std::string& field, const std::string& entry);
 
 }  // namespace rockperm::geometry

@@ -7,24 +7,25 @@
 #include <algorithm>
 
 #include "lib/base/error.hpp"
+#include "lib/base/number.hpp"
 #include "lib/geometry/grey_map.hpp"
 
 namespace rockperm::geometry {
 
 namespace {
-int parse_label(const std::string& text, const std::string& whole) {
+int parse_label(const std::string& text, const std::string& whole, const char* what) {
   int value = -1;
   const auto* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || value < 0 || value > 65535) {
-    throw InputError("pore labels '" + whole + "': '" + text +
+    throw InputError(std::string(what) + " '" + whole + "': '" + text +
                      "' is not a label in 0..65535; write labels like 0 or 0,3 or 0-10");
   }
   return value;
 }
 }  // namespace
 
-LabelSelection LabelSelection::parse(const std::string& text) {
+LabelSelection LabelSelection::parse(const std::string& text, const char* what) {
   LabelSelection s;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -33,15 +34,15 @@ LabelSelection LabelSelection::parse(const std::string& text) {
     std::string item = text.substr(start, comma - start);
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) throw InputError("pore labels '" + text + "': empty entry; write labels like 0 or 0,3 or 0-10");
+    if (item.empty()) throw InputError(std::string(what) + " '" + text + "': empty entry; write labels like 0 or 0,3 or 0-10");
     const std::size_t dash = item.find('-', 1);
     if (dash == std::string::npos) {
-      const int v = parse_label(item, text);
+      const int v = parse_label(item, text, what);
       s.ranges_.emplace_back(v, v);
     } else {
-      const int lo = parse_label(item.substr(0, dash), text);
-      const int hi = parse_label(item.substr(dash + 1), text);
-      if (lo > hi) throw InputError("pore labels '" + text + "': range " + item + " is empty; write low-high");
+      const int lo = parse_label(item.substr(0, dash), text, what);
+      const int hi = parse_label(item.substr(dash + 1), text, what);
+      if (lo > hi) throw InputError(std::string(what) + " '" + text + "': range " + item + " is empty; write low-high");
       s.ranges_.emplace_back(lo, hi);
     }
     start = comma + 1;
@@ -120,14 +121,10 @@ std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
       throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': '" + labels +
                                                   "' is not a label or a range low-high; " + form);
     }
-    g.labels = LabelSelection::parse(labels);
-    std::size_t used = 0;
-    try {
-      g.porosity = std::stod(porosity, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != porosity.size() || porosity.empty() || !(g.porosity > 0 && g.porosity <= 1)) {
+    g.labels = LabelSelection::parse(labels, "grey labels");
+    const std::optional<double> phi = decimal_number(porosity);
+    g.porosity = phi.value_or(0);
+    if (!phi || !(g.porosity > 0 && g.porosity <= 1)) {
       throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': the porosity '" + porosity +
                                                   "' must be a number in (0, 1]");
     }
@@ -135,7 +132,7 @@ std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
     out.push_back(std::move(g));
   }
   if (out.size() > static_cast<std::size_t>(physics::max_grey_phases)) {
-    throw InputError("sample.grey_labels", "grey labels '" + text + "': at most " +
+    throw InputError("sample.grey_labels", "grey labels: " + std::to_string(out.size()) + " phases, at most " +
                                                 std::to_string(physics::max_grey_phases) +
                                                 " grey phases; merge labels of similar porosity and k");
   }

@@ -14,7 +14,8 @@ namespace rockperm::geometry {
 class LabelSelection {
  public:
   // Parses "0", "0,3,7" or "0-10,255": single labels and inclusive ranges.
-  static LabelSelection parse(const std::string& text);
+  // `what` names the labels in messages ("pore labels", "grey labels")
+  static LabelSelection parse(const std::string& text, const char* what = "pore labels");
   bool contains(int label) const;
   std::string str() const;
 

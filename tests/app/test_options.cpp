@@ -266,7 +266,7 @@ TEST(Options, GreyLabelsFromATableFile) {
                             help);
     FAIL() << "a line without k was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("line 1: write label,porosity,k"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("line 1: 2 columns; write label,porosity,k"), std::string::npos) << e.what();
   }
   EXPECT_THROW((void)parse_run_options({"--config", ini.string(), "--input.grey_labels=@/no/such/table.csv"}, help),
                InputError);
@@ -307,6 +307,102 @@ TEST(Options, GreyMapFromIntensities) {
   refused({"--input.grey_labels=100:0.2:1mD"}, "input.grey_map");
   refused({"--input.pore_labels=0-10"}, "input.pore_labels");
   refused({"--input.grey_map=40:41"}, "input.grey_map");
+}
+
+// Issue 49: a grey table's rows as a spreadsheet writes them, and its errors. Excel's "CSV UTF-8"
+// starts with a byte-order mark, which made the first row read as a header and dropped without a
+// message; an error from a row named the inline form and quoted the file's content (through the
+// service, any file's); a NUL cut the message.
+TEST(Options, GreyTableRowsAsSpreadsheetsWriteThemAndErrorsThatNameFileLineAndColumn) {
+  write_ini("bom.csv", "\xEF\xBB\xBF" "2,0.2,0.05mD\n3,0.1,1mD\n");
+  const auto ini = write_ini("b.ini", std::string(minimal) + "grey_labels = @bom.csv\n");
+  bool help = false;
+  ASSERT_EQ(parse_run_options({"--config", ini.string()}, help).spec.sample.grey_phases.size(), 2u);
+  const auto message = [&](const std::string& table) -> std::string {
+    write_ini("t.csv", table);
+    try {
+      (void)parse_run_options({"--config", ini.string(), "--input.grey_labels=@" + (ini.parent_path() / "t.csv").string()},
+                              help);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const std::string porosity = message("label,porosity,k\n2,0.2,5mD\n3,secret-token-ABC,1mD\n");
+  EXPECT_NE(porosity.find("t.csv line 3: column 2 (porosity)"), std::string::npos) << porosity;
+  EXPECT_EQ(porosity.find("secret-token-ABC"), std::string::npos) << porosity;
+  EXPECT_NE(message("70000,0.2,1mD\n").find("line 1: column 1 (label)"), std::string::npos);
+  EXPECT_NE(message("2,0.2,abcmD\n").find("line 1: column 3 (k)"), std::string::npos);
+  EXPECT_NE(message("2,0.2,1e-300mD\n").find("line 1: column 3 (k)"), std::string::npos);
+  EXPECT_NE(message("secret-token-ABC:foo:bar\n1,2\n").find("line 2: 2 columns"), std::string::npos);
+  const std::string nul = message(std::string("2,0.2,1mD\n3,0.1\0,1mD\n", 22));
+  EXPECT_NE(nul.find("line 2: holds a NUL byte"), std::string::npos) << nul;
+  // not a regular file, and a table larger than any table of phases
+  EXPECT_NE(message("").find("holds no phase"), std::string::npos);
+  try {
+    (void)parse_run_options({"--config", ini.string(), "--input.grey_labels=@/dev/zero"}, help);
+    ADD_FAILURE() << "/dev/zero was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(message(std::string(max_option_file_bytes + 1, '#')).find("more than"), std::string::npos);
+}
+
+// Issue 49: the service's confinement of a file a job's option names (OptionFiles): inside the
+// job's folder only, relative names from the scan's folder, a file outside and a missing one
+// refused alike; a file named in the operator's INI file is not confined.
+TEST(Options, FilesNamedByOptionsAreConfinedWhereTheCallerSaysSo) {
+  const auto job = write_ini("outside.csv", "").parent_path() / "job";
+  std::filesystem::create_directories(job);
+  std::filesystem::remove(job / "zero.csv");
+  std::ofstream(job / "greys.csv") << "2,0.2,0.05mD\n";
+  const auto outside = write_ini("outside.csv", "2,0.2,0.05mD\n");
+  const auto ini = write_ini("c.ini", std::string(minimal));
+  const OptionFiles files{{job}, job};
+  bool help = false;
+  const auto with = [&](const std::string& value) {
+    return parse_run_options({"--config", ini.string(), "--input.grey_labels=" + value}, help, true, files);
+  };
+  EXPECT_EQ(with("@greys.csv").spec.sample.grey_phases.size(), 1u);  // relative to the scan's folder
+  std::string refusals[3];
+  const std::string names[3] = {"@" + outside.string(), "@../outside.csv", "@/no/such/file.csv"};
+  for (int i = 0; i < 3; ++i) {
+    try {
+      (void)with(names[i]);
+      ADD_FAILURE() << names[i] << " was read";
+    } catch (const InputError& e) {
+      refusals[i] = e.what();
+      EXPECT_NE(refusals[i].find("is not a file inside this job's upload"), std::string::npos) << refusals[i];
+    }
+  }
+  std::filesystem::create_symlink("/dev/zero", job / "zero.csv");
+  EXPECT_THROW((void)with("@zero.csv"), InputError);
+  // the operator's INI file may name a table anywhere
+  const auto trusted = write_ini("t.ini", std::string(minimal) + "grey_labels = @outside.csv\n");
+  EXPECT_EQ(parse_run_options({"--config", trusted.string()}, help, true, files).spec.sample.grey_phases.size(), 1u);
+  std::filesystem::remove(job / "zero.csv");
+}
+
+// Issue 49: numbers are decimal: "0x10mD" was read as 16 mD (stod reads hexadecimal), and a grey
+// k of 1e-300 mD or 1e300 D passed to diverge or mislead later.
+TEST(Options, GreyPermeabilitiesAreDecimalAndWithinAPhysicalRange) {
+  const auto ini = write_ini("h.ini", std::string(minimal));
+  bool help = false;
+  for (const std::string bad : {"2:0.2:0x10mD", "2:0x0.4:1mD", "2:0.2:1e-300mD", "2:0.2:1e300D"}) {
+    EXPECT_THROW((void)parse_run_options({"--config", ini.string(), "--input.grey_labels=" + bad}, help), InputError)
+        << bad;
+  }
+  EXPECT_THROW((void)parse_run_options({"--config", ini.string(), "--lbm.tau=0x1"}, help), InputError);
+  EXPECT_THROW((void)parse_run_options({"--config", ini.string(), "--input.grey_law=power:0x10mD@0.5:3",
+                                        "--input.grey_map=40:200"}, help), InputError);
+  try {
+    (void)parse_run_options({"--config", ini.string(), "--input.grey_labels=70000:0.2:1mD"}, help);
+    ADD_FAILURE() << "label 70000 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("grey labels"), std::string::npos) << e.what();  // not "pore labels"
+  }
+  const RunOptions ok = parse_run_options({"--config", ini.string(), "--input.grey_labels=2:0.2:1e-9mD, 3:0.3:1e5D"}, help);
+  EXPECT_EQ(ok.spec.sample.grey_phases.size(), 2u);
 }
 
 }  // namespace rockperm::app
