@@ -16,6 +16,22 @@ Discretisation discretisation(double k_h, double k_2h, std::optional<double> k_4
   d.k0 = extrapolated_k(k_h, k_2h, resolution_order);
   const double scale = std::abs(k_h) > 0 ? std::abs(k_h) : 1.0;
   const double extrapolation = std::abs(d.k0 - k_h) / scale;
+  // a correction as large as k itself is outside the range where k(h) = k0 + C h^p holds: the
+  // coarse grid's flow is another flow (throats closed or opened by coarsening, grey voxels
+  // merged), and no extrapolation, order or error follows from it
+  if (!(k_h > 0) || !(extrapolation < max_extrapolation) || !(d.k0 > 0)) {
+    std::ostringstream o;
+    o.precision(4);
+    o << "not made: k at twice the voxel size (" << k_2h << " mD) differs from the sample's (" << k_h
+      << " mD) by " << (k_h > 0 ? std::abs(k_h - k_2h) / k_h : 0.0) * 100.0
+      << " % of it, too much to extrapolate (k at zero voxel size would be " << d.k0
+      << " mD): the coarse grid does not resolve this sample's flow; the sample's k stands with its convergence "
+         "error alone";
+    d.withheld = true;
+    d.note = o.str();
+    d.k0 = 0;
+    return d;
+  }
   if (!k_4h) {
     d.error = unconfirmed_safety * extrapolation;
     d.note = "from two grids: the order is not confirmed by a third (safety factor 3)";
@@ -100,6 +116,11 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
   study.order = resolution_order;
   study.k_coarse_md = coarse.result.k.k_md;
   const Discretisation d = discretisation(fine.k.k_md, study.k_coarse_md, study.k_coarser_md);
+  if (d.withheld) {  // as a study that could not be made: the grids' k kept, nothing extrapolated
+    study.done = false;
+    study.note = d.note;
+    return;
+  }
   study.k_extrapolated_md = d.k0;
   study.discretisation_error = d.error;
   study.asymptotic = d.asymptotic;

@@ -35,4 +35,23 @@ TEST(Discretisation, TwoGridsTakeTheLargeSafetyFactorAndTinyChangesCountAsConver
   EXPECT_NEAR(flat.error, 1.25 * 0.02 / 100.0, 1e-12);
 }
 
+TEST(Discretisation, AnExtrapolationOutsideThePhysicalRangeIsWithheld) {
+  // issue 49: a grey-map sample's coarse grids gave more than twice its k; the study reported
+  // k0 = -88.27 mD as asymptotic (the changes shrank as the order says, from grids that are
+  // another flow); a one-voxel hole in a plate -428 mD and "2511 %"
+  const Discretisation grey = discretisation(100.0, 288.27, 540.0);
+  EXPECT_TRUE(grey.withheld);
+  EXPECT_FALSE(grey.asymptotic);
+  EXPECT_EQ(grey.error, 0.0);
+  EXPECT_NE(grey.note.find("not made"), std::string::npos) << grey.note;
+  EXPECT_NE(grey.note.find("too much to extrapolate"), std::string::npos) << grey.note;
+  EXPECT_TRUE(discretisation(17.05, 445.0, std::nullopt).withheld);  // the plate: 2511 %
+  EXPECT_TRUE(discretisation(0.0, 5.0, std::nullopt).withheld);     // nothing to extrapolate from
+  // within the range: a coarse k up to (not at) twice the sample's, k0 > 0
+  const Discretisation edge = discretisation(100.0, 190.0, std::nullopt);
+  EXPECT_FALSE(edge.withheld);
+  EXPECT_DOUBLE_EQ(edge.k0, 10.0);
+  EXPECT_TRUE(discretisation(100.0, 200.0, std::nullopt).withheld);
+}
+
 }  // namespace rockperm::pipeline
