@@ -151,9 +151,9 @@ int bench_command(const std::vector<std::string>& args) {
                                           "256,512 on a GPU)")
       ("geometries", po::value<std::string>()->default_value("box,pack"),
        "box (fully fluid, periodic), pack (sphere pack), or both: box,pack")
-      ("porosity", po::value<double>()->default_value(0.30, "0.30"), "porosity of the sphere-pack cases")
-      ("steps", po::value<int>()->default_value(0), "steps per timed repeat (0: about 0.2 s of work)")
-      ("repeats", po::value<int>()->default_value(5), "timed repeats; the median is reported")
+      ("porosity", po::value<std::string>()->default_value("0.30"), "porosity of the sphere-pack cases, 0.05 to 0.95")
+      ("steps", po::value<std::string>()->default_value("0"), "steps per timed repeat (0: about 0.2 s of work)")
+      ("repeats", po::value<std::string>()->default_value("5"), "timed repeats, 1 to 1000; the median is reported")
       ("config", po::value<std::string>(), "also time the sample of this run configuration (INI)")
       ("halo-transport", po::value<std::string>()->default_value("auto"),
        "under MPI: auto, staged, cuda-aware, ipc or nccl (run.halo_transport), or several, comma separated, "
@@ -180,6 +180,11 @@ int bench_command(const std::vector<std::string>& args) {
                          "copy bandwidth (bytes read plus written).\n";
     return 0;
   }
+  // the numbers first, before any row runs (--porosity nan was refused only after the box rows)
+  const double porosity = bounded_number("bench: --porosity", vm["porosity"].as<std::string>(), 0.05, 0.95, false);
+  const auto requested_steps =
+      static_cast<std::int64_t>(bounded_number("bench: --steps", vm["steps"].as<std::string>(), 0, 1e9, true));
+  const int repeats = static_cast<int>(bounded_number("bench: --repeats", vm["repeats"].as<std::string>(), 1, 1000, true));
   pipeline::ExecutionSpec execution;
   const std::string b = vm["backend"].as<std::string>();
   if (b == "cpu") execution.backend = pipeline::BackendChoice::cpu;
@@ -210,7 +215,6 @@ int bench_command(const std::vector<std::string>& args) {
   const std::string st = vm["storage"].as<std::string>();
   if (st == "both") storages = {physics::Storage::float32, physics::Storage::float16};
   else storages = {physics::parse_storage(st)};
-  const int repeats = std::max(1, vm["repeats"].as<int>());
   const bool json = vm.count("json") > 0;
 
   const parallel::Comm comm = parallel::Comm::world();
@@ -254,7 +258,7 @@ int bench_command(const std::vector<std::string>& args) {
     if (!with_pack) continue;
     geometry::SpherePackSpec spec;
     spec.dims = d;
-    spec.porosity = vm["porosity"].as<double>();
+    spec.porosity = porosity;
     spec.radius = std::max(3.0, n / 32.0);
     cases.push_back({"pack-" + suffix, [spec] {
                        return make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
@@ -329,7 +333,7 @@ int bench_command(const std::vector<std::string>& args) {
     double alone = 0;
     std::vector<std::vector<double>> alone_ranks;
     std::vector<double> alone_ends;
-    std::int64_t steps = vm["steps"].as<int>();
+    std::int64_t steps = requested_steps;
     std::vector<std::byte> start;
     if (domain) {
       backend->download_raw(start);

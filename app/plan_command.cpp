@@ -24,13 +24,14 @@ int plan_command(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw InputError("plan: " + name + " needs a value");
       return args[++i];
     };
-    try {
-      if (args[i] == "--ranks") ranks = std::stoi(value("--ranks"));
-      else if (args[i] == "--gpu-memory-gib") gib = {std::stod(value("--gpu-memory-gib"))};
-      else if (args[i] == "--build-lattice") build_lattice = true;
-      else run_args.push_back(args[i]);
-    } catch (const std::logic_error&) {
-      throw InputError("plan: " + args[i] + " needs a number");
+    if (args[i] == "--ranks") {
+      ranks = static_cast<int>(bounded_number("plan: --ranks", value("--ranks"), 1, max_plan_ranks, true));
+    } else if (args[i] == "--gpu-memory-gib") {
+      gib = {bounded_number("plan: --gpu-memory-gib", value("--gpu-memory-gib"), 0.5, 1e5, false)};
+    } else if (args[i] == "--build-lattice") {
+      build_lattice = true;
+    } else {
+      run_args.push_back(args[i]);
     }
   }
   bool help = false;
@@ -45,7 +46,6 @@ int plan_command(const std::vector<std::string>& args) {
                  "and the fewest GPUs of G GiB (default: 80 and 141, an H100 and an H200) that hold the sample.\n";
     return 0;
   }
-  if (ranks < 1) throw InputError("plan: --ranks must be at least 1");
   // the run's first stages, on this process alone
   pipeline::Sample layout = pipeline::read_sample(parallel::Comm{}, spec.sample, spec.flow);
   std::printf("sample       %s, %s voxels\n", spec.sample.volume.path.string().c_str(), layout.dims.str().c_str());
