@@ -5,6 +5,9 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <limits>
 #include <thread>
 
@@ -56,6 +59,7 @@ struct HttpServer::Session {
   boost::beast::tcp_stream stream{io};
   std::string client;         // the peer's address
   bool waiting_for_request = false;  // changed on the session's thread outside io.run() only
+  bool reading_body = false;         // the same
 };
 
 void HttpServer::refuse(tcp::socket& socket, const std::string& why) {
@@ -116,7 +120,8 @@ void HttpServer::serve(const std::function<bool()>& stop) {
   stopping_ = true;
   for (Session* s : sessions_) {
     boost::asio::post(s->io, [s] {
-      if (s->waiting_for_request) s->stream.socket().close();
+      // one that waits for a request, or drips a body (the stop's checkpoint waits for no upload)
+      if (s->waiting_for_request || s->reading_body) s->stream.socket().close();
     });
   }
   cv_.wait(lock, [this] { return connections_ == 0; });
@@ -132,6 +137,30 @@ HttpError HttpServer::too_large(std::uint64_t limit) const {
 }
 
 namespace {
+
+// What a proxy in front of the service and the service could read differently is refused before
+// anything else: two Host headers (the first won), none on HTTP/1.1, a Transfer-Encoding beside a
+// Content-Length, or one that is not chunked alone (RFC 9112 6.1, 6.3: "gzip, chunked" with a length).
+void check_framing(const http::request_header<>& head) {
+  if (head.count(http::field::host) > 1) throw HttpError{http::status::bad_request, "the request has two Host headers"};
+  if (head.version() >= 11 && head.count(http::field::host) == 0) {
+    throw HttpError{http::status::bad_request, "an HTTP/1.1 request needs a Host header"};
+  }
+  if (head.count(http::field::transfer_encoding) > 0) {
+    if (head.count(http::field::content_length) > 0) {
+      throw HttpError{http::status::bad_request, "a request may not have both Transfer-Encoding and Content-Length"};
+    }
+    std::string te;
+    for (const auto& f : head) {
+      if (f.name() == http::field::transfer_encoding) te += (te.empty() ? "" : ",") + std::string(f.value());
+    }
+    te.erase(std::remove_if(te.begin(), te.end(), [](unsigned char c) { return std::isspace(c); }), te.end());
+    std::transform(te.begin(), te.end(), te.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (te != "chunked") {
+      throw HttpError{http::status::not_implemented, "Transfer-Encoding '" + te + "': only chunked is accepted"};
+    }
+  }
+}
 
 // Runs one asynchronous operation of `s` to its end, on the calling thread, with the stream's
 // expiry set `seconds` ahead: a peer that stalls gets beast::error::timeout (its socket closed).
@@ -180,16 +209,46 @@ void HttpServer::session(Session& s) {
       in.head = head.get().base();
       keep_alive = head.get().keep_alive();
       try {
+        check_framing(in.head);
         const bool upload = handler_.is_upload(in.head);
-        if (handler_.needs_token(in.head)) in.owner = handler_.authenticate(in.head);  // before the body is read
+        const bool token = handler_.needs_token(in.head);
+        if (token) in.owner = handler_.authenticate(in.head);  // before the body is read
+        // a request without a token (the page, health) takes no body: none is read, so that no
+        // one without a token holds a connection by sending one slowly
+        if (!token && (head.content_length().value_or(0) > 0 || head.chunked())) {
+          throw HttpError{http::status::payload_too_large, "this request takes no body"};
+        }
         const std::uint64_t limit = upload ? limits_.max_upload_bytes : limits_.small_body_bytes;
         if (head.content_length() && *head.content_length() > limit) throw too_large(limit);
-        // the body is read with the deadline renewed at each piece: a client that sends
-        // nothing for request_timeout_s is dropped, a slow but steady upload is not
+        // The body is read with the deadline renewed at each piece, and at an average rate of at
+        // least min_body_bytes_per_s once request_timeout_s has passed: a client that sends nothing
+        // for request_timeout_s is dropped, and so is one that drips a byte every few seconds (it
+        // held a connection without end); a slow but steady upload is not. A stop ends the read.
+        const auto body_started = std::chrono::steady_clock::now();
         const auto read_body = [&](auto& parser) {
           parser.body_limit(limit);  // for bodies without a declared length
+          std::uint64_t received = 0;
           while (!ec && !parser.is_done()) {
-            ec = with_deadline(s, timeout, [&](auto done) { http::async_read_some(s.stream, buffer, parser, std::move(done)); });
+            {
+              const std::lock_guard lock(mutex_);
+              if (stopping_) throw HttpError{http::status::service_unavailable, "the service is stopping; send it again"};
+            }
+            s.reading_body = true;
+            std::size_t got = 0;
+            ec = with_deadline(s, timeout, [&](auto done) {
+              http::async_read_some(s.stream, buffer, parser, [&got, done = std::move(done)](auto e, std::size_t n) mutable {
+                got = n;
+                done(e, n);
+              });
+            });
+            s.reading_body = false;
+            received += got;
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - body_started).count();
+            if (!ec && !parser.is_done() && elapsed > timeout && received < limits_.min_body_bytes_per_s * elapsed) {
+              throw HttpError{http::status::request_timeout,
+                              "the request body arrives at less than " + std::to_string(limits_.min_body_bytes_per_s >> 10) +
+                                  " KiB/s on average; send it faster"};
+            }
           }
         };
         if (upload) {
@@ -210,6 +269,13 @@ void HttpServer::session(Session& s) {
           in.body = std::move(body.get().body());
         }
         if (ec == http::error::body_limit) throw too_large(limit);
+        if (ec == boost::system::errc::no_space_on_device) {
+          throw HttpError{http::status::insufficient_storage, "the service's disk is full; try again later"};
+        }
+        {
+          const std::lock_guard lock(mutex_);
+          if (stopping_) throw HttpError{http::status::service_unavailable, "the service is stopping; send it again"};
+        }
         if (ec == boost::beast::error::timeout) {
           throw HttpError{http::status::request_timeout, "the request body stalled for service.request_timeout_s"};
         }

@@ -69,6 +69,8 @@ struct TransportLimits {
   double request_timeout_s = 30;        // to read a request or write a response
   std::uint64_t max_upload_bytes = 0;   // larger uploads: 413 (other bodies: small_body_bytes)
   std::uint64_t small_body_bytes = 1 << 20;
+  // a body's least average rate once request_timeout_s has passed (slower: 408)
+  std::uint64_t min_body_bytes_per_s = 16 << 10;
   std::filesystem::path spool_dir;      // where upload bodies are written while read
   int max_connections = 64;             // served at once; more are answered 503 at once
   int max_connections_per_client = 16;  // held by one client address; more are answered 503

@@ -236,9 +236,20 @@ class Service final : public RequestHandler {
   // address (DNS rebinding) names its own host, and is refused.
   void check_host(const http::request_header<>& head) const {
     const auto found = head.find(http::field::host);
-    if (found == head.end()) return;  // HTTP/1.0 without one: no browser sends that
+    if (found == head.end()) return;  // HTTP/1.0 without one (HTTP/1.1: refused by the transport)
     std::string host(found->value());
-    if (!host.empty() && host.front() == '[') return;  // an IPv6 literal
+    if (!host.empty() && host.front() == '[') {  // an IPv6 literal, and nothing else in brackets
+      const std::size_t close = host.find(']');
+      boost::system::error_code ec;
+      if (close != std::string::npos) (void)boost::asio::ip::make_address_v6(host.substr(1, close - 1), ec);
+      const std::string rest = close == std::string::npos ? "" : host.substr(close + 1);
+      const bool port_ok = rest.empty() || (rest.size() > 1 && rest[0] == ':' &&
+                                            rest.find_first_not_of("0123456789", 1) == std::string::npos);
+      if (close == std::string::npos || ec || !port_ok) {
+        throw HttpError{http::status::bad_request, "the Host header is not a host name or address"};
+      }
+      return;
+    }
     host = host.substr(0, host.rfind(':') == std::string::npos ? host.size() : host.rfind(':'));
     std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
     boost::system::error_code ec;
@@ -378,9 +389,17 @@ class Service final : public RequestHandler {
       d["status"] = j.status;
       if (j.status == "converged") d["k_mD"] = j.k_md;
       if (j.porosity > 0) d["porosity"] = j.porosity;
-      if (!j.message.empty()) d["message"] = j.message;
-      const Json details = Json::parse(j.details, nullptr, false);
+      // a run's messages name files by the server's paths: shown as the client named them
+      if (!j.message.empty()) d["message"] = client_text(j.message);
+      Json details = Json::parse(j.details, nullptr, false);
       if (details.is_object()) {
+        if (details.contains("warnings") && details["warnings"].is_array()) {
+          for (Json& w : details["warnings"]) {
+            if (w.is_object() && w.contains("message") && w["message"].is_string()) {
+              w["message"] = client_text(w["message"].get<std::string>());
+            }
+          }
+        }
         for (const auto& [key, value] : details.items()) d[key] = value;
       }
       d["report"] = "/api/jobs/" + j.id + "/report.json";

@@ -85,6 +85,12 @@ fs::path pick_scan(const fs::path& dir, const std::vector<fs::path>& all) {
 void check_scan(const io::VolumeSpec& volume, std::uint64_t max_voxels) {
   const auto source = io::open_volume(volume);
   const geometry::Dims d = source->info().dims;
+  // a raw file has no header to say its voxel size: refused now, not when the job runs
+  if (!(volume.voxel_size_um > 0) && !(source->info().voxel_size_um > 0)) {
+    throw InputError("sample.volume.voxel_size_um", volume.path.filename().string() +
+                                                        ": the voxel size is unknown (the file does not say it); give "
+                                                        "input.voxel_size_um in micrometres");
+  }
   const io::Crop crop = io::resolve_crop(volume.crop, d, volume.path.filename().string());
   const std::uint64_t voxels = geometry::Dims{crop.size[0], crop.size[1], crop.size[2]}.voxels();
   if (max_voxels != 0 && voxels > max_voxels) {

@@ -15,6 +15,10 @@ in time. Each check failed before its fix:
   16  a second rockperm serve on the same state_dir is refused
   17  what a killed service left in uploads/ is removed at the next start
   18  DELETE / is 405; a foreign Host (DNS rebinding) is 421; the page may not be framed
+  49.8 bodies: none read without a token, a least rate with one; 49.9 a stop ends a dripping upload;
+  49.12 a raw upload without a voxel size refused at submission; 49.14 ambiguous HTTP framing refused
+  49.7 a job's input.grey_labels = @FILE is confined to its folder (issue 49): outside files, /dev/zero,
+      pipes and oversized tables refused alike, without quoting content or telling existing from missing
 
 usage: service_security.py ROCKPERM SAMPLE_DIR WORK_DIR
 """
@@ -262,6 +266,116 @@ report = json.loads(request("GET", "/api/jobs/%s/report.json" % job, token)[2])
 if report["input"]["path"] != "sphere_pack_64.raw":
     fail("18: report.json names the input %r, not as the client did" % report["input"]["path"])
 
+# --- 49.7: a file named by a job's option is confined like the scan ---------------------------------
+# input.grey_labels = @FILE opened any file the service could read, quoted its lines in the error,
+# told existing from missing files, resolved relative names from the service's working directory
+# (@tokens read the token file) and read /dev/zero without bound
+open("data/greys.csv", "w").write("label,porosity,k\n1,0.2,5mD\n")
+open("data/huge.csv", "w").write("# padding\n" * 200000)
+os.symlink("/dev/zero", "data/zero.csv")
+os.mkfifo("data/fifo.csv")
+token_lines = [l.strip() for l in open("tokens") if l.strip()]
+
+
+def submit_with_table(value):
+    return request("POST", "/api/jobs", token, json.dumps({"path": "sphere_pack_64.raw", "options": {
+        "input.grey_labels": value, "input.pore_labels": "0", "run.backend": "cpu"}}).encode(),
+        {"Content-Type": "application/json"})
+
+
+refusals = {}
+for value in ("@tokens", "@" + os.path.abspath("tokens"), "@../tokens", "@/etc/passwd", "@/dev/zero",
+              "@zero.csv", "@/no/such/file", "@fifo.csv", "@huge.csv"):
+    t0 = time.time()
+    st, _, reply = submit_with_table(value)
+    text = reply.decode(errors="replace")
+    if st != 400 or time.time() - t0 > 5:
+        fail("49.7: input.grey_labels = %s was answered %d after %.1f s: %s" % (value, st, time.time() - t0, text))
+    for line in token_lines + ["root:x:0:0"]:
+        if line[:12] in text:
+            fail("49.7: the refusal of %s quotes a file's content: %s" % (value, text))
+    if os.path.abspath(work) in text.replace(value[1:], ""):  # beyond the name the client sent
+        fail("49.7: the refusal of %s shows the server's paths: %s" % (value, text))
+    refusals[value] = json.loads(text)["error"].replace(value[1:], "NAME")
+outside = {refusals[v] for v in ("@tokens", "@../tokens", "@/etc/passwd", "@/dev/zero", "@zero.csv", "@/no/such/file")}
+if len(outside) != 1 or "not a file inside" not in outside.pop():
+    fail("49.7: files outside the job's folder are not refused alike (existing from missing told): %s" % refusals)
+if "not a regular file" not in refusals["@fifo.csv"] or "more than" not in refusals["@huge.csv"]:
+    fail("49.7: a pipe or an oversized table inside the data root was not refused as such: %s" % refusals)
+st, _, reply = submit_with_table("@greys.csv")  # beside the scan: read, relative to the scan's folder
+if st != 201:
+    fail("49.7: a grey table beside the scan was refused (%d): %s" % (st, reply))
+request("DELETE", "/api/jobs/" + json.loads(reply)["id"], token)
+
+# --- 49.12: a raw scan without a voxel size is refused at submission, not when it runs -------------
+body, headers = multipart({"p.raw": open("data/sphere_pack_64.raw", "rb").read()},
+                          {"options": json.dumps({"input.voxel_size_um": 0, "input.dims": "64 64 64"})})
+st, _, reply = request("POST", "/api/jobs", token, body, headers)
+if st != 422 or b"voxel size is unknown" not in reply:
+    fail("49.12: a raw upload without a voxel size was answered %d: %s" % (st, reply))
+
+
+# --- 49.14: HTTP a proxy and the service could read differently is refused --------------------------
+def raw_exchange(data, wait=5):
+    s = connect()
+    s.sendall(data)
+    s.settimeout(wait)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+    return out
+
+
+for what, head in (("two Host headers", "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.com\r\n"),
+                   ("no Host on HTTP/1.1", "GET /api/health HTTP/1.1\r\n"),
+                   ("Host [evil.com]", "GET /api/health HTTP/1.1\r\nHost: [evil.com]\r\n"),
+                   ("gzip, chunked with a length",
+                    "POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                    "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 5\r\n" % token)):
+    answer = raw_exchange((head + "Connection: close\r\n\r\n").encode())
+    if not answer.startswith(b"HTTP/1.1 400"):
+        fail("49.14: %s was answered %s" % (what, answer[:120]))
+
+# --- 49.8: no one holds a connection by dripping a body ----------------------------------------------
+# without a token: a body is never read (before: Content-Length 1000000 and a byte every 3 s held the
+# connection past request_timeout_s, and 64 such gave 503 to everyone)
+t0 = time.time()
+answer = raw_exchange(b"POST /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\nx")
+if not answer.startswith(b"HTTP/1.1 413") or time.time() - t0 > 3:
+    fail("49.8: an unauthenticated body was read (%.1f s): %s" % (time.time() - t0, answer[:120]))
+# with a token: a byte a second is below the least rate, dropped soon after request_timeout_s
+s = connect()
+s.sendall(("POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+           "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n" % token).encode())
+t0 = time.time()
+answer = b""
+while time.time() - t0 < timeout_s + 6:
+    try:
+        s.sendall(b" ")
+    except OSError:
+        break
+    s.settimeout(1)
+    try:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    except socket.timeout:
+        pass
+s.close()
+if time.time() - t0 > timeout_s + 4:
+    fail("49.8: a body dripped a byte a second held its connection %.1f s (request_timeout_s = %d)"
+         % (time.time() - t0, timeout_s))
+if answer and b" 408 " not in answer.split(b"\r\n")[0]:
+    fail("49.8: a dripped body was answered %s" % answer[:120])
+
 # --- 13: deadlines, a per-client cap, health answered ----------------------------------------------
 idle = [connect() for _ in range(6)]
 time.sleep(0.3)
@@ -305,8 +419,13 @@ if not dropped:
 if not dropped:
     fail("13: a header sent a byte every 0.5 s was not dropped after request_timeout_s")
 s.close()
-# a stop closes the idle connections at once
+# a stop closes the idle connections at once, and one that drips an authenticated upload (49.9:
+# SIGTERM never completed while it did, so the stop's checkpoint was never written)
 idle = [connect() for _ in range(4)]
+drip = connect()
+drip.sendall(("POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: "
+              "application/octet-stream\r\nContent-Length: 10000000\r\n\r\n" % token).encode() + b"\0" * 1000)
+idle.append(drip)
 time.sleep(0.3)
 t0 = time.time()
 server.send_signal(signal.SIGTERM)
