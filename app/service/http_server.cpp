@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <limits>
@@ -60,6 +61,10 @@ struct HttpServer::Session {
   std::string client;         // the peer's address
   bool waiting_for_request = false;  // changed on the session's thread outside io.run() only
   bool reading_body = false;         // the same
+  // since when it reads a request's header (idle between requests included), for serve() to drop
+  // the one waiting longest when the service is full; zero while a request is being served
+  std::atomic<std::int64_t> header_since_ns{0};
+  std::atomic<bool> dropped{false};  // chosen by serve() to make room
 };
 
 void HttpServer::refuse(tcp::socket& socket, const std::string& why) {
@@ -86,9 +91,26 @@ void HttpServer::serve(const std::function<bool()>& stop) {
     {
       const std::lock_guard lock(mutex_);
       if (connections_ >= limits_.max_connections) {
-        refuse(s->stream.socket(), "the service holds service.max_connections = " +
-                                       std::to_string(limits_.max_connections) + " connections; try again shortly");
-        continue;
+        // full: the connection that has waited longest for a request's header (idle, or sending
+        // one slowly, with no token shown yet) goes first, so that those never lock others out
+        Session* oldest = nullptr;
+        std::int64_t since = std::numeric_limits<std::int64_t>::max();
+        for (Session* other : sessions_) {
+          const std::int64_t t = other->header_since_ns.load();
+          if (t != 0 && t < since && !other->dropped) {
+            since = t;
+            oldest = other;
+          }
+        }
+        if (!oldest) {
+          refuse(s->stream.socket(), "the service holds service.max_connections = " +
+                                         std::to_string(limits_.max_connections) + " connections; try again shortly");
+          continue;
+        }
+        oldest->dropped = true;
+        boost::asio::post(oldest->io, [oldest] {  // on its thread: only while it still reads a header
+          if (oldest->header_since_ns != 0) oldest->stream.socket().close();
+        });
       }
       if (per_client_[s->client] >= limits_.max_connections_per_client) {
         refuse(s->stream.socket(), "your address holds service.max_connections_per_client = " +
@@ -193,7 +215,9 @@ void HttpServer::session(Session& s) {
     head.header_limit(16 * 1024);
     head.body_limit(std::numeric_limits<std::uint64_t>::max());  // checked below, before the body is read
     s.waiting_for_request = buffer.size() == 0;
+    s.header_since_ns = std::chrono::steady_clock::now().time_since_epoch().count() | 1;
     ec = with_deadline(s, timeout, [&](auto done) { http::async_read_header(s.stream, buffer, head, std::move(done)); });
+    s.header_since_ns = 0;
     s.waiting_for_request = false;
     if (ec == http::error::end_of_stream || ec == boost::asio::error::eof) break;
     if (ec == boost::beast::error::timeout || ec == boost::asio::error::operation_aborted ||

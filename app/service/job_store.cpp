@@ -200,6 +200,31 @@ std::int64_t JobStore::count(JobState state) const {
   return q.integer(0);
 }
 
+std::vector<std::string> JobStore::active_ids(const std::string& owner) const {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, "SELECT id FROM jobs WHERE owner = ? AND state IN ('queued', 'preparing', 'running')");
+  q.bind(1, owner);
+  std::vector<std::string> ids;
+  while (q.step()) ids.push_back(q.text(0));
+  return ids;
+}
+
+std::vector<std::string> JobStore::ended_before(const std::string& utc) const {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, "SELECT id FROM jobs WHERE state IN ('finished', 'cancelled') AND finished != '' AND finished < ?");
+  q.bind(1, utc);
+  std::vector<std::string> ids;
+  while (q.step()) ids.push_back(q.text(0));
+  return ids;
+}
+
+void JobStore::remove(const std::string& id) {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, "DELETE FROM jobs WHERE id = ? AND state IN ('finished', 'cancelled')");
+  q.bind(1, id);
+  q.step();
+}
+
 std::optional<Job> JobStore::claim_next(bool one_gpu_only, bool preparing) {
   const std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");

@@ -48,6 +48,12 @@ class JobStore {
   std::vector<Job> list(const std::string& owner) const;  // newest first
   std::optional<Job> find_by_results_to(const std::string& folder) const;  // the job of a spool folder
   std::int64_t count(JobState state) const;
+  // The jobs of `owner` queued, being prepared or running (the per-token quota counts them).
+  std::vector<std::string> active_ids(const std::string& owner) const;
+  // Finished and cancelled jobs that ended before `utc` (ISO 8601, as utc_timestamp()): expired.
+  std::vector<std::string> ended_before(const std::string& utc) const;
+  // Forgets a finished or cancelled job (its files are the caller's to remove).
+  void remove(const std::string& id);
   // The oldest queued job, now running (one transaction: no job is taken twice). With
   // `one_gpu_only`, nothing when the oldest is a job on several GPUs (it keeps its turn).
   // `preparing`: claimed ahead (state preparing until mark_running).

@@ -1,5 +1,7 @@
 #include "app/service/multipart.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <gmime/gmime.h>
 
@@ -79,10 +81,15 @@ FormData parse_form_data(const fs::path& body, const std::string& content_type, 
   std::call_once(init, [] { g_mime_init(); });
   const std::string boundary = form_boundary(content_type);
   // each part follows a delimiter, and the closing delimiter ends the last
-  const std::uint64_t max_parts = max_files + max_text_fields;
+  // GMime parses a part in about 7 ms (2000 parts took 13.7 s, 20000 over 120 s): a form holds at
+  // most max_form_files files, and a stack of more slices comes as one archive
+  const std::uint64_t files = std::min<std::uint64_t>(max_files, max_form_files);
+  const std::uint64_t max_parts = files + max_text_fields;
   if (count_delimiters(body, boundary) > max_parts + 1) {
-    throw TooManyParts("the form holds more than " + std::to_string(max_parts) + " parts (service.max_files = " +
-                       std::to_string(max_files) + " files and " + std::to_string(max_text_fields) + " fields)");
+    throw TooManyParts("the form holds more than " + std::to_string(max_parts) + " parts (" + std::to_string(files) +
+                       " files and " + std::to_string(max_text_fields) +
+                       " fields); send a stack of more slices as one .zip or .tar (up to service.max_files = " +
+                       std::to_string(max_files) + " files)");
   }
   // the body behind a header that names its type, read from the spooled file without a copy in memory
   const std::string header = "Content-Type: multipart/form-data; boundary=\"" + boundary + "\"\r\n\r\n";

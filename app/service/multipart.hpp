@@ -31,6 +31,9 @@ struct FormData {
 // The boundary of a Content-Type "multipart/form-data; boundary=..."; throws MalformedMultipart.
 std::string form_boundary(const std::string& content_type);
 
+// The most files one multipart form may hold (whatever service.max_files allows an archive).
+inline constexpr std::uint64_t max_form_files = 500;
+
 // Splits `body` (the file holding the request body) into its fields and files; every file part
 // is written to `dir` under `file_name(its filename)`, which returns the name to use or throws.
 // Throws MalformedMultipart for a body that does not parse, has no part or lacks its end, and

@@ -45,6 +45,11 @@ static fs::path job_folder(const ServiceConfig& config, const std::string& id, c
   throw HttpError{http::status::forbidden, "the scan lies outside this job's upload and the server's data roots"};
 }
 
+void remove_upload(const ServiceConfig& config, const std::string& id) {
+  std::error_code ec;
+  fs::remove_all(config.state_dir / "uploads" / id, ec);
+}
+
 // Whether the job may run with a rank on the host's cores (run.host_share is not off).
 static bool host_cores_allowed(const RunOptions& options) {
   return options.spec.execution.host_share.mode != parallel::HostShare::Mode::off;
@@ -227,6 +232,7 @@ void Runner::run_here(Claimed& claimed, int slot) {
   }
   if (cancelled) {
     store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
+    remove_upload(config_, job.id);
     deliver_to_spool(*store_.get(job.id), {});
     return;
   }
@@ -364,6 +370,7 @@ void Runner::run_on_several(Claimed& claimed) {
   }
   if (cancelled) {
     store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
+    remove_upload(config_, job.id);
     deliver_to_spool(*store_.get(job.id), {});
   } else if (stopping) {
     store_.requeue(job.id);

@@ -1,6 +1,7 @@
 #include "app/service/server.hpp"
 
 #include <chrono>
+#include <ctime>
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
@@ -119,6 +120,7 @@ class Service final : public RequestHandler {
 
   int run() {
     remove_leftovers();
+    expire_old_jobs();
     const int requeued = store_.requeue_running();
     TransportLimits limits;
     limits.request_timeout_s = config_.request_timeout_s;
@@ -150,6 +152,18 @@ class Service final : public RequestHandler {
         }
       });
     }
+    workers.emplace_back([this] {  // housekeeping: expired jobs, every hour
+      for (auto last = std::chrono::steady_clock::now(); !StopSignals::requested();
+           std::this_thread::sleep_for(std::chrono::milliseconds(200))) {
+        if (std::chrono::steady_clock::now() - last < std::chrono::hours(1)) continue;
+        last = std::chrono::steady_clock::now();
+        try {
+          expire_old_jobs();
+        } catch (const std::exception& e) {
+          std::cerr << "rockperm serve: removing expired jobs failed (" << e.what() << "); tried again in an hour\n";
+        }
+      }
+    });
     server.serve([] { return StopSignals::requested(); });
     std::cout << "rockperm serve: stopping; running jobs checkpoint and stay queued\n" << std::flush;
     runner_.stop();
@@ -307,7 +321,9 @@ class Service final : public RequestHandler {
       if (method == http::verb::get) return json_reply(describe(*job));
       if (method == http::verb::delete_) {
         store_.cancel(id, owner);
-        return json_reply(describe(*store_.get(id)));
+        const Job now = *store_.get(id);
+        if (now.state == JobState::cancelled) remove_upload(config_, id);  // a running one: when it stops
+        return json_reply(describe(now));
       }
       throw HttpError{http::status::method_not_allowed, "use GET or DELETE on a job"};
     }
@@ -526,6 +542,7 @@ class Service final : public RequestHandler {
       throw HttpError{http::status::bad_request, "\"options\" must be a JSON object"};
     }
     const RunOptions run = job_run_options(config_, id, input, options);
+    check_quota(owner, id);
     try {
       check_scan(run.spec.sample.volume, config_.max_voxels);
     } catch (const InputError& e) {
@@ -541,6 +558,61 @@ class Service final : public RequestHandler {
     store_.insert(job);
     runner_.notify();
     return *store_.get(id);
+  }
+
+  // A token's share of the service: at most max_jobs_per_token queued or running jobs, whose uploads
+  // (with this one's, `id`) hold at most max_stored_mb_per_token (one token submitted 1000 jobs at
+  // 103 a second). The spool folder is the operator's, not a token's.
+  void check_quota(const std::string& owner, const std::string& id) const {
+    if (owner == "spool") return;
+    const std::vector<std::string> active = store_.active_ids(owner);
+    if (static_cast<std::int64_t>(active.size()) >= config_.max_jobs_per_token) {
+      throw HttpError{http::status::too_many_requests,
+                      "your token has " + std::to_string(active.size()) +
+                          " jobs queued or running (service.max_jobs_per_token = " +
+                          std::to_string(config_.max_jobs_per_token) + "); submit more when some have ended, or cancel some"};
+    }
+    std::uint64_t bytes = 0;
+    const auto add = [&](const std::string& job) {
+      std::error_code ec;
+      for (fs::recursive_directory_iterator it(config_.state_dir / "uploads" / job, ec), end; !ec && it != end;
+           it.increment(ec)) {
+        std::error_code fe;
+        if (it->is_regular_file(fe)) bytes += it->file_size(fe);
+      }
+    };
+    for (const std::string& job : active) add(job);
+    add(id);
+    const auto limit = static_cast<std::uint64_t>(config_.max_stored_mb_per_token * 1048576.0);
+    if (bytes > limit) {
+      throw HttpError{http::status::too_many_requests,
+                      "your token's queued and running jobs would hold " + size_text(static_cast<double>(bytes)) +
+                          " of uploads (service.max_stored_mb_per_token = " +
+                          size_text(static_cast<double>(limit)) + "); submit it when some have ended"};
+    }
+  }
+
+  // Finished and cancelled jobs older than retention_days: their run directories, uploads and
+  // entries removed (at the start and every hour).
+  void expire_old_jobs() {
+    if (!(config_.retention_days > 0)) return;
+    const std::time_t before = std::time(nullptr) - static_cast<std::time_t>(config_.retention_days * 86400.0);
+    std::tm parts{};
+    gmtime_r(&before, &parts);
+    char utc[32];
+    std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", &parts);
+    const std::vector<std::string> expired = store_.ended_before(utc);
+    for (const std::string& id : expired) {
+      std::error_code ec;
+      fs::remove_all(job_dir(id), ec);
+      fs::remove(config_.state_dir / "jobs" / (id + ".log"), ec);
+      remove_upload(config_, id);
+      store_.remove(id);
+    }
+    if (!expired.empty()) {
+      std::cout << "rockperm serve: removed " << expired.size() << " job" << (expired.size() > 1 ? "s" : "")
+                << " ended more than service.retention_days = " << config_.retention_days << " days ago\n" << std::flush;
+    }
   }
 
   fs::path resolve_server_path(const std::string& text) const {

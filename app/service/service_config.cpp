@@ -29,7 +29,11 @@ const char* const service_keys_help =
     "  max_connections = 64        connections served at once (more are answered 503 at once)\n"
     "  allowed_hosts = NAME        a host name clients use for this service (repeat for more; addresses and\n"
     "                              localhost always work; other names are refused, against DNS rebinding)\n"
-    "  max_connections_per_client = 16  held at once by one client address (behind a proxy, all share its address)\n";
+    "  max_connections_per_client = 16  held at once by one client address (behind a proxy, all share its address)\n"
+    "  max_jobs_per_token = 100    queued or running jobs of one token; more are refused (429) until some end\n"
+    "  max_stored_mb_per_token = 16384  what the uploads of one token's queued or running jobs may hold (429)\n"
+    "  retention_days = 30         a finished or cancelled job (its reports and upload) is removed after this\n"
+    "                              (0: kept); a cancelled job's upload is removed at once\n";
 
 ServiceConfig read_service_config(const fs::path& ini) {
   std::ifstream in(ini);
@@ -43,7 +47,8 @@ ServiceConfig read_service_config(const fs::path& ini) {
       "service.max_upload_mb", po::value<double>())("service.max_unpacked_mb", po::value<double>())(
       "service.max_files", po::value<std::uint64_t>())("service.max_voxels", po::value<std::uint64_t>())(
       "service.request_timeout_s", po::value<double>())("service.max_connections", po::value<int>())(
-      "service.max_connections_per_client", po::value<int>())(
+      "service.max_connections_per_client", po::value<int>())("service.max_jobs_per_token", po::value<int>())(
+      "service.max_stored_mb_per_token", po::value<double>())("service.retention_days", po::value<double>())(
       "service.allowed_hosts", po::value<std::vector<std::string>>()->composing());
   po::variables_map vm;
   try {
@@ -86,6 +91,11 @@ ServiceConfig read_service_config(const fs::path& ini) {
   if (vm.count("service.max_connections_per_client")) {
     c.max_connections_per_client = vm["service.max_connections_per_client"].as<int>();
   }
+  if (vm.count("service.max_jobs_per_token")) c.max_jobs_per_token = vm["service.max_jobs_per_token"].as<int>();
+  if (vm.count("service.max_stored_mb_per_token")) {
+    c.max_stored_mb_per_token = vm["service.max_stored_mb_per_token"].as<double>();
+  }
+  if (vm.count("service.retention_days")) c.retention_days = vm["service.retention_days"].as<double>();
   if (vm.count("service.allowed_hosts")) {
     for (std::string h : vm["service.allowed_hosts"].as<std::vector<std::string>>()) {
       std::transform(h.begin(), h.end(), h.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -95,10 +105,13 @@ ServiceConfig read_service_config(const fs::path& ini) {
   // written so that NaN fails every check
   if (c.workers < 0 || !(c.max_upload_mb > 0 && c.max_upload_mb <= 1e7) ||
       !(c.max_unpacked_mb > 0 && c.max_unpacked_mb <= 1e8) || !(c.request_timeout_s >= 1 && c.request_timeout_s <= 86400) ||
-      c.max_connections < 1 || c.max_connections_per_client < 1 || !(c.spool_settle_s >= 0 && c.spool_settle_s <= 86400)) {
+      c.max_connections < 1 || c.max_connections_per_client < 1 || !(c.spool_settle_s >= 0 && c.spool_settle_s <= 86400) ||
+      c.max_jobs_per_token < 1 || !(c.max_stored_mb_per_token > 0 && c.max_stored_mb_per_token <= 1e9) ||
+      !(c.retention_days >= 0 && c.retention_days <= 36500)) {
     throw InputError(ini.string() + ": service.workers >= 0, max_upload_mb in (0, 1e7], max_unpacked_mb in (0, 1e8], "
                      "request_timeout_s in [1, 86400], max_connections >= 1, max_connections_per_client >= 1, "
-                     "spool_settle_s in [0, 86400]");
+                     "spool_settle_s in [0, 86400], max_jobs_per_token >= 1, max_stored_mb_per_token in (0, 1e9], "
+                     "retention_days in [0, 36500]");
   }
   return c;
 }

@@ -26,6 +26,9 @@ struct ServiceConfig {
   int max_connections = 64;            // served at once; more are answered 503 at once
   std::vector<std::string> allowed_hosts;  // Host names besides addresses and localhost (lower case)
   int max_connections_per_client = 16; // held at once by one client address (more: 503)
+  int max_jobs_per_token = 100;        // queued or running jobs of one token (more: 429)
+  double max_stored_mb_per_token = 16384;  // uploads of one token's queued or running jobs (more: 429)
+  double retention_days = 30;          // finished and cancelled jobs (reports, uploads) are removed after this; 0: kept
 };
 
 // Reads the [service] section of an INI file; relative paths are relative to the file.

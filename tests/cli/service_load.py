@@ -39,7 +39,8 @@ def main(rockperm, make_pack, work):
                            capture_output=True, text=True).stdout.strip()
     with open("service.ini", "w") as f:
         f.write("[service]\nlisten = 127.0.0.1:0\nstate_dir = state\ntokens = tokens\ndata_root = data\n"
-                "run_config = data/p20.ini\nworkers = 2\nmax_connections_per_client = 64\n")
+                "run_config = data/p20.ini\nworkers = 2\nmax_connections_per_client = 64\n"
+                "max_jobs_per_token = 1000\n")  # one token submits all 200: a campaign the operator allows
     env = dict(os.environ, OMP_NUM_THREADS="1")
     log = open("serve.log", "w")
     server = subprocess.Popen([rockperm, "serve", "--config", "service.ini"], stdout=log, stderr=subprocess.STDOUT, env=env)

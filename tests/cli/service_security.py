@@ -17,6 +17,7 @@ in time. Each check failed before its fix:
   18  DELETE / is 405; a foreign Host (DNS rebinding) is 421; the page may not be framed
   49.8 bodies: none read without a token, a least rate with one; 49.9 a stop ends a dripping upload;
   49.12 a raw upload without a voxel size refused at submission; 49.14 ambiguous HTTP framing refused
+  49.11 a token's jobs limited, a cancelled job's upload removed, ended jobs expire
   49.7 a job's input.grey_labels = @FILE is confined to its folder (issue 49): outside files, /dev/zero,
       pipes and oversized tables refused alike, without quoting content or telling existing from missing
 
@@ -126,7 +127,7 @@ timeout_s = 4
 open("service.ini", "w").write(
     "[service]\nlisten = 127.0.0.1:0\nstate_dir = state\ntokens = tokens\ndata_root = data\n"
     "run_config = data/sphere_pack_64.ini\nmax_upload_mb = 400\nrequest_timeout_s = %d\n"
-    "max_connections_per_client = 6\n" % timeout_s)
+    "max_connections_per_client = 6\nmax_jobs_per_token = 3\nmax_connections = 12\n" % timeout_s)
 
 # --- 17: leftovers of a killed service are removed at start ---------------------------------------
 os.makedirs("state/uploads/jdeadbeefdeadbeef/.x.zip.d")
@@ -376,6 +377,50 @@ if time.time() - t0 > timeout_s + 4:
 if answer and b" 408 " not in answer.split(b"\r\n")[0]:
     fail("49.8: a dripped body was answered %s" % answer[:120])
 
+# --- 49.11: a token's share: queued jobs limited, a cancelled job's upload removed ------------------
+# (one token submitted 1000 jobs at 103/s; cancelling them left 1012 upload folders)
+long_run = json.dumps({"run.backend": "cpu", "run.tolerance": "1e-9", "run.max_steps": "1000000",
+                       "output.fields": "off"})
+queued = []
+for n in range(4):
+    body, headers = multipart({"p%d.raw" % n: open("data/sphere_pack_64.raw", "rb").read()},
+                              {"options": long_run, "gpus": "1"})
+    st, _, reply = request("POST", "/api/jobs", token, body, headers)
+    if n < 3:
+        if st != 201:
+            fail("49.11: job %d of 3 was refused (%d): %s" % (n + 1, st, reply))
+        queued.append(json.loads(reply)["id"])
+    elif st != 429 or b"max_jobs_per_token" not in reply:
+        fail("49.11: a fourth job of a token with max_jobs_per_token = 3 was answered %d: %s" % (st, reply))
+for job in queued:
+    request("DELETE", "/api/jobs/" + job, token)
+for _ in range(150):
+    states = [json.loads(request("GET", "/api/jobs/" + j, token)[2])["state"] for j in queued]
+    if all(s == "cancelled" for s in states) and not any(j in os.listdir("state/uploads") for j in queued):
+        break
+    time.sleep(0.2)
+else:
+    fail("49.11: cancelled jobs %s (%s) left their uploads: %s" % (queued, states, os.listdir("state/uploads")))
+
+# --- 49.8: a full service drops the connection that has waited longest for a header -------------
+# (64 idle connections from four addresses gave 503 to every other client)
+def connect_from(address):
+    s = socket.socket()
+    s.bind((address, 0))
+    s.settimeout(20)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+holders = [connect_from("127.0.0.%d" % (2 + i // 6)) for i in range(12)]  # 6 + 6: the service's 12
+time.sleep(0.5)
+st, _, reply = request("GET", "/api/health")
+if st != 200:
+    fail("49.8: with the service full of idle connections, a client was answered %d: %s" % (st, reply))
+for h in holders:
+    h.close()
+time.sleep(0.3)
+
 # --- 13: deadlines, a per-client cap, health answered ----------------------------------------------
 idle = [connect() for _ in range(6)]
 time.sleep(0.3)
@@ -435,5 +480,14 @@ except subprocess.TimeoutExpired:
     fail("13: SIGTERM waited for idle connections (not stopped %.1f s later)" % (time.time() - t0))
 for s in idle:
     s.close()
-print("service_security: OK (11, 12, 13, 14, 16, 17, 18 checked; the service stopped %.1f s after SIGTERM)"
-      % (time.time() - t0))
+# --- 49.11: retention: a restart with a short retention_days removes ended jobs and their files -----
+stopped_after = time.time() - t0  # the first stop's time, printed below
+open("service.ini", "a").write("retention_days = 0.00001\n")
+time.sleep(1.5)
+start()
+if jobs(token) or os.listdir("state/uploads") or [d for d in os.listdir("state/jobs") if d.startswith("j")]:
+    fail("49.11: ended jobs outlived retention_days: %s, uploads %s" % (jobs(token), os.listdir("state/uploads")))
+server.send_signal(signal.SIGTERM)
+server.wait(timeout=30)
+print("service_security: OK (11, 12, 13, 14, 16, 17, 18, 49.7-49.14 checked; the service stopped %.1f s after SIGTERM)"
+      % stopped_after)
