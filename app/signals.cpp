@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "io/atomic_file.hpp"
+
 namespace rockperm::app {
 
 namespace {
@@ -12,6 +14,7 @@ struct sigaction previous_xfsz;
 
 extern "C" void on_stop_signal(int signo) {
   if (received == SIGINT && signo == SIGINT) {  // a second Ctrl-C: the user means it
+    io::remove_temporaries_now();  // no half-written file stays (unlink only: async-signal-safe)
     std::signal(SIGINT, SIG_DFL);
     std::raise(SIGINT);
   }

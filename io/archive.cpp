@@ -134,8 +134,7 @@ void write_zip(const fs::path& zip, const std::vector<fs::path>& files) {
   const fs::path tmp = temporary_name(zip);
   std::unique_ptr<archive, WriterDeleter> a(archive_write_new());
   const auto fail = [&](const std::string& why) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
+    discard_temporary(tmp);
     throw OutputError(zip.string() + ": " + why);
   };
   if (archive_write_set_format_zip(a.get()) != ARCHIVE_OK ||

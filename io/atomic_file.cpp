@@ -13,16 +13,63 @@ namespace rockperm::io {
 
 namespace {
 std::string reason() { return std::strerror(errno); }
+
+// The temporaries being written, for remove_temporaries_now() in a signal handler: fixed slots of
+// plain characters (no allocation there), each free (0), being filled (1) or live (2).
+constexpr int temporary_slots = 16;
+struct Slot {
+  std::atomic<int> state{0};
+  char path[4096] = {};
+};
+Slot slots[temporary_slots];
+
+void remember(const std::filesystem::path& tmp) {
+  const std::string& text = tmp.native();
+  if (text.size() >= sizeof slots[0].path) return;
+  for (Slot& s : slots) {
+    int free = 0;
+    if (!s.state.compare_exchange_strong(free, 1)) continue;
+    std::memcpy(s.path, text.c_str(), text.size() + 1);
+    s.state.store(2);
+    return;
+  }  // all taken: this one is not removed by a signal (a later run's directory check removes it)
+}
+
+void forget(const std::filesystem::path& tmp) {
+  for (Slot& s : slots) {
+    if (s.state.load() == 2 && tmp.native() == s.path) {
+      s.state.store(0);
+      return;
+    }
+  }
+}
 }  // namespace
 
 std::filesystem::path temporary_name(const std::filesystem::path& path) {
   static std::atomic<unsigned> counter{0};
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  remember(tmp);
   return tmp;
 }
 
+void discard_temporary(const std::filesystem::path& tmp) {
+  std::error_code ec;
+  std::filesystem::remove(tmp, ec);
+  forget(tmp);
+}
+
+void remove_temporaries_now() {
+  for (Slot& s : slots) {
+    if (s.state.load() == 2) ::unlink(s.path);
+  }
+}
+
 void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& path) {
+  struct Forget {
+    const std::filesystem::path& tmp;
+    ~Forget() { forget(tmp); }
+  } forget_on_return{tmp};
   std::error_code ec;
   const int fd = ::open(tmp.c_str(), O_RDONLY);
   const bool synced = fd >= 0 && ::fsync(fd) == 0;
@@ -41,6 +88,10 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   const std::filesystem::path tmp = temporary_name(path);
+  struct Forget {
+    const std::filesystem::path& tmp;
+    ~Forget() { forget(tmp); }
+  } forget_on_return{tmp};
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) throw OutputError(path.string() + ": cannot be written (" + reason() + ")");
   const char* p = content.data();

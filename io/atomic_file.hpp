@@ -14,6 +14,11 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 std::filesystem::path temporary_name(const std::filesystem::path& path);
 // fsync `tmp` and rename it to `path`; on failure removes `tmp` and throws OutputError.
 void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& path);
+// Removes a temporary that will not be committed (a failed write).
+void discard_temporary(const std::filesystem::path& tmp);
+// Unlinks every temporary being written now; async-signal-safe, for a handler that ends the
+// process (a second Ctrl-C during the field write left fields.pvti.tmp.<pid>.2 behind).
+void remove_temporaries_now();
 
 // Creates the run directory (and parents); throws InputError when that is impossible.
 void ensure_directory(const std::filesystem::path& dir);

@@ -136,8 +136,7 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
   if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);  // never renamed: no partial piece under the final name
+    discard_temporary(tmp);  // never renamed: no partial piece under the final name
     throw OutputError(final_path.string() + ": VTK could not write the field piece (VTK error " +
                       std::to_string(writer->GetErrorCode()) + ": disk full, file size limit or no permission)");
   }

@@ -227,10 +227,13 @@ void read_checkpoint(const parallel::Comm& comm, Simulation& simulation, const s
       throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
     }
     if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
-      throw InputError("checkpoint", file.string() + ": written by an earlier rockperm build (format " +
-                                         std::string(h.magic + 6, 2) +
-                                         ", this build reads 04); finish the run with that build, or start "
-                                         "it again");
+      // earlier or later: a format 05 was called "written by an earlier build"
+      const std::string format(h.magic + 6, 2), ours(magic + 6, 2);
+      const bool later = format > ours;
+      throw InputError("checkpoint", file.string() + ": written by " + (later ? "a later" : "an earlier") +
+                                         " rockperm build (format " + format + ", this build reads " + ours +
+                                         "); finish the run with that build" +
+                                         (later ? " (or update this one)" : "") + ", or start it again");
     }
     if (h.q != d3q19::q || (h.population_bytes != 4 && h.population_bytes != 2) ||
         h.loop_bytes != sizeof(solve::SteadyStateLoop::State) || h.drive_bytes != sizeof(solve::SampleDrive)) {

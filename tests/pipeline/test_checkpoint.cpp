@@ -156,6 +156,13 @@ TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
   }
   EXPECT_NE(refusal(file, flow, execution).find("earlier rockperm build (format 03"), std::string::npos)
       << refusal(file, flow, execution);
+  {  // issue 49: a later format (05) was called "written by an earlier rockperm build"
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(7);
+    f.put('5');
+  }
+  EXPECT_NE(refusal(file, flow, execution).find("a later rockperm build (format 05"), std::string::npos)
+      << refusal(file, flow, execution);
   std::filesystem::remove_all(dir);
 }
 
