@@ -91,6 +91,16 @@ void run_stages(const parallel::Comm& comm, const RunRequest& request, const Run
   }
   if (spec.sample.grey_map.enabled()) {  // a phase per intensity: the report keeps those the sample holds
     std::erase_if(result.grey.phases, [](const GreyPhaseReport& g) { return g.voxels == 0; });
+  } else {
+    // a declared phase the sample does not hold is a declaration to check (label 256 of an 8-bit
+    // scan, a label its segmentation does not use): said, not passed over
+    for (const GreyPhaseReport& g : result.grey.phases) {
+      if (g.voxels != 0) continue;
+      result.warnings.push_back({"grey_phase_empty",
+                                 "grey labels " + g.labels + " select no voxel of the sample (a label above 255 "
+                                 "cannot occur in 8-bit data); check them against the segmentation",
+                                 0.0, "sample.grey_labels"});
+    }
   }
   if (outcome.checkpoints > 0) result.checkpoint = drive.checkpoint;
   result.performance.checkpoints = outcome.checkpoints;

@@ -115,3 +115,14 @@ def test_an_interpreter_without_numpy_is_told_so_at_import():
     out = subprocess.run([sys.executable, "-c", "import sys; sys.modules['numpy'] = None; import rockperm"],
                          capture_output=True, text=True)
     assert out.returncode != 0 and "rockperm needs numpy" in out.stderr, out.stderr
+
+
+def test_a_grey_phase_the_sample_does_not_hold_is_a_warning(tmp_path):
+    # issue 49, 17: grey label 256 of 8-bit data (or any label the segmentation does not use) passed
+    # without a word
+    labels = np.where(duct(), 0, 1).astype(np.uint8)
+    with pytest.warns(rockperm.RockpermWarning, match="grey labels 256 select no voxel") as caught:
+        r = rockperm.permeability(labels, axis="z", pore_labels="0", grey_labels="256:0.2:1mD",
+                                  output_dir=tmp_path / "g", **COMMON)
+    assert r.status == "converged"
+    assert any(w.message.code == "grey_phase_empty" for w in caught)
