@@ -25,6 +25,11 @@ int main(int argc, char** argv) {
         ("grey", po::value<double>()->default_value(0.0),
          "share of the solid relabelled 2 (a second pack's spheres where they overlap the solid): "
          "grains of sub-resolution porosity for input.grey_labels = 2:...")
+        ("vugs", po::value<double>()->default_value(0.0),
+         "share of the volume made open vugs: a second pack's spheres of --vug-radius, pore wherever they lie, "
+         "joined only through the first pack's finer pores (a multi-scale medium with a slow mode: the vugs "
+         "fill through the fine matrix)")
+        ("vug-radius", po::value<double>()->default_value(0.0), "mean radius of the vugs, voxels (with --vugs)")
         ("out", po::value<std::string>(), "output raw file");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -50,6 +55,21 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < v.labels.size(); ++i) {
         if (v.labels[i] == rockperm::geometry::pack_solid_label && b.labels[i] == rockperm::geometry::pack_solid_label)
           v.labels[i] = 2;
+      }
+    }
+    const double vugs = vm["vugs"].as<double>(), vug_radius = vm["vug-radius"].as<double>();
+    if (!(vugs >= 0 && vugs < 0.5)) throw rockperm::InputError("--vugs must be in [0, 0.5): the share of the volume made vugs");
+    if (vugs > 0) {
+      if (!(vug_radius > spec.radius)) {
+        throw rockperm::InputError("--vug-radius must be larger than --radius: vugs are the coarse scale");
+      }
+      rockperm::geometry::SpherePackSpec coarse = spec;
+      coarse.seed = spec.seed + 104729;
+      coarse.radius = vug_radius;
+      coarse.porosity = 1.0 - vugs;  // its spheres fill `vugs` of the volume
+      const rockperm::geometry::Volume c = rockperm::geometry::make_sphere_pack(coarse);
+      for (std::size_t i = 0; i < v.labels.size(); ++i) {
+        if (c.labels[i] == rockperm::geometry::pack_solid_label) v.labels[i] = rockperm::geometry::pack_pore_label;
       }
     }
     const std::string out = vm["out"].as<std::string>();
