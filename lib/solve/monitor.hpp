@@ -36,6 +36,11 @@
 // the pressure profile along the sample relaxing, whose flux through the planes sums to nothing,
 // and it held runs 1.5x longer than k needed (tight 512^3 pack: k within 2e-5 at 10,900 steps,
 // the spread at its limit at 16,100).
+// The slow mode's time is not only the one the jump measured: where k's slope falls more slowly
+// than that time says from one quarter of the history to the next, a slower mode is there and its
+// time is read from the fall; where the slope does not fall, or turns, the time is taken as a
+// multiple of the history (slow_mode_remaining; a vuggy carbonate stopped 1.4e-4 from steady with a
+// stated 9.1e-5, its vugs filling in ~8,600 steps after a jump that measured ~2,300).
 // NaN/Inf or mass drift stop the run with a clear message.
 #include <algorithm>
 #include <array>
@@ -108,10 +113,23 @@ inline constexpr double float_rounding = 5.9604644775390625e-08;
 // The estimated remaining change of k after `step` steps (absolute; +inf when unknown).
 double remaining_change(const KHistory& history, std::int64_t step, double k, double noise = 0);
 
-// The remaining change of k that a mode decaying in `slow_time` steps leaves (absolute, before the
-// safety factor): slow_time times the slope of k, fitted by least squares over the recorded values
-// of the last min(step / 2, slow_time) steps. +inf while fewer than 4 values lie there.
-double slow_mode_remaining(const KHistory& history, std::int64_t step, double slow_time);
+// The remaining change of k that the slowest mode still present leaves (absolute, before the
+// safety factor): its time times the slope of k, fitted by least squares over the recorded values
+// of the last min(step / 2, slow_time) steps. The time is `slow_time` (measured by the pressure
+// extrapolation), or longer where the slope falls more slowly than that between the last two
+// quarters of the history: a slower mode, whose time the fall gives; unbounded_time_factor times
+// the history where the slope above the noise (`noise` relative, at least a float's rounding) does
+// not fall (issue 54: a vuggy carbonate's second, slower mode). +inf while fewer than 4 values lie
+// in a window.
+double slow_mode_remaining(const KHistory& history, std::int64_t step, double slow_time, double noise = 0);
+// A slope whose fall from one quarter of the history to the next is below this share of the fall
+// the quarter before is falling ever faster: not one mode decaying but one of the other sign
+// ending, k about to turn (monitor.cpp).
+inline constexpr double fall_consistency = 0.9;
+// Where the slope does not fall, the time of the mode behind it, in steps of the history since the
+// jump: a slope that has not fallen over the last half of it belongs to a mode at least about that
+// slow (the fall over a quarter of 0.95 says 5 times).
+inline constexpr double unbounded_time_factor = 4.0;
 
 // Through a noisy history (MonitorSettings::average_noise): k as the mean of the recorded values
 // in the trailing window (step - w, step], the remaining change fitted through such means at
