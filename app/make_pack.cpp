@@ -2,7 +2,9 @@
 // (0 pore, 1 solid). The bundled sample samples/sphere_pack_64.raw was made with
 //   rockperm-make-pack --dims "64 64 64" --porosity 0.35 --radius 6 --seed 2026 --out samples/sphere_pack_64.raw
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <iostream>
 
 #include "app/options.hpp"
@@ -30,6 +32,10 @@ int main(int argc, char** argv) {
          "joined only through the first pack's finer pores (a multi-scale medium with a slow mode: the vugs "
          "fill through the fine matrix)")
         ("vug-radius", po::value<double>()->default_value(0.0), "mean radius of the vugs, voxels (with --vugs)")
+        ("vug-shell", po::value<int>()->default_value(0),
+         "with --vugs: a shell this many voxels thick around each vug made of a tighter pack (--shell-porosity, "
+         "grains half the size): vugs as storage behind narrow pores, filling slower than the flow path relaxes")
+        ("shell-porosity", po::value<double>()->default_value(0.08), "porosity of the vugs' shells (with --vug-shell)")
         ("out", po::value<std::string>(), "output raw file");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -68,8 +74,35 @@ int main(int argc, char** argv) {
       coarse.radius = vug_radius;
       coarse.porosity = 1.0 - vugs;  // its spheres fill `vugs` of the volume
       const rockperm::geometry::Volume c = rockperm::geometry::make_sphere_pack(coarse);
+      const int shell = vm["vug-shell"].as<int>();
+      const double shell_porosity = vm["shell-porosity"].as<double>();
+      if (shell < 0 || shell > 64) throw rockperm::InputError("--vug-shell must be 0 to 64 voxels");
+      if (!(shell_porosity > 0 && shell_porosity < 1)) throw rockperm::InputError("--shell-porosity must be in (0, 1)");
+      std::vector<std::uint8_t> near(c.labels.size());  // the vugs dilated by `shell` (a box, periodic)
+      for (std::size_t i = 0; i < near.size(); ++i) near[i] = c.labels[i] == rockperm::geometry::pack_solid_label;
+      const rockperm::geometry::Dims d = v.dims;
+      const std::int64_t extent[3] = {d.nx, d.ny, d.nz}, stride[3] = {1, d.nx, d.nx * d.ny};
+      for (int axis = 0; axis < 3 && shell > 0; ++axis) {
+        std::vector<std::uint8_t> out(near.size());
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(near.size()); ++i) {
+          const std::int64_t at = (i / stride[axis]) % extent[axis];
+          std::uint8_t any = 0;
+          for (int o = -shell; o <= shell && !any; ++o) {
+            const std::int64_t to = ((at + o) % extent[axis] + extent[axis]) % extent[axis];
+            any = near[i + (to - at) * stride[axis]];
+          }
+          out[i] = any;
+        }
+        near.swap(out);
+      }
+      rockperm::geometry::SpherePackSpec tight = spec;
+      tight.seed = spec.seed + 15485863;
+      tight.radius = std::max(1.5, 0.5 * spec.radius);
+      tight.porosity = shell_porosity;
+      const rockperm::geometry::Volume t = shell > 0 ? rockperm::geometry::make_sphere_pack(tight) : rockperm::geometry::Volume{};
       for (std::size_t i = 0; i < v.labels.size(); ++i) {
         if (c.labels[i] == rockperm::geometry::pack_solid_label) v.labels[i] = rockperm::geometry::pack_pore_label;
+        else if (shell > 0 && near[i]) v.labels[i] = t.labels[i];
       }
     }
     const std::string out = vm["out"].as<std::string>();
