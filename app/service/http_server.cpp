@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <iostream>
 #include <limits>
 #include <thread>
 
@@ -236,7 +237,7 @@ void HttpServer::session(Session& s) {
         check_framing(in.head);
         const bool upload = handler_.is_upload(in.head);
         const bool token = handler_.needs_token(in.head);
-        if (token) in.owner = handler_.authenticate(in.head);  // before the body is read
+        if (token) in.owner = authenticated(s, in.head);  // before the body is read
         // a request without a token (the page, health) takes no body: none is read, so that no
         // one without a token holds a connection by sending one slowly
         if (!token && (head.content_length().value_or(0) > 0 || head.chunked())) {
@@ -322,6 +323,29 @@ void HttpServer::session(Session& s) {
     if (!s.stream.socket().is_open() || !send(s, reply, keep_alive) || !keep_alive) break;
   }
   s.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+}
+
+// The owner of a request's token. A refused token is logged with the client's address, and each
+// refusal in a row from that address is answered a little later (100 ms more each, at most 2 s), so
+// that guessing tokens is slow and seen; a token that passes clears the count.
+std::string HttpServer::authenticated(Session& s, const http::request_header<>& head) {
+  try {
+    std::string owner = handler_.authenticate(head);
+    const std::lock_guard lock(mutex_);
+    failed_tokens_.erase(s.client);
+    return owner;
+  } catch (const HttpError& e) {
+    int failures = 0;
+    {
+      const std::lock_guard lock(mutex_);
+      if (failed_tokens_.size() > 10000) failed_tokens_.clear();  // a bound on the map, not on the delay
+      failures = ++failed_tokens_[s.client];
+    }
+    std::cerr << "rockperm serve: refused a request from " << s.client << " (" << e.message << "; " << failures
+              << " in a row from that address)\n";
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * std::min(failures, 20)));
+    throw;
+  }
 }
 
 bool HttpServer::send(Session& s, Reply& reply, bool keep_alive) {

@@ -89,6 +89,7 @@ class HttpServer {
   struct Session;
   void session(Session& s);
   bool send(Session& s, Reply& reply, bool keep_alive);
+  std::string authenticated(Session& s, const http::request_header<>& head);
   // Refuses a connection at once (503) without a thread: the answer fits the socket's buffer.
   static void refuse(boost::asio::ip::tcp::socket& socket, const std::string& why);
   HttpError too_large(std::uint64_t limit) const;
@@ -102,6 +103,7 @@ class HttpServer {
   std::condition_variable cv_;
   int connections_ = 0;
   std::map<std::string, int> per_client_;  // open connections by client address
+  std::map<std::string, int> failed_tokens_;  // refused tokens in a row by client address
   std::set<Session*> sessions_;
   bool stopping_ = false;  // under mutex_
 };

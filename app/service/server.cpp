@@ -1,5 +1,7 @@
 #include "app/service/server.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <ctime>
 #include <condition_variable>
@@ -652,6 +654,10 @@ class Service final : public RequestHandler {
 }  // namespace
 
 int serve(const ServiceConfig& config) {
+  // the queue, tokens, uploads and reports are the service's own, as under its systemd unit
+  // (they were 644/755 when started by hand); results copied into a spool folder are made readable
+  // as before (deliver_to_spool)
+  ::umask(077);
   const StopSignals signals;
   Service service(config);
   return service.run();

@@ -41,8 +41,14 @@ double quiet_seconds(const fs::path& folder) {
   return std::chrono::duration<double>(fs::file_time_type::clock::now() - newest).count();
 }
 
+// What the service writes into a spool folder is for whoever dropped it there: readable as a
+// plain file is (the service itself runs with umask 077)
+constexpr auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+
 void write_marker(const fs::path& folder, const Json& content) {
   io::write_file_atomically(folder / marker, content.dump(2) + "\n");
+  std::error_code ec;
+  fs::permissions(folder / marker, readable, ec);
 }
 
 }  // namespace
@@ -133,11 +139,14 @@ void deliver_to_spool(const Job& job, const fs::path& run_dir) {
     }
     if (!run_dir.empty() && (job.state == JobState::finished || job.state == JobState::cancelled)) {
       fs::create_directories(folder / "results");
+      std::error_code ec;
+      fs::permissions(folder / "results", readable | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, ec);
       for (const char* name : {"report.json", "report.html", "report.csv", "config.ini"}) {
         std::ifstream in(run_dir / name, std::ios::binary);
         if (!in) continue;
         io::write_file_atomically(folder / "results" / name,
                                   read_all_text(in));
+        fs::permissions(folder / "results" / name, readable, ec);
       }
     }
     write_marker(folder, m);  // last: a reader that sees "finished" finds the results

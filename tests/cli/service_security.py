@@ -421,6 +421,23 @@ for h in holders:
     h.close()
 time.sleep(0.3)
 
+# --- 49.14: failed tokens are logged and slowed; the state is the service's own (umask 077) -----------
+times = []
+for _ in range(4):
+    t1 = time.time()
+    if request("GET", "/api/jobs", "not-a-token")[0] != 403:
+        fail("49.14: an unknown token was not refused")
+    times.append(time.time() - t1)
+if times[-1] < 0.35:
+    fail("49.14: the fourth unknown token in a row was answered at once (%.2f s): guessing is not slowed" % times[-1])
+if "refused a request from 127.0.0.1" not in open("serve.log").read():
+    fail("49.14: failed tokens are not logged")
+jobs(token)  # a good token clears the count
+for path in ("state/jobs.sqlite", "state/jobs", "state/port"):  # uploads/ was made by this script
+    mode = os.stat(path).st_mode & 0o077
+    if mode:
+        fail("49.14: %s is open to group or others (mode %o)" % (path, os.stat(path).st_mode & 0o777))
+
 # --- 13: deadlines, a per-client cap, health answered ----------------------------------------------
 idle = [connect() for _ in range(6)]
 time.sleep(0.3)
