@@ -16,8 +16,9 @@ site=$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()
 for f in __init__.py __init__.pyi py.typed; do
   [ -f "$site/rockperm/$f" ] || { echo "pip_install: $f was not installed into $site/rockperm" >&2; exit 1; }
 done
-"$work/venv/bin/pip" show rockperm | grep -q '^Requires: numpy' ||
-  { echo "pip_install: the installed package does not declare numpy" >&2; exit 1; }
+shown=$("$work/venv/bin/pip" show rockperm)  # whole, before grep: grep -q closing the pipe early broke pip's stdout
+grep -q '^Requires: numpy' <<<"$shown" ||
+  { echo "pip_install: the installed package does not declare numpy: $shown" >&2; exit 1; }
 cd "$work"
 PYTHONPATH= "$work/venv/bin/python" - <<'PY'
 import numpy as np, rockperm
