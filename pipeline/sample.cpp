@@ -227,6 +227,7 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   ReadVolume v;
   const auto start = Clock::now();
   v.loaded = io::load_pore_mask(spec.volume, spec.open_labels(), spec.grey());
+  geometry::check_map_fits(spec.grey_map, v.loaded.info.bytes_per_sample, spec.volume.path.filename().string());
   v.read_seconds = seconds_since(start);
   v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
   v.input.name = spec.volume.path.filename().string();

@@ -52,6 +52,7 @@ geometry::PoreMask mask_of(const py::array& array, const pipeline::SampleSpec& s
   if (kind != 'u' && kind != 'i') {
     throw InputError("the mask must hold bool (True = pore) or integer labels, not " + py::cast<std::string>(py::str(static_cast<const py::handle&>(dt))));
   }
+  geometry::check_map_fits(spec.grey_map, static_cast<int>(dt.itemsize()), "the numpy array");
   const std::vector<std::uint8_t> lut = geometry::label_codes(spec.open_labels(), spec.grey());
   const auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
   const std::int64_t* p = a.data();

@@ -1,5 +1,6 @@
 #include "lib/geometry/grey_map.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -64,6 +65,16 @@ double parse_permeability_m2(const std::string& text, const std::string& field, 
   }
   throw InputError(field, "'" + entry + "': '" + text +
                               "' is not a positive permeability with a unit (mD, D, um2 or m2), e.g. 0.05mD");
+}
+
+void check_map_fits(const GreyMap& map, int bytes_per_sample, const std::string& name) {
+  if (!map.has_intensities || bytes_per_sample != 1) return;
+  const int beyond = std::max(map.pore, map.solid);
+  if (beyond <= 255) return;
+  throw InputError("sample.grey_map", name + ": 8-bit data holds intensities 0..255, but the grey map's " +
+                                          (map.solid > map.pore ? std::string("solid") : std::string("pore")) + " end " +
+                                          std::to_string(beyond) + " lies beyond them, so its brightest voxels would "
+                                          "read as grey; give the end members as intensities of this scan");
 }
 
 double GreyMap::porosity(double intensity) const {

@@ -48,6 +48,10 @@ void parse_grey_intensities(const std::string& text, GreyMap& map);
 // (0, 20]; empty: none.
 void parse_grey_law(const std::string& text, GreyMap& map);
 
+// Refuses a map whose end members an integer volume of `bytes_per_sample` cannot hold (a map to 300
+// over 8-bit data read its brightest grains, 255, as porous): InputError naming `name`.
+void check_map_fits(const GreyMap& map, int bytes_per_sample, const std::string& name);
+
 // The permeability a grey (sub-resolution porous) phase may be declared with: 1e-9 mD to 1e9 mD,
 // from tighter than any shale matrix to more open than gravel. Outside it a value is a typing
 // error (1e-300 mD made the drag nu / K infinite in float and the run diverge; 1e300 D passed).

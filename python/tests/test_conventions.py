@@ -126,3 +126,11 @@ def test_a_grey_phase_the_sample_does_not_hold_is_a_warning(tmp_path):
                                   output_dir=tmp_path / "g", **COMMON)
     assert r.status == "converged"
     assert any(w.message.code == "grey_phase_empty" for w in caught)
+
+
+def test_a_grey_map_beyond_8_bit_data_is_refused(tmp_path):
+    # issue 49, 17: a map to 300 over uint8 data read the brightest grains as porous
+    ct = np.where(duct(), 20, 230).astype(np.uint8)
+    with pytest.raises(rockperm.InputError, match="8-bit data"):
+        rockperm.permeability(ct, axis="z", output_dir=tmp_path / "m",
+                              options={"input.grey_map": "40:300", "input.grey_law": "power:50mD@0.5:3"}, **COMMON)

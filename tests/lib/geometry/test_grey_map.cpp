@@ -20,6 +20,19 @@ constexpr double mD = 9.869233e-16;
 double kc(double phi) { return phi * phi * phi / ((1 - phi) * (1 - phi)); }
 }  // namespace
 
+// issue 49, 17: a map to 300 over 8-bit data read the brightest grains (255) as porous, silently
+TEST(GreyMap, AMapBeyondTheDataTypeIsRefused) {
+  const geometry::GreyMap beyond = map_of("40:300", "power:50mD@0.5:3");
+  EXPECT_THROW(geometry::check_map_fits(beyond, 1, "scan.raw"), InputError);
+  EXPECT_NO_THROW(geometry::check_map_fits(beyond, 2, "scan.raw"));
+  EXPECT_NO_THROW(geometry::check_map_fits(map_of("40:200", "power:50mD@0.5:3"), 1, "scan.raw"));
+  try {
+    geometry::check_map_fits(map_of("250:30", "power:50mD@0.5:3"), 1, "scan.raw");
+  } catch (const InputError&) {
+    ADD_FAILURE() << "a map within 0..255 was refused";
+  }
+}
+
 TEST(GreyMap, PorosityIsLinearBetweenTheEndMembersEitherWayRound) {
   const geometry::GreyMap dark_pore = map_of("40:200", "kozeny-carman:0.5mD@0.3");
   EXPECT_DOUBLE_EQ(dark_pore.porosity(40), 1.0);
