@@ -43,6 +43,12 @@ void forget(const std::filesystem::path& tmp) {
     }
   }
 }
+
+// Forgets `tmp` when the writer returns, committed or not (on every path, exceptions included).
+struct Forgotten {
+  const std::filesystem::path& tmp;
+  ~Forgotten() { forget(tmp); }
+};
 }  // namespace
 
 std::filesystem::path temporary_name(const std::filesystem::path& path) {
@@ -66,10 +72,7 @@ void remove_temporaries_now() {
 }
 
 void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& path) {
-  struct Forget {
-    const std::filesystem::path& tmp;
-    ~Forget() { forget(tmp); }
-  } forget_on_return{tmp};
+  const Forgotten forgotten{tmp};
   std::error_code ec;
   const int fd = ::open(tmp.c_str(), O_RDONLY);
   const bool synced = fd >= 0 && ::fsync(fd) == 0;
@@ -88,10 +91,7 @@ void commit_file(const std::filesystem::path& tmp, const std::filesystem::path& 
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   const std::filesystem::path tmp = temporary_name(path);
-  struct Forget {
-    const std::filesystem::path& tmp;
-    ~Forget() { forget(tmp); }
-  } forget_on_return{tmp};
+  const Forgotten forgotten{tmp};
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) throw OutputError(path.string() + ": cannot be written (" + reason() + ")");
   const char* p = content.data();

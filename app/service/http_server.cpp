@@ -199,6 +199,38 @@ boost::system::error_code with_deadline(Session& s, double seconds, Start&& star
 
 }  // namespace
 
+// The Host a request names must be this service's: an address, localhost, or a name in
+// service.allowed_hosts. A page of another site whose name was made to resolve to this
+// address (DNS rebinding) names its own host, and is refused.
+void check_host(const http::request_header<>& head, const std::vector<std::string>& allowed_hosts) {
+  const auto found = head.find(http::field::host);
+  if (found == head.end()) return;  // HTTP/1.0 without one (HTTP/1.1: refused by the transport)
+  std::string host(found->value());
+  if (!host.empty() && host.front() == '[') {  // an IPv6 literal, and nothing else in brackets
+    const std::size_t close = host.find(']');
+    boost::system::error_code ec;
+    if (close != std::string::npos) (void)boost::asio::ip::make_address_v6(host.substr(1, close - 1), ec);
+    const std::string rest = close == std::string::npos ? "" : host.substr(close + 1);
+    const bool port_ok = rest.empty() || (rest.size() > 1 && rest[0] == ':' &&
+                                          rest.find_first_not_of("0123456789", 1) == std::string::npos);
+    if (close == std::string::npos || ec || !port_ok) {
+      throw HttpError{http::status::bad_request, "the Host header is not a host name or address"};
+    }
+    return;
+  }
+  host = host.substr(0, host.rfind(':') == std::string::npos ? host.size() : host.rfind(':'));
+  std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
+  boost::system::error_code ec;
+  boost::asio::ip::make_address(host, ec);
+  if (!ec || host == "localhost") return;
+  for (const std::string& allowed : allowed_hosts) {
+    if (host == allowed) return;
+  }
+  throw HttpError{http::status::misdirected_request,
+                  "the Host '" + host + "' is not a name of this service; its operator adds it to service.allowed_hosts"};
+}
+
+
 // One connection: requests until the client closes, a deadline passes or an error. The header is
 // read first (all of it within the deadline); the token and the declared length are checked
 // before any of the body is read, and an upload's body goes to a spool file, so that memory

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace rockperm::app::service {
 
@@ -50,6 +51,11 @@ struct Reply {
 };
 
 Reply json_reply(const nlohmann::ordered_json& j, http::status status = http::status::ok);
+
+// The Host a request names must be this service's: an address, localhost, or one of
+// `allowed_hosts` (lower case), else HttpError 421 (a page of another site whose name was made to
+// resolve to this address, DNS rebinding, names its own host); a malformed one is 400.
+void check_host(const http::request_header<>& head, const std::vector<std::string>& allowed_hosts);
 Response error_response(http::status status, const std::string& message);
 
 class RequestHandler {

@@ -18,6 +18,7 @@
 #include "app/scheduler.hpp"
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
+#include "app/service/retention.hpp"
 #include "app/service/spool.hpp"
 #include "app/signals.hpp"
 #include "io/atomic_file.hpp"
@@ -43,11 +44,6 @@ static fs::path job_folder(const ServiceConfig& config, const std::string& id, c
     if (io::resolves_inside(input, folder)) return fs::canonical(folder);
   }
   throw HttpError{http::status::forbidden, "the scan lies outside this job's upload and the server's data roots"};
-}
-
-void remove_upload(const ServiceConfig& config, const std::string& id) {
-  std::error_code ec;
-  fs::remove_all(config.state_dir / "uploads" / id, ec);
 }
 
 // Whether the job may run with a rank on the host's cores (run.host_share is not off).

@@ -27,9 +27,6 @@ namespace rockperm::app::service {
 
 class JobStore;
 
-// Removes a job's upload (state_dir/uploads/<id>), as when it is cancelled or expires.
-void remove_upload(const ServiceConfig& config, const std::string& id);
-
 // A job's run options, checked as rockperm run checks them, with the service's base
 // configuration, the job's run directory and the service's voxel limit. Throws HttpError (400).
 RunOptions job_run_options(const ServiceConfig& config, const std::string& id, const std::filesystem::path& input,

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <ctime>
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
@@ -18,6 +17,7 @@
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/multipart.hpp"
+#include "app/service/retention.hpp"
 #include "app/service/runner.hpp"
 #include "app/service/spool.hpp"
 #include "app/service/uploads.hpp"
@@ -102,27 +102,21 @@ class Service final : public RequestHandler {
     }
   }
 
-  // What a killed service left in uploads/: bodies being spooled, and uploads being unpacked
-  // for a job that was never queued. Uploads of queued jobs stay (they are those jobs' scans).
-  void remove_leftovers() {
-    std::error_code ec;
-    std::uint64_t removed = 0;
-    for (const auto& e : fs::directory_iterator(config_.state_dir / "uploads", ec)) {
-      const std::string name = e.path().filename().string();
-      if (name.rfind(".incoming-", 0) == 0 || !store_.get(name)) {
-        std::error_code rec;
-        removed += fs::remove_all(e.path(), rec) > 0 ? 1 : 0;
-      }
-    }
-    if (removed > 0) {
-      std::cout << "rockperm serve: removed " << removed << " unfinished upload" << (removed > 1 ? "s" : "")
-                << " left by an earlier stop\n";
+  // retention_days: at the start and every hour (run())
+  void expire_old_jobs_now() {
+    const std::size_t n = expire_old_jobs(config_, store_);
+    if (n > 0) {
+      std::cout << "rockperm serve: removed " << n << " job" << (n > 1 ? "s" : "")
+                << " ended more than service.retention_days = " << config_.retention_days << " days ago\n" << std::flush;
     }
   }
 
   int run() {
-    remove_leftovers();
-    expire_old_jobs();
+    if (const std::size_t removed = remove_unfinished_uploads(config_, store_)) {
+      std::cout << "rockperm serve: removed " << removed << " unfinished upload" << (removed > 1 ? "s" : "")
+                << " left by an earlier stop\n";
+    }
+    expire_old_jobs_now();
     const int requeued = store_.requeue_running();
     TransportLimits limits;
     limits.request_timeout_s = config_.request_timeout_s;
@@ -160,7 +154,7 @@ class Service final : public RequestHandler {
         if (std::chrono::steady_clock::now() - last < std::chrono::hours(1)) continue;
         last = std::chrono::steady_clock::now();
         try {
-          expire_old_jobs();
+          expire_old_jobs_now();
         } catch (const std::exception& e) {
           std::cerr << "rockperm serve: removing expired jobs failed (" << e.what() << "); tried again in an hour\n";
         }
@@ -247,39 +241,8 @@ class Service final : public RequestHandler {
     return *owner;
   }
 
-  // The Host a request names must be this service's: an address, localhost, or a name in
-  // service.allowed_hosts. A page of another site whose name was made to resolve to this
-  // address (DNS rebinding) names its own host, and is refused.
-  void check_host(const http::request_header<>& head) const {
-    const auto found = head.find(http::field::host);
-    if (found == head.end()) return;  // HTTP/1.0 without one (HTTP/1.1: refused by the transport)
-    std::string host(found->value());
-    if (!host.empty() && host.front() == '[') {  // an IPv6 literal, and nothing else in brackets
-      const std::size_t close = host.find(']');
-      boost::system::error_code ec;
-      if (close != std::string::npos) (void)boost::asio::ip::make_address_v6(host.substr(1, close - 1), ec);
-      const std::string rest = close == std::string::npos ? "" : host.substr(close + 1);
-      const bool port_ok = rest.empty() || (rest.size() > 1 && rest[0] == ':' &&
-                                            rest.find_first_not_of("0123456789", 1) == std::string::npos);
-      if (close == std::string::npos || ec || !port_ok) {
-        throw HttpError{http::status::bad_request, "the Host header is not a host name or address"};
-      }
-      return;
-    }
-    host = host.substr(0, host.rfind(':') == std::string::npos ? host.size() : host.rfind(':'));
-    std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
-    boost::system::error_code ec;
-    boost::asio::ip::make_address(host, ec);
-    if (!ec || host == "localhost") return;
-    for (const std::string& allowed : config_.allowed_hosts) {
-      if (host == allowed) return;
-    }
-    throw HttpError{http::status::misdirected_request,
-                    "the Host '" + host + "' is not a name of this service; its operator adds it to service.allowed_hosts"};
-  }
-
   Reply route(const Incoming& in) {
-    check_host(in.head);
+    check_host(in.head, config_.allowed_hosts);
     const std::string path = path_of(in.head);
     const http::verb method = in.head.method();
     if ((path == "/" || path == "/index.html" || path == "/api/health") && method != http::verb::get &&
@@ -544,7 +507,7 @@ class Service final : public RequestHandler {
       throw HttpError{http::status::bad_request, "\"options\" must be a JSON object"};
     }
     const RunOptions run = job_run_options(config_, id, input, options);
-    check_quota(owner, id);
+    check_quota(config_, store_, owner, id);
     try {
       check_scan(run.spec.sample.volume, config_.max_voxels);
     } catch (const InputError& e) {
@@ -560,61 +523,6 @@ class Service final : public RequestHandler {
     store_.insert(job);
     runner_.notify();
     return *store_.get(id);
-  }
-
-  // A token's share of the service: at most max_jobs_per_token queued or running jobs, whose uploads
-  // (with this one's, `id`) hold at most max_stored_mb_per_token (one token submitted 1000 jobs at
-  // 103 a second). The spool folder is the operator's, not a token's.
-  void check_quota(const std::string& owner, const std::string& id) const {
-    if (owner == "spool") return;
-    const std::vector<std::string> active = store_.active_ids(owner);
-    if (static_cast<std::int64_t>(active.size()) >= config_.max_jobs_per_token) {
-      throw HttpError{http::status::too_many_requests,
-                      "your token has " + std::to_string(active.size()) +
-                          " jobs queued or running (service.max_jobs_per_token = " +
-                          std::to_string(config_.max_jobs_per_token) + "); submit more when some have ended, or cancel some"};
-    }
-    std::uint64_t bytes = 0;
-    const auto add = [&](const std::string& job) {
-      std::error_code ec;
-      for (fs::recursive_directory_iterator it(config_.state_dir / "uploads" / job, ec), end; !ec && it != end;
-           it.increment(ec)) {
-        std::error_code fe;
-        if (it->is_regular_file(fe)) bytes += it->file_size(fe);
-      }
-    };
-    for (const std::string& job : active) add(job);
-    add(id);
-    const auto limit = static_cast<std::uint64_t>(config_.max_stored_mb_per_token * 1048576.0);
-    if (bytes > limit) {
-      throw HttpError{http::status::too_many_requests,
-                      "your token's queued and running jobs would hold " + size_text(static_cast<double>(bytes)) +
-                          " of uploads (service.max_stored_mb_per_token = " +
-                          size_text(static_cast<double>(limit)) + "); submit it when some have ended"};
-    }
-  }
-
-  // Finished and cancelled jobs older than retention_days: their run directories, uploads and
-  // entries removed (at the start and every hour).
-  void expire_old_jobs() {
-    if (!(config_.retention_days > 0)) return;
-    const std::time_t before = std::time(nullptr) - static_cast<std::time_t>(config_.retention_days * 86400.0);
-    std::tm parts{};
-    gmtime_r(&before, &parts);
-    char utc[32];
-    std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", &parts);
-    const std::vector<std::string> expired = store_.ended_before(utc);
-    for (const std::string& id : expired) {
-      std::error_code ec;
-      fs::remove_all(job_dir(id), ec);
-      fs::remove(config_.state_dir / "jobs" / (id + ".log"), ec);
-      remove_upload(config_, id);
-      store_.remove(id);
-    }
-    if (!expired.empty()) {
-      std::cout << "rockperm serve: removed " << expired.size() << " job" << (expired.size() > 1 ? "s" : "")
-                << " ended more than service.retention_days = " << config_.retention_days << " days ago\n" << std::flush;
-    }
   }
 
   fs::path resolve_server_path(const std::string& text) const {
