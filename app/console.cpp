@@ -59,9 +59,10 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
                 100.0 * static_cast<double>(s.grey_voxels_before[c]) / static_cast<double>(perc.voxels),
                 100.0 * static_cast<double>(s.grey_voxels[c]) / static_cast<double>(perc.voxels));
   }
-  std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s; SHA-256 %.2f s beside them; "
+  std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s%s; SHA-256 %.2f s beside them; "
               "pore widths %s\n",
-              s.read_seconds, s.percolation_seconds, s.pore_seconds, s.hash_seconds,
+              s.read_seconds, s.percolation_seconds, s.pore_seconds,
+              s.slabs ? " (each rank its own slab of the file)" : "", s.hash_seconds,
               plan.cuda ? "beside the solve" : "after the solve");
   const double length = static_cast<double>(s.dims[flow.flow_axis]);
   const solve::TimeScales t = solve::time_scales(s.pores, length, physics::viscosity(flow.tau));

@@ -179,8 +179,8 @@ Crop resolve_crop(const Crop& crop, const geometry::Dims& d, const std::string& 
   return out;
 }
 
-LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
-                          const std::vector<geometry::GreyPhase>& grey) {
+LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
+                            const std::vector<geometry::GreyPhase>& grey, std::vector<std::int64_t> planes) {
   auto source = open_volume(spec);
   LoadedMask out;
   out.info = source->info();
@@ -204,35 +204,49 @@ LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection
   if (spec.max_voxels != 0 && cropped.voxels() > spec.max_voxels) {
     throw InputError(name + ": " + cropped.str() + " voxels exceed the limit of " + std::to_string(spec.max_voxels));
   }
+  if (planes.empty()) {  // the whole sample
+    planes.resize(static_cast<std::size_t>(cropped.nz));
+    for (std::size_t z = 0; z < planes.size(); ++z) planes[z] = static_cast<std::int64_t>(z);
+  }
+  const geometry::Dims part{cropped.nx, cropped.ny, static_cast<std::int64_t>(planes.size())};
+  for (const std::int64_t z : planes) {
+    if (z < 0 || z >= cropped.nz) throw InputError("internal: plane " + std::to_string(z) + " outside the sample");
+  }
   // the mask takes a byte a voxel, and what comes after it (percolation, the lattice) several
   // more: refuse before allocating what the machine (or the job's memory limit) cannot hold
   const std::uint64_t available = available_memory_bytes();
-  if (available != 0 && cropped.voxels() > available) {
+  if (available != 0 && part.voxels() > available) {
+    const bool whole = part.nz == cropped.nz;
     throw InputError("sample.volume.path",
-                     name + ": " + cropped.str() + " voxels need " + std::to_string(cropped.voxels() >> 20) +
-                         " MiB for the pore mask alone, but this process may allocate " +
-                         std::to_string(available >> 20) +
-                         " MiB; crop it (input.crop_offset, input.crop_size) or run on a node with more memory");
+                     name + ": " + (whole ? cropped.str() + " voxels need " : part.str() + " voxels of it (this rank's planes) need ") +
+                         std::to_string(part.voxels() >> 20) + " MiB for the pore mask alone, but this process may allocate " +
+                         std::to_string(available >> 20) + " MiB; crop it (input.crop_offset, input.crop_size), run on a node with more memory" +
+                         (whole ? std::string() : " or on more ranks"));
   }
   const std::vector<std::uint8_t> lut = geometry::label_codes(pore_labels, grey);
-  out.mask.dims = cropped;
-  out.mask.pore.resize(cropped.voxels());
+  out.mask.dims = part;
+  out.mask.pore.resize(part.voxels());
   std::vector<std::uint16_t> slice;
   const std::uint64_t plane = static_cast<std::uint64_t>(cropped.nx) * cropped.ny;
-  std::uint64_t pore = 0;
-  for (std::int64_t z = 0; z < cropped.nz; ++z) {
-    source->read_slice(out.crop.offset[2] + z, out.crop.offset[0], out.crop.offset[1], cropped.nx, cropped.ny, slice);
-    std::uint8_t* dst = out.mask.pore.data() + plane * z;
-    for (std::uint64_t k = 0; k < plane; ++k) {
-      dst[k] = lut[slice[k]];
-      pore += dst[k] != geometry::PoreMask::solid;
-    }
+  for (std::size_t i = 0; i < planes.size(); ++i) {
+    source->read_slice(out.crop.offset[2] + planes[i], out.crop.offset[0], out.crop.offset[1], cropped.nx, cropped.ny,
+                       slice);
+    std::uint8_t* dst = out.mask.pore.data() + plane * i;
+    for (std::uint64_t k = 0; k < plane; ++k) dst[k] = lut[slice[k]];
   }
-  if (pore == 0) {
-    throw InputError("sample.pore_labels", name + ": pore labels " + pore_labels.str() +
-                                               (grey.empty() ? std::string() : " and grey labels") +
-                                               " select no voxel; check them against the segmentation");
-  }
+  return out;
+}
+
+void no_voxel_selected(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels, bool grey) {
+  throw InputError("sample.pore_labels", spec.path.string() + ": pore labels " + pore_labels.str() +
+                                             (grey ? " and grey labels" : "") +
+                                             " select no voxel; check them against the segmentation");
+}
+
+LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
+                          const std::vector<geometry::GreyPhase>& grey) {
+  LoadedMask out = load_pore_planes(spec, pore_labels, grey, {});
+  if (out.mask.pore_count() == 0) no_voxel_selected(spec, pore_labels, !grey.empty());
   return out;
 }
 

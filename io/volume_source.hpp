@@ -75,5 +75,12 @@ Crop resolve_crop(const Crop& crop, const geometry::Dims& dims, const std::strin
 // `grey`: labels whose voxels are grey phases (PoreMask codes).
 LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
                           const std::vector<geometry::GreyPhase>& grey = {});
+// Some planes of it: `planes` (z of the cropped volume, in the order the mask holds them; empty:
+// every plane), for a rank that prepares its own slab. The same checks, except that a part may hold no pore voxel
+// (the caller checks the whole: no_voxel_selected); the memory check is the part's.
+LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
+                            const std::vector<geometry::GreyPhase>& grey, std::vector<std::int64_t> planes);
+// Throws the InputError of a volume whose labels select no voxel.
+[[noreturn]] void no_voxel_selected(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels, bool grey);
 
 }  // namespace rockperm::io

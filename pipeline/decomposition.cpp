@@ -1,5 +1,9 @@
 #include "pipeline/decomposition.hpp"
 
+#include "lib/geometry/distance_transform.hpp"
+#include "pipeline/slab_sample.hpp"
+
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -22,6 +26,52 @@ geometry::PoreMask distribute_planes(const parallel::Comm& comm, const geometry:
                             comm.receive_bytes(0)};
 }
 
+// Each rank's local mask (its planes and ghost planes) from the ranks that read them
+// (sample.slabs); where the sample is a run's, also each rank's width classes, from its planes
+// and geometry::width_class_reach planes on each side.
+geometry::PoreMask planes_from_slabs(const parallel::Comm& comm, Sample& sample, const std::vector<parallel::Slab>& slabs,
+                                     bool periodic_z) {
+  const std::int64_t nz = sample.dims.nz;
+  const std::int64_t reach = sample.slabs->widths ? geometry::width_class_reach : 1;
+  const auto needs = [&](int rank) {
+    const parallel::SlabDomain d = parallel::slab_domain(slabs, rank, nz, periodic_z);
+    std::vector<std::int64_t> planes = d.planes;  // the ghosts across a periodic wrap among them
+    for (std::int64_t z = std::max<std::int64_t>(0, d.slab.z_begin - reach);
+         z < std::min(nz, d.slab.z_end + reach); ++z) {
+      planes.push_back(z);
+    }
+    std::sort(planes.begin(), planes.end());
+    planes.erase(std::unique(planes.begin(), planes.end()), planes.end());
+    return planes;
+  };
+  const std::vector<std::int64_t> held = needs(comm.rank());
+  geometry::PoreMask near = gather_planes(comm, sample, needs);
+  sample.mask = geometry::PoreMask{};  // this rank's read planes: all where they are needed now
+  const parallel::SlabDomain mine = parallel::slab_domain(slabs, comm.rank(), nz, periodic_z);
+  const std::uint64_t plane = static_cast<std::uint64_t>(near.dims.nx) * static_cast<std::uint64_t>(near.dims.ny);
+  const auto at = [&](std::int64_t z) {
+    return near.pore.begin() +
+           static_cast<std::ptrdiff_t>(plane * (std::lower_bound(held.begin(), held.end(), z) - held.begin()));
+  };
+  geometry::PoreMask local;
+  local.dims = geometry::Dims{near.dims.nx, near.dims.ny, static_cast<std::int64_t>(mine.planes.size())};
+  local.pore.reserve(local.dims.voxels());
+  for (const std::int64_t z : mine.planes) local.pore.insert(local.pore.end(), at(z), at(z) + static_cast<std::ptrdiff_t>(plane));
+  if (sample.slabs->widths) {
+    // the contiguous planes around the slab (not the ghosts across a wrap: the classes do not wrap)
+    const std::int64_t z0 = std::max<std::int64_t>(0, mine.slab.z_begin - reach);
+    const std::int64_t z1 = std::min(nz, mine.slab.z_end + reach);
+    // in place: the planes held are [z0, z1) and at most a ghost across the wrap at either end
+    const auto first = at(z0) - near.pore.begin();
+    near.pore.resize(static_cast<std::size_t>(at(z1 - 1) - near.pore.begin()) + plane);
+    near.pore.erase(near.pore.begin(), near.pore.begin() + first);
+    near.dims.nz = z1 - z0;
+    sample.widths.prepare_slab(std::move(near), sample.plane_fluid, sample.sample_begin, sample.sample_end,
+                               sample.slabs->flow_axis, z0, mine.slab.z_begin, mine.slab.z_end, sample.slabs->threads);
+  }
+  return local;
+}
+
 }  // namespace
 
 RankLattice decompose(const parallel::Comm& comm, Sample& sample, const geometry::Periodicity& periodic,
@@ -37,7 +87,8 @@ RankLattice decompose(const parallel::Comm& comm, Sample& sample, const geometry
     r.z_end = sample.dims.nz;
   } else {
     r.domain = parallel::slab_domain(r.slabs, comm.rank(), sample.dims.nz, periodic[2]);
-    geometry::PoreMask local = distribute_planes(comm, sample.mask, sample.dims, r.slabs, *r.domain, periodic[2]);
+    geometry::PoreMask local = sample.slabs ? planes_from_slabs(comm, sample, r.slabs, periodic[2])
+                                            : distribute_planes(comm, sample.mask, sample.dims, r.slabs, *r.domain, periodic[2]);
     // a rank that cannot build its slab (memory, an internal limit) fails the sample on every rank
     collectively(comm, [&] {
       r.lattice = parallel::build_slab_lattice(std::move(local), *r.domain, periodic, negative, edges, tables);

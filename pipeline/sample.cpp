@@ -1,5 +1,7 @@
 #include "pipeline/sample.hpp"
 
+#include <omp.h>
+
 #include <chrono>
 #include <cmath>
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "lib/geometry/distance_transform.hpp"
 #include "lib/parallel/partition.hpp"
 #include "lib/solve/time_scales.hpp"
+#include "pipeline/slab_sample.hpp"
 
 namespace rockperm::pipeline {
 
@@ -36,24 +39,30 @@ struct Header {
   std::array<std::uint64_t, physics::max_grey_phases> grey_voxels_before, grey_voxels;
 };
 
-// The width class of every fluid cell of the simulated volume in raster order (no_width_class
-// outside the sample): each z plane writes its own range, at the offset of the fluid before it.
+// The width class of every fluid cell of planes [z_begin, z_end) of the simulated volume in
+// raster order (no_width_class outside the sample): each z plane writes its own range, at the
+// offset of the fluid before it. `mask` holds global planes from `z_first` on, enough of them
+// around [z_begin, z_end) for the classes there (geometry::width_class_reach) unless the volume
+// ends first.
 std::vector<std::uint8_t> fluid_width_classes(const geometry::PoreMask& mask,
                                               const std::vector<std::uint64_t>& plane_fluid, std::int64_t sample_begin,
-                                              std::int64_t sample_end, int flow_axis) {
+                                              std::int64_t sample_end, int flow_axis, std::int64_t z_first,
+                                              std::int64_t z_begin, std::int64_t z_end) {
   const HostArray<std::uint8_t> classes = geometry::pore_width_classes(mask);
   const geometry::Dims& d = mask.dims;
-  std::vector<std::uint64_t> first(static_cast<std::size_t>(d.nz) + 1, 0);
-  for (std::int64_t z = 0; z < d.nz; ++z) first[z + 1] = first[z] + plane_fluid[z];
+  const std::int64_t planes = z_end - z_begin;
+  std::vector<std::uint64_t> first(static_cast<std::size_t>(planes) + 1, 0);
+  for (std::int64_t z = 0; z < planes; ++z) first[z + 1] = first[z] + plane_fluid[z_begin + z];
   std::vector<std::uint8_t> out(first.back());
 #pragma omp parallel for schedule(static)
-  for (std::int64_t z = 0; z < d.nz; ++z) {
-    std::uint64_t k = first[z];
+  for (std::int64_t i = 0; i < planes; ++i) {
+    std::uint64_t k = first[i];
+    const std::int64_t gz = z_begin + i, z = gz - z_first;
     for (std::int64_t y = 0; y < d.ny; ++y) {
       for (std::int64_t x = 0; x < d.nx; ++x) {
         const std::uint64_t v = d.linear(x, y, z);
         if (!mask.pore[v]) continue;
-        const std::int64_t pos[3] = {x, y, z};
+        const std::int64_t pos[3] = {x, y, gz};
         const std::int64_t p = pos[flow_axis];
         out[k++] = p >= sample_begin && p < sample_end ? classes[v] : geometry::no_width_class;
       }
@@ -182,6 +191,9 @@ struct PoreWidths::State {
   std::vector<std::uint64_t> plane_fluid;
   std::int64_t sample_begin = 0, sample_end = 0;
   int flow_axis = 0;
+  std::int64_t z_first = 0, z_begin = 0, z_end = 0;
+  bool local = false;
+  int threads = 0;  // 0: OpenMP's default
   mutable std::once_flag started;
   mutable std::shared_future<std::vector<std::uint8_t>> classes;
   mutable double seconds = 0;
@@ -195,15 +207,31 @@ void PoreWidths::prepare(geometry::PoreMask mask, std::vector<std::uint64_t> pla
   state_->sample_begin = sample_begin;
   state_->sample_end = sample_end;
   state_->flow_axis = flow_axis;
+  state_->z_end = state_->mask.dims.nz;
 }
+
+void PoreWidths::prepare_slab(geometry::PoreMask mask, std::vector<std::uint64_t> plane_fluid,
+                              std::int64_t sample_begin, std::int64_t sample_end, int flow_axis, std::int64_t z_first,
+                              std::int64_t z_begin, std::int64_t z_end, int threads) {
+  prepare(std::move(mask), std::move(plane_fluid), sample_begin, sample_end, flow_axis);
+  state_->threads = threads;
+  state_->z_first = z_first;
+  state_->z_begin = z_begin;
+  state_->z_end = z_end;
+  state_->local = true;
+}
+
+bool PoreWidths::local() const { return state_ && state_->local; }
 
 void PoreWidths::start() const {
   if (!state_) return;
   std::call_once(state_->started, [s = state_.get()] {
     s->classes = std::async(std::launch::async, [s] {
+                   if (s->threads > 0) omp_set_num_threads(s->threads);  // this thread's own setting
                    const auto start = Clock::now();
                    std::vector<std::uint8_t> c =
-                       fluid_width_classes(s->mask, s->plane_fluid, s->sample_begin, s->sample_end, s->flow_axis);
+                       fluid_width_classes(s->mask, s->plane_fluid, s->sample_begin, s->sample_end, s->flow_axis,
+                                           s->z_first, s->z_begin, s->z_end);
                    s->mask = geometry::PoreMask{};  // done with it
                    s->seconds = seconds_since(start);
                    return c;
@@ -277,6 +305,7 @@ Sample read_sample(const parallel::Comm& comm, const ReadVolume& volume, const S
 }
 
 Sample read_sample(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
+  if (read_on_slabs(comm, spec)) return with_grey_permeability(read_sample_on_slabs(comm, spec, flow), spec);
   return with_grey_permeability(share(comm, [&](Sample& s) {
     ReadVolume v = read_volume(spec, false);
     s.read_seconds = v.read_seconds;

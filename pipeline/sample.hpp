@@ -5,9 +5,11 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/percolation.hpp"
 #include "lib/geometry/pore_statistics.hpp"
 #include "lib/geometry/pore_mask.hpp"
@@ -36,6 +38,13 @@ class PoreWidths {
  public:
   void prepare(geometry::PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
                std::int64_t sample_end, int flow_axis);
+  // The classes of this rank's owned planes [z_begin, z_end) only, from `mask`: its planes from
+  // global z_first on, geometry::width_class_reach planes beyond the owned ones on each side
+  // where the volume has them, on `threads` threads. Every rank holds its own (local()).
+  void prepare_slab(geometry::PoreMask mask, std::vector<std::uint64_t> plane_fluid, std::int64_t sample_begin,
+                    std::int64_t sample_end, int flow_axis, std::int64_t z_first, std::int64_t z_begin,
+                    std::int64_t z_end, int threads);
+  bool local() const;
   void start() const;
   const std::vector<std::uint8_t>& get() const;
   double seconds() const;  // of the computation, once get() returned; 0 before
@@ -61,11 +70,23 @@ struct Sample {
   std::vector<double> grey_permeability;          // of each grey phase declared (voxel^2), every rank
   std::uint64_t grey_voxel_total() const;
   geometry::PoreStatistics pores;                 // of the connected pore space of the sample
-  PoreWidths widths;  // rank 0, runs (not a benchmark's sample: SampleUse)
+  PoreWidths widths;  // rank 0, runs (not a benchmark's sample: SampleUse); each rank's with `slabs`
   // rank 0's stage times: the read; the percolation filter; the pore statistics, buffers and
   // plane counts; the input's SHA-256 (beside them, on a thread). The width classes: PoreWidths.
   double read_seconds = 0, percolation_seconds = 0, pore_seconds = 0, hash_seconds = 0;
-  geometry::PoreMask mask;                        // rank 0 only; taken by decompose()
+  geometry::PoreMask mask;                        // rank 0 only (with `slabs`: every rank's part); taken by decompose()
+  // A file read on several ranks (read_sample): no rank holds the whole. Each rank's `mask` holds
+  // its planes of the sample, filtered, extended across where the flow runs along x or y (along
+  // z the buffers and the mirror image are made where decompose() needs them).
+  struct Slabs {
+    std::vector<std::int64_t> held;  // rank r holds sample planes [held[r], held[r + 1])
+    int flow_axis = 2;
+    geometry::InletOutlet inlet_outlet = geometry::InletOutlet::periodic;
+    int buffer_layers = 0;
+    bool widths = false;  // a run's sample: decompose() prepares each rank's width classes
+    int threads = 1;      // this rank's share of its host's cores
+  };
+  std::optional<Slabs> slabs;
 };
 
 // The grey phases' permeability in voxel^2 at the sample's voxel size (read_sample does this; a

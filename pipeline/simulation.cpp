@@ -181,7 +181,7 @@ solve::Measurement Simulation::measure(const physics::FlowSums& sums) {
 void Simulation::advance() {
   // the host is free while a GPU computes: the width classes of the trust report are worked out
   // then (on the CPU backend the threads are the solver's: at the end, in add_trust)
-  if (plan_.cuda && comm_.root()) sample_.widths.start();
+  if (plan_.cuda && (comm_.root() || sample_.widths.local())) sample_.widths.start();
   loop_->next_check();
   adjust_drive();
   macroscopic_.reset();
@@ -351,13 +351,16 @@ void Simulation::add_trust(SampleResult& r) const {
       r.k_halves_md[h] = physics::viscosity(flow_.tau) * d.interior_velocity / d.acceleration * md_per_lattice;
     }
   }
-  // the width of the pores where the flux goes: every rank's velocities along the flow meet the
-  // width classes on rank 0, in cell order (ranks own consecutive cells)
+  // the width of the pores where the flux goes: the velocities along the flow meet the width
+  // classes of the same cells, on each rank where each rank has its slab's classes (a sample
+  // read on slabs), else on rank 0, every rank's velocities gathered in cell order (ranks own
+  // consecutive cells)
+  const bool local = sample_.widths.local();
   const backend::Macroscopic& m = owned_macroscopic();
   const std::vector<float>& u = flow_.flow_axis == 0 ? m.ux : (flow_.flow_axis == 1 ? m.uy : m.uz);
   std::vector<float> gathered;  // on several ranks: every rank's, on rank 0
   const std::vector<float>* velocity = &u;
-  if (comm_.size() > 1) {
+  if (comm_.size() > 1 && !local) {
     std::vector<std::uint8_t> bytes(u.size() * sizeof(float));
     std::memcpy(bytes.data(), u.data(), bytes.size());
     const std::vector<std::uint8_t> all = comm_.gather_bytes(bytes);
@@ -365,25 +368,27 @@ void Simulation::add_trust(SampleResult& r) const {
     std::memcpy(gathered.data(), all.data(), gathered.size() * sizeof(float));
     velocity = &gathered;
   }
-  std::vector<double> numbers(geometry::width_classes + 1, 0.0);  // rank 0's: cells per class, narrow flux share
-  // empty off rank 0; a failure of the analysis (memory, on a thread beside the solve) costs the
-  // report its pore widths, not the run its k
+  // a failure of the analysis (memory, on a thread beside the solve) costs the report its pore
+  // widths, not the run its k
   static const std::vector<std::uint8_t> none;
   const std::vector<std::uint8_t>* classes = &none;
-  if (comm_.root()) {
+  std::string failure;
+  if (comm_.root() || local) {
     try {
       classes = &sample_.widths.get();
     } catch (const std::exception& e) {
-      r.warnings.push_back({"pore_widths", std::string("the pore widths could not be worked out (") + e.what() +
-                                               "); the report gives no share of the flow by pore width", 0.0, ""});
+      failure = e.what();
     }
   }
   const std::vector<std::uint8_t>& width_class = *classes;
-  if (comm_.root() && velocity->size() == width_class.size()) {
-    // in blocks of a fixed size, summed in order: the same numbers on any number of threads
+  // counts of cells per class, all flux, narrow flux: in blocks of a fixed size, summed in order
+  // (the same numbers on any number of threads), then over ranks in rank order
+  std::vector<double> total(geometry::width_classes + 2, 0.0);
+  const bool usable = velocity->size() == width_class.size() && failure.empty();
+  if (usable && (comm_.root() || local)) {
     constexpr std::size_t block = 1 << 16;
     const std::size_t n = velocity->size(), blocks = (n + block - 1) / block;
-    std::vector<std::array<double, geometry::width_classes + 2>> part(blocks);  // counts, all flux, narrow flux
+    std::vector<std::array<double, geometry::width_classes + 2>> part(blocks);
 #pragma omp parallel for schedule(static)
     for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
       std::array<double, geometry::width_classes + 2> sums{};
@@ -397,17 +402,29 @@ void Simulation::add_trust(SampleResult& r) const {
       }
       part[static_cast<std::size_t>(b)] = sums;
     }
-    std::array<double, geometry::width_classes + 2> total{};
     for (const auto& p : part) {
       for (std::size_t i = 0; i < total.size(); ++i) total[i] += p[i];
     }
+  }
+  if (local) {
+    total.push_back(usable ? 0.0 : 1.0);  // ranks whose classes failed
+    total = comm_.sum(total);
+    if (total.back() > 0 && failure.empty()) failure = "on another rank";
+    total.pop_back();
+  }
+  if (!failure.empty() && comm_.root()) {
+    r.warnings.push_back({"pore_widths", "the pore widths could not be worked out (" + failure +
+                                             "); the report gives no share of the flow by pore width", 0.0, ""});
+  }
+  std::vector<double> numbers(geometry::width_classes + 1, 0.0);  // cells per class, narrow flux share
+  if (comm_.root() || local) {
     double cells = 0;
     for (int w = 0; w < geometry::width_classes; ++w) cells += total[w];
     for (int w = 0; w < geometry::width_classes; ++w) numbers[w] = cells > 0 ? total[w] / cells : 0.0;
     numbers[geometry::width_classes] =
         total[geometry::width_classes] != 0 ? total[geometry::width_classes + 1] / total[geometry::width_classes] : 0.0;
   }
-  numbers = comm_.sum(numbers);  // rank 0's numbers on every rank
+  if (!local) numbers = comm_.sum(numbers);  // rank 0's numbers on every rank
   for (int w = 0; w < geometry::width_classes; ++w) r.width_fraction[w] = numbers[w];
   r.narrow_flow_fraction = numbers[geometry::width_classes];
 }

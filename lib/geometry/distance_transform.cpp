@@ -192,6 +192,7 @@ HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask) {
   // every comparison below is with a squared distance of at most 31 (the widest class limit):
   // the bounded transform is exact there, and above its bound it says only "farther"
   constexpr int radius = 6;
+  static_assert(2 * radius == width_class_reach, "the reach of the classes is two transforms'");
   const auto n = static_cast<std::int64_t>(mask.pore.size());
   const std::uint8_t* pore = mask.pore.data();
   // uninitialised arrays: each is first written by the threads of a parallel loop, so that no

@@ -32,6 +32,10 @@ HostArray<std::uint8_t> squared_distance_within(const Dims& dims, const std::uin
 inline constexpr std::uint8_t width_classes = 4;
 inline constexpr double width_class_limits[width_classes - 1] = {3, 5, 10};  // voxels
 inline constexpr std::uint8_t no_width_class = 255;
-HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask);  // uninitialised memory, filled by threads
+HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask);
+// How far the class of a voxel looks: it depends on the mask within this many voxels of it along
+// each axis (a bounded transform to the solid, then one to the ball centres, radius 6 each), so a
+// slab with this many planes beyond its own on each side gets its planes' classes exactly.
+inline constexpr int width_class_reach = 12;  // uninitialised memory, filled by threads
 
 }  // namespace rockperm::geometry

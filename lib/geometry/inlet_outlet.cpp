@@ -14,6 +14,21 @@ InletOutlet parse_inlet_outlet(const std::string& text) {
 
 const char* to_string(InletOutlet m) { return name_in(inlet_outlet_names, m); }
 
+FlowExtent extended_extent(std::int64_t n, InletOutlet mode, int layers) {
+  if (mode == InletOutlet::periodic) return {n, 0, n};
+  if (mode == InletOutlet::buffer && layers < 1) {
+    throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
+  }
+  if (mode == InletOutlet::buffer) return {n + 2 * layers, layers, layers + n};
+  return {2 * n, 0, n};
+}
+
+std::int64_t sample_plane(std::int64_t p, std::int64_t n, InletOutlet mode, int layers) {
+  if (mode == InletOutlet::buffer) return p >= layers && p < layers + n ? p - layers : -1;
+  if (mode == InletOutlet::mirror && p >= n) return 2 * n - 1 - p;
+  return p;
+}
+
 ExtendedSample extend_along_flow(PoreMask mask, int axis, InletOutlet mode, int layers) {
   ExtendedSample out;
   const Dims d = mask.dims;
@@ -23,11 +38,9 @@ ExtendedSample extend_along_flow(PoreMask mask, int axis, InletOutlet mode, int 
     out.sample_end = n;
     return out;
   }
-  if (mode == InletOutlet::buffer && layers < 1) {
-    throw InputError("flow.buffer_layers", "buffer mode needs at least one buffer layer");
-  }
-  const std::int64_t before = mode == InletOutlet::buffer ? layers : 0;
-  const std::int64_t extended = mode == InletOutlet::buffer ? n + 2 * layers : 2 * n;
+  const FlowExtent extent = extended_extent(n, mode, layers);
+  const std::int64_t before = extent.sample_begin;
+  const std::int64_t extended = extent.planes;
   Dims e = d;
   (axis == 0 ? e.nx : (axis == 1 ? e.ny : e.nz)) = extended;
   validate_dims(e, "the sample with its inlet and outlet");

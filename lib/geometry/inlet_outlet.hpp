@@ -29,4 +29,14 @@ struct ExtendedSample {
 
 ExtendedSample extend_along_flow(PoreMask mask, int flow_axis, InletOutlet mode, int buffer_layers);
 
+// Along the flow axis, for a sample of n planes: the extended volume's planes and the sample's
+// among them. Throws InputError (flow.buffer_layers) for buffers without a layer.
+struct FlowExtent {
+  std::int64_t planes = 0, sample_begin = 0, sample_end = 0;
+};
+FlowExtent extended_extent(std::int64_t n, InletOutlet mode, int layers);
+// The sample plane that plane p of the extended volume holds (reflected in a mirror image, as
+// it is); -1 for a buffer plane, which is pure fluid.
+std::int64_t sample_plane(std::int64_t p, std::int64_t n, InletOutlet mode, int layers);
+
 }  // namespace rockperm::geometry

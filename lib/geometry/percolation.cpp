@@ -1,6 +1,8 @@
 #include "lib/geometry/percolation.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -51,9 +53,9 @@ Runs find_runs(const PoreMask& mask) {
 }
 
 struct UnionFind {
-  std::vector<std::uint32_t> parent;
+  mutable std::vector<std::uint32_t> parent;
   explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
-  std::uint32_t find(std::uint32_t a) {
+  std::uint32_t find(std::uint32_t a) const {  // halves the paths it walks (parent is mutable)
     while (parent[a] != a) {
       parent[a] = parent[parent[a]];
       a = parent[a];
@@ -69,20 +71,33 @@ struct UnionFind {
 
 }  // namespace
 
-PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
-                                         EdgeContacts edges) {
+struct SlabClusters::State {
+  Runs runs;
+  UnionFind uf{0};
+  std::vector<std::uint8_t> touches;  // of each root (owned runs only)
+  std::uint64_t owned_runs = 0;
+  std::int64_t owned = 0;
+  Dims dims;
+};
+
+SlabClusters::SlabClusters(const PoreMask& mask, std::int64_t owned, bool ghost_above, std::int64_t z_first,
+                           std::int64_t nz, int flow_axis, const Periodicity& periodic, EdgeContacts edges)
+    : s_(std::make_unique<State>()) {
   const Dims& d = mask.dims;
-  PercolationReport report;
-  report.voxels = d.voxels();
-  report.pore = mask.pore_count();
-  const Runs runs = find_runs(mask);
+  s_->dims = d;
+  s_->owned = owned;
+  if (d.nz != owned + (ghost_above ? 1 : 0)) throw InputError("internal: a slab's planes do not match its mask");
+  s_->runs = find_runs(mask);
+  const Runs& runs = s_->runs;
   const std::uint64_t n = runs.x0.size();
   if (n >= 0xFFFFFFFFull) throw InputError("the pore space has too many separate runs to analyse; crop the sample");
-  UnionFind uf(n);
+  s_->owned_runs = runs.row_start[static_cast<std::size_t>(d.ny * owned)];
+  s_->uf = UnionFind(n);
+  UnionFind& uf = s_->uf;
+  const bool whole = z_first == 0 && owned == nz && !ghost_above;
   const bool wrap_x = periodic[0] && flow_axis != 0;
   const bool wrap_y = periodic[1] && flow_axis != 1;
-  const bool wrap_z = periodic[2] && flow_axis != 2;
-
+  const bool wrap_z = periodic[2] && flow_axis != 2 && whole;  // a slab's neighbours: its ghost plane
   // Joins the runs of row (y, z) with those of row (y2, z2) that the lattice links reach:
   // `slack` 1 for rows that differ in one of y, z when edge links are open (face and x-edge
   // links), 0 for face links only and for rows that differ in both (the yz-edge links have no x
@@ -112,7 +127,8 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
       }
     }
   };
-  for (std::int64_t z = 0; z < d.nz; ++z) {
+  // the owned planes' links (to the ghost plane too); the ghost plane's own are its slab's
+  for (std::int64_t z = 0; z < owned; ++z) {
     for (std::int64_t y = 0; y < d.ny; ++y) {
       const std::uint64_t r0 = runs.row_start[y + d.ny * z], r1 = runs.row_start[y + d.ny * z + 1];
       if (wrap_x && r1 - r0 >= 2 && runs.x0[r0] == 0 && runs.x1[r1 - 1] + 1 == d.nx) {
@@ -127,21 +143,44 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
       }
     }
   }
-
-  // clusters touching the inlet face (coordinate 0 along the flow) and the outlet face
-  constexpr std::uint8_t inlet = 1, outlet = 2;
-  std::vector<std::uint8_t> touches(n, 0);
-  for (std::int64_t z = 0; z < d.nz; ++z)
+  // clusters touching the inlet face (coordinate 0 along the flow) and the outlet face; a
+  // union keeps the lowest index as the root, so a cluster with an owned run has an owned root
+  s_->touches.assign(s_->owned_runs, 0);
+  for (std::int64_t z = 0; z < owned; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::uint64_t i = runs.row_start[y + d.ny * z]; i < runs.row_start[y + d.ny * z + 1]; ++i) {
         std::uint8_t t = 0;
         if (flow_axis == 0) t = (runs.x0[i] == 0 ? inlet : 0) | (runs.x1[i] + 1 == d.nx ? outlet : 0);
-        const std::int64_t c = flow_axis == 1 ? y : z;
-        if (flow_axis != 0) t = (c == 0 ? inlet : 0) | (c == d[flow_axis] - 1 ? outlet : 0);
-        if (t) touches[uf.find(static_cast<std::uint32_t>(i))] |= t;
+        const std::int64_t c = flow_axis == 1 ? y : z_first + z;
+        const std::int64_t last = flow_axis == 1 ? d.ny - 1 : nz - 1;
+        if (flow_axis != 0) t = (c == 0 ? inlet : 0) | (c == last ? outlet : 0);
+        if (t) s_->touches[uf.find(static_cast<std::uint32_t>(i))] |= t;
       }
+}
+
+SlabClusters::~SlabClusters() = default;
+
+std::vector<std::uint32_t> SlabClusters::plane_clusters(std::int64_t z) const {
+  const Dims& d = s_->dims;
+  const std::uint64_t a = s_->runs.row_start[static_cast<std::size_t>(d.ny * z)];
+  const std::uint64_t b = s_->runs.row_start[static_cast<std::size_t>(d.ny * (z + 1))];
+  std::vector<std::uint32_t> out;
+  out.reserve(b - a);
+  for (std::uint64_t i = a; i < b; ++i) {
+    const std::uint32_t root = s_->uf.find(static_cast<std::uint32_t>(i));
+    out.push_back(root < s_->owned_runs ? root : no_cluster);
+  }
+  return out;
+}
+
+std::uint8_t SlabClusters::touches(std::uint32_t cluster) const { return s_->touches[cluster]; }
+
+std::uint64_t SlabClusters::filter(PoreMask& mask, const std::function<bool(std::uint32_t)>& keep) const {
+  const Runs& runs = s_->runs;
+  const UnionFind& uf = s_->uf;
+  const Dims& d = s_->dims;
   std::uint64_t kept = 0;
-  const std::int64_t rows = d.ny * d.nz;
+  const std::int64_t rows = d.ny * s_->owned;
 #pragma omp parallel for schedule(static) reduction(+ : kept)
   for (std::int64_t r = 0; r < rows; ++r) {
     std::uint8_t* p = mask.pore.data() + static_cast<std::uint64_t>(r) * d.nx;
@@ -149,25 +188,38 @@ PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Pe
       // find() without path compression: uf is shared between threads here
       std::uint32_t root = static_cast<std::uint32_t>(i);
       while (uf.parent[root] != root) root = uf.parent[root];
-      if (touches[root] == (inlet | outlet)) {
+      if (keep(root)) {
         kept += runs.x1[i] - runs.x0[i] + 1u;
       } else {
         std::fill(p + runs.x0[i], p + runs.x1[i] + 1, std::uint8_t{0});
       }
     }
   }
-  report.connected = kept;
-  if (kept == 0) {
-    const char axis = "xyz"[flow_axis];
-    throw PhysicsError(std::string("the pore space does not percolate: no cluster of ") +
-                     (edges == EdgeContacts::open ? "18" : "face") + "-connected pore voxels joins the inlet face (" + axis + " = 0) to the outlet face (" + axis + " = " +
-                     std::to_string(d[flow_axis] - 1) + "), so k = 0 along " + axis +
-                     "; check the segmentation, the pore labels and the flow axis" +
-                     (edges == EdgeContacts::sealed ? " (pores that touch only along an edge are not joined: "
-                                                      "open edge contacts join them)"
-                                                    : ""),
-                       "no_path");
-  }
+  return kept;
+}
+
+PhysicsError no_path(const Dims& d, int flow_axis, EdgeContacts edges) {
+  const char axis = "xyz"[flow_axis];
+  return PhysicsError(std::string("the pore space does not percolate: no cluster of ") +
+                          (edges == EdgeContacts::open ? "18" : "face") + "-connected pore voxels joins the inlet face (" +
+                          axis + " = 0) to the outlet face (" + axis + " = " + std::to_string(d[flow_axis] - 1) +
+                          "), so k = 0 along " + axis + "; check the segmentation, the pore labels and the flow axis" +
+                          (edges == EdgeContacts::sealed ? " (pores that touch only along an edge are not joined: "
+                                                           "open edge contacts join them)"
+                                                         : ""),
+                      "no_path");
+}
+
+PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
+                                         EdgeContacts edges) {
+  const Dims& d = mask.dims;
+  PercolationReport report;
+  report.voxels = d.voxels();
+  report.pore = mask.pore_count();
+  const SlabClusters clusters(mask, d.nz, false, 0, d.nz, flow_axis, periodic, edges);
+  constexpr std::uint8_t both = SlabClusters::inlet | SlabClusters::outlet;
+  report.connected = clusters.filter(mask, [&](std::uint32_t c) { return clusters.touches(c) == both; });
+  if (report.connected == 0) throw no_path(d, flow_axis, edges);
   return report;
 }
 

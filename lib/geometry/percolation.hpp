@@ -6,6 +6,10 @@
 // nor k, but it saves memory and time, and a sample with no connecting cluster is reported
 // before any simulation.
 #include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "lib/base/error.hpp"
 
 #include "lib/geometry/connectivity.hpp"
 #include "lib/geometry/pore_mask.hpp"
@@ -28,5 +32,37 @@ struct PercolationReport {
 // too (18-connectivity), with sealed ones through faces only (6-connectivity).
 PercolationReport keep_percolating_pores(PoreMask& mask, int flow_axis, const Periodicity& periodic,
                                          EdgeContacts edges = EdgeContacts::open);
+
+// The pore clusters of a slab of planes: what the filter of a volume decomposed over ranks joins
+// (lib/parallel/slab_percolation.hpp), and what the filter of a whole volume is made of. `mask`
+// holds `owned` planes, global z from `z_first` of `nz`, then, with `ghost_above`, the plane
+// above them (the next slab's first, also across a periodic wrap): its runs join the owned ones
+// they touch but are not the slab's. A whole volume (z_first 0, owned nz, no ghost) wraps in z
+// itself where `periodic` says so; a slab leaves that to its ghost plane.
+class SlabClusters {
+ public:
+  static constexpr std::uint32_t no_cluster = 0xFFFFFFFFu;
+  static constexpr std::uint8_t inlet = 1, outlet = 2;  // touches(): the faces at 0 and at the end of the flow axis
+  SlabClusters(const PoreMask& mask, std::int64_t owned, bool ghost_above, std::int64_t z_first, std::int64_t nz,
+               int flow_axis, const Periodicity& periodic, EdgeContacts edges);
+  ~SlabClusters();
+  SlabClusters(const SlabClusters&) = delete;
+  SlabClusters& operator=(const SlabClusters&) = delete;
+  // The cluster of every pore run (maximal along x) of local plane z, rows in y order, runs in x
+  // order: the same runs wherever the plane is read. A cluster is named by its lowest owned run;
+  // a ghost run that joins no owned run has no_cluster.
+  std::vector<std::uint32_t> plane_clusters(std::int64_t z) const;
+  std::uint8_t touches(std::uint32_t cluster) const;  // inlet | outlet, as far as the slab sees
+  // Clears the owned runs of the clusters `keep` refuses (threads call it at once); returns the
+  // pore voxels kept.
+  std::uint64_t filter(PoreMask& mask, const std::function<bool(std::uint32_t)>& keep) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// The error of a pore space with no cluster from inlet to outlet (dims: the whole sample's).
+PhysicsError no_path(const Dims& dims, int flow_axis, EdgeContacts edges);
 
 }  // namespace rockperm::geometry

@@ -71,8 +71,12 @@ std::uint64_t PoreMask::pore_count() const {
 }
 
 std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask) {
+  return grey_voxel_counts(mask, mask.pore.size());
+}
+
+std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask, std::uint64_t voxels) {
   std::array<std::uint64_t, 256> histogram{};
-  const auto n = static_cast<std::int64_t>(mask.pore.size());
+  const auto n = static_cast<std::int64_t>(voxels);
 #pragma omp parallel
   {
     std::array<std::uint64_t, 256> mine{};

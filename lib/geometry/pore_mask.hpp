@@ -49,6 +49,8 @@ struct PoreMask {
 
 // Voxels of each grey phase (index c - 1 for phase c); throws Error on a code beyond the last phase.
 std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask);
+// Of its first `voxels` voxels (a slab's own planes, before the plane above them).
+std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask, std::uint64_t voxels);
 
 // Throws InputError when the selection picks no voxel at all.
 PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels,

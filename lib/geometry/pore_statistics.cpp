@@ -4,11 +4,11 @@
 
 namespace rockperm::geometry {
 
-PoreStatistics pore_statistics(const PoreMask& mask) {
+PoreCounts pore_counts(const PoreMask& mask, std::int64_t planes) {
   const Dims& d = mask.dims;
   // pore-solid faces, counted row by row (an integer sum: the same on any number of threads)
   std::uint64_t faces = 0;
-  const std::int64_t rows = d.ny * d.nz;
+  const std::int64_t rows = d.ny * planes;
   const std::uint8_t* pore = mask.pore.data();
   const std::int64_t plane = d.nx * d.ny;
 #pragma omp parallel for schedule(static) reduction(+ : faces)
@@ -25,10 +25,18 @@ PoreStatistics pore_statistics(const PoreMask& mask) {
     }
     faces += n;
   }
+  PoreCounts c;
+  c.faces = faces;
+  c.voxels = static_cast<std::uint64_t>(plane) * static_cast<std::uint64_t>(planes);
+  c.pore = c.voxels - static_cast<std::uint64_t>(std::count(mask.pore.begin(), mask.pore.begin() + c.voxels, 0));
+  return c;
+}
+
+PoreStatistics pore_statistics(const PoreCounts& c) {
   PoreStatistics s;
-  const double voxels = static_cast<double>(d.voxels());
-  s.porosity = static_cast<double>(mask.pore_count()) / voxels;
-  s.specific_surface = static_cast<double>(faces) / voxels;
+  const double voxels = static_cast<double>(c.voxels);
+  s.porosity = static_cast<double>(c.pore) / voxels;
+  s.specific_surface = static_cast<double>(c.faces) / voxels;
   if (s.specific_surface > 0) {
     s.hydraulic_diameter = 4.0 * s.porosity / s.specific_surface;
     const double open = std::max(s.porosity - percolation_porosity, 0.1 * s.porosity);
@@ -36,5 +44,7 @@ PoreStatistics pore_statistics(const PoreMask& mask) {
   }
   return s;
 }
+
+PoreStatistics pore_statistics(const PoreMask& mask) { return pore_statistics(pore_counts(mask, mask.dims.nz)); }
 
 }  // namespace rockperm::geometry

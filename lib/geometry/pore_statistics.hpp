@@ -29,5 +29,13 @@ inline constexpr double kozeny_constant = 5.0 / 2.25;
 
 // Over the whole mask; faces on its boundary are not counted.
 PoreStatistics pore_statistics(const PoreMask& mask);
+// The integers the statistics come from: of the first `planes` planes of a mask and the faces
+// between them, and between the last and the plane after it where the mask holds one (a slab's
+// plane above). Summed over the slabs of a volume they are the volume's, exactly.
+struct PoreCounts {
+  std::uint64_t voxels = 0, pore = 0, faces = 0;
+};
+PoreCounts pore_counts(const PoreMask& mask, std::int64_t planes);
+PoreStatistics pore_statistics(const PoreCounts& counts);
 
 }  // namespace rockperm::geometry

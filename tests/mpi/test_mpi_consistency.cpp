@@ -10,6 +10,8 @@
 #include "lib/parallel/device_assignment.hpp"
 #include "lib/base/error.hpp"
 #include "lib/parallel/partition.hpp"
+#include "lib/parallel/slab_percolation.hpp"
+#include "lib/geometry/percolation.hpp"
 #include "lib/physics/permeability.hpp"
 #include "lib/solve/stepper.hpp"
 #include "tests/test_support.hpp"
@@ -271,6 +273,119 @@ TEST(MpiComm, GathersAndBroadcastsMoreThan2GiB) {
   ASSERT_EQ(shared.size(), big);
   EXPECT_EQ(shared[std::size_t{1} << 31], 5);
   EXPECT_EQ(shared.back(), 9);
+}
+
+}  // namespace rockperm
+
+namespace rockperm {
+
+namespace {
+
+// Rank r's slab of `whole` as read_sample_on_slabs reads it: its share of the planes and, where
+// it has an upper neighbour, the plane above them.
+geometry::PoreMask slab_of(const parallel::Comm& comm, const geometry::PoreMask& whole, parallel::SlabPlanes& planes,
+                           int flow_axis, const geometry::Periodicity& periodic) {
+  const std::int64_t nz = whole.dims.nz;
+  const std::int64_t b = nz * comm.rank() / comm.size(), e = nz * (comm.rank() + 1) / comm.size();
+  planes = parallel::SlabPlanes{b, e - b, nz};
+  std::vector<std::int64_t> z;
+  for (std::int64_t p = b; p < e; ++p) z.push_back(p);
+  if (parallel::has_plane_above(comm, flow_axis, periodic)) z.push_back(e % nz);
+  return parallel::extract_planes(whole, z);
+}
+
+// The slabs' filter against the whole volume's: the same voxels kept, plane for plane, and the
+// same report on every rank.
+void expect_whole_filter(const geometry::PoreMask& mask, int axis, const geometry::Periodicity& periodic,
+                         geometry::EdgeContacts edges, const std::string& what) {
+  const parallel::Comm world = parallel::Comm::world();
+  geometry::PoreMask whole = mask;
+  geometry::PercolationReport expected;
+  bool percolates = true;
+  try {
+    expected = geometry::keep_percolating_pores(whole, axis, periodic, edges);
+  } catch (const PhysicsError&) {
+    percolates = false;
+  }
+  parallel::SlabPlanes planes;
+  geometry::PoreMask slab = slab_of(world, mask, planes, axis, periodic);
+  if (!percolates) {
+    try {
+      (void)parallel::keep_percolating_pores(world, slab, planes, mask.dims, axis, periodic, edges);
+      ADD_FAILURE() << what << ": percolates on slabs only";
+    } catch (const PhysicsError& e) {
+      EXPECT_EQ(e.reason(), "no_path") << what;
+      EXPECT_TRUE(e.all_ranks) << what;
+    }
+    return;
+  }
+  const geometry::PercolationReport got =
+      parallel::keep_percolating_pores(world, slab, planes, mask.dims, axis, periodic, edges);
+  EXPECT_EQ(got.voxels, expected.voxels) << what;
+  EXPECT_EQ(got.pore, expected.pore) << what;
+  EXPECT_EQ(got.connected, expected.connected) << what;
+  const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
+  const std::uint64_t first = plane * static_cast<std::uint64_t>(planes.z_first);
+  for (std::uint64_t v = 0; v < plane * static_cast<std::uint64_t>(planes.owned); ++v) {
+    ASSERT_EQ(slab.pore[v], whole.pore[first + v]) << what << ": voxel " << first + v << " on rank " << world.rank();
+  }
+}
+
+}  // namespace
+
+// Issue 50: each rank filters its own slab, the clusters joined across the cuts. Random pore
+// spaces near the percolation threshold (clusters that wind up and down through every slab),
+// every flow axis, sealed and periodic lateral faces (the z wrap between the last and the first
+// rank), face and edge contacts: the mask of the whole-volume filter, voxel for voxel.
+TEST(MpiConsistency, SlabPercolationKeepsTheWholeVolumesPores) {
+  const geometry::Dims d{17, 13, 19};
+  int cases = 0;
+  for (const auto edges : {geometry::EdgeContacts::sealed, geometry::EdgeContacts::open}) {
+    // near the site percolation thresholds of the simple cubic lattice: 0.31 (faces), 0.14 (with edges)
+    const double phi = edges == geometry::EdgeContacts::sealed ? 0.33 : 0.17;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const geometry::PoreMask m = testing::random_mask(d, phi, seed * 7919);
+      for (int axis = 0; axis < 3; ++axis) {
+        for (const bool lateral : {false, true}) {
+          const geometry::Periodicity periodic{lateral, lateral, lateral};
+          expect_whole_filter(m, axis, periodic, edges,
+                              "seed " + std::to_string(seed) + " axis " + std::to_string(axis) +
+                                  (lateral ? " periodic" : " sealed") + (edges == geometry::EdgeContacts::open ? " edges" : ""));
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 48);
+}
+
+// One path from inlet to outlet (x) that goes down and up through every plane: only joined
+// across all the cuts (and, with the wrap, across the periodic z faces) does it percolate.
+TEST(MpiConsistency, SlabPercolationFollowsAPathThroughEverySlab) {
+  const geometry::Dims d{9, 5, 12};
+  // x = 0..2 at z = 0..11 (y = 2), x = 2..4 at z = 11, x = 4..6 at z = 0..11 (down), x = 6..8 at z = 0
+  const geometry::PoreMask snake = testing::mask_from(d, [](auto x, auto y, auto z) {
+    if (y != 2) return false;
+    if (x <= 2 && z == 0) return true;
+    if (x == 2) return true;
+    if (x >= 2 && x <= 4 && z == 11) return true;
+    if (x == 4) return true;
+    if (x >= 4 && z == 0) return true;
+    return false;
+  });
+  expect_whole_filter(snake, 0, {false, false, false}, geometry::EdgeContacts::sealed, "snake");
+  // cut at z = 6 in the middle of the first climb: no path, unless the z faces wrap, where x = 2
+  // at z = 0 (the inlet's side) touches x = 2 at z = 11 (the outlet's) across the wrap
+  const geometry::PoreMask cut = testing::mask_from(d, [&](auto x, auto y, auto z) {
+    return snake.pore[d.linear(x, y, z)] != 0 && !(x == 2 && z == 6);
+  });
+  expect_whole_filter(cut, 0, {false, false, false}, geometry::EdgeContacts::sealed, "cut snake");
+  geometry::PoreMask probe = cut;
+  EXPECT_THROW((void)geometry::keep_percolating_pores(probe, 0, {false, false, false}, geometry::EdgeContacts::sealed),
+               PhysicsError);
+  expect_whole_filter(cut, 0, {false, false, true}, geometry::EdgeContacts::sealed, "cut snake, z wrapped");
+  probe = cut;
+  EXPECT_GT(geometry::keep_percolating_pores(probe, 0, {false, false, true}, geometry::EdgeContacts::sealed).connected, 0u);
 }
 
 }  // namespace rockperm

@@ -9,11 +9,15 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
 
 #include "lib/geometry/sphere_pack.hpp"
 #include "pipeline/checkpoint.hpp"
 #include "pipeline/fields.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/slab_sample.hpp"
 #include "tests/pipeline_support.hpp"
 
 namespace rockperm {
@@ -177,6 +181,136 @@ TEST(PipelineRanks, ACheckpointOfUnequalSlabsResumesOnOneRank) {
   resumed->run();
   EXPECT_EQ(resumed->result().steps, whole->result().steps);
   EXPECT_NEAR(resumed->result().k.k_lattice / whole->result().k.k_lattice, 1.0, 1e-12);
+}
+
+namespace {
+
+// A labelled scan on disk (0 pore, 1 grain, 2 a grey phase), written by rank 0 for every rank.
+std::filesystem::path write_scan(const parallel::Comm& world, const geometry::Dims& d, const std::string& name,
+                                 const std::function<std::uint8_t(std::int64_t, std::int64_t, std::int64_t)>& label) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("rockperm_slab_read_" + std::to_string(world.size()) + "_" + name);
+  const std::filesystem::path file = dir / (name + ".raw");
+  if (world.root()) {
+    std::filesystem::create_directories(dir);
+    std::string bytes;
+    for (std::int64_t z = 0; z < d.nz; ++z)
+      for (std::int64_t y = 0; y < d.ny; ++y)
+        for (std::int64_t x = 0; x < d.nx; ++x) bytes.push_back(static_cast<char>(label(x, y, z)));
+    std::ofstream(file, std::ios::binary) << bytes;
+  }
+  world.barrier();
+  return file;
+}
+
+pipeline::RunRequest scan_request(const std::filesystem::path& file, const geometry::Dims& d,
+                                  const pipeline::FlowSpec& flow, const std::filesystem::path& dir) {
+  pipeline::RunRequest r;
+  r.spec.sample.volume.path = file;
+  r.spec.sample.volume.format = io::VolumeFormat::raw;
+  r.spec.sample.volume.dims = d;
+  r.spec.sample.volume.voxel_size_um = 2.0;
+  r.spec.sample.grey_phases = geometry::parse_grey_phases("2:0.3:5mD");
+  r.spec.flow = flow;
+  r.spec.execution.backend = pipeline::BackendChoice::cpu;
+  r.spec.execution.max_steps = 400;
+  r.spec.execution.check_interval = 50;
+  r.spec.output.dir = dir;
+  r.spec.output.fields.enabled = false;
+  r.spec.resolution_study = pipeline::RunSpec::Study::off;
+  r.use = pipeline::DirectoryUse::overwrite;
+  return r;
+}
+
+// Issue 50: a file read on slabs (every rank its own planes, the filter and the statistics on
+// the slabs) gives the sample and the run of the same file read whole on rank 0 and sent out in
+// planes, to the bit: the same counts, statistics, plane counts and input hash, the same k and
+// steps. The width classes are each rank's own: their shares agree to rounding.
+void expect_slab_read_is_rank_zeros(const std::string& name, const geometry::Dims& d, const pipeline::FlowSpec& flow,
+                                    const std::function<std::uint8_t(std::int64_t, std::int64_t, std::int64_t)>& label) {
+  const parallel::Comm world = parallel::Comm::world();
+  const std::filesystem::path file = write_scan(world, d, name, label);
+  const std::filesystem::path base = file.parent_path();
+  const pipeline::RunRequest slabs = scan_request(file, d, flow, base / "slabs");
+  EXPECT_EQ(pipeline::read_on_slabs(world, slabs.spec.sample), world.size() > 1);
+  std::optional<pipeline::ReadVolume> whole;  // the same file on rank 0 alone: the path of a mask given in memory
+  pipeline::RunRequest root = scan_request(file, d, flow, base / "root");
+  root.volume = [&]() -> const pipeline::ReadVolume& {
+    if (!whole) whole = pipeline::read_volume(root.spec.sample);
+    return *whole;
+  };
+  const pipeline::SampleResult a = pipeline::run(world, slabs);
+  const pipeline::SampleResult b = pipeline::run(world, root);
+  EXPECT_EQ(a.status, b.status) << name;
+  EXPECT_EQ(a.steps, b.steps) << name;
+  EXPECT_EQ(a.k.k_lattice, b.k.k_lattice) << name;  // bitwise
+  EXPECT_EQ(a.fluid_cells, b.fluid_cells) << name;
+  EXPECT_EQ(a.percolation.pore, b.percolation.pore) << name;
+  EXPECT_EQ(a.percolation.connected, b.percolation.connected) << name;
+  EXPECT_EQ(a.pores.specific_surface, b.pores.specific_surface) << name;
+  EXPECT_EQ(a.pores.porosity, b.pores.porosity) << name;
+  EXPECT_EQ(a.grey.connected(), b.grey.connected()) << name;
+  EXPECT_EQ(a.input.sha256, b.input.sha256) << name;
+  EXPECT_EQ(a.dims, b.dims) << name;
+  EXPECT_EQ(a.flow.tau, b.flow.tau) << name;
+  for (int w = 0; w < geometry::width_classes; ++w) EXPECT_EQ(a.width_fraction[w], b.width_fraction[w]) << name << " " << w;
+  EXPECT_NEAR(a.narrow_flow_fraction, b.narrow_flow_fraction, 1e-12) << name;
+  EXPECT_GT(a.width_fraction[0] + a.width_fraction[1], 0.0) << name;  // the classes were worked out
+}
+
+std::uint8_t pack_label(std::int64_t x, std::int64_t y, std::int64_t z) {  // grains, pores, a grey rim
+  const auto h = static_cast<std::uint64_t>(x * 73856093 ^ y * 19349663 ^ z * 83492791) % 1000;
+  const double cx = (x % 8) - 3.5, cy = (y % 8) - 3.5, cz = (z % 8) - 3.5;
+  const double r2 = cx * cx + cy * cy + cz * cz;
+  if (r2 < 9.0) return 1;
+  if (r2 < 11.0 && h < 400) return 2;
+  return h < 60 ? 1 : 0;  // specks of grain; isolated pores among them for the filter
+}
+
+}  // namespace
+
+TEST(PipelineRanks, ASlabReadAlongZBetweenBuffersIsRankZerosToTheBit) {
+  pipeline::FlowSpec flow = testing::periodic_flow(0.9, 1e-5, {false, false, false});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
+  flow.buffer_layers = 3;
+  flow.auto_tau = flow.auto_force = true;
+  expect_slab_read_is_rank_zeros("z_buffer", geometry::Dims{16, 16, 30}, flow, pack_label);
+}
+
+TEST(PipelineRanks, ASlabReadAcrossZMirroredAndWrappedIsRankZerosToTheBit) {
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});  // z wraps: the last slab meets the first
+  flow.flow_axis = 0;
+  flow.inlet_outlet = geometry::InletOutlet::mirror;
+  expect_slab_read_is_rank_zeros("x_mirror", geometry::Dims{20, 16, 24}, flow, pack_label);
+}
+
+TEST(PipelineRanks, ASlabReadAlongZMirroredIsRankZerosToTheBit) {
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, false, true});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = geometry::InletOutlet::mirror;
+  flow.edge_contacts = geometry::EdgeContacts::sealed;
+  expect_slab_read_is_rank_zeros("z_mirror", geometry::Dims{16, 16, 27}, flow, pack_label);
+}
+
+TEST(PipelineRanks, ASlabReadThatDoesNotPercolateFailsOnEveryRank) {
+  const parallel::Comm world = parallel::Comm::world();
+  const geometry::Dims d{10, 10, 12};
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {false, false, false});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
+  flow.buffer_layers = 2;
+  // pores everywhere but one sealed plane at z = 7
+  const std::filesystem::path file =
+      write_scan(world, d, "no_path", [](auto, auto, auto z) { return static_cast<std::uint8_t>(z == 7 ? 1 : 0); });
+  const pipeline::RunRequest r = scan_request(file, d, flow, file.parent_path() / "run");
+  try {
+    (void)pipeline::run(world, r);
+    ADD_FAILURE() << "a sealed plane percolated";
+  } catch (const PhysicsError& e) {
+    EXPECT_EQ(e.reason(), "no_path");
+    EXPECT_NE(std::string(e.what()).find("z = 11"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace rockperm

@@ -1,0 +1,289 @@
+#include "pipeline/slab_sample.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <utility>
+
+#include "io/sha256.hpp"
+#include "lib/base/error.hpp"
+#include "lib/base/system.hpp"
+#include "lib/geometry/grey_map.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
+#include "lib/geometry/pore_statistics.hpp"
+#include "lib/parallel/slab_percolation.hpp"
+
+namespace rockperm::pipeline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The cropped sample's dimensions, from the header (every rank reads it).
+geometry::Dims sample_dims_of(const SampleSpec& spec) {
+  const geometry::Dims d = io::open_volume(spec.volume)->info().dims;
+  const io::Crop c = io::resolve_crop(spec.volume.crop, d, spec.volume.path.string());
+  return geometry::Dims{c.size[0], c.size[1], c.size[2]};
+}
+
+// Equal shares of the sample's planes: the read, before the fluid is known.
+std::vector<std::int64_t> equal_planes(std::int64_t nz, int ranks) {
+  std::vector<std::int64_t> b(static_cast<std::size_t>(ranks) + 1);
+  for (int r = 0; r <= ranks; ++r) b[r] = nz * r / ranks;
+  return b;
+}
+
+std::vector<std::int64_t> as_signed(const std::array<std::uint64_t, physics::max_grey_phases>& a) {
+  return std::vector<std::int64_t>(a.begin(), a.end());
+}
+std::array<std::uint64_t, physics::max_grey_phases> as_counts(const std::vector<std::int64_t>& v) {
+  std::array<std::uint64_t, physics::max_grey_phases> a{};
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint64_t>(v[i]);
+  return a;
+}
+
+// Grey voxels of the first `planes` planes of a slab, summed over ranks.
+std::array<std::uint64_t, physics::max_grey_phases> grey_counts(const parallel::Comm& comm,
+                                                                 const geometry::PoreMask& slab, std::int64_t planes) {
+  const std::uint64_t voxels = static_cast<std::uint64_t>(slab.dims.nx) * slab.dims.ny * planes;
+  return as_counts(comm.sum(as_signed(geometry::grey_voxel_counts(slab, voxels))));
+}
+
+// OpenMP's threads for a scope, as they were after it.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int threads) : before_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~ScopedThreads() { omp_set_num_threads(before_); }
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int before_;
+};
+
+}  // namespace
+
+bool read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec) {
+  if (comm.size() < 2) return false;
+  bool ok = false;
+  try {
+    ok = sample_dims_of(spec).nz >= comm.size();
+  } catch (const Error&) {  // rank 0's read says what is wrong
+  }
+  // every rank must see the file (hosts without a shared file system: rank 0 reads it)
+  return comm.sum(static_cast<std::uint64_t>(ok ? 1 : 0)) == static_cast<std::uint64_t>(comm.size());
+}
+
+Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
+  Sample s;
+  const auto start = Clock::now();
+  // the ranks of a host share its cores for this work (and for the pore widths beside the solve)
+  // unless OMP_NUM_THREADS says otherwise: each rank's threads all at once would be several
+  // times the cores
+  const std::vector<std::string> hosts = comm.gather(host_name());
+  std::vector<int> ranks_on(hosts.size(), 0);
+  for (std::size_t r = 0; r < hosts.size(); ++r)
+    ranks_on[r] = static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[r]));
+  const int ranks_here = comm.scatter(ranks_on);
+  const int threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads()
+                                                     : std::max(1, omp_get_num_procs() / std::max(1, ranks_here));
+  const ScopedThreads scoped(threads);
+  // the input's SHA-256 reads the file once more: on rank 0, on a thread of its own, beside
+  // everything else
+  std::future<std::pair<std::string, double>> hash;
+  if (comm.root() && spec.hash_input) {
+    hash = std::async(std::launch::async, [path = spec.volume.path] {
+      const auto t = Clock::now();
+      std::string h = io::hash_volume(path);
+      return std::make_pair(std::move(h), seconds_since(t));
+    });
+  }
+  const bool grey = !spec.grey().empty();
+  const geometry::Periodicity periodic = flow.periodicity();
+  const bool above = parallel::has_plane_above(comm, flow.flow_axis, periodic);
+  io::LoadedMask loaded;
+  geometry::Dims whole;
+  std::vector<std::int64_t> held;
+  parallel::collectively(comm, [&] {
+    whole = sample_dims_of(spec);
+    held = equal_planes(whole.nz, comm.size());
+    std::vector<std::int64_t> planes;
+    for (std::int64_t z = held[comm.rank()]; z < held[comm.rank() + 1]; ++z) planes.push_back(z);
+    if (above) planes.push_back(held[comm.rank() + 1] % whole.nz);
+    loaded = io::load_pore_planes(spec.volume, spec.open_labels(), spec.grey(), planes);
+    geometry::check_map_fits(spec.grey_map, loaded.info.bytes_per_sample, spec.volume.path.filename().string());
+  });
+  geometry::PoreMask& slab = loaded.mask;
+  const std::int64_t owned = held[comm.rank() + 1] - held[comm.rank()];
+  const std::uint64_t plane = static_cast<std::uint64_t>(whole.nx) * static_cast<std::uint64_t>(whole.ny);
+  const std::uint64_t owned_voxels = plane * static_cast<std::uint64_t>(owned);
+  const std::uint64_t pore = comm.sum(static_cast<std::uint64_t>(
+      owned_voxels - static_cast<std::uint64_t>(std::count(slab.pore.begin(), slab.pore.begin() + owned_voxels, 0))));
+  if (pore == 0) {
+    try {
+      io::no_voxel_selected(spec.volume, spec.open_labels(), grey);
+    } catch (const InputError& e) {
+      throw on_all_ranks(e);
+    }
+  }
+  s.read_seconds = comm.max(seconds_since(start));
+  s.voxel_size_um = loaded.voxel_size_um;
+  s.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
+  s.input.name = spec.volume.path.filename().string();
+  if (s.input.name.empty()) s.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
+  s.input.format = loaded.info.format;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec.volume.path, ec)) s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+
+  // the filter, as rank 0 would run it on the whole
+  const auto filter_start = Clock::now();
+  s.sample_dims = whole;
+  if (grey) s.grey_voxels_before = grey_counts(comm, slab, owned);
+  const parallel::SlabPlanes planes{held[comm.rank()], owned, whole.nz};
+  if (spec.percolation_filter) {
+    s.percolation = parallel::keep_percolating_pores(comm, slab, planes, whole, flow.flow_axis, periodic, flow.edge_contacts);
+  } else {
+    // kept as it is, but a pore space with no path from inlet to outlet still has k = 0
+    geometry::PoreMask copy = slab;
+    (void)parallel::keep_percolating_pores(comm, copy, planes, whole, flow.flow_axis, periodic, flow.edge_contacts);
+    s.percolation.voxels = whole.voxels();
+    s.percolation.pore = s.percolation.connected = pore;
+  }
+  s.percolation_seconds = comm.max(seconds_since(filter_start));
+
+  const auto pores_start = Clock::now();
+  if (grey) s.grey_voxels = grey_counts(comm, slab, owned);
+  // the pore-solid faces between slabs: each rank's plane above, filtered now, from its owner
+  const bool wraps = above && comm.rank() == comm.size() - 1;  // its plane above is across the wrap: no faces
+  {
+    const bool wrap = periodic[2] && flow.flow_axis != 2;
+    const int lower = comm.rank() > 0 ? comm.rank() - 1 : (wrap ? comm.size() - 1 : -1);
+    std::vector<parallel::Comm::Transfer> sends, receives;
+    constexpr int tag = 72;
+    if (lower >= 0) sends.push_back({lower, tag, slab.pore.data(), plane});
+    std::vector<std::uint8_t> refreshed(above ? plane : 0);
+    if (above) receives.push_back({(comm.rank() + 1) % comm.size(), tag, refreshed.data(), plane});
+    comm.exchange(sends, receives);
+    slab.pore.resize(owned_voxels);
+    if (above && !wraps) slab.pore.insert(slab.pore.end(), refreshed.begin(), refreshed.end());
+    slab.dims.nz = static_cast<std::int64_t>(slab.pore.size() / plane);
+  }
+  const geometry::PoreCounts mine = geometry::pore_counts(slab, owned);
+  std::vector<std::int64_t> counts{static_cast<std::int64_t>(mine.voxels), static_cast<std::int64_t>(mine.pore),
+                                   static_cast<std::int64_t>(mine.faces)};
+  counts = comm.sum(counts);
+  s.pores = geometry::pore_statistics(geometry::PoreCounts{static_cast<std::uint64_t>(counts[0]),
+                                                           static_cast<std::uint64_t>(counts[1]),
+                                                           static_cast<std::uint64_t>(counts[2])});
+  slab.pore.resize(owned_voxels);
+  slab.dims.nz = owned;
+
+  // the inlet and outlet: across, in each slab, where the flow runs along x or y; along z, in the
+  // plane counts here and in the planes decompose() makes
+  const int axis = flow.flow_axis;
+  std::vector<std::int64_t> fluid;
+  parallel::collectively(comm, [&] {
+    if (axis != 2) {
+      geometry::ExtendedSample e = geometry::extend_along_flow(std::move(slab), axis, flow.inlet_outlet, flow.buffer_layers);
+      slab = std::move(e.mask);
+      s.sample_begin = e.sample_begin;
+      s.sample_end = e.sample_end;
+      s.dims = geometry::Dims{slab.dims.nx, slab.dims.ny, whole.nz};
+    } else {
+      const geometry::FlowExtent e = geometry::extended_extent(whole.nz, flow.inlet_outlet, flow.buffer_layers);
+      s.dims = geometry::Dims{whole.nx, whole.ny, e.planes};
+      geometry::validate_dims(s.dims, "the sample with its inlet and outlet");
+      s.sample_begin = e.sample_begin;
+      s.sample_end = e.sample_end;
+    }
+  });
+  const std::vector<std::uint64_t> mine_fluid = parallel::plane_fluid_counts(slab);
+  fluid.assign(static_cast<std::size_t>(s.dims.nz), 0);
+  const std::int64_t first = held[comm.rank()];
+  for (std::int64_t p = 0; p < s.dims.nz; ++p) {
+    const std::int64_t sp = axis == 2 ? geometry::sample_plane(p, whole.nz, flow.inlet_outlet, flow.buffer_layers) : p;
+    if (sp < 0) {
+      if (comm.root()) fluid[p] = static_cast<std::int64_t>(plane);  // a buffer plane: pure fluid
+    } else if (sp >= first && sp < first + owned) {
+      fluid[p] = static_cast<std::int64_t>(mine_fluid[sp - first]);
+    }
+  }
+  fluid = comm.sum(fluid);
+  s.plane_fluid.assign(fluid.begin(), fluid.end());
+  s.pore_seconds = comm.max(seconds_since(pores_start));
+
+  for (const auto c : s.plane_fluid) s.fluid += c;
+  if (periodic[0] && periodic[1] && periodic[2] && s.fluid == s.dims.voxels() && s.grey_voxel_total() == 0) {
+    throw on_all_ranks(PhysicsError(
+        "nothing resists the flow: the simulated volume has no solid or grey voxel and every face is "
+        "periodic, so the fluid accelerates without bound and k is infinite; seal the lateral faces "
+        "(a duct) or use a sample with solid in it"));
+  }
+  if (s.fluid == 0) {
+    throw on_all_ranks(InputError("sample.pore_labels", "the pore labels select no fluid cell of the sample"));
+  }
+  // rank 0's hash, on every rank (the checkpoint's identity)
+  std::vector<std::uint8_t> text;
+  double hash_seconds = 0;
+  if (hash.valid()) {
+    auto [h, t] = hash.get();
+    text.assign(h.begin(), h.end());
+    hash_seconds = t;
+  }
+  comm.broadcast(text);
+  s.input.sha256.assign(text.begin(), text.end());
+  s.hash_seconds = comm.max(hash_seconds);
+  s.mask = std::move(slab);
+  s.slabs = Sample::Slabs{held, axis, flow.inlet_outlet, flow.buffer_layers, true, threads};
+  return s;
+}
+
+geometry::PoreMask gather_planes(const parallel::Comm& comm, const Sample& sample,
+                                 const std::function<std::vector<std::int64_t>(int)>& needs) {
+  const Sample::Slabs& slabs = *sample.slabs;
+  const std::int64_t n = sample.sample_dims.nz;
+  const geometry::Dims d{sample.mask.dims.nx, sample.mask.dims.ny, 0};
+  const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * static_cast<std::uint64_t>(d.ny);
+  const int me = comm.rank();
+  // the sample plane a simulated plane shows (-1: a buffer plane), and the rank holding it
+  const auto source = [&](std::int64_t p) {
+    return slabs.flow_axis == 2 ? geometry::sample_plane(p, n, slabs.inlet_outlet, slabs.buffer_layers) : p;
+  };
+  const auto holder = [&](std::int64_t sp) {
+    return static_cast<int>(std::upper_bound(slabs.held.begin(), slabs.held.end(), sp) - slabs.held.begin()) - 1;
+  };
+  const auto mine = [&](std::int64_t sp) { return sample.mask.pore.data() + plane * (sp - slabs.held[me]); };
+  const std::vector<std::int64_t> wanted = needs(me);
+  geometry::PoreMask out;
+  out.dims = geometry::Dims{d.nx, d.ny, static_cast<std::int64_t>(wanted.size())};
+  out.pore.resize(out.dims.voxels());
+  std::vector<parallel::Comm::Transfer> sends, receives;
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    std::uint8_t* to = out.pore.data() + plane * i;
+    const std::int64_t sp = source(wanted[i]);
+    if (sp < 0) {
+      std::fill(to, to + plane, std::uint8_t{1});  // buffers are pure fluid
+    } else if (holder(sp) == me) {
+      std::memcpy(to, mine(sp), plane);
+    } else {
+      receives.push_back({holder(sp), static_cast<int>(i), to, plane});
+    }
+  }
+  for (int q = 0; q < comm.size(); ++q) {
+    if (q == me) continue;
+    const std::vector<std::int64_t> theirs = needs(q);
+    for (std::size_t i = 0; i < theirs.size(); ++i) {
+      const std::int64_t sp = source(theirs[i]);
+      if (sp >= 0 && holder(sp) == me) sends.push_back({q, static_cast<int>(i), const_cast<std::uint8_t*>(mine(sp)), plane});
+    }
+  }
+  comm.exchange(sends, receives);
+  return out;
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Issue 50 on a machine of several GPUs, in one call:
+#   1. the time before the first step of a large scan (a pack of EDGE^3 tiled 2 x 2 x 2, periodic)
+#      on RANKS ranks, for each build in ROCKPERMS (e.g. a build that reads on rank 0 and this
+#      one, which reads on slabs): the run's own "read", "setup" and "ready" lines, and the
+#      peak memory of the machine while it ran;
+#   2. (HOSTS=2) the same sample of a smaller scan on one host of RANKS GPUs and on two "hosts"
+#      of RANKS/2 GPUs each: every rank in a UTS namespace of its own (unshare --uts) named h0
+#      or h1, seeing its host's GPUs only (CUDA_VISIBLE_DEVICES); the halo line and k of each.
+#   OUT=DIR EDGE=1000 RANKS=4 ROCKPERMS="rockperm-old rockperm" HOSTS=2 EXTRA="--run.storage fp16" \
+#     bash tools/device_prep_study.sh
+set -uo pipefail
+out=${OUT:-/tmp/device_prep_study} edge=${EDGE:-1000} ranks=${RANKS:-4}
+mkdir -p "$out" && cd "$out" || exit 1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+mpi=(mpirun -n "$ranks" --bind-to none -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH)
+big=$((2 * edge))
+if [ -n "${ROCKPERMS:-}" ] && [ ! -s scan.raw ]; then
+  /usr/bin/time -f "make-pack %e s" rockperm-make-pack --dims "$edge $edge $edge" --porosity 0.15 --radius 8 \
+    --out tile.raw >/dev/null
+  /usr/bin/time -f "tile %e s" python3 -c "
+import numpy as np
+e = $edge
+a = np.fromfile('tile.raw', np.uint8).reshape(e, e, e)
+with open('scan.raw', 'wb') as f:
+    for z in range(2 * e):
+        np.tile(a[z % e], (2, 2)).tofile(f)
+"
+  rm -f tile.raw
+  cat scan.raw >/dev/null  # in the page cache, as the issue measured it
+fi
+for build in ${ROCKPERMS:-}; do
+  echo "== $build: ${big}^3 on $ranks ranks"
+  (while sleep 0.5; do free -g | awk '/Mem:/ {print $3}'; done) >"mem_$build.txt" &
+  sampler=$!
+  /usr/bin/time -f "wall %e s" "${mpi[@]}" "$build" run --input.file scan.raw --input.dims "$big $big $big" \
+    --input.voxel_size_um 2 --lbm.inlet_outlet periodic --lbm.lateral periodic --run.max_steps 100 \
+    --run.check_interval 50 --output.fields off --output.dir "run_$build" --overwrite ${EXTRA:-} >"run_$build.log" 2>&1
+  kill $sampler
+  grep -E "^(stages|backend|ready|halo|split|permeability)|wall" "run_$build.log"
+  echo "peak memory in use $(sort -n "mem_$build.txt" | tail -1) GiB (machine)"
+done
+if [ "${HOSTS:-0}" = 2 ]; then
+  per=$((ranks / 2))
+  rockperm-make-pack --dims "320 320 320" --porosity 0.25 --radius 7 --out small.raw >/dev/null
+  opts=(--input.file small.raw --input.dims "320 320 320" --input.voxel_size_um 2 --lbm.inlet_outlet periodic
+        --lbm.lateral periodic --output.fields off --output.progress_seconds 0 --overwrite)
+  echo "== one host of $ranks"
+  "${mpi[@]}" rockperm run "${opts[@]}" --output.dir one_host >one_host.log 2>&1
+  grep -E "^(device|halo|permeability)|steps" one_host.log | head -12
+  cat >as_host.sh <<'WRAP'
+#!/usr/bin/env bash
+# one "host" per PER ranks: a UTS namespace and host name of its own, and its own GPUs only
+r=${OMPI_COMM_WORLD_RANK:?}
+h=$((r / PER))
+first=$((h * PER))
+export CUDA_VISIBLE_DEVICES=$(seq -s, "$first" $((first + PER - 1)))
+exec unshare --uts bash -c 'hostname "$0" && exec "$@"' "h$h" "$@"
+WRAP
+  chmod +x as_host.sh
+  echo "== two hosts of $per"
+  PER=$per "${mpi[@]}" -x PER ./as_host.sh rockperm run "${opts[@]}" --output.dir two_hosts >two_hosts.log 2>&1
+  grep -E "^(device|halo|permeability)|steps" two_hosts.log | head -12
+  a=$(grep '^permeability' one_host.log) b=$(grep '^permeability' two_hosts.log)
+  [ -n "$a" ] && [ "$a" = "$b" ] && echo "same k to every printed digit: $a" || echo "k DIFFERS: '$a' against '$b'"
+fi
