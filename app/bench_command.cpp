@@ -156,7 +156,7 @@ int bench_command(const std::vector<std::string>& args) {
       ("repeats", po::value<std::string>()->default_value("5"), "timed repeats, 1 to 1000; the median is reported")
       ("config", po::value<std::string>(), "also time the sample of this run configuration (INI)")
       ("halo-transport", po::value<std::string>()->default_value("auto"),
-       "under MPI: auto, staged, cuda-aware, ipc or nccl (run.halo_transport), or several, comma separated, "
+       "under MPI: auto, staged, cuda-aware, ipc, nccl or ipc+nccl (run.halo_transport), or several, comma separated, "
        "each timed on the same lattice")
       ("stage-halo", "under MPI: the same as --halo-transport staged")
       ("devices", po::value<std::string>(), "GPU of each rank of a host, comma separated (run.devices; e.g. 0,0 "

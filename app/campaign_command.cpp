@@ -246,7 +246,11 @@ int campaign_command(const std::vector<std::string>& args) {
       std::cout << "; array task " << options.array_index << " of " << options.array_size << ": " << share.size();
     }
     std::cout << "\ndirectory   " << options.dir.string() << " (campaign.csv, campaign.json, <id>/report.json)\n"
-              << "workers     " << world.size() - host_workers << " rank(s), one sample each at a time"
+              << "workers     " << world.size() - host_workers << " rank(s)"
+              << (std::set<std::string>(hosts.begin(), hosts.end()).size() > 1
+                      ? " on " + std::to_string(std::set<std::string>(hosts.begin(), hosts.end()).size()) + " hosts"
+                      : std::string())
+              << ", one sample each at a time"
               << (host_workers > 0 ? "; " + std::to_string(host_workers) +
                                          " beyond their host's GPUs join only the samples too large for one GPU, on "
                                          "the host's cores"

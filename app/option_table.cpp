@@ -261,10 +261,11 @@ const std::vector<Option>& option_table() {
                  [](const RunSpec& s) { return std::string(s.execution.cuda_aware_mpi ? "auto" : "off"); }});
     t.push_back(
         {"run.halo_transport", "execution.halo_transport", "auto",
-         "how halos travel between GPU ranks: auto (the first that starts of ipc, nccl, cuda-aware, "
-         "staged), staged (pinned host buffers), cuda-aware (MPI given device buffers), ipc (CUDA IPC "
-         "device-to-device copies between ranks of one host) or nccl (NCCL point-to-point; a GPU per "
-         "rank, libnccl.so.2 on the library path)",
+         "how halos travel between GPU ranks: auto (the first that starts of ipc on one host, ipc+nccl "
+         "on several, nccl, cuda-aware, staged), staged (pinned host buffers), cuda-aware (MPI given "
+         "device buffers), ipc (CUDA IPC device-to-device copies between ranks of one host), nccl (NCCL "
+         "point-to-point; a GPU per rank, libnccl.so.2 on the library path) or ipc+nccl (each pair of "
+         "neighbours by what serves it: ipc within a host, nccl across hosts)",
          [](RunSpec& s, const std::string& v) { s.execution.halo_transport = parallel::parse_halo_transport(v); },
          [](const RunSpec& s) { return std::string(to_string(s.execution.halo_transport)); }});
     t.push_back({"run.propagation", "execution.propagation", "auto",

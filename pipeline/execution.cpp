@@ -23,6 +23,7 @@
 #if ROCKPERM_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/host_split_exchanger.hpp"
 #include "cuda/ipc_exchanger.hpp"
 #include "cuda/nccl_exchanger.hpp"
 #endif
@@ -68,7 +69,31 @@ ExecutionPlan choose_backend(BackendChoice choice) {
 // connect_halos takes the first that starts. Collective; every rank decides alike. `device`:
 // this rank's GPU.
 std::vector<parallel::HaloTransport> transport_candidates(const parallel::Comm& comm, const ExecutionSpec& spec,
-                                                          bool cuda, int device, std::string& note) {
+                                                          bool cuda, int device, std::string& note,
+                                                          std::vector<std::string>& hosts) {
+  // rank 0 looks at every rank's host and GPU; its findings go to every rank
+  const std::vector<std::string> places = comm.gather(host_name() + "\n" + std::to_string(device));
+  std::uint64_t several_hosts = 0, shared_gpu = 0;
+  for (const auto& place : places) {
+    if (place.substr(0, place.rfind('\n')) != places.front().substr(0, places.front().rfind('\n'))) several_hosts = 1;
+    if (std::count(places.begin(), places.end(), place) > 1) shared_gpu = 1;
+  }
+  {  // every rank's host, on every rank: the pairs of ipc+nccl
+    std::string joined;
+    for (const auto& place : places) joined += place.substr(0, place.rfind('\n')) + '\n';
+    std::vector<std::uint8_t> bytes(joined.begin(), joined.end());
+    comm.broadcast(bytes);
+    hosts.clear();
+    std::string host;
+    for (const auto b : bytes) {
+      if (b != '\n') {
+        host.push_back(static_cast<char>(b));
+        continue;
+      }
+      hosts.push_back(host);
+      host.clear();
+    }
+  }
   const parallel::HaloTransportChoice choice = spec.halo_transport;
   if (!cuda) {
     if (choice != parallel::HaloTransportChoice::auto_select && choice != parallel::HaloTransportChoice::staged) {
@@ -77,13 +102,6 @@ std::vector<parallel::HaloTransport> transport_candidates(const parallel::Comm& 
     }
     note = "host buffers";
     return {parallel::HaloTransport::staged};
-  }
-  // rank 0 looks at every rank's host and GPU; its findings go to every rank
-  const std::vector<std::string> places = comm.gather(host_name() + "\n" + std::to_string(device));
-  std::uint64_t several_hosts = 0, shared_gpu = 0;
-  for (const auto& place : places) {
-    if (place.substr(0, place.rfind('\n')) != places.front().substr(0, places.front().rfind('\n'))) several_hosts = 1;
-    if (std::count(places.begin(), places.end(), place) > 1) shared_gpu = 1;
   }
   parallel::HaloFacts facts;
   facts.one_host = comm.sum(several_hosts) == 0;  // only rank 0 counted
@@ -237,14 +255,14 @@ ExecutionPlan plan_execution(const parallel::Comm& comm, const ExecutionSpec& sp
   }
   if (comm.max(plan.host_rank ? 1.0 : 0.0) > 0) return plan_mixed(comm, spec, plane_fluid, std::move(plan));
   if (!plan.cuda) {
-    if (halos) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note);
+    if (halos) plan.halo_candidates = transport_candidates(comm, spec, false, 0, plan.halo_note, plan.hosts);
     plan.halo_transport = plan.halo_candidates.front();
     return plan;
   }
   if (comm.size() == 1)
     plan.device = parallel::assign_device(comm, host_name(), plan.gpus(), spec.devices, plan.device_log);
   if (halos) {
-    plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note);
+    plan.halo_candidates = transport_candidates(comm, spec, true, plan.device, plan.halo_note, plan.hosts);
     plan.halo_transport = plan.halo_candidates.front();
     plan.device_halo = plan.halo_transport != parallel::HaloTransport::staged;
   }
@@ -283,7 +301,7 @@ double copy_bandwidth_gbs(const ExecutionPlan& plan) {
 }
 
 bool connect_halos(ExecutionPlan& plan, parallel::HaloTransportChoice asked, const parallel::Comm& comm,
-                   solve::Stepper& stepper) {
+                   solve::Stepper& stepper, bool wrap) {
   std::string passed_over;  // why better transports were not taken (auto)
   // the plan says what runs: the transport, its buffers, and (when auto passed some over) why
   const auto take = [&](parallel::HaloTransport t) {
@@ -293,22 +311,37 @@ bool connect_halos(ExecutionPlan& plan, parallel::HaloTransportChoice asked, con
     plan.device_halo = t != parallel::HaloTransport::staged;
     plan.halo_note = std::string(describe(t)) + " (auto; " + passed_over + ")";
   };
+  // on several hosts the run's halo line names each pair's transport
+  const auto name_pairs = [&] {
+    if (plan.hosts.empty() || std::all_of(plan.hosts.begin(), plan.hosts.end(), [&](const std::string& h) {
+          return h == plan.hosts.front();
+        })) {
+      return;
+    }
+    if (plan.halo_note.find("; pairs ") == std::string::npos)
+      plan.halo_note += "; pairs " + parallel::describe_pairs(plan.halo_transport, plan.hosts, wrap);
+  };
   for (const parallel::HaloTransport t : plan.halo_candidates) {
     if (t == parallel::HaloTransport::staged || t == parallel::HaloTransport::cuda_aware) {  // MPI moves the buffers
       const bool rebuild = t == parallel::HaloTransport::staged && plan.device_halo;
       take(t);
+      name_pairs();
       return !rebuild;
     }
-    const std::string name = t == parallel::HaloTransport::ipc ? "CUDA IPC" : "NCCL";
+    const std::string name = t == parallel::HaloTransport::ipc    ? "CUDA IPC"
+                             : t == parallel::HaloTransport::nccl ? "NCCL"
+                                                                  : "CUDA IPC with NCCL";
     std::string why = "this rockperm was built without CUDA";
 #if ROCKPERM_HAVE_CUDA
     why.clear();
-    auto exchanger = t == parallel::HaloTransport::ipc
-                         ? cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), why)
-                         : cuda::make_nccl_exchanger(comm, why);
+    auto exchanger = t == parallel::HaloTransport::ipc    ? cuda::make_ipc_exchanger(comm, stepper.receive_endpoints(), why)
+                     : t == parallel::HaloTransport::nccl ? cuda::make_nccl_exchanger(comm, why)
+                                                          : cuda::make_host_split_exchanger(
+                                                                comm, stepper.receive_endpoints(), plan.hosts, why);
     if (exchanger) {
       stepper.set_exchanger(std::move(exchanger));
       take(t);
+      name_pairs();
       return true;
     }
 #else

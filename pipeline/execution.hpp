@@ -28,6 +28,7 @@ struct ExecutionPlan {
   physics::Storage storage = physics::Storage::float32;
   // how halos travel between ranks (lib/parallel/halo_transport.hpp), and why
   parallel::HaloTransport halo_transport = parallel::HaloTransport::staged;
+  std::vector<std::string> hosts;  // every rank's host name, in rank order (a run on slabs)
   std::vector<parallel::HaloTransport> halo_candidates{
       parallel::HaloTransport::staged};  // best first; connect_halos takes one
   std::string halo_note;
@@ -56,13 +57,16 @@ ExecutionPlan plan_execution(const parallel::Comm& comm, const ExecutionSpec& sp
                              const std::vector<std::uint64_t>& plane_fluid = {}, OneRank one_rank = OneRank::whole);
 
 // Gives `stepper` (a rank's slab, built with plan.device_halo) the first of
-// plan.halo_candidates that starts: the NCCL exchanger for nccl, the CUDA IPC one for ipc, none
+// plan.halo_candidates that starts: the NCCL exchanger for nccl, the CUDA IPC one for ipc, both
+// split by host for ipc+nccl, none
 // for cuda-aware and staged (MPI carries them). Collective. A transport asked for (`asked`) that
 // cannot start here (no libnccl.so.2, no IPC in a container) throws on every rank; under auto
 // the next candidate is taken and `plan` says so (transport, device_halo, note). Returns false
 // when the stepper must be rebuilt with host buffers (staged after all).
+// `wrap`: the slabs wrap in z (the last rank's neighbour is the first), for the pairs the
+// halo line names on several hosts.
 bool connect_halos(ExecutionPlan& plan, parallel::HaloTransportChoice asked, const parallel::Comm& comm,
-                   solve::Stepper& stepper);
+                   solve::Stepper& stepper, bool wrap = false);
 
 // The GPUs this process can use: 0 where there is none (or rockperm was built without CUDA).
 int usable_gpus();

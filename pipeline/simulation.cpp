@@ -129,7 +129,7 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
       stepper_.emplace(*backend_, plan_.propagation);
     }
   });
-  if (lattice_.domain && !connect_halos(plan_, execution_.halo_transport, comm_, *stepper_)) {
+  if (lattice_.domain && !connect_halos(plan_, execution_.halo_transport, comm_, *stepper_, flow_.periodicity()[2])) {
     stepper_.emplace(*backend_, plan_.propagation, comm_, *lattice_.domain, lattice_.lattice, false);  // staged
   }
   backend_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - backend_start).count();

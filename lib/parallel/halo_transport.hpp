@@ -8,9 +8,11 @@
 //   nccl        NCCL point-to-point sends and receives of the device buffers, within a host and
 //               across hosts: in a build where CMake found nccl.h, with libnccl.so.2 opened at run
 //               time (cuda/nccl_exchanger.hpp)
-// `auto` tries, in this order, ipc (one host, a GPU per rank), nccl (a GPU per rank), cuda-aware
-// (MPI reports CUDA support) and staged, taking the first that starts (measured order:
-// docs/SCALING.md, "Halo transports"; pipeline/execution.cpp).
+//   ipc+nccl    ranks on several hosts: each neighbour pair by what serves it, ipc between two
+//               ranks of one host and nccl between ranks of two (cuda/host_split_exchanger.hpp)
+// `auto` tries, in this order, ipc (one host, a GPU per rank), ipc+nccl (several hosts, a GPU per
+// rank), nccl (a GPU per rank), cuda-aware (MPI reports CUDA support) and staged, taking the
+// first that starts (measured order: docs/SCALING.md, "Halo transports"; pipeline/execution.cpp).
 #include <string>
 #include <vector>
 
@@ -18,8 +20,8 @@
 
 namespace rockperm::parallel {
 
-enum class HaloTransport { staged, cuda_aware, ipc, nccl };
-enum class HaloTransportChoice { auto_select, staged, cuda_aware, ipc, nccl };
+enum class HaloTransport { staged, cuda_aware, ipc, nccl, ipc_nccl };
+enum class HaloTransportChoice { auto_select, staged, cuda_aware, ipc, nccl, ipc_nccl };
 
 const char* to_string(HaloTransport t);
 const char* to_string(HaloTransportChoice t);
@@ -40,6 +42,13 @@ struct HaloFacts {
 // what is missing when the transport asked for cannot work with these facts.
 std::vector<HaloTransport> halo_transport_candidates(HaloTransportChoice choice, const HaloFacts& facts,
                                                      std::string& note);
+
+// The neighbour pairs of a run on Z slabs (ranks r and r + 1, and the last with the first where
+// z wraps) and the transport `t` gives each, for the run's halo line: with ipc+nccl, ipc where
+// both ranks are on one host and nccl where they are not; with any other transport, its own.
+// `hosts`: every rank's host name, in rank order. Say "ipc 0-1 2-3; nccl 1-2 3-0"; past 6
+// pairs of a kind, their count.
+std::string describe_pairs(HaloTransport t, const std::vector<std::string>& hosts, bool wrap);
 
 // Moves one exchange's buffers other than through Comm::exchange. The sends and receives are
 // those Comm::exchange would get (device buffers); on return the receives hold the peers' slots.

@@ -115,6 +115,32 @@ if [ -n "$mpiexec" ]; then
   grep -q "workers     2 rank" mpi.log || fail "mpi: $(head -3 mpi.log)"
 fi
 
+# --- the multi-GPU script over two nodes (issue 50): srun stood in for by mpirun, whose four
+#     tasks see two host names, two tasks each; the same results --------------------------------
+if [ -n "$mpiexec" ]; then
+  mkdir -p nodes
+  cat >nodes/srun <<FAKE
+#!/usr/bin/env bash
+echo "\$*" >>"$work/nodes/srun.log"
+if [ "\$1" = --mpi=list ]; then printf 'MPI plugin types are...\n\tnone\n\tpmix\n'; exit 0; fi
+while [[ \$1 == --* ]]; do shift; done
+exec $mpiexec -n 4 --oversubscribe "$work/nodes/on_node" "\$@"
+FAKE
+  cat >nodes/on_node <<'WRAP'
+#!/usr/bin/env bash
+rank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+ROCKPERM_HOST_NAME=node$((rank / 2)) exec "$@"
+WRAP
+  ln -sf "$rockperm" nodes/rockperm
+  chmod +x nodes/srun nodes/on_node
+  PATH="$work/nodes:$PATH" SLURM_JOB_ID=78 SLURM_NTASKS=4 bash "$slurm/campaign-multi-gpu.sbatch" m.csv base.ini \
+    two_nodes >two_nodes.log 2>&1
+  [ $? -eq 9 ] || fail "two nodes: exit code (the broken sample: 9): $(tail -3 two_nodes.log)"
+  [ "$(results two_nodes)" = "$(results full)" ] || fail "two nodes differ: $(results two_nodes) vs $(results full)"
+  grep -q "workers     4 rank(s) on 2 hosts" two_nodes.log || fail "two nodes: $(grep workers two_nodes.log)"
+  grep -q -- "--mpi=pmix --gpu-bind=none rockperm campaign" nodes/srun.log || fail "srun: $(cat nodes/srun.log)"
+fi
+
 # --- a row asking for the tensor: kx, ky, kz in the summary ----------------------------------
 printf 'id,input,input.dims,lbm.flow_axis,lbm.inlet_outlet,lbm.lateral\nt1,scans/s3.raw,28 28 28,all,periodic,periodic\n' >t.csv
 "$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor.log 2>&1
