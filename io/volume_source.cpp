@@ -1,6 +1,9 @@
 #include "io/volume_source.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <exception>
 #include <array>
 #include <fstream>
 #include <sstream>
@@ -226,14 +229,31 @@ LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelecti
   const std::vector<std::uint8_t> lut = geometry::label_codes(pore_labels, grey);
   out.mask.dims = part;
   out.mask.pore.resize(part.voxels());
-  std::vector<std::uint16_t> slice;
   const std::uint64_t plane = static_cast<std::uint64_t>(cropped.nx) * cropped.ny;
-  for (std::size_t i = 0; i < planes.size(); ++i) {
-    source->read_slice(out.crop.offset[2] + planes[i], out.crop.offset[0], out.crop.offset[1], cropped.nx, cropped.ny,
-                       slice);
-    std::uint8_t* dst = out.mask.pore.data() + plane * i;
-    for (std::uint64_t k = 0; k < plane; ++k) dst[k] = lut[slice[k]];
+  // planes on the threads, each thread with a reader of its own (a raw slice is one read, a TIFF
+  // page is decoded where it is read); a failure is the lowest failing plane's, as one reader's
+  const auto n = static_cast<std::int64_t>(planes.size());
+  std::vector<std::exception_ptr> failed(planes.size());
+#pragma omp parallel if (n > 1)
+  {
+    std::unique_ptr<SliceSource> own;
+    std::vector<std::uint16_t> slice;
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      try {
+        if (!own && omp_get_thread_num() != 0) own = open_volume(spec);
+        SliceSource& reader = own ? *own : *source;
+        reader.read_slice(out.crop.offset[2] + planes[static_cast<std::size_t>(i)], out.crop.offset[0],
+                          out.crop.offset[1], cropped.nx, cropped.ny, slice);
+        std::uint8_t* dst = out.mask.pore.data() + plane * static_cast<std::uint64_t>(i);
+        for (std::uint64_t k = 0; k < plane; ++k) dst[k] = lut[slice[k]];
+      } catch (...) {
+        failed[static_cast<std::size_t>(i)] = std::current_exception();
+      }
+    }
   }
+  for (const auto& f : failed)
+    if (f) std::rethrow_exception(f);
   return out;
 }
 

@@ -48,26 +48,33 @@ std::vector<std::uint8_t> fluid_width_classes(const geometry::PoreMask& mask,
                                               const std::vector<std::uint64_t>& plane_fluid, std::int64_t sample_begin,
                                               std::int64_t sample_end, int flow_axis, std::int64_t z_first,
                                               std::int64_t z_begin, std::int64_t z_end) {
-  const HostArray<std::uint8_t> classes = geometry::pore_width_classes(mask);
   const geometry::Dims& d = mask.dims;
   const std::int64_t planes = z_end - z_begin;
   std::vector<std::uint64_t> first(static_cast<std::size_t>(planes) + 1, 0);
   for (std::int64_t z = 0; z < planes; ++z) first[z + 1] = first[z] + plane_fluid[z_begin + z];
   std::vector<std::uint8_t> out(first.back());
+  // a chunk of planes at a time: a few bytes per voxel of a chunk instead of the volume's
+  const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * static_cast<std::uint64_t>(d.ny);
+  geometry::pore_width_classes_by_chunks(
+      mask, z_begin - z_first, z_end - z_first, geometry::width_chunk_planes(d),
+      [&](std::int64_t z0, std::int64_t z1, const std::uint8_t* classes) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < planes; ++i) {
-    std::uint64_t k = first[i];
-    const std::int64_t gz = z_begin + i, z = gz - z_first;
-    for (std::int64_t y = 0; y < d.ny; ++y) {
-      for (std::int64_t x = 0; x < d.nx; ++x) {
-        const std::uint64_t v = d.linear(x, y, z);
-        if (!mask.pore[v]) continue;
-        const std::int64_t pos[3] = {x, y, gz};
-        const std::int64_t p = pos[flow_axis];
-        out[k++] = p >= sample_begin && p < sample_end ? classes[v] : geometry::no_width_class;
-      }
-    }
-  }
+        for (std::int64_t z = z0; z < z1; ++z) {
+          const std::int64_t gz = z + z_first;
+          std::uint64_t k = first[gz - z_begin];
+          const std::uint8_t* pore = mask.pore.data() + plane * static_cast<std::uint64_t>(z);
+          const std::uint8_t* c = classes + plane * static_cast<std::uint64_t>(z - z0);
+          for (std::int64_t y = 0; y < d.ny; ++y) {
+            for (std::int64_t x = 0; x < d.nx; ++x) {
+              const std::uint64_t v = static_cast<std::uint64_t>(x + d.nx * y);
+              if (!pore[v]) continue;
+              const std::int64_t pos[3] = {x, y, gz};
+              const std::int64_t p = pos[flow_axis];
+              out[k++] = p >= sample_begin && p < sample_end ? c[v] : geometry::no_width_class;
+            }
+          }
+        }
+      });
   return out;
 }
 

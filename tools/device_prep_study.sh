@@ -4,8 +4,8 @@
 #      on RANKS ranks, for each build in ROCKPERMS (e.g. a build that reads on rank 0 and this
 #      one, which reads on slabs): the run's own "read", "setup" and "ready" lines, and the
 #      peak memory of the machine while it ran;
-#   2. (HOSTS=2) the same sample of a smaller scan on one host of RANKS GPUs and on two "hosts"
-#      of RANKS/2 GPUs each: every rank in a UTS namespace of its own (unshare --uts) named h0
+#   2. (HOSTS=2) the same sample of a smaller scan on one host of RANKS GPUs (auto, and ipc+nccl
+#      asked for) and on two "hosts" of RANKS/2 GPUs each: every rank in a UTS namespace of its own (unshare --uts) named h0
 #      or h1, seeing its host's GPUs only (CUDA_VISIBLE_DEVICES); the halo line and k of each.
 #   OUT=DIR EDGE=1000 RANKS=4 ROCKPERMS="rockperm-old rockperm" HOSTS=2 EXTRA="--run.storage fp16" \
 #     bash tools/device_prep_study.sh
@@ -48,6 +48,9 @@ if [ "${HOSTS:-0}" = 2 ]; then
   echo "== one host of $ranks"
   "${mpi[@]}" rockperm run "${opts[@]}" --output.dir one_host >one_host.log 2>&1
   grep -E "^(device|halo|permeability)|steps" one_host.log | head -12
+  echo "== one host of $ranks, ipc+nccl asked for (every pair through its IPC half)"
+  "${mpi[@]}" rockperm run "${opts[@]}" --run.halo_transport ipc+nccl --output.dir one_host_split >one_host_split.log 2>&1
+  grep -E "^(halo|permeability)" one_host_split.log | head -4
   cat >as_host.sh <<'WRAP'
 #!/usr/bin/env bash
 # one "host" per PER ranks: a UTS namespace and host name of its own, and its own GPUs only
@@ -61,6 +64,10 @@ WRAP
   echo "== two hosts of $per"
   PER=$per "${mpi[@]}" -x PER ./as_host.sh rockperm run "${opts[@]}" --output.dir two_hosts >two_hosts.log 2>&1
   grep -E "^(device|halo|permeability)|steps" two_hosts.log | head -12
-  a=$(grep '^permeability' one_host.log) b=$(grep '^permeability' two_hosts.log)
-  [ -n "$a" ] && [ "$a" = "$b" ] && echo "same k to every printed digit: $a" || echo "k DIFFERS: '$a' against '$b'"
+  a=$(grep '^permeability' one_host.log)
+  for other in one_host_split two_hosts; do
+    b=$(grep '^permeability' $other.log)
+    [ -n "$a" ] && [ "$a" = "$b" ] && echo "$other: the same k to every printed digit: $a" ||
+      echo "$other: k DIFFERS: '$b' against one host's '$a'"
+  done
 fi

@@ -222,4 +222,33 @@ HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask) {
   return classes;
 }
 
+std::int64_t width_chunk_planes(const Dims& d) {
+  const std::uint64_t plane = std::max<std::uint64_t>(static_cast<std::uint64_t>(d.nx) * static_cast<std::uint64_t>(d.ny), 1);
+  return std::max<std::int64_t>(4 * width_class_reach, static_cast<std::int64_t>((std::uint64_t{1} << 29) / plane));
+}
+
+void pore_width_classes_by_chunks(
+    const PoreMask& mask, std::int64_t z_begin, std::int64_t z_end, std::int64_t chunk,
+    const std::function<void(std::int64_t, std::int64_t, const std::uint8_t*)>& each) {
+  const Dims& d = mask.dims;
+  const std::uint64_t plane = static_cast<std::uint64_t>(d.nx) * static_cast<std::uint64_t>(d.ny);
+  chunk = std::max<std::int64_t>(chunk, 1);
+  for (std::int64_t c0 = z_begin; c0 < z_end; c0 += chunk) {
+    const std::int64_t c1 = std::min(z_end, c0 + chunk);
+    const std::int64_t h0 = std::max<std::int64_t>(0, c0 - width_class_reach);
+    const std::int64_t h1 = std::min(d.nz, c1 + width_class_reach);
+    if (h0 == 0 && h1 == d.nz) {  // the whole mask at once
+      const HostArray<std::uint8_t> classes = pore_width_classes(mask);
+      each(c0, c1, classes.data() + plane * static_cast<std::uint64_t>(c0));
+      continue;
+    }
+    PoreMask part;
+    part.dims = Dims{d.nx, d.ny, h1 - h0};
+    part.pore.assign(mask.pore.begin() + static_cast<std::ptrdiff_t>(plane * static_cast<std::uint64_t>(h0)),
+                     mask.pore.begin() + static_cast<std::ptrdiff_t>(plane * static_cast<std::uint64_t>(h1)));
+    const HostArray<std::uint8_t> classes = pore_width_classes(part);
+    each(c0, c1, classes.data() + plane * static_cast<std::uint64_t>(c0 - h0));
+  }
+}
+
 }  // namespace rockperm::geometry

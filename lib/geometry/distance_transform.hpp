@@ -3,6 +3,7 @@
 // parabolas, one pass per axis) and what the trust report reads from it: how wide the pores
 // are where the fluid flows.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "lib/base/host_array.hpp"
@@ -36,6 +37,15 @@ HostArray<std::uint8_t> pore_width_classes(const PoreMask& mask);
 // How far the class of a voxel looks: it depends on the mask within this many voxels of it along
 // each axis (a bounded transform to the solid, then one to the ball centres, radius 6 each), so a
 // slab with this many planes beyond its own on each side gets its planes' classes exactly.
-inline constexpr int width_class_reach = 12;  // uninitialised memory, filled by threads
+inline constexpr int width_class_reach = 12;
+// The same classes a chunk of planes at a time, each chunk analysed with the planes within reach
+// of it: a few bytes per voxel of a chunk instead of per voxel of the mask. `each(z0, z1,
+// classes)` gets the classes of planes [z0, z1) (x fastest), chunk after chunk, for the planes
+// [z_begin, z_end) of the mask. `chunk`: planes per chunk (width_chunk_planes: about half a
+// billion voxels, at least 4 reaches).
+void pore_width_classes_by_chunks(
+    const PoreMask& mask, std::int64_t z_begin, std::int64_t z_end, std::int64_t chunk,
+    const std::function<void(std::int64_t, std::int64_t, const std::uint8_t*)>& each);
+std::int64_t width_chunk_planes(const Dims& dims);  // uninitialised memory, filled by threads
 
 }  // namespace rockperm::geometry

@@ -128,6 +128,31 @@ TEST(DistanceTransform, WidthClassesAreThoseOfTheExactTransform) {
     EXPECT_GT(seen[c], 0) << "class " << c << " never occurs: a weak test";
 }
 
+// Issue 50: the classes a chunk of planes at a time (a slab's, or a volume's in pieces to bound
+// the memory) are the whole mask's, plane for plane, for chunks of any size (a chunk of fewer
+// planes than the reach included) and any range of planes.
+TEST(DistanceTransform, WidthClassesByChunksAreTheWholeMasks) {
+  const geometry::PoreMask m = random_medium(11);
+  const HostArray<std::uint8_t> whole = geometry::pore_width_classes(m);
+  const std::uint64_t plane = static_cast<std::uint64_t>(m.dims.nx) * m.dims.ny;
+  for (const std::int64_t chunk : {1, 5, 13, 30, 1000}) {
+    for (const auto& [z0, z1] : {std::pair<std::int64_t, std::int64_t>{0, m.dims.nz}, {3, m.dims.nz - 2}, {7, 8}}) {
+      std::int64_t next = z0;
+      geometry::pore_width_classes_by_chunks(m, z0, z1, chunk, [&](std::int64_t a, std::int64_t b, const std::uint8_t* c) {
+        ASSERT_EQ(a, next);
+        ASSERT_LE(b - a, chunk);
+        for (std::uint64_t v = 0; v < plane * static_cast<std::uint64_t>(b - a); ++v) {
+          ASSERT_EQ(c[v], whole[plane * static_cast<std::uint64_t>(a) + v]) << "chunk " << chunk << " plane " << a;
+        }
+        next = b;
+      });
+      EXPECT_EQ(next, z1) << "chunk " << chunk;
+    }
+  }
+  EXPECT_EQ(geometry::width_chunk_planes(geometry::Dims{64, 64, 64}), (std::int64_t{1} << 29) / 4096);
+  EXPECT_EQ(geometry::width_chunk_planes(geometry::Dims{40000, 40000, 8}), 4 * geometry::width_class_reach);
+}
+
 TEST(PoreStatistics, ThreadedFaceCountIsTheSerialOne) {
   for (unsigned trial = 20; trial < 23; ++trial) {
     const geometry::PoreMask m = random_medium(trial);
