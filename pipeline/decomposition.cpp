@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <utility>
 
 namespace rockperm::pipeline {
@@ -33,38 +34,42 @@ geometry::PoreMask planes_from_slabs(const parallel::Comm& comm, Sample& sample,
                                      bool periodic_z) {
   const std::int64_t nz = sample.dims.nz;
   const std::int64_t reach = sample.slabs->widths ? geometry::width_class_reach : 1;
+  // a rank's planes: those within reach of its slab, in order, then its ghosts across a
+  // periodic wrap (the widths take the first ones as they lie)
+  const auto around = [&](const parallel::SlabDomain& d) {
+    return std::make_pair(std::max<std::int64_t>(0, d.slab.z_begin - reach), std::min(nz, d.slab.z_end + reach));
+  };
   const auto needs = [&](int rank) {
     const parallel::SlabDomain d = parallel::slab_domain(slabs, rank, nz, periodic_z);
-    std::vector<std::int64_t> planes = d.planes;  // the ghosts across a periodic wrap among them
-    for (std::int64_t z = std::max<std::int64_t>(0, d.slab.z_begin - reach);
-         z < std::min(nz, d.slab.z_end + reach); ++z) {
-      planes.push_back(z);
-    }
-    std::sort(planes.begin(), planes.end());
-    planes.erase(std::unique(planes.begin(), planes.end()), planes.end());
+    const auto [z0, z1] = around(d);
+    std::vector<std::int64_t> planes;
+    for (std::int64_t z = z0; z < z1; ++z) planes.push_back(z);
+    for (const std::int64_t z : d.planes)
+      if (z < z0 || z >= z1) planes.push_back(z);
     return planes;
   };
+  const parallel::SlabDomain mine = parallel::slab_domain(slabs, comm.rank(), nz, periodic_z);
+  const auto [z0, z1] = around(mine);
   const std::vector<std::int64_t> held = needs(comm.rank());
   geometry::PoreMask near = gather_planes(comm, sample, needs);
   sample.mask = geometry::PoreMask{};  // this rank's read planes: all where they are needed now
-  const parallel::SlabDomain mine = parallel::slab_domain(slabs, comm.rank(), nz, periodic_z);
   const std::uint64_t plane = static_cast<std::uint64_t>(near.dims.nx) * static_cast<std::uint64_t>(near.dims.ny);
   const auto at = [&](std::int64_t z) {
-    return near.pore.begin() +
-           static_cast<std::ptrdiff_t>(plane * (std::lower_bound(held.begin(), held.end(), z) - held.begin()));
+    const auto i = z >= z0 && z < z1 ? z - z0 : std::find(held.begin() + (z1 - z0), held.end(), z) - held.begin();
+    return near.pore.data() + plane * static_cast<std::uint64_t>(i);
   };
   geometry::PoreMask local;
   local.dims = geometry::Dims{near.dims.nx, near.dims.ny, static_cast<std::int64_t>(mine.planes.size())};
-  local.pore.reserve(local.dims.voxels());
-  for (const std::int64_t z : mine.planes) local.pore.insert(local.pore.end(), at(z), at(z) + static_cast<std::ptrdiff_t>(plane));
+  local.pore.resize(local.dims.voxels());
+  const auto n = static_cast<std::int64_t>(mine.planes.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::memcpy(local.pore.data() + plane * static_cast<std::uint64_t>(i), at(mine.planes[static_cast<std::size_t>(i)]), plane);
+  }
   if (sample.slabs->widths) {
-    // the contiguous planes around the slab (not the ghosts across a wrap: the classes do not wrap)
-    const std::int64_t z0 = std::max<std::int64_t>(0, mine.slab.z_begin - reach);
-    const std::int64_t z1 = std::min(nz, mine.slab.z_end + reach);
-    // in place: the planes held are [z0, z1) and at most a ghost across the wrap at either end
-    const auto first = at(z0) - near.pore.begin();
-    near.pore.resize(static_cast<std::size_t>(at(z1 - 1) - near.pore.begin()) + plane);
-    near.pore.erase(near.pore.begin(), near.pore.begin() + first);
+    // the contiguous planes around the slab, first in `near` (not the ghosts across a wrap: the
+    // classes do not wrap)
+    near.pore.resize(plane * static_cast<std::uint64_t>(z1 - z0));
     near.dims.nz = z1 - z0;
     sample.widths.prepare_slab(std::move(near), sample.plane_fluid, sample.sample_begin, sample.sample_end,
                                sample.slabs->flow_axis, z0, mine.slab.z_begin, mine.slab.z_end, sample.slabs->threads);

@@ -264,14 +264,19 @@ geometry::PoreMask gather_planes(const parallel::Comm& comm, const Sample& sampl
   out.pore.resize(out.dims.voxels());
   std::vector<parallel::Comm::Transfer> sends, receives;
   for (std::size_t i = 0; i < wanted.size(); ++i) {
-    std::uint8_t* to = out.pore.data() + plane * i;
     const std::int64_t sp = source(wanted[i]);
+    if (sp >= 0 && holder(sp) != me) receives.push_back({holder(sp), static_cast<int>(i), out.pore.data() + plane * i, plane});
+  }
+  // this rank's own planes and the buffers, on the threads
+  const auto count = static_cast<std::int64_t>(wanted.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::uint8_t* to = out.pore.data() + plane * static_cast<std::uint64_t>(i);
+    const std::int64_t sp = source(wanted[static_cast<std::size_t>(i)]);
     if (sp < 0) {
       std::fill(to, to + plane, std::uint8_t{1});  // buffers are pure fluid
     } else if (holder(sp) == me) {
       std::memcpy(to, mine(sp), plane);
-    } else {
-      receives.push_back({holder(sp), static_cast<int>(i), to, plane});
     }
   }
   for (int q = 0; q < comm.size(); ++q) {

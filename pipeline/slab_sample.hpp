@@ -24,8 +24,8 @@ bool read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec);
 Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
 
 // The planes of the simulated volume a rank needs, from the ranks that hold them
-// (sample.slabs; collective). `planes`: this rank's list (global simulated z, ascending, no
-// repeats); the mask holds them in that order. Every rank's list comes from `needs(rank)`.
+// (sample.slabs; collective). Every rank's list comes from `needs(rank)` (global simulated z, no
+// repeats); the mask holds this rank's planes in the order of its list.
 geometry::PoreMask gather_planes(const parallel::Comm& comm, const Sample& sample,
                                  const std::function<std::vector<std::int64_t>(int)>& needs);
 

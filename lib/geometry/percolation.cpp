@@ -1,6 +1,7 @@
 #include "lib/geometry/percolation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -52,20 +53,35 @@ Runs find_runs(const PoreMask& mask) {
   return runs;
 }
 
+// A union-find that threads share: each set's root is its lowest element (a root is only ever
+// linked below a lower one, by compare-and-swap), so the roots are the same whatever the order
+// of the unions, and the same as one thread's. Paths are halved as they are walked (a parent
+// only ever moves to a lower element of its set).
 struct UnionFind {
   mutable std::vector<std::uint32_t> parent;
   explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
-  std::uint32_t find(std::uint32_t a) const {  // halves the paths it walks (parent is mutable)
-    while (parent[a] != a) {
-      parent[a] = parent[parent[a]];
-      a = parent[a];
+  std::uint32_t find(std::uint32_t a) const {
+    for (;;) {
+      std::atomic_ref<std::uint32_t> up(parent[a]);
+      const std::uint32_t p = up.load(std::memory_order_relaxed);
+      if (p == a) return a;
+      const std::uint32_t g = std::atomic_ref<std::uint32_t>(parent[p]).load(std::memory_order_relaxed);
+      if (g != p) {
+        std::uint32_t expected = p;
+        up.compare_exchange_weak(expected, g, std::memory_order_relaxed);  // a lost race leaves a valid parent
+      }
+      a = g;
     }
-    return a;
   }
   void unite(std::uint32_t a, std::uint32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    for (;;) {
+      a = find(a);
+      b = find(b);
+      if (a == b) return;
+      if (a < b) std::swap(a, b);  // link the higher root below the lower
+      std::uint32_t expected = a;
+      if (std::atomic_ref<std::uint32_t>(parent[a]).compare_exchange_strong(expected, b, std::memory_order_acq_rel)) return;
+    }
   }
 };
 
@@ -127,9 +143,13 @@ SlabClusters::SlabClusters(const PoreMask& mask, std::int64_t owned, bool ghost_
       }
     }
   };
-  // the owned planes' links (to the ghost plane too); the ghost plane's own are its slab's
-  for (std::int64_t z = 0; z < owned; ++z) {
-    for (std::int64_t y = 0; y < d.ny; ++y) {
+  // the owned planes' links (to the ghost plane too; the ghost plane's own are its slab's), rows
+  // on the threads
+  const std::int64_t rows = d.ny * owned;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t y = r % d.ny, z = r / d.ny;
+    {
       const std::uint64_t r0 = runs.row_start[y + d.ny * z], r1 = runs.row_start[y + d.ny * z + 1];
       if (wrap_x && r1 - r0 >= 2 && runs.x0[r0] == 0 && runs.x1[r1 - 1] + 1 == d.nx) {
         uf.unite(static_cast<std::uint32_t>(r0), static_cast<std::uint32_t>(r1 - 1));  // the row wraps around x
@@ -146,16 +166,18 @@ SlabClusters::SlabClusters(const PoreMask& mask, std::int64_t owned, bool ghost_
   // clusters touching the inlet face (coordinate 0 along the flow) and the outlet face; a
   // union keeps the lowest index as the root, so a cluster with an owned run has an owned root
   s_->touches.assign(s_->owned_runs, 0);
-  for (std::int64_t z = 0; z < owned; ++z)
-    for (std::int64_t y = 0; y < d.ny; ++y)
-      for (std::uint64_t i = runs.row_start[y + d.ny * z]; i < runs.row_start[y + d.ny * z + 1]; ++i) {
-        std::uint8_t t = 0;
-        if (flow_axis == 0) t = (runs.x0[i] == 0 ? inlet : 0) | (runs.x1[i] + 1 == d.nx ? outlet : 0);
-        const std::int64_t c = flow_axis == 1 ? y : z_first + z;
-        const std::int64_t last = flow_axis == 1 ? d.ny - 1 : nz - 1;
-        if (flow_axis != 0) t = (c == 0 ? inlet : 0) | (c == last ? outlet : 0);
-        if (t) s_->touches[uf.find(static_cast<std::uint32_t>(i))] |= t;
-      }
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t y = r % d.ny, z = r / d.ny;
+    for (std::uint64_t i = runs.row_start[r]; i < runs.row_start[r + 1]; ++i) {
+      std::uint8_t t = 0;
+      if (flow_axis == 0) t = (runs.x0[i] == 0 ? inlet : 0) | (runs.x1[i] + 1 == d.nx ? outlet : 0);
+      const std::int64_t c = flow_axis == 1 ? y : z_first + z;
+      const std::int64_t last = flow_axis == 1 ? d.ny - 1 : nz - 1;
+      if (flow_axis != 0) t = (c == 0 ? inlet : 0) | (c == last ? outlet : 0);
+      if (t) std::atomic_ref<std::uint8_t>(s_->touches[uf.find(static_cast<std::uint32_t>(i))]).fetch_or(t, std::memory_order_relaxed);
+    }
+  }
 }
 
 SlabClusters::~SlabClusters() = default;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "lib/physics/d3q19.hpp"
@@ -129,6 +131,45 @@ TEST(Percolation, RunsMatchAVoxelFloodOnRandomSamples) {
     }
   }
   EXPECT_GT(compared, 15);
+}
+
+// Issue 50: the clusters are joined on the threads (a union-find shared by them); each cluster is
+// named by its lowest run whatever the order of the unions, so the filter and the clusters a
+// slab hands its neighbours are one thread's, on pore spaces near the thresholds where clusters
+// wind through the whole volume.
+TEST(Percolation, ThreadsJoinTheClustersOneThreadJoins) {
+  const int before = omp_get_max_threads();
+  for (std::uint64_t seed = 3; seed < 9; ++seed) {
+    const bool edges = seed % 2 == 0;
+    const geometry::PoreMask m = testing::random_mask(geometry::Dims{41, 37, 33}, edges ? 0.16 : 0.32, seed * 977);
+    const geometry::EdgeContacts e = edges ? geometry::EdgeContacts::open : geometry::EdgeContacts::sealed;
+    for (int axis = 0; axis < 3; ++axis) {
+      const geometry::Periodicity periodic{seed % 3 == 0, true, seed % 3 != 1};
+      std::vector<geometry::PoreMask> kept;
+      std::vector<std::vector<std::uint32_t>> clusters;
+      for (const int threads : {1, 7}) {
+        omp_set_num_threads(threads);
+        geometry::PoreMask filtered = m;
+        try {
+          (void)geometry::keep_percolating_pores(filtered, axis, periodic, e);
+        } catch (const PhysicsError&) {
+          filtered.pore.assign(filtered.pore.size(), 9);  // the same failure on both counts alike
+        }
+        kept.push_back(std::move(filtered));
+        const geometry::SlabClusters c(m, m.dims.nz, false, 0, m.dims.nz, axis, periodic, e);
+        std::vector<std::uint32_t> all;
+        for (std::int64_t z = 0; z < m.dims.nz; ++z) {
+          const std::vector<std::uint32_t> p = c.plane_clusters(z);
+          all.insert(all.end(), p.begin(), p.end());
+          for (const std::uint32_t k : p) all.push_back(c.touches(k));
+        }
+        clusters.push_back(std::move(all));
+      }
+      EXPECT_EQ(kept[0].pore, kept[1].pore) << "seed " << seed << " axis " << axis;
+      EXPECT_EQ(clusters[0], clusters[1]) << "seed " << seed << " axis " << axis;
+    }
+  }
+  omp_set_num_threads(before);
 }
 
 }  // namespace rockperm
