@@ -200,22 +200,22 @@ std::int64_t JobStore::count(JobState state) const {
   return q.integer(0);
 }
 
-std::vector<std::string> JobStore::active_ids(const std::string& owner) const {
+std::vector<std::string> JobStore::ids_where(const char* sql, const std::string& value) const {
   const std::lock_guard lock(mutex_);
-  Statement q(db_, "SELECT id FROM jobs WHERE owner = ? AND state IN ('queued', 'preparing', 'running')");
-  q.bind(1, owner);
+  Statement q(db_, sql);
+  q.bind(1, value);
   std::vector<std::string> ids;
   while (q.step()) ids.push_back(q.text(0));
   return ids;
 }
 
+std::vector<std::string> JobStore::active_ids(const std::string& owner) const {
+  return ids_where("SELECT id FROM jobs WHERE owner = ? AND state IN ('queued', 'preparing', 'running')", owner);
+}
+
 std::vector<std::string> JobStore::ended_before(const std::string& utc) const {
-  const std::lock_guard lock(mutex_);
-  Statement q(db_, "SELECT id FROM jobs WHERE state IN ('finished', 'cancelled') AND finished != '' AND finished < ?");
-  q.bind(1, utc);
-  std::vector<std::string> ids;
-  while (q.step()) ids.push_back(q.text(0));
-  return ids;
+  return ids_where("SELECT id FROM jobs WHERE state IN ('finished', 'cancelled') AND finished != '' AND finished < ?",
+                   utc);
 }
 
 void JobStore::remove(const std::string& id) {

@@ -75,6 +75,8 @@ class JobStore {
 
  private:
   void exec(const std::string& sql) const;
+  // the ids a query with one text parameter selects
+  std::vector<std::string> ids_where(const char* sql, const std::string& value) const;
   sqlite3* db_ = nullptr;
   mutable std::mutex mutex_;  // one connection, used by the HTTP threads and the workers
 };
