@@ -212,12 +212,10 @@ int campaign_command(const std::vector<std::string>& args) {
   const parallel::Comm worker = world.split(world.rank(), 0);  // one rank, one GPU, one sample at a time
   // the host work of the workers of a host (reading, percolation, pore analysis) shares its
   // cores: each takes its part unless OMP_NUM_THREADS says otherwise
-  const std::vector<std::string> hosts = world.gather(host_name());
-  std::vector<int> per_host;
-  for (const std::string& h : hosts) per_host.push_back(static_cast<int>(std::count(hosts.begin(), hosts.end(), h)));
-  const int workers_here = world.scatter(per_host);
-  const int device_slot =
-      world.scatter(world.root() ? parallel::assign_devices(hosts) : std::vector<int>{});  // place on its host
+  const std::vector<std::string> hosts = parallel::every_rank(world, host_name());
+  const int workers_here = static_cast<int>(std::count(hosts.begin(), hosts.end(), host_name()));
+  const int device_slot = parallel::assign_devices(hosts)[static_cast<std::size_t>(world.rank())];  // place on its host
+  const std::size_t host_count = std::set<std::string>(hosts.begin(), hosts.end()).size();
   // a rank beyond its host's GPUs (started for the host's cores, run.host_share) finds no GPU for
   // a sample of its own: it claims none, and joins the samples too large for one GPU, which run
   // on every rank together, as the rank on the host's cores
@@ -247,9 +245,7 @@ int campaign_command(const std::vector<std::string>& args) {
     }
     std::cout << "\ndirectory   " << options.dir.string() << " (campaign.csv, campaign.json, <id>/report.json)\n"
               << "workers     " << world.size() - host_workers << " rank(s)"
-              << (std::set<std::string>(hosts.begin(), hosts.end()).size() > 1
-                      ? " on " + std::to_string(std::set<std::string>(hosts.begin(), hosts.end()).size()) + " hosts"
-                      : std::string())
+              << (host_count > 1 ? " on " + std::to_string(host_count) + " hosts" : std::string())
               << ", one sample each at a time"
               << (host_workers > 0 ? "; " + std::to_string(host_workers) +
                                          " beyond their host's GPUs join only the samples too large for one GPU, on "

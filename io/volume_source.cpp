@@ -234,6 +234,7 @@ LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelecti
   // page is decoded where it is read); a failure is the lowest failing plane's, as one reader's
   const auto n = static_cast<std::int64_t>(planes.size());
   std::vector<std::exception_ptr> failed(planes.size());
+  out.plane_pore.assign(planes.size(), 0);
 #pragma omp parallel if (n > 1)
   {
     std::unique_ptr<SliceSource> own;
@@ -246,7 +247,12 @@ LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelecti
         reader.read_slice(out.crop.offset[2] + planes[static_cast<std::size_t>(i)], out.crop.offset[0],
                           out.crop.offset[1], cropped.nx, cropped.ny, slice);
         std::uint8_t* dst = out.mask.pore.data() + plane * static_cast<std::uint64_t>(i);
-        for (std::uint64_t k = 0; k < plane; ++k) dst[k] = lut[slice[k]];
+        std::uint64_t pore = 0;
+        for (std::uint64_t k = 0; k < plane; ++k) {
+          dst[k] = lut[slice[k]];
+          pore += dst[k] != geometry::PoreMask::solid;
+        }
+        out.plane_pore[static_cast<std::size_t>(i)] = pore;
       } catch (...) {
         failed[static_cast<std::size_t>(i)] = std::current_exception();
       }
@@ -255,6 +261,12 @@ LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelecti
   for (const auto& f : failed)
     if (f) std::rethrow_exception(f);
   return out;
+}
+
+std::uint64_t LoadedMask::pore(std::size_t planes) const {
+  std::uint64_t n = 0;
+  for (std::size_t z = 0; z < planes && z < plane_pore.size(); ++z) n += plane_pore[z];
+  return n;
 }
 
 void no_voxel_selected(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels, bool grey) {
@@ -266,7 +278,7 @@ void no_voxel_selected(const VolumeSpec& spec, const geometry::LabelSelection& p
 LoadedMask load_pore_mask(const VolumeSpec& spec, const geometry::LabelSelection& pore_labels,
                           const std::vector<geometry::GreyPhase>& grey) {
   LoadedMask out = load_pore_planes(spec, pore_labels, grey, {});
-  if (out.mask.pore_count() == 0) no_voxel_selected(spec, pore_labels, !grey.empty());
+  if (out.pore(out.plane_pore.size()) == 0) no_voxel_selected(spec, pore_labels, !grey.empty());
   return out;
 }
 

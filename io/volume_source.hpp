@@ -64,6 +64,8 @@ struct LoadedMask {
   VolumeInfo info;           // of the whole volume
   Crop crop;                 // resolved: sizes filled in
   double voxel_size_um = 0;  // from the spec, else from the header
+  std::vector<std::uint64_t> plane_pore;  // pore (and grey) voxels of each plane read, counted as it was read
+  std::uint64_t pore(std::size_t planes) const;  // of the first `planes` of them
 };
 
 // The crop with its sizes filled in (0: to the end of the volume of `dims`). Throws InputError

@@ -78,22 +78,7 @@ std::vector<parallel::HaloTransport> transport_candidates(const parallel::Comm& 
     if (place.substr(0, place.rfind('\n')) != places.front().substr(0, places.front().rfind('\n'))) several_hosts = 1;
     if (std::count(places.begin(), places.end(), place) > 1) shared_gpu = 1;
   }
-  {  // every rank's host, on every rank: the pairs of ipc+nccl
-    std::string joined;
-    for (const auto& place : places) joined += place.substr(0, place.rfind('\n')) + '\n';
-    std::vector<std::uint8_t> bytes(joined.begin(), joined.end());
-    comm.broadcast(bytes);
-    hosts.clear();
-    std::string host;
-    for (const auto b : bytes) {
-      if (b != '\n') {
-        host.push_back(static_cast<char>(b));
-        continue;
-      }
-      hosts.push_back(host);
-      host.clear();
-    }
-  }
+  hosts = parallel::every_rank(comm, host_name());  // on every rank: the pairs of ipc+nccl
   const parallel::HaloTransportChoice choice = spec.halo_transport;
   if (!cuda) {
     if (choice != parallel::HaloTransportChoice::auto_select && choice != parallel::HaloTransportChoice::staged) {
@@ -170,12 +155,7 @@ ExecutionPlan plan_mixed(const parallel::Comm& comm, const ExecutionSpec& spec,
   plan.device_halo = false;
   plan.halo_note = "host buffers (a rank runs on the host's cores)";
   // the ranks on this host: its GPU ranks each keep a core
-  const std::vector<std::string> hosts = comm.gather(host_name());
-  std::vector<int> ranks_on(hosts.size(), 0);
-  for (std::size_t r = 0; r < hosts.size(); ++r) {
-    ranks_on[r] = static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[r]));
-  }
-  const int ranks_here = comm.scatter(ranks_on);
+  const int ranks_here = parallel::ranks_on_host(comm, host_name());
   if (plan.host_rank) {
     const int cores = std::max(1, omp_get_num_procs() - (ranks_here - 1));
     omp_set_num_threads(cores);

@@ -312,7 +312,8 @@ Sample read_sample(const parallel::Comm& comm, const ReadVolume& volume, const S
 }
 
 Sample read_sample(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
-  if (read_on_slabs(comm, spec)) return with_grey_permeability(read_sample_on_slabs(comm, spec, flow), spec);
+  if (const auto whole = read_on_slabs(comm, spec))
+    return with_grey_permeability(read_sample_on_slabs(comm, spec, flow, *whole), spec);
   return with_grey_permeability(share(comm, [&](Sample& s) {
     ReadVolume v = read_volume(spec, false);
     s.read_seconds = v.read_seconds;

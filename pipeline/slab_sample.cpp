@@ -15,6 +15,7 @@
 #include "lib/geometry/grey_map.hpp"
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/pore_statistics.hpp"
+#include "lib/parallel/device_assignment.hpp"
 #include "lib/parallel/slab_percolation.hpp"
 
 namespace rockperm::pipeline {
@@ -68,28 +69,28 @@ class ScopedThreads {
 
 }  // namespace
 
-bool read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec) {
-  if (comm.size() < 2) return false;
+std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec) {
+  if (comm.size() < 2) return std::nullopt;
+  geometry::Dims dims;
   bool ok = false;
   try {
-    ok = sample_dims_of(spec).nz >= comm.size();
+    dims = sample_dims_of(spec);
+    ok = dims.nz >= comm.size();
   } catch (const Error&) {  // rank 0's read says what is wrong
   }
   // every rank must see the file (hosts without a shared file system: rank 0 reads it)
-  return comm.sum(static_cast<std::uint64_t>(ok ? 1 : 0)) == static_cast<std::uint64_t>(comm.size());
+  if (comm.sum(static_cast<std::uint64_t>(ok ? 1 : 0)) != static_cast<std::uint64_t>(comm.size())) return std::nullopt;
+  return dims;
 }
 
-Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
+Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow,
+                            const geometry::Dims& whole) {
   Sample s;
   const auto start = Clock::now();
   // the ranks of a host share its cores for this work (and for the pore widths beside the solve)
   // unless OMP_NUM_THREADS says otherwise: each rank's threads all at once would be several
   // times the cores
-  const std::vector<std::string> hosts = comm.gather(host_name());
-  std::vector<int> ranks_on(hosts.size(), 0);
-  for (std::size_t r = 0; r < hosts.size(); ++r)
-    ranks_on[r] = static_cast<int>(std::count(hosts.begin(), hosts.end(), hosts[r]));
-  const int ranks_here = comm.scatter(ranks_on);
+  const int ranks_here = parallel::ranks_on_host(comm, host_name());
   const int threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads()
                                                      : std::max(1, omp_get_num_procs() / std::max(1, ranks_here));
   const ScopedThreads scoped(threads);
@@ -105,13 +106,11 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   }
   const bool grey = !spec.grey().empty();
   const geometry::Periodicity periodic = flow.periodicity();
-  const bool above = parallel::has_plane_above(comm, flow.flow_axis, periodic);
+  const parallel::SlabNeighbours neighbours = parallel::slab_neighbours(comm, flow.flow_axis, periodic);
+  const bool above = neighbours.upper >= 0;
   io::LoadedMask loaded;
-  geometry::Dims whole;
-  std::vector<std::int64_t> held;
+  const std::vector<std::int64_t> held = equal_planes(whole.nz, comm.size());
   parallel::collectively(comm, [&] {
-    whole = sample_dims_of(spec);
-    held = equal_planes(whole.nz, comm.size());
     std::vector<std::int64_t> planes;
     for (std::int64_t z = held[comm.rank()]; z < held[comm.rank() + 1]; ++z) planes.push_back(z);
     if (above) planes.push_back(held[comm.rank() + 1] % whole.nz);
@@ -122,8 +121,7 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   const std::int64_t owned = held[comm.rank() + 1] - held[comm.rank()];
   const std::uint64_t plane = static_cast<std::uint64_t>(whole.nx) * static_cast<std::uint64_t>(whole.ny);
   const std::uint64_t owned_voxels = plane * static_cast<std::uint64_t>(owned);
-  const std::uint64_t pore = comm.sum(static_cast<std::uint64_t>(
-      owned_voxels - static_cast<std::uint64_t>(std::count(slab.pore.begin(), slab.pore.begin() + owned_voxels, 0))));
+  const std::uint64_t pore = comm.sum(loaded.pore(static_cast<std::size_t>(owned)));  // counted as read
   if (pore == 0) {
     try {
       io::no_voxel_selected(spec.volume, spec.open_labels(), grey);
@@ -161,13 +159,11 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   // the pore-solid faces between slabs: each rank's plane above, filtered now, from its owner
   const bool wraps = above && comm.rank() == comm.size() - 1;  // its plane above is across the wrap: no faces
   {
-    const bool wrap = periodic[2] && flow.flow_axis != 2;
-    const int lower = comm.rank() > 0 ? comm.rank() - 1 : (wrap ? comm.size() - 1 : -1);
     std::vector<parallel::Comm::Transfer> sends, receives;
     constexpr int tag = 72;
-    if (lower >= 0) sends.push_back({lower, tag, slab.pore.data(), plane});
+    if (neighbours.lower >= 0) sends.push_back({neighbours.lower, tag, slab.pore.data(), plane});
     std::vector<std::uint8_t> refreshed(above ? plane : 0);
-    if (above) receives.push_back({(comm.rank() + 1) % comm.size(), tag, refreshed.data(), plane});
+    if (above) receives.push_back({neighbours.upper, tag, refreshed.data(), plane});
     comm.exchange(sends, receives);
     slab.pore.resize(owned_voxels);
     if (above && !wraps) slab.pore.insert(slab.pore.end(), refreshed.begin(), refreshed.end());

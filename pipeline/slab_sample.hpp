@@ -7,6 +7,7 @@
 // and the mirror image there. The sample, its lattice and its results are those of the read on
 // rank 0 (pipeline/sample.hpp), to the bit; the input's SHA-256 is still rank 0's (streamed from
 // the file beside the work, holding no volume).
+#include <optional>
 #include <vector>
 
 #include "lib/parallel/comm.hpp"
@@ -16,12 +17,15 @@
 
 namespace rockperm::pipeline {
 
-// Whether read_sample prepares `spec` on slabs: a file, several ranks, and at least as many
-// sample planes as ranks (else rank 0 reads it, and the partition says what is wrong).
-bool read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec);
+// The sample's dimensions (the crop's) where read_sample prepares `spec` on slabs: a file every
+// rank sees, several ranks, and at least as many sample planes as ranks (else rank 0 reads it,
+// and says what is wrong). Collective.
+std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec);
 
-// read_sample on slabs (every rank; an input or physics error is thrown on every rank).
-Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
+// read_sample on slabs, of a sample of dimensions `whole` (read_on_slabs'); every rank; an input
+// or physics error is thrown on every rank.
+Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow,
+                            const geometry::Dims& whole);
 
 // The planes of the simulated volume a rank needs, from the ranks that hold them
 // (sample.slabs; collective). Every rank's list comes from `needs(rank)` (global simulated z, no

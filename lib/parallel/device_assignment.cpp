@@ -1,5 +1,6 @@
 #include "lib/parallel/device_assignment.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "lib/parallel/comm.hpp"
@@ -13,6 +14,31 @@ std::vector<int> assign_devices(const std::vector<std::string>& hostnames) {
   numbers.reserve(hostnames.size());
   for (const auto& h : hostnames) numbers.push_back(seen[h]++);
   return numbers;
+}
+
+std::vector<std::string> every_rank(const Comm& comm, const std::string& text) {
+  std::vector<std::uint8_t> bytes;  // each text, then a 0
+  for (const std::string& t : comm.gather(text)) {
+    bytes.insert(bytes.end(), t.begin(), t.end());
+    bytes.push_back(0);
+  }
+  comm.broadcast(bytes);
+  std::vector<std::string> out;
+  std::string t;
+  for (const std::uint8_t b : bytes) {
+    if (b) {
+      t.push_back(static_cast<char>(b));
+    } else {
+      out.push_back(std::move(t));
+      t.clear();
+    }
+  }
+  return out;
+}
+
+int ranks_on_host(const Comm& comm, const std::string& hostname) {
+  const std::vector<std::string> hosts = every_rank(comm, hostname);
+  return static_cast<int>(std::count(hosts.begin(), hosts.end(), hostname));
 }
 
 void check_device_counts(const std::vector<std::string>& hostnames, const std::vector<int>& numbers,

@@ -17,6 +17,11 @@ std::vector<int> assign_devices(const std::vector<std::string>& hostnames);
 void check_device_counts(const std::vector<std::string>& hostnames, const std::vector<int>& numbers,
                          const std::vector<int>& gpus_per_rank, bool host_rank = false);
 
+// Every rank's `text` (its host name, say), in rank order, on every rank.
+std::vector<std::string> every_rank(const Comm& comm, const std::string& text);
+// How many ranks of `comm` run on this rank's host (`hostname`: this rank's).
+int ranks_on_host(const Comm& comm, const std::string& hostname);
+
 // Over the communicator: gathers host names and GPU counts on rank 0, assigns, checks, and
 // returns this rank's device. `devices` (from --run.devices), when not empty, maps a rank's
 // per-host number to a device index. `log` (rank 0 only) receives one line per rank. With

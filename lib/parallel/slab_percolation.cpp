@@ -12,11 +12,6 @@ namespace rockperm::parallel {
 
 namespace {
 
-bool wraps_z(int flow_axis, const geometry::Periodicity& periodic) { return periodic[2] && flow_axis != 2; }
-
-int lower_rank(const Comm& comm, bool wrap) {
-  return comm.rank() > 0 ? comm.rank() - 1 : (wrap && comm.size() > 1 ? comm.size() - 1 : -1);
-}
 // one rank holds the whole volume, which wraps by itself
 int upper_rank(int rank, int size, bool wrap) { return rank + 1 < size ? rank + 1 : (wrap && size > 1 ? 0 : -1); }
 
@@ -83,16 +78,17 @@ std::vector<std::vector<std::uint8_t>> join_boundary_clusters(const std::vector<
 
 }  // namespace
 
-bool has_plane_above(const Comm& comm, int flow_axis, const geometry::Periodicity& periodic) {
-  return upper_rank(comm.rank(), comm.size(), wraps_z(flow_axis, periodic)) >= 0;
+SlabNeighbours slab_neighbours(const Comm& comm, int flow_axis, const geometry::Periodicity& periodic) {
+  const bool wrap = periodic[2] && flow_axis != 2 && comm.size() > 1;
+  return {comm.rank() > 0 ? comm.rank() - 1 : (wrap ? comm.size() - 1 : -1), upper_rank(comm.rank(), comm.size(), wrap)};
 }
 
 geometry::PercolationReport keep_percolating_pores(const Comm& comm, geometry::PoreMask& slab, const SlabPlanes& planes,
                                                    const geometry::Dims& whole, int flow_axis,
                                                    const geometry::Periodicity& periodic,
                                                    geometry::EdgeContacts edges) {
-  const bool wrap = wraps_z(flow_axis, periodic);
-  const int lower = lower_rank(comm, wrap), upper = upper_rank(comm.rank(), comm.size(), wrap);
+  const bool wrap = periodic[2] && flow_axis != 2;
+  const auto [lower, upper] = slab_neighbours(comm, flow_axis, periodic);
   if (comm.size() == 1) {
     try {
       return geometry::keep_percolating_pores(slab, flow_axis, periodic, edges);

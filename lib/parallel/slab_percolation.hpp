@@ -17,7 +17,13 @@ namespace rockperm::parallel {
 struct SlabPlanes {
   std::int64_t z_first = 0, owned = 0, nz = 0;
 };
-bool has_plane_above(const Comm& comm, int flow_axis, const geometry::Periodicity& periodic);
+// This rank's neighbours in the slabs of a filter (-1: none): the ranks beside it, and across
+// the z wrap between the last and the first where the lateral z faces wrap. One rank has none
+// (the whole volume wraps by itself). `upper` >= 0: the mask holds the plane above.
+struct SlabNeighbours {
+  int lower = -1, upper = -1;
+};
+SlabNeighbours slab_neighbours(const Comm& comm, int flow_axis, const geometry::Periodicity& periodic);
 
 // Filters the owned planes of `slab` in place (the plane above is left as read); collective.
 // The report is the whole volume's on every rank. Throws PhysicsError (no_path, on every rank)

@@ -290,7 +290,7 @@ geometry::PoreMask slab_of(const parallel::Comm& comm, const geometry::PoreMask&
   planes = parallel::SlabPlanes{b, e - b, nz};
   std::vector<std::int64_t> z;
   for (std::int64_t p = b; p < e; ++p) z.push_back(p);
-  if (parallel::has_plane_above(comm, flow_axis, periodic)) z.push_back(e % nz);
+  if (parallel::slab_neighbours(comm, flow_axis, periodic).upper >= 0) z.push_back(e % nz);
   return parallel::extract_planes(whole, z);
 }
 

@@ -232,7 +232,7 @@ void expect_slab_read_is_rank_zeros(const std::string& name, const geometry::Dim
   const std::filesystem::path file = write_scan(world, d, name, label);
   const std::filesystem::path base = file.parent_path();
   const pipeline::RunRequest slabs = scan_request(file, d, flow, base / "slabs");
-  EXPECT_EQ(pipeline::read_on_slabs(world, slabs.spec.sample), world.size() > 1);
+  EXPECT_EQ(pipeline::read_on_slabs(world, slabs.spec.sample).has_value(), world.size() > 1);
   std::optional<pipeline::ReadVolume> whole;  // the same file on rank 0 alone: the path of a mask given in memory
   pipeline::RunRequest root = scan_request(file, d, flow, base / "root");
   root.volume = [&]() -> const pipeline::ReadVolume& {
