@@ -1,12 +1,12 @@
 #include "io/volume_source.hpp"
 
-#include <omp.h>
 
 #include <algorithm>
 #include <exception>
 #include <array>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "io/raw_source.hpp"
 #include "io/tiff_source.hpp"
@@ -235,6 +235,9 @@ LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelecti
   const auto n = static_cast<std::int64_t>(planes.size());
   std::vector<std::exception_ptr> failed(planes.size());
   out.plane_pore.assign(planes.size(), 0);
+  // the calling thread keeps the reader it has; no OpenMP call here, so the readers also build
+  // (and run on one thread) without the OpenMP runtime, as the fuzzing harness builds them
+  const std::thread::id caller = std::this_thread::get_id();
 #pragma omp parallel if (n > 1)
   {
     std::unique_ptr<SliceSource> own;
@@ -242,7 +245,7 @@ LoadedMask load_pore_planes(const VolumeSpec& spec, const geometry::LabelSelecti
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) {
       try {
-        if (!own && omp_get_thread_num() != 0) own = open_volume(spec);
+        if (!own && std::this_thread::get_id() != caller) own = open_volume(spec);
         SliceSource& reader = own ? *own : *source;
         reader.read_slice(out.crop.offset[2] + planes[static_cast<std::size_t>(i)], out.crop.offset[0],
                           out.crop.offset[1], cropped.nx, cropped.ny, slice);
