@@ -91,15 +91,26 @@ PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, 
   return d;
 }
 
+InteriorSlabs interior_slabs(std::int64_t begin, std::int64_t end) {
+  const std::int64_t length = end - begin;
+  InteriorSlabs s;
+  s.margin = std::max<std::int64_t>(1, length / 8);
+  s.window = std::max<std::int64_t>(1, length / 16);
+  s.in = begin + s.margin;
+  s.out = end - s.margin - s.window;
+  return s;
+}
+
 PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
   const std::int64_t length = end - begin;
   if (length < 8) {  // no interior to speak of: the end planes, or (mirror: no plane before) no drop
     return begin > 0 ? end_plane_drop(profile, begin, end) : PressureDrop{};
   }
   PressureDrop d;
-  d.margin = std::max<std::int64_t>(1, length / 8);
-  d.window = std::max<std::int64_t>(1, length / 16);
-  const std::int64_t in = begin + d.margin, out = end - d.margin - d.window;
+  const InteriorSlabs slabs = interior_slabs(begin, end);
+  d.margin = slabs.margin;
+  d.window = slabs.window;
+  const std::int64_t in = slabs.in, out = slabs.out;
   d.rho_in = profile.mean_rho(in, in + d.window);
   d.rho_out = profile.mean_rho(out, out + d.window);
   d.length = static_cast<double>(out - in);

@@ -82,6 +82,15 @@ struct PressureDrop {
   std::int64_t window = 1;         // planes averaged at each place
 };
 
+// Where the interior reading reads, for a sample of the planes [begin, end) at least 8 long: a
+// margin of L/8 (at least 1) at each end, slabs of L/16 planes (at least 1) starting at `in` and
+// `out`, `out - in` apart. The pressure drop and the conduction's potential drop
+// (lib/solve/conduction.hpp) read the same places.
+struct InteriorSlabs {
+  std::int64_t margin = 0, window = 1, in = 0, out = 0;
+};
+InteriorSlabs interior_slabs(std::int64_t begin, std::int64_t end);
+
 // The drop across the sample [begin, end) from the planes just outside it (entrance and exit
 // losses included).
 PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end);

@@ -1,0 +1,94 @@
+#pragma once
+// Electrical conduction through the brine of the pore space (issue 51): the formation factor
+// F = sigma_w / sigma_eff, from the same fluid lattice as the flow.
+//
+// The equation is div(sigma grad V) = 0 with sigma = sigma_w in open pore cells, the phase's
+// own conductivity in grey cells (ConductionProblem::conductivity) and 0 in the grains, written
+// as a finite-volume balance over the voxels' faces: a face between two conducting cells
+// conducts g = 2 s_i s_j / (s_i + s_j) (the harmonic mean, so layers in series add their
+// resistances exactly); cells that touch only along an edge do not conduct (the 6 face
+// neighbours, as in PoreSpy's tortuosity_fd, not the 18 links of the flow).
+//
+// The drive is a mean potential gradient G = 1 along the axis over the lattice's period, the
+// electrical twin of the flow's body force: V = phi - G x with phi periodic, so the same lattice
+// serves (buffers of brine and the mirror image are part of its period). phi solves
+// A phi = b, A the graph Laplacian of the face conductances (symmetric, semi-definite: phi up to
+// a constant), b_i = -G sum over i's faces along the axis of g s (s = +1 ahead, -1 behind),
+// by conjugate gradients with the diagonal as preconditioner (PCG, Jacobi).
+//
+// What is read, in units of sigma_w:
+//  - periodic sample (no buffers): sigma_eff = the dissipation sum over faces of g (V_i - V_j)^2
+//    per voxel of the period. CG lowers it at every iteration towards its limit (Thomson's
+//    principle: the energy is an upper bound of sigma_eff, and its decrease over iterations n-d..n
+//    is the energy-norm error of iterate n-d less that of n);
+//  - buffers or the mirror image: the current per voxel of cross-section (the same through every
+//    plane at convergence) over the mean field inside the sample, G less the gradient of the
+//    plane-mean potential between the interior slabs of the pressure reading
+//    (lib/solve/pressure_planes.hpp: interior_slabs), so that the faces' constriction of the
+//    current into the pores is not charged to the rock.
+// The stated error is the relative change of that value over the last quarter of the iterations
+// (at least `check_interval` iterations back); the solve stops when it and the relative residual
+// are both below `tolerance` at two consecutive checks.
+//
+// Every sum (dot products, currents, potentials) is taken plane by plane along z in a fixed
+// order, each plane on one thread, and the planes' sums are added in plane order: the same
+// iterates, to the bit, on any number of threads and of Z-slab ranks.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/parallel/comm.hpp"
+#include "lib/parallel/partition.hpp"
+
+namespace rockperm::solve {
+
+struct ConductionProblem {
+  int axis = 0;  // of the drive, 0..2
+  // conductivity / sigma_w of each phase of the lattice's cells (0: open pore, c: grey phase c);
+  // a phase beyond the list is an internal error
+  std::vector<double> conductivity{1.0};
+  std::uint64_t region_voxels = 0;  // all voxels of the lattice's whole period (every rank's), fluid and solid
+  // the sample's planes along the axis inside the period; `interior`: read inside the sample
+  // (buffers or mirror image), else the whole period is the sample
+  std::int64_t sample_begin = 0, sample_end = 0;
+  bool interior = false;
+  double tolerance = 1e-4;            // relative, for the stated error and the residual
+  std::int64_t max_iterations = 0;    // 0: automatic (ConductionProblem::automatic_iterations)
+  std::int64_t check_interval = 10;   // iterations between readings
+  // 20 times the lattice's extent along its three axes: what a tortuous pore space needs
+  static std::int64_t automatic_iterations(const geometry::Dims& whole);
+};
+
+// Where this rank's lattice sits: its global first plane, and on Z-slabs its neighbours and
+// ghost planes (absent: the lattice is the whole sample, periodic where its periodicity says).
+struct ConductionSlab {
+  std::int64_t first_local_z = 0;
+  std::int64_t planes_z = 0;  // of the whole lattice along z (every rank's)
+  const parallel::SlabDomain* domain = nullptr;
+};
+
+struct ConductionResult {
+  bool converged = false;
+  double conductivity = 0;     // sigma_eff / sigma_w of the sample
+  double error = 0;            // stated, relative (the change over the last quarter of the iterations)
+  double residual = 0;         // relative, sqrt(r.z / r0.z0)
+  double formation_factor() const { return conductivity > 0 ? 1.0 / conductivity : 0.0; }
+  std::int64_t iterations = 0;
+  double seconds = 0;
+  // the potential V / (G voxel) = phi - x along the axis of this rank's owned cells, in cell order
+  std::vector<float> potential;
+};
+
+struct ConductionReading {
+  std::int64_t iteration = 0;
+  double conductivity = 0, error = 0, residual = 0;
+};
+using ConductionProgress = std::function<void(const ConductionReading&)>;
+
+// Collective over `comm` (every rank its slab). `keep_potential`: fill ConductionResult::potential.
+ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,
+                                  const ConductionSlab& slab, const ConductionProblem& problem,
+                                  bool keep_potential = false, const ConductionProgress& progress = {});
+
+}  // namespace rockperm::solve
