@@ -306,7 +306,7 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
   CampaignCounts counts;
   std::ostringstream csv;
   csv << "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,"
-         "input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD\r\n";
+         "input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent\r\n";
   Json samples = Json::array();
   for (const CampaignSample& s : manifest.samples) {
     const fs::path dir = campaign_dir / s.id;
@@ -345,6 +345,8 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
       row[std::string("k") + "xyz"[a] + "_mD"] = diagonal.is_array() && diagonal.size() == 3 ? diagonal[a] : Json();
     }
     if (diagonal.is_array()) row["flow_axis"] = "all";
+    row["formation_factor"] = numbers(get("conduction", "formation_factor"));  // null where not asked or not made
+    row["cementation_exponent"] = numbers(get("conduction", "cementation_exponent"));
     const auto text = [&](const char* key) {
       const Json& v = row[key];
       return v.is_string() ? v.get<std::string>() : v.is_number() ? number_text(v) : std::string();
@@ -353,7 +355,8 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
         << text("porosity") << ',' << text("connected_porosity") << ',' << text("flow_axis") << ',' << text("tau")
         << ',' << text("steps") << ',' << text("solve_seconds") << ',' << quoted(s.input.string()) << ','
         << text("input_sha256") << ',' << quoted(s.id) << ',' << quoted(text("message")) << ',' << text("kx_mD") << ','
-        << text("ky_mD") << ',' << text("kz_mD") << "\r\n";
+        << text("ky_mD") << ',' << text("kz_mD") << ',' << text("formation_factor") << ','
+        << text("cementation_exponent") << "\r\n";
     samples.push_back(std::move(row));
   }
   Json j;

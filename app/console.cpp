@@ -124,6 +124,15 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
               k.k_lattice);
   std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
               r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+  if (r.conduction.done) {
+    const pipeline::ConductionReport& c = r.conduction;
+    std::printf("formation     F %.6g +- %.2g (relative) along %c: tortuosity factor F phi %.4g, Archie m %.4g at "
+                "phi %.4f (%lld iterations, %.2f s)\n",
+                c.formation_factor, c.error, "xyz"[r.flow.flow_axis], c.tortuosity_factor, c.cementation_exponent,
+                c.porosity, static_cast<long long>(c.iterations), c.seconds);
+  } else if (r.conduction.asked) {
+    std::printf("formation     not made: %s\n", r.conduction.note.c_str());
+  }
   if (r.resolution.done) {
     char coarser[64] = "";
     if (r.resolution.k_coarser_md) std::snprintf(coarser, sizeof coarser, ", %.6g mD at 4x", *r.resolution.k_coarser_md);

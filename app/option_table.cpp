@@ -313,6 +313,22 @@ const std::vector<Option>& option_table() {
                  "the resolved pores alone beside k with them (report.json's grey.without_grey; off saves that run)",
                  [](RunSpec& s, const std::string& v) { s.without_grey = parse_switch(v, "on", "off"); },
                  [](const RunSpec& s) { return std::string(s.without_grey ? "on" : "off"); }});
+    t.push_back({"run.formation_factor", "formation_factor", "off",
+                 "on: after k, also solve the electrical conduction of the brine in the same pore space (grains "
+                 "insulating) and report the formation factor F = sigma_w / sigma_eff along the flow axis, the "
+                 "tortuosity factor F phi and Archie's cementation exponent m = -ln F / ln phi, each to "
+                 "run.tolerance (report.json's conduction block)",
+                 [](RunSpec& s, const std::string& v) { s.formation_factor = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.formation_factor ? "on" : "off"); }});
+    t.push_back({"run.grey_cementation", "grey_cementation", "2",
+                 "with run.formation_factor: a grey voxel conducts as sigma_w phi^m, phi its declared porosity and "
+                 "m this exponent (Archie's law of its unresolved pores), in [1, 5]",
+                 [](RunSpec& s, const std::string& v) {
+                   const double m = parse_double(v);
+                   if (!(m >= 1.0 && m <= 5.0)) throw InputError("'" + v + "' is outside [1, 5] (Archie's m: about 2)");
+                   s.grey_cementation = m;
+                 },
+                 [](const RunSpec& s) { return number(s.grey_cementation); }});
     t.push_back({"run.max_steps", "execution.max_steps", "200000", "stop after this many steps",
                  [](RunSpec& s, const std::string& v) { s.execution.max_steps = parse_integer(v); },
                  [](const RunSpec& s) { return std::to_string(s.execution.max_steps); }});

@@ -184,6 +184,21 @@ std::string to_json(const SampleResult& r) {
                        {"coarse_steps", rs.coarse_steps},
                        {"seconds", rs.coarse_seconds}};
   }
+  if (r.conduction.asked) {
+    const ConductionReport& c = r.conduction;
+    const auto value = [&](double v) { return c.done ? ordered_json(v) : ordered_json(nullptr); };
+    j["conduction"] = {{"done", c.done},
+                       {"converged", c.converged},
+                       {"note", c.note},
+                       {"formation_factor", value(c.formation_factor)},
+                       {"formation_factor_error", value(c.error)},
+                       {"porosity", value(c.porosity)},
+                       {"tortuosity_factor", value(c.tortuosity_factor)},
+                       {"cementation_exponent", value(c.cementation_exponent)},
+                       {"grey_cementation", c.grey_cementation},
+                       {"iterations", c.iterations},
+                       {"seconds", c.seconds}};
+  }
   j["mass_drift"] = r.mass_drift;
   j["reynolds"] = k.reynolds;
   j["mach"] = k.mach;
@@ -255,7 +270,8 @@ std::string joined_warnings(const SampleResult& r) {
 
 std::string csv_header() {
   return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,k_error_estimate,flux_nonuniformity,reynolds,mach,"
-         "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message\r\n";
+         "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message,"
+         "formation_factor,formation_factor_error,cementation_exponent\r\n";
 }
 
 std::string to_csv_row(const SampleResult& r) {
@@ -274,7 +290,10 @@ std::string to_csv_row(const SampleResult& r) {
     << name_in(physics::collision_names, r.flow.collision) << ',' << r.flow.tau << ','
     << r.flow.force << ',' << to_string(r.flow.inlet_outlet) << ',' << quoted_csv(joined_warnings(r)) << ','
     << r.performance.mflups << ',' << quoted_csv(r.performance.backend) << ',' << quoted_csv(r.provenance.version)
-    << ',' << r.provenance.input_sha256 << ',' << quoted_csv(r.message) << "\r\n";
+    << ',' << r.provenance.input_sha256 << ',' << quoted_csv(r.message) << ',';
+  if (r.conduction.done) o << r.conduction.formation_factor << ',' << r.conduction.error << ',' << r.conduction.cementation_exponent;
+  else o << ",,";
+  o << "\r\n";
   return o.str();
 }
 

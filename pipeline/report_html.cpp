@@ -157,6 +157,14 @@ std::string to_html(const SampleResult& r) {
     row("tortuosity", "tortuosity", num(r.k.tortuosity, 5));
     row("reynolds", "Reynolds number", num(r.k.reynolds, 3));
     row("mach", "Mach number", num(r.k.mach, 3));
+    if (r.conduction.done) {
+      row("formation-factor", "formation factor F (along the flow)", num(r.conduction.formation_factor, 6));
+      row("formation-factor-error", "estimated error of F (relative)", num(r.conduction.error, 3));
+      row("tortuosity-factor", "tortuosity factor F phi", num(r.conduction.tortuosity_factor, 5));
+      row("cementation-exponent", "Archie's cementation exponent m", num(r.conduction.cementation_exponent, 4));
+    } else if (r.conduction.asked) {
+      row("formation-factor", "formation factor F", "not made: " + r.conduction.note);
+    }
     row("steps", "steps", std::to_string(r.steps));
     row("tau", "TRT relaxation time", num(r.flow.tau, 4));
     row("force", "body force (lattice)", num(r.flow.force, 4));

@@ -135,6 +135,21 @@ struct ResolutionStudy {
   double coarse_seconds = 0;          // the whole study: read, coarsen, run
 };
 
+// The formation factor (run.formation_factor, pipeline/conduction.hpp): the electrical
+// conduction of the brine in the same pore space, grains insulating (lib/solve/conduction.hpp).
+struct ConductionReport {
+  bool asked = false, done = false, converged = false;
+  std::string note;                // why it was not made, or what limits it
+  double formation_factor = 0;     // F = sigma_w / sigma_eff along the flow axis
+  double error = 0;                // stated, relative (as k's)
+  double porosity = 0;             // phi of F phi and of Archie's m: resolved and sub-resolution pores of the sample
+  double tortuosity_factor = 0;    // F phi
+  double cementation_exponent = 0; // m = -ln F / ln phi (Archie, a = 1)
+  double grey_cementation = 0;     // the exponent that gave the grey phases' conductivity phi_c^m
+  std::int64_t iterations = 0;
+  double seconds = 0;
+};
+
 // The share of the flow through pores narrower than 3 voxels above which k is under-resolved: the
 // verdict says so, and run.resolution_study = auto runs the study.
 inline constexpr double narrow_flow_limit = 0.1;
@@ -169,6 +184,7 @@ struct SampleResult {
   std::array<double, 2> k_halves_md{};
   GreyReport grey;
   ResolutionStudy resolution;
+  ConductionReport conduction;
   // the porosity of the resolved pores (open voxels; grey ones are in `grey`), before and after
   // the percolation filter: PercolationReport's where no grey phase is declared
   double porosity() const;

@@ -10,6 +10,7 @@
 #include "lib/base/system.hpp"
 #include "pipeline/checkpoint.hpp"
 #include "pipeline/companion.hpp"
+#include "pipeline/conduction.hpp"
 #include "pipeline/driver.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/simulation.hpp"
@@ -118,6 +119,7 @@ void run_stages(const parallel::Comm& comm, const RunRequest& request, const Run
     std::filesystem::remove(drive.checkpoint, ec);
     result.checkpoint.clear();
   }
+  if (spec.formation_factor) add_conduction(comm, simulation, spec, result);
   result.slices = mid_slices(comm, simulation, flow.flow_axis);
   const FieldsWritten written = fields.write(comm, simulation);
   if (request.keep_fields) {

@@ -212,6 +212,10 @@ void RunSpec::validate() const {
   flow.validate();
   execution.validate();
   output.validate();
+  if (!(grey_cementation >= 1.0 && grey_cementation <= 5.0)) {
+    throw InputError("grey_cementation", "the grey phases' cementation exponent must be in [1, 5] (Archie's m: "
+                                          "about 2 for most rock; 1 makes a grey voxel conduct as its pores' share)");
+  }
 }
 
 }  // namespace rockperm::pipeline

@@ -157,6 +157,11 @@ struct RunSpec {
   // Where grey labels are declared, also run the sample with its grey voxels solid: k of the
   // resolved pores alone beside k with the grey phase (pipeline/companion.hpp).
   bool without_grey = true;
+  // Also solve the electrical conduction of the brine in the same lattice: the formation factor
+  // F, F phi and Archie's m beside k (pipeline/conduction.hpp); grey phases conduct as
+  // sigma_w phi_c^grey_cementation.
+  bool formation_factor = false;
+  double grey_cementation = 2.0;
   ExecutionSpec execution;
   OutputSpec output;
   void validate() const;  // everything above

@@ -155,6 +155,19 @@ PYBIND11_MODULE(_rockperm, m) {
         return r.of_run(r.result.converged() || r.result.status == pipeline::RunStatus::not_converged
                             ? r.result.error_estimate * r.result.k.k_md : not_a_number);
       }, "the same in mD (report.json's k_error_estimate_mD)")
+      .def_property_readonly("formation_factor", [](const Result& r) {
+        return r.result.conduction.done ? r.result.conduction.formation_factor : not_a_number;
+      }, "formation_factor=True: F = sigma_w / sigma_eff along the axis (brine in the pores, grains insulating); NaN "
+         "where not asked for or not made")
+      .def_property_readonly("formation_factor_error", [](const Result& r) {
+        return r.result.conduction.done ? r.result.conduction.error : not_a_number;
+      }, "relative error of F stated by its solve")
+      .def_property_readonly("tortuosity_factor", [](const Result& r) {
+        return r.result.conduction.done ? r.result.conduction.tortuosity_factor : not_a_number;
+      }, "F times the porosity (resolved and grey pores)")
+      .def_property_readonly("cementation_exponent", [](const Result& r) {
+        return r.result.conduction.done ? r.result.conduction.cementation_exponent : not_a_number;
+      }, "Archie's m = -ln F / ln porosity")
       .def_property_readonly("porosity", [](const Result& r) {
         if (!r.tensor()) return r.result.porosity();
         for (const auto& a : r.result.tensor->axes) {

@@ -395,6 +395,12 @@ void Runner::record(const Job& job, const RunOptions& options) {
     if (report.contains("trust") && report["trust"].is_object() && report["trust"].contains("verdict")) {
       details["verdict"] = report["trust"]["verdict"];
     }
+    if (report.contains("conduction") && report["conduction"].is_object()) {  // run.formation_factor
+      const Json& c = report["conduction"];
+      for (const char* key : {"formation_factor", "formation_factor_error", "cementation_exponent"}) {
+        if (c.contains(key) && c[key].is_number()) details[key] = c[key];
+      }
+    }
     details["warnings"] = Json::array();
     if (report.contains("warnings") && report["warnings"].is_array()) {
       for (const Json& w : report["warnings"]) {

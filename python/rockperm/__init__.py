@@ -118,7 +118,7 @@ def _print_progress(step, k_md, error, seconds):
 
 def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
                  inlet_outlet="buffer", lateral="sealed", backend="auto", storage="auto",
-                 progress=False, fields=False, output_dir=None, options=None):
+                 progress=False, fields=False, output_dir=None, formation_factor=False, options=None):
     """Runs the sample to steady flow and returns its Result (k_mD, k_error_mD, status, to_dict()).
 
     mask: 3-D numpy array [z, y, x]: bool or 0/1 integers, 1/True = pore (as in PoreSpy); integer
@@ -132,7 +132,10 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
     voxel: Result.velocity() [z, y, x, 3] and Result.pressure() [z, y, x] (one axis only; 16
     bytes per voxel). output_dir: the run directory, kept (report.json, config.ini, the
     checkpoint; Result.report_path); without it the run works in a temporary directory that is
-    removed when the call returns (Result.report_path is None). options: any other option of
+    removed when the call returns (Result.report_path is None). formation_factor: also solve the
+    electrical conduction of the brine (grains insulating): Result.formation_factor,
+    formation_factor_error, tortuosity_factor (F phi) and cementation_exponent (Archie's m), NaN
+    where not asked for. options: any other option of
     `rockperm run` by name. Warnings and a run that did not converge: warnings.warn
     (RockpermWarning).
     """
@@ -144,6 +147,10 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
     temporary = output_dir is None
     o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
     o.update({"run.backend": backend, "run.storage": storage})
+    if not isinstance(formation_factor, bool):
+        raise TypeError("formation_factor must be True or False, not %s" % type(formation_factor).__name__)
+    if formation_factor:
+        o["run.formation_factor"] = "on"
     o.update(options or {})
     if temporary:
         output_dir = tempfile.mkdtemp(prefix="rockperm-")

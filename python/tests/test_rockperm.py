@@ -49,10 +49,25 @@ def test_slit_along_each_axis_has_the_exact_k(axis, tmp_path):
         mask[tuple(index)] = False
     r = rockperm.permeability(mask, voxel_size_um=1.0, axis=axis, inlet_outlet="periodic",
                               lateral="periodic", backend="cpu", output_dir=tmp_path / axis,
+                              formation_factor=True,
                               options={"run.tolerance": 1e-7, "lbm.tau": 0.8, "lbm.force": 1e-6})
     exact = (H * H + 0.5) / 12 * H / (H + 2)
     assert r.k_lattice == pytest.approx(exact, rel=2e-5)
     assert r.k_m2 == pytest.approx(exact * 1e-12, rel=2e-5)
+    # the slit conducts as its share of the section: F = 1 / phi exactly, m = 1
+    assert r.formation_factor == pytest.approx((H + 2) / H, rel=1e-9)
+    assert r.tortuosity_factor == pytest.approx(1.0, rel=1e-9)
+    assert r.cementation_exponent == pytest.approx(1.0, rel=1e-9)
+    assert r.to_dict()["conduction"]["formation_factor"] == r.formation_factor
+
+
+def test_formation_factor_is_nan_unless_asked(tmp_path):
+    mask = np.ones((4, 6, 4), dtype=bool)
+    mask[:, 0, :] = False
+    r = rockperm.permeability(mask, voxel_size_um=1.0, inlet_outlet="periodic", lateral="periodic", backend="cpu")
+    assert r.formation_factor != r.formation_factor and "conduction" not in r.to_dict()
+    with pytest.raises(TypeError):
+        rockperm.permeability(mask, voxel_size_um=1.0, backend="cpu", formation_factor="yes")
 
 
 def test_integer_labels_and_grey_labels(tmp_path):

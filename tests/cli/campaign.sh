@@ -37,7 +37,7 @@ k_html=$(grep -o 'id="k-s1">[0-9.e+-]*' full/report.html | cut -d'>' -f2)
 awk -v a="$k_csv" -v b="$k_html" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < (1e-6 * a) ^ 2) }' ||
   fail "report.html k of s1 ($k_html) is not campaign.csv's ($k_csv)"
 [ -s full/s1/report.html ] || fail "no report.html for s1"
-[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD" ] ||
+[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent" ] ||
   fail "header: $(head -1 full/campaign.csv)"
 for s in s1 s2 s3 broken; do [ -s "full/$s/report.json" ] || fail "no report for $s"; done
 grep -q '"flow_axis": "y"' full/s2/report.json || fail "the row's override of lbm.flow_axis was not used"
@@ -145,7 +145,14 @@ fi
 printf 'id,input,input.dims,lbm.flow_axis,lbm.inlet_outlet,lbm.lateral\nt1,scans/s3.raw,28 28 28,all,periodic,periodic\n' >t.csv
 "$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor.log 2>&1
 [ $? -eq 0 ] || fail "tensor campaign: $(tail -3 tensor.log)"
-grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
+grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+,,.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
+
+# --- a row asking for the formation factor: F and Archie's m in the summary -----------------------
+printf 'id,input,input.dims,run.formation_factor\nf1,scans/s2.raw,28 28 28,on\nf0,scans/s2.raw,28 28 28,off\n' >f.csv
+"$rockperm" campaign --manifest f.csv --config base.ini --dir formation >formation.log 2>&1
+[ $? -eq 0 ] || fail "formation campaign: $(tail -3 formation.log)"
+grep -qE '^"f1",converged,.*,[0-9.]+,[0-9.]+.?$' formation/campaign.csv || fail "F row: $(cat formation/campaign.csv)"
+grep -qE '^"f0",converged,.*,,.?$' formation/campaign.csv || fail "a row without F has F: $(cat formation/campaign.csv)"
 for a in x y z; do [ -s "tensor/t1/$a/report.json" ] || fail "tensor: no $a/report.json"; done
 # the tensor's page: the 3 x 3 matrix (periodic: every term measured), the symmetry error, links to the axes
 for ij in xx xy xz yx yy yz zx zy zz; do

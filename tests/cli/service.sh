@@ -31,7 +31,7 @@ start
   fail "rockperm run: $(tail -3 direct.log)"
 k_direct=$(python3 -c "import json; print(repr(json.load(open('direct/report.json'))['permeability']['mD']))")
 r=$(api "$alice" POST /api/jobs -H 'Content-Type: application/json' \
-  -d '{"path": "sphere_pack_64.raw", "options": {"run.backend": "cpu", "output.fields": "off"}}')
+  -d '{"path": "sphere_pack_64.raw", "options": {"run.backend": "cpu", "output.fields": "off", "run.formation_factor": "on"}}')
 [ "$(status_of "$r")" = 201 ] || fail "submit: $r"
 job=$(field "$r" "['id']")
 r=$(wait_finished "$alice" "$job") || exit 1
@@ -40,6 +40,9 @@ report=$(api "$alice" GET "/api/jobs/$job/report.json")
 [ "$(status_of "$report")" = 200 ] || fail "report.json: $report"
 k_service=$(field "$report" "['permeability']['mD'].__repr__()")
 [ "$k_service" = "$k_direct" ] || fail "k over HTTP $k_service differs from rockperm run $k_direct"
+# the formation factor asked for: in the job's record as in its report
+f_report=$(field "$report" "['conduction']['formation_factor'].__repr__()")
+[ "$(field "$r" "['formation_factor'].__repr__()")" = "$f_report" ] || fail "the job's F is not its report's ($f_report): $r"
 html=$(api "$alice" GET "/api/jobs/$job/report.html")
 [ "$(status_of "$html")" = 200 ] && grep -q 'id="k-mD"' <<<"$html" || fail "report.html"
 

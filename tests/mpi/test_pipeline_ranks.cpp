@@ -15,6 +15,7 @@
 
 #include "lib/geometry/sphere_pack.hpp"
 #include "pipeline/checkpoint.hpp"
+#include "pipeline/conduction.hpp"
 #include "pipeline/fields.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/slab_sample.hpp"
@@ -40,6 +41,17 @@ void expect_same_k_on_every_rank_count(const geometry::PoreMask& mask, const pip
       << world.size() << " ranks: " << decomposed.result.k.k_lattice << " vs " << single.result.k.k_lattice;
   EXPECT_NEAR(decomposed.result.drive.acceleration / single.result.drive.acceleration, 1.0, 1e-12);
   EXPECT_EQ(decomposed.result.fluid_cells, single.result.fluid_cells);
+  // the formation factor on the same lattices: the same iterates to the bit on every rank count
+  // (its sums are taken plane by plane, lib/solve/conduction.hpp)
+  pipeline::RunSpec spec;
+  spec.execution.monitor.tolerance = 1e-8;
+  pipeline::SampleResult one = single.result, many = decomposed.result;
+  pipeline::add_conduction(parallel::Comm(), *single.simulation, spec, one);
+  pipeline::add_conduction(world, *decomposed.simulation, spec, many);
+  ASSERT_TRUE(one.conduction.done && one.conduction.converged) << one.conduction.note;
+  EXPECT_EQ(many.conduction.iterations, one.conduction.iterations);
+  EXPECT_EQ(many.conduction.formation_factor, one.conduction.formation_factor)
+      << world.size() << " ranks: " << many.conduction.formation_factor << " vs " << one.conduction.formation_factor;
 }
 
 geometry::PoreMask pack(geometry::Dims d, double porosity, std::uint32_t seed) {

@@ -1,0 +1,65 @@
+#include "pipeline/conduction.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "lib/solve/conduction.hpp"
+
+namespace rockperm::pipeline {
+
+std::vector<double> phase_conductivities(const RunSpec& spec) {
+  std::vector<double> c{1.0};
+  for (const geometry::GreyPhase& g : spec.sample.grey()) c.push_back(std::pow(g.porosity, spec.grey_cementation));
+  return c;
+}
+
+void add_conduction(const parallel::Comm& comm, const Simulation& simulation, const RunSpec& spec,
+                    SampleResult& result) {
+  ConductionReport& r = result.conduction;
+  r.asked = true;
+  r.grey_cementation = spec.grey_cementation;
+  const Sample& sample = simulation.sample();
+  const RankLattice& lattice = simulation.rank_lattice();
+  const FlowSpec& flow = simulation.flow();
+  solve::ConductionProblem problem;
+  problem.axis = flow.flow_axis;
+  problem.conductivity = phase_conductivities(spec);
+  problem.region_voxels = sample.dims.voxels();
+  problem.sample_begin = sample.sample_begin;
+  problem.sample_end = sample.sample_end;
+  problem.interior = flow.inlet_outlet != geometry::InletOutlet::periodic;
+  problem.tolerance = spec.execution.monitor.tolerance;
+  problem.max_iterations = solve::ConductionProblem::automatic_iterations(sample.dims);
+  solve::ConductionSlab slab;
+  slab.first_local_z = lattice.first_local_z;
+  slab.planes_z = sample.dims.nz;
+  slab.domain = lattice.domain ? &*lattice.domain : nullptr;
+  const solve::ConductionResult solved = solve::solve_conduction(comm, lattice.lattice, slab, problem);
+  r.iterations = solved.iterations;
+  r.seconds = solved.seconds;
+  r.converged = solved.converged;
+  r.error = solved.error;
+  if (!(solved.conductivity > 0)) {
+    r.note = "no current crosses the sample along the flow axis through voxel faces (its pores join only along "
+             "edges, where the flow's diagonal links pass but a face-to-face current does not)";
+    return;
+  }
+  r.done = true;
+  r.formation_factor = solved.formation_factor();
+  // the porosity of F phi and m: the connected resolved pores and the grey phases' own pores
+  const double voxels = static_cast<double>(sample.sample_dims.voxels());
+  double porosity = result.connected_porosity();
+  for (const GreyPhaseReport& g : result.grey.phases) porosity += g.porosity * static_cast<double>(g.connected) / voxels;
+  r.porosity = porosity;
+  r.tortuosity_factor = r.formation_factor * porosity;
+  r.cementation_exponent = porosity > 0 && porosity < 1 ? -std::log(r.formation_factor) / std::log(porosity) : 0.0;
+  if (!solved.converged) {
+    std::ostringstream o;
+    o << "the conduction solve stopped at its limit of " << solved.iterations << " iterations with F still changing by "
+      << solved.error << " (relative; tolerance " << problem.tolerance << ")";
+    r.note = o.str();
+    result.warnings.push_back({"formation_factor_not_converged", r.note, solved.error, "execution.monitor.tolerance"});
+  }
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,21 @@
+#pragma once
+// The formation factor beside k (run.formation_factor): the conduction solve
+// (lib/solve/conduction.hpp) on the lattice the flow ran on, every rank its slab, and what the
+// report gives of it (F, F phi, Archie's m, the stated error).
+#include "lib/parallel/comm.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/simulation.hpp"
+#include "pipeline/spec.hpp"
+
+namespace rockperm::pipeline {
+
+// Collective. Fills result.conduction (asked, done or its note); a solve that reaches its
+// iteration limit is reported with its error and converged = false, and a warning.
+void add_conduction(const parallel::Comm& comm, const Simulation& simulation, const RunSpec& spec,
+                    SampleResult& result);
+
+// The conductivity / sigma_w of each phase of the lattice: 1 for open pore, phi_c^m for grey
+// phase c (phi_c its declared porosity, m = spec.grey_cementation).
+std::vector<double> phase_conductivities(const RunSpec& spec);
+
+}  // namespace rockperm::pipeline
