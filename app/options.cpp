@@ -195,6 +195,33 @@ std::string run_options_help() {
   return out.str();
 }
 
+std::string run_options_reference() {
+  std::ostringstream out;
+  out << "# Options of `rockperm run`\n\n"
+         "Generated from the option table (`app/option_table.cpp`), the same text as `rockperm run --help`;\n"
+         "do not edit: `rockperm run --options-reference > docs/reference/options.md` writes it again, and\n"
+         "the test `Options.TheReferenceIsTheOptionTables` fails while it is stale.\n\n"
+         "Every key goes in the INI file under its `[section]` (`key = value`) or on the command line as\n"
+         "`--section.key=value`, which overrides the file. Campaign manifests take the same keys as\n"
+         "columns, the service's `options` object and Python's `options` dictionary the same names.\n";
+  std::string section;
+  const auto cell = [](std::string text) {
+    std::string o;
+    for (const char c : text) o += c == '|' ? std::string("\\|") : (c == '\n' ? std::string(" ") : std::string(1, c));
+    return o;
+  };
+  for (const Option& o : option_table()) {
+    const std::string s = o.key.substr(0, o.key.find('.'));
+    if (s != section) {
+      section = s;
+      out << "\n## [" << s << "]\n\n| option | default | what it does |\n| --- | --- | --- |\n";
+    }
+    out << "| `" << o.key << "` | " << (o.default_text.empty() ? "(none)" : "`" + cell(o.default_text) + "`") << " | "
+        << cell(o.help) << " |\n";
+  }
+  return out.str();
+}
+
 void validate_run_options(const RunOptions& options) {
   const pipeline::RunSpec& spec = options.spec;
   // a scan is not periodic across its lateral faces, and buffers around a laterally periodic

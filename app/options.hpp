@@ -45,6 +45,9 @@ void validate_run_options(const RunOptions& options);
 
 // The option reference printed by `rockperm run --help`.
 std::string run_options_help();
+// docs/reference/options.md: every option of the table (the same text as --help) as Markdown
+// tables by section; `rockperm run --options-reference` prints it (a test keeps the file current).
+std::string run_options_reference();
 
 // The resolved configuration as an INI file (config.ini of the run directory).
 std::string to_ini(const pipeline::RunSpec& spec);

@@ -15,6 +15,10 @@ namespace rockperm::app {
 
 int run_command(const std::vector<std::string>& args) {
   const parallel::Comm comm = parallel::Comm::world();
+  if (args.size() == 1 && args[0] == "--options-reference") {  // docs/reference/options.md
+    if (comm.root()) std::cout << run_options_reference();
+    return 0;
+  }
   bool help = false;
   RunOptions options;
   parallel::collectively(comm, [&] { options = parse_run_options(args, help, false); });

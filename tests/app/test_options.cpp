@@ -6,9 +6,11 @@
 #include <random>
 #include <sstream>
 
+#include "app/option_table.hpp"
 #include "app/options.hpp"
 #include "pipeline/run_directory.hpp"
 #include "lib/base/error.hpp"
+#include "tests/test_support.hpp"
 
 namespace rockperm::app {
 
@@ -128,6 +130,20 @@ TEST(Options, HelpDocumentsUnits) {
   bool help = false;
   (void)parse_run_options({"--help"}, help);
   EXPECT_TRUE(help);
+}
+
+// docs/reference/options.md is the option table's, as generated now: an option added, renamed
+// or reworded without regenerating it fails here.
+TEST(Options, TheReferenceIsTheOptionTables) {
+  const std::filesystem::path file = rockperm::testing::repo_file("docs/reference/options.md");
+  ASSERT_FALSE(file.empty()) << "docs/reference/options.md not found above the working directory";
+  std::ifstream in(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(text == run_options_reference())
+      << "docs/reference/options.md is stale: rockperm run --options-reference > docs/reference/options.md";
+  for (const Option& o : option_table()) {
+    EXPECT_NE(text.find("| `" + o.key + "` |"), std::string::npos) << o.key;
+  }
 }
 
 TEST(Options, EveryKeyOfTheResolvedIniIsAnOptionAndTypedValuesRoundTrip) {
