@@ -38,7 +38,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
-// The exit code of a campaign that ran to its end with samples that failed (README).
+// The exit code of a campaign that ran to its end with samples that failed (docs/manual/campaigns.md).
 constexpr int partial_exit_code = 9;
 
 struct CampaignOptions {

@@ -2,7 +2,7 @@
 // Z-slabs over MPI ranks (one per GPU). A front end over the library pipeline
 // (pipeline): it parses the options and hands them to run_sample (app/sample_run.hpp),
 // which owns the run directory, calls the stages, prints between them, and leaves a report for
-// every outcome (README, "Statuses and exit codes").
+// every outcome (docs/manual/running-a-sample.md, "Statuses and exit codes").
 #include <iostream>
 
 #include "app/commands.hpp"

@@ -11,7 +11,7 @@ namespace rockperm::app {
 
 namespace {
 
-// The library's request for one run of `options` (README, "Statuses and exit codes").
+// The library's request for one run of `options` (docs/manual/running-a-sample.md, "Statuses and exit codes").
 pipeline::RunRequest request_of(const RunOptions& options, const SampleRunSettings& settings) {
   pipeline::RunRequest r;
   r.spec = options.spec;

@@ -17,7 +17,7 @@ const char* serve_help =
     "usage: rockperm serve --config SERVICE.ini\n"
     "       rockperm serve --add-token NAME --tokens FILE\n\n"
     "Runs rockperm as a service: an HTTP API on [service] listen (default 127.0.0.1:8750), a queue that\n"
-    "survives restarts (SQLite in state_dir), and a worker per GPU. README, 'The permeability service'.\n\n"
+    "survives restarts (SQLite in state_dir), and a worker per GPU. docs/manual/service.md.\n\n"
     "--add-token NAME --tokens FILE: makes a token for NAME, stores its SHA-256 in FILE and prints\n"
     "the token (once: it is not stored in clear).\n\n"
     "SERVICE.ini, section [service]:\n";

@@ -14,7 +14,7 @@ pkgs=(cmake g++ make libboost-program-options-dev libtiff-dev libvtk9-dev
 if dpkg-query -W -f='${Status}' paraview 2>/dev/null | grep -q 'ok installed' &&
    ! dpkg-query -W -f='${Status}' libvtk9-dev 2>/dev/null | grep -q 'ok installed'; then
   echo "install-deps: paraview is installed and conflicts with libvtk9-dev; leaving both as they are, so rockperm" \
-       "builds without its ParaView field writer (see README: Installing)" >&2
+       "builds without its ParaView field writer (see docs/manual/installing.md)" >&2
   pkgs=("${pkgs[@]/libvtk9-dev}")
 fi
 missing=()

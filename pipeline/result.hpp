@@ -18,7 +18,7 @@
 namespace rockperm::pipeline {
 
 // How a run ended. Only `converged` is a k to file; every other status comes with a message
-// and a non-zero exit code (README, "Statuses and exit codes").
+// and a non-zero exit code (docs/manual/running-a-sample.md, "Statuses and exit codes").
 enum class RunStatus {
   converged,        // steady, inside the validity limits (exit 0)
   not_converged,    // the step limit came first (5)

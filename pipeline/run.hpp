@@ -5,7 +5,7 @@
 //   request -> directory taken (locked, checked) -> config.ini -> sample read -> plan ->
 //   decomposed -> simulated (checkpoints, signals, wall-time limit) -> fields -> report.json
 //
-// and a report for every outcome (README, "Statuses and exit codes"). The permeability tensor
+// and a report for every outcome (docs/manual/running-a-sample.md, "Statuses and exit codes"). The permeability tensor
 // (spec.all_axes) is three such runs from one read of the volume, composed from their typed
 // results (pipeline/tensor.hpp). A front end builds the
 // request from its options, shows the stages through a RunObserver, and maps the returned

@@ -83,7 +83,7 @@ std::vector<std::string> arguments(const py::dict& options) {
   return args;
 }
 
-// A run's status as its exception (README, "Statuses and exit codes"); converged and
+// A run's status as its exception (docs/manual/running-a-sample.md, "Statuses and exit codes"); converged and
 // not_converged come back as a result.
 py::object exception_for(pipeline::RunStatus s, const py::module_& m) {
   switch (s) {

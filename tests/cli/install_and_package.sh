@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installing rockperm the two ways the README gives (issue "Install it"):
+# Installing rockperm the two ways docs/manual/installing.md gives (issue "Install it"):
 #  1. `cmake --install` into a temporary prefix, then a project of a user's own
 #     (tests/packaging/consumer) finds it with find_package(rockperm), links rockperm::core and
 #     computes the permeability of a 16^3 slit through the library API (checked against theory);
