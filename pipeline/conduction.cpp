@@ -3,7 +3,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "lib/solve/conduction.hpp"
 
 namespace rockperm::pipeline {
 
@@ -14,7 +13,7 @@ std::vector<double> phase_conductivities(const RunSpec& spec) {
 }
 
 void add_conduction(const parallel::Comm& comm, const Simulation& simulation, const RunSpec& spec,
-                    SampleResult& result) {
+                    SampleResult& result, solve::ConductionProblem::Preconditioner preconditioner) {
   ConductionReport& r = result.conduction;
   r.asked = true;
   r.grey_cementation = spec.grey_cementation;
@@ -30,6 +29,7 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   problem.interior = flow.inlet_outlet != geometry::InletOutlet::periodic;
   problem.tolerance = spec.execution.monitor.tolerance;
   problem.max_iterations = solve::ConductionProblem::automatic_iterations(sample.dims);
+  problem.preconditioner = preconditioner;
   solve::ConductionSlab slab;
   slab.first_local_z = lattice.first_local_z;
   slab.planes_z = sample.dims.nz;

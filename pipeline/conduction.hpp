@@ -3,6 +3,7 @@
 // (lib/solve/conduction.hpp) on the lattice the flow ran on, every rank its slab, and what the
 // report gives of it (F, F phi, Archie's m, the stated error).
 #include "lib/parallel/comm.hpp"
+#include "lib/solve/conduction.hpp"
 #include "pipeline/result.hpp"
 #include "pipeline/simulation.hpp"
 #include "pipeline/spec.hpp"
@@ -11,8 +12,10 @@ namespace rockperm::pipeline {
 
 // Collective. Fills result.conduction (asked, done or its note); a solve that reaches its
 // iteration limit is reported with its error and converged = false, and a warning.
+// `preconditioner`: the solve's (lib/solve/conduction.hpp; multigrid unless a test asks).
 void add_conduction(const parallel::Comm& comm, const Simulation& simulation, const RunSpec& spec,
-                    SampleResult& result);
+                    SampleResult& result,
+                    solve::ConductionProblem::Preconditioner preconditioner = solve::ConductionProblem::Preconditioner::multigrid);
 
 // The conductivity / sigma_w of each phase of the lattice: 1 for open pore, phi_c^m for grey
 // phase c (phi_c its declared porosity, m = spec.grey_cementation).

@@ -26,13 +26,15 @@
 //    plane-mean potential between the interior slabs of the pressure reading
 //    (lib/solve/pressure_planes.hpp: interior_slabs), so that the faces' constriction of the
 //    current into the pores is not charged to the rock.
-// The stated error is the relative change of that value over the last quarter of the iterations
-// (at least `check_interval` iterations back); the solve stops when it and the relative residual
-// are both below `tolerance` at two consecutive checks.
+// The stated error is the largest relative change of that value against its readings over the
+// last half of the iterations (at least two checks back); the solve stops when it and the
+// relative residual are both below `tolerance` at two consecutive checks.
 //
 // Every sum (dot products, currents, potentials) is taken plane by plane along z in a fixed
 // order, each plane on one thread, and the planes' sums are added in plane order: the same
-// iterates, to the bit, on any number of threads and of Z-slab ranks.
+// iterates, to the bit, on any number of threads (and, with the Jacobi preconditioner, of Z-slab
+// ranks). The default preconditioner is a multigrid V-cycle over 2 x 2 x 2 aggregates of each
+// rank's cells (ConductionProblem::Preconditioner).
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -56,6 +58,11 @@ struct ConductionProblem {
   double tolerance = 1e-4;            // relative, for the stated error and the residual
   std::int64_t max_iterations = 0;    // 0: automatic (ConductionProblem::automatic_iterations)
   std::int64_t check_interval = 10;   // iterations between readings
+  // multigrid: a V-cycle over aggregates of each rank's cells (iterations about independent of
+  // the size; the iterates depend on the rank count, F within its error); jacobi: the diagonal
+  // (iterations grow with the size; the same bits on any rank count)
+  enum class Preconditioner { jacobi, multigrid };
+  Preconditioner preconditioner = Preconditioner::multigrid;
   // 20 times the lattice's extent along its three axes: what a tortuous pore space needs
   static std::int64_t automatic_iterations(const geometry::Dims& whole);
 };
