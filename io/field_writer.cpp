@@ -9,6 +9,7 @@
 #include <vtkUnsignedCharArray.h>
 #include <vtkXMLImageDataWriter.h>
 
+#include <limits>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -76,6 +77,11 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   pore->SetNumberOfTuples(n);
   pore->Fill(0);
   image->GetCellData()->AddArray(pore);
+  vtkFloatArray* potential = nullptr;
+  if (o.potential) {
+    potential = make("potential", 1);
+    potential->Fill(std::numeric_limits<float>::quiet_NaN());  // no current in the grains
+  }
   // what the arrays mean, in the file itself (ParaView shows field data in its Information panel)
   const auto note = [&](const char* name, const std::string& text) {
     vtkNew<vtkStringArray> a;
@@ -93,6 +99,10 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
          "gradient, <u> the Darcy velocity over the sample) in a fluid of viscosity "
       << o.viscosity_pa_s << " Pa s; pressure is the deviation c_s^2 (rho - 1) on that scale, without the mean gradient";
     note("drive", d.str());
+  }
+  if (o.potential) {
+    note("potential", "potential: V, the brine's electric potential for a mean field of 1 V/m along the flow axis "
+                      "across the sample (grains insulating; run.formation_factor), up to a constant; NaN in the grains");
   }
   image->GetCellData()->SetActiveVectors("velocity");
   image->GetCellData()->SetActiveScalars("pore");
@@ -120,6 +130,7 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     density_lu->SetValue(id, 1.0f + m.drho[k]);
     pressure->SetValue(id, static_cast<float>(m.drho[k] * p_scale));
     pore->SetValue(id, 1);
+    if (potential && piece.potential) potential->SetValue(id, (*piece.potential)[k]);
   }
 
   ensure_directory(o.dir);
@@ -161,6 +172,7 @@ void write_field_index(const OutputGrid& g, const std::vector<std::pair<std::int
     << "      <PDataArray type=\"Float32\" Name=\"velocity_lattice\" NumberOfComponents=\"3\"/>\n"
     << "      <PDataArray type=\"Float32\" Name=\"density_lattice\"/>\n"
     << "      <PDataArray type=\"UInt8\" Name=\"pore\"/>\n"
+    << (o.potential ? "      <PDataArray type=\"Float32\" Name=\"potential\"/>\n" : "")
     << "    </PCellData>\n";
   for (std::size_t r = 0; r < slabs.size(); ++r) {
     const std::int64_t k0 = g.first_k(slabs[r].first), k1 = g.first_k(slabs[r].second);

@@ -1,5 +1,6 @@
 #pragma once
-// Flow fields for ParaView: velocity (vector), pressure and the pore mask as VTK XML image
+// Flow fields for ParaView: velocity (vector), pressure, the pore mask and (with the formation
+// factor) the electric potential as VTK XML image
 // data, one compressed .vti piece per rank plus a .pvti that opens them as one dataset.
 //
 // The simulation runs in lattice units with an arbitrary body force; Stokes flow is linear,
@@ -31,6 +32,8 @@ struct FieldOutput {
   double pressure_gradient_pa_m = 1.0e5;  // 1 bar/m
   double nu_lattice = 1.0 / 6.0;
   double g_lattice = 1e-5;
+  // run.formation_factor: the electric potential too (FieldPiece::potential, every rank alike)
+  bool potential = false;
 };
 
 // What one rank contributes: its local lattice and the macroscopic values of its owned cells
@@ -41,6 +44,8 @@ struct FieldPiece {
   const backend::Macroscopic* owned = nullptr;
   std::int64_t first_local_plane_z = 0;  // global z of local plane 0 (may be a ghost plane)
   std::int64_t z_begin = 0, z_end = 0;
+  // FieldOutput::potential: the potential of the owned cells (V, in cell order); NaN elsewhere
+  const std::vector<float>* potential = nullptr;
 };
 
 // The output extent (in output cells) of the whole volume and of each z-range, after the

@@ -13,7 +13,8 @@ std::vector<double> phase_conductivities(const RunSpec& spec) {
 }
 
 void add_conduction(const parallel::Comm& comm, const Simulation& simulation, const RunSpec& spec,
-                    SampleResult& result, solve::ConductionProblem::Preconditioner preconditioner) {
+                    SampleResult& result, solve::ConductionProblem::Preconditioner preconditioner,
+                    std::vector<float>* potential) {
   ConductionReport& r = result.conduction;
   r.asked = true;
   r.grey_cementation = spec.grey_cementation;
@@ -34,7 +35,12 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   slab.first_local_z = lattice.first_local_z;
   slab.planes_z = sample.dims.nz;
   slab.domain = lattice.domain ? &*lattice.domain : nullptr;
-  const solve::ConductionResult solved = solve::solve_conduction(comm, lattice.lattice, slab, problem);
+  solve::ConductionResult solved = solve::solve_conduction(comm, lattice.lattice, slab, problem, potential != nullptr);
+  if (potential) {  // voxels of potential for a unit drive per voxel -> volts for 1 V/m across the sample
+    const double volts = sample.voxel_size_um * 1e-6 / (solved.field > 0 ? solved.field : 1.0);
+    for (float& v : solved.potential) v = static_cast<float>(v * volts);
+    *potential = std::move(solved.potential);
+  }
   r.iterations = solved.iterations;
   r.seconds = solved.seconds;
   r.converged = solved.converged;

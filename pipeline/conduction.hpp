@@ -13,9 +13,12 @@ namespace rockperm::pipeline {
 // Collective. Fills result.conduction (asked, done or its note); a solve that reaches its
 // iteration limit is reported with its error and converged = false, and a warning.
 // `preconditioner`: the solve's (lib/solve/conduction.hpp; multigrid unless a test asks).
+// `potential`: where given, the potential of this rank's owned cells in volts for a mean field
+// of 1 V/m across the sample (the fields' "potential", pipeline/fields.hpp).
 void add_conduction(const parallel::Comm& comm, const Simulation& simulation, const RunSpec& spec,
                     SampleResult& result,
-                    solve::ConductionProblem::Preconditioner preconditioner = solve::ConductionProblem::Preconditioner::multigrid);
+                    solve::ConductionProblem::Preconditioner preconditioner = solve::ConductionProblem::Preconditioner::multigrid,
+                    std::vector<float>* potential = nullptr);
 
 // The conductivity / sigma_w of each phase of the lattice: 1 for open pore, phi_c^m for grey
 // phase c (phi_c its declared porosity, m = spec.grey_cementation).

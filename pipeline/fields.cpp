@@ -64,25 +64,27 @@ double FieldsOutput::bytes_bound() const {
 #if ROCKPERM_HAVE_VTK
   if (plan_) {
     const auto& c = plan_->grid.cells;
-    return static_cast<double>(c[0]) * static_cast<double>(c[1]) * static_cast<double>(c[2]) * (8 * 4 + 1);
+    return static_cast<double>(c[0]) * static_cast<double>(c[1]) * static_cast<double>(c[2]) * (9 * 4 + 1);  // 9 floats with the potential
   }
 #endif
   return 0.0;
 }
 
-FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& simulation) const {
+FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& simulation,
+                                  const std::vector<float>* potential) const {
   FieldsWritten written;
   if (!plan_) return written;
 #if ROCKPERM_HAVE_VTK
   const auto start = std::chrono::steady_clock::now();
   const RankLattice& r = simulation.rank_lattice();
   const backend::Macroscopic& owned = simulation.owned_macroscopic();
-  const io::FieldPiece piece{&r.lattice, &owned, r.first_local_z, r.z_begin, r.z_end};
+  const io::FieldPiece piece{&r.lattice, &owned, r.first_local_z, r.z_begin, r.z_end, potential};
   // scaled by the drive k divides by: with buffers or mirror the sample sees g less the gradient
   // its ends build up, and an auto force may have been lowered since the plan was made; so the
   // fields hold the flow of the stated pressure gradient across the sample, the k reported
   io::OutputGrid grid = plan_->grid;
   grid.out.g_lattice = simulation.drive().acceleration;
+  grid.out.potential = potential != nullptr;
   parallel::collectively(comm, [&] { io::write_field_piece(grid, piece, comm.rank()); });
   if (comm.root()) {
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
@@ -95,6 +97,7 @@ FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& 
 #else
   (void)comm;
   (void)simulation;
+  (void)potential;
 #endif
   return written;
 }

@@ -32,10 +32,13 @@ class FieldsOutput {
   ~FieldsOutput();
   FieldsOutput(FieldsOutput&&) noexcept;
   bool enabled() const { return plan_ != nullptr; }
-  // An upper bound of the bytes written (uncompressed: 8 float components and a byte per cell).
+  // An upper bound of the bytes written (uncompressed: 9 float components, the potential too, and a byte per cell).
   double bytes_bound() const;
-  // Collective: every rank writes its piece, rank 0 the index.
-  FieldsWritten write(const parallel::Comm& comm, const Simulation& simulation) const;
+  // Collective: every rank writes its piece, rank 0 the index. `potential`: the electric
+  // potential of the rank's owned cells (run.formation_factor, pipeline/conduction.hpp; every
+  // rank gives one or none).
+  FieldsWritten write(const parallel::Comm& comm, const Simulation& simulation,
+                      const std::vector<float>* potential = nullptr) const;
 
  private:
   std::unique_ptr<FieldsPlan> plan_;

@@ -119,9 +119,14 @@ void run_stages(const parallel::Comm& comm, const RunRequest& request, const Run
     std::filesystem::remove(drive.checkpoint, ec);
     result.checkpoint.clear();
   }
-  if (spec.formation_factor) add_conduction(comm, simulation, spec, result);
+  std::vector<float> potential;  // for the fields, where they are written
+  if (spec.formation_factor) {
+    add_conduction(comm, simulation, spec, result, solve::ConductionProblem::Preconditioner::multigrid,
+                   fields.enabled() ? &potential : nullptr);
+  }
   result.slices = mid_slices(comm, simulation, flow.flow_axis);
-  const FieldsWritten written = fields.write(comm, simulation);
+  const FieldsWritten written =
+      fields.write(comm, simulation, spec.formation_factor && fields.enabled() ? &potential : nullptr);
   if (request.keep_fields) {
     FlowFields kept = gather_fields(comm, simulation, spec.output.fields);
     if (comm.root()) result.fields = std::make_shared<FlowFields>(std::move(kept));

@@ -454,7 +454,8 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
       if (t >= reading.out && t < reading.out + reading.window) a[1] += 1;
     });
   }
-  // sigma_eff / sigma_w from the iterate x (its ghosts exchanged)
+  // sigma_eff / sigma_w from the iterate x (its ghosts exchanged); `field` the mean field it divides by
+  double field = 1.0;
   const auto conductivity = [&] {
     const std::array<double, 4> s = op.sums<4>([&](std::uint32_t c, std::uint64_t i, std::array<double, 4>& a) {
       for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
@@ -473,7 +474,7 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
     });
     if (reading.kind == Reading::Kind::energy) return s[0] / voxels;
     if (slab_cells[0] == 0 || slab_cells[1] == 0) return 0.0;
-    const double field = 1.0 - (s[3] / slab_cells[1] - s[2] / slab_cells[0]) / reading.length;
+    field = 1.0 - (s[3] / slab_cells[1] - s[2] / slab_cells[0]) / reading.length;
     return field > 0 ? s[1] / voxels / field : 0.0;
   };
 
@@ -554,6 +555,7 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
     result.converged = true;
     result.error = 0;
   }
+  result.field = field;
   if (keep_potential) {
     result.potential.resize(owned);
     for (std::uint64_t i = 0; i < owned; ++i) {

@@ -80,6 +80,7 @@ struct ConductionResult {
   double conductivity = 0;     // sigma_eff / sigma_w of the sample
   double error = 0;            // stated, relative (the change over the last quarter of the iterations)
   double residual = 0;         // relative, sqrt(r.z / r0.z0)
+  double field = 1;            // the mean field inside the sample per unit of the drive G (1: the energy reading)
   double formation_factor() const { return conductivity > 0 ? 1.0 / conductivity : 0.0; }
   std::int64_t iterations = 0;
   double seconds = 0;

@@ -129,6 +129,37 @@ TEST(FieldWriter, SolidVoxelsAreMaskedWithZeroVelocity) {
   EXPECT_GT(velocity->GetComponent(image->ComputeCellId(ijk), 0), 0.0);
 }
 
+// With the formation factor the potential of every pore cell is written beside the flow, NaN in
+// the grains, and the index declares it; without it there is no such array.
+TEST(FieldWriter, ThePotentialIsWrittenWhereAskedAndNaNInTheGrains) {
+  const SlitRun run = slit(true);
+  std::vector<float> potential(run.lattice.owned_end() - run.lattice.owned_begin());
+  for (std::size_t k = 0; k < potential.size(); ++k) potential[k] = -static_cast<float>(run.lattice.coords()[k].x) * 2e-6f;
+  FieldOutput o = output("potential");
+  o.potential = true;
+  const OutputGrid grid = output_grid(o, run.lattice.dims());
+  const FieldPiece piece{&run.lattice, &run.owned, 0, 0, 6, &potential};
+  const std::string name = write_field_piece(grid, piece, 0);
+  write_field_index(grid, {{0, 6}});
+  vtkNew<vtkXMLPImageDataReader> reader;
+  reader->SetFileName((output("").dir / "potential.pvti").string().c_str());
+  reader->Update();
+  vtkImageData* image = reader->GetOutput();
+  vtkDataArray* v = image->GetCellData()->GetArray("potential");
+  ASSERT_NE(v, nullptr);
+  int ijk[3] = {1, 3, 2};
+  EXPECT_TRUE(std::isnan(v->GetTuple1(image->ComputeCellId(ijk))));  // the solid voxel
+  ijk[0] = 2;
+  EXPECT_FLOAT_EQ(static_cast<float>(v->GetTuple1(image->ComputeCellId(ijk))), -4e-6f);
+  // without it: no array
+  const OutputGrid plain = output_grid(output("plain"), run.lattice.dims());
+  const std::string plain_name = write_field_piece(plain, FieldPiece{&run.lattice, &run.owned, 0, 0, 6}, 0);
+  vtkNew<vtkXMLImageDataReader> one;
+  one->SetFileName((output("").dir / plain_name).string().c_str());
+  one->Update();
+  EXPECT_EQ(one->GetOutput()->GetCellData()->GetArray("potential"), nullptr);
+}
+
 TEST(FieldWriter, CropAndStride) {
   const SlitRun run = slit(false);
   FieldOutput o = output("crop");
