@@ -65,6 +65,15 @@ Json to_json(const PermeabilityTensor& t, const std::string& sample_name) {
   j["status"] = to_string(t.status);
   j["message"] = t.message;
   j["tensor"] = tensor;
+  // run.formation_factor: F along each axis (its own run's conduction), null where not made
+  bool any_f = false;
+  Json f = Json::array(), f_error = Json::array();
+  for (const auto& a : t.axes) {
+    any_f = any_f || (a && a->formation_factor);
+    f.push_back(a && a->formation_factor ? Json(*a->formation_factor) : Json());
+    f_error.push_back(a && a->formation_factor_error ? Json(*a->formation_factor_error) : Json());
+  }
+  if (any_f) j["formation_factor"] = {{"diagonal", f}, {"error", f_error}};
   for (const auto& a : t.axes) {  // the sample's own figures, from the first axis that has them
     if (!a) continue;
     if (!j.contains("porosity") && a->porosity) j["porosity"] = *a->porosity;
@@ -148,6 +157,10 @@ AxisOutcome AxisOutcome::of(const SampleResult& r) {
     a.porosity = r.porosity();
     a.connected_porosity = r.connected_porosity();
   }
+  if (r.conduction.done) {
+    a.formation_factor = r.conduction.formation_factor;
+    a.formation_factor_error = r.conduction.error;
+  }
   a.input = input_record(r);
   return a;
 }
@@ -178,6 +191,10 @@ std::optional<AxisOutcome> read_axis_outcome(const fs::path& report_json) {
     for (auto [key, slot] : {std::pair{"porosity", &a.porosity}, {"connected_porosity", &a.connected_porosity}}) {
       const auto v = r.find(key);
       if (v != r.end() && v->is_number()) *slot = v->get<double>();
+    }
+    if (const auto c = r.find("conduction"); c != r.end() && c->is_object() && (*c)["formation_factor"].is_number()) {
+      a.formation_factor = (*c)["formation_factor"].get<double>();
+      if ((*c)["formation_factor_error"].is_number()) a.formation_factor_error = (*c)["formation_factor_error"].get<double>();
     }
     if (const auto it = r.find("input"); it != r.end()) a.input = read_input_record(*it).value_or(InputRecord{});
     return a;

@@ -27,6 +27,8 @@ struct AxisOutcome {
   std::array<double, 3> mean_velocity{};  // lattice units, all three components
   std::int64_t steps = 0;
   std::optional<double> porosity, connected_porosity;
+  // run.formation_factor: F along this axis and its stated error (absent: not asked or not made)
+  std::optional<double> formation_factor, formation_factor_error;
   InputRecord input;
 
   bool no_path() const { return status == RunStatus::invalid_physics && reason == "no_path"; }

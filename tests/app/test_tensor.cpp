@@ -34,16 +34,17 @@ fs::path write_volume(const std::string& name, const std::function<bool(int, int
   return dir / (name + ".raw");
 }
 
-nlohmann::json tensor_of(const fs::path& volume, bool resume = false) {
+nlohmann::json tensor_of(const fs::path& volume, bool resume = false, const std::vector<std::string>& extra = {}) {
   const fs::path out = volume.parent_path() / (volume.stem().string() + ".out");
   bool help = false;
+  std::vector<std::string> args = {"--input.file=" + volume.string(), "--input.dims=24 24 24",
+                                    "--input.voxel_size_um=1", "--lbm.flow_axis=all",
+                                    "--lbm.inlet_outlet=periodic", "--lbm.lateral=periodic",
+                                    "--run.backend=cpu", "--output.fields=off", "--overwrite",
+                                    "--output.dir=" + out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
   RunOptions o = resume ? parse_run_options({"--resume", out.string()}, help)  // the run's own config.ini
-                        : parse_run_options({"--input.file=" + volume.string(), "--input.dims=24 24 24",
-                                             "--input.voxel_size_um=1", "--lbm.flow_axis=all",
-                                             "--lbm.inlet_outlet=periodic", "--lbm.lateral=periodic",
-                                             "--run.backend=cpu", "--output.fields=off", "--overwrite",
-                                             "--output.dir=" + out.string()},
-                                            help);
+                        : parse_run_options(args, help);
   SampleRunSettings settings;
   settings.console = false;
   const pipeline::SampleResult r = run_sample(parallel::Comm(), o, settings);
@@ -77,6 +78,19 @@ TEST(Tensor, SlitStackHasTheExactDiagonalAndNoCrossTerms) {
     for (int j = 0; j < 3; ++j)
       if (i != j) EXPECT_LT(std::abs(k(report, i, j)), 1e-6) << i << j;
   EXPECT_TRUE(report["tensor"]["cross_terms_measured"].get<bool>());
+}
+
+// With the formation factor each axis's run solves the conduction too: the slits conduct as
+// their share of the section along x and y (F = 6/4 exactly), and along z nothing (no path,
+// null in the tensor's report).
+TEST(Tensor, SlitStackHasTheExactFormationFactorAlongEachAxis) {
+  const auto report = tensor_of(write_volume("slits_f", [](int, int z) { return z % 6 < 4; }), false,
+                                {"--run.formation_factor=on"});
+  ASSERT_TRUE(report.contains("formation_factor")) << report.dump();
+  const auto& f = report["formation_factor"]["diagonal"];
+  EXPECT_NEAR(f[0].get<double>(), 1.5, 1e-9);
+  EXPECT_NEAR(f[1].get<double>(), 1.5, 1e-9);
+  EXPECT_TRUE(f[2].is_null());
 }
 
 // The same kind of slits turned 45 degrees about y (fluid where (x + z) mod 8 < 5): for a

@@ -97,6 +97,9 @@ TEST(PermeabilityTensor, AKeptAxisReadsBackAsItsRunsOutcome) {
   r.input.bytes = 1000;
   r.provenance.input_sha256 = "ab12";
   r.provenance.pore_labels = "0";
+  r.conduction.asked = r.conduction.done = true;
+  r.conduction.formation_factor = 12.345678901234567;
+  r.conduction.error = 3.2e-6;
   const fs::path dir = fs::temp_directory_path() / ("rockperm_tensor_unit_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "report.json") << to_json(r);
@@ -110,6 +113,9 @@ TEST(PermeabilityTensor, AKeptAxisReadsBackAsItsRunsOutcome) {
   EXPECT_EQ(back->mean_velocity, direct.mean_velocity);
   EXPECT_EQ(back->porosity, direct.porosity);
   EXPECT_EQ(back->connected_porosity, direct.connected_porosity);
+  EXPECT_EQ(back->formation_factor, direct.formation_factor);
+  EXPECT_EQ(back->formation_factor_error, direct.formation_factor_error);
+  ASSERT_TRUE(back->formation_factor);
   EXPECT_EQ(back->input.path, "/data/scan.raw");
   EXPECT_EQ(back->input.sha256, "ab12");
   EXPECT_FALSE(read_axis_outcome(dir / "missing.json"));
