@@ -9,6 +9,7 @@
 #include <libxml/xpath.h>
 
 #include "pipeline/report.hpp"
+#include "tests/test_support.hpp"
 
 namespace rockperm::pipeline {
 
@@ -134,6 +135,28 @@ TEST(Report, StatusNamesParseBack) {
     EXPECT_EQ(parse_status(to_string(s)), s);
   }
   EXPECT_FALSE(parse_status("pending").has_value());
+}
+
+// The manual's table of statuses and exit codes (docs/manual/running-a-sample.md) is the code's:
+// every status once, with the exit code exit_code() gives it.
+TEST(Report, TheManualsExitCodesAreTheCodes) {
+  const std::filesystem::path page = testing::repo_file("docs/manual/running-a-sample.md");
+  ASSERT_FALSE(page.empty());
+  std::ifstream in(page);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("| `", 0) != 0) continue;
+    const auto name_end = line.find('`', 3);
+    const std::string name = line.substr(3, name_end - 3);
+    const auto status = parse_status(name);
+    if (!status) continue;  // another table's row
+    const auto bar = line.find('|', name_end);
+    const int code = std::stoi(line.substr(bar + 1));
+    EXPECT_EQ(code, exit_code(*status)) << name;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 8) << "every status once in the manual's table";
 }
 
 }  // namespace rockperm::pipeline
