@@ -31,7 +31,7 @@ class Operator {
  public:
   Operator(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
            const ConductionProblem& problem)
-      : comm_(comm), local_(local), slab_(slab), axis_(problem.axis) {
+      : comm_(comm), local_(local), slab_(slab) {
     begin_ = local.owned_begin();
     end_ = local.owned_end();
     const std::uint64_t n = local.fluid_count();
@@ -86,7 +86,6 @@ class Operator {
   std::uint32_t neighbour(std::uint64_t i, int f) const { return neighbours_[i * faces + static_cast<unsigned>(f)]; }
   double diagonal(std::uint64_t i) const { return diagonal_[i]; }
   double inverse(std::uint64_t i) const { return inverse_[i]; }
-  int axis() const { return axis_; }
   // the coordinate of local cell c along axis a in this rank's lattice
   std::int32_t local_coordinate(std::uint32_t c, int a) const {
     const lattice::Coord& x = local_.coords()[c];
@@ -94,8 +93,7 @@ class Operator {
   }
   // the global coordinate of local cell c along axis a
   std::int64_t coordinate(std::uint32_t c, int a) const {
-    const lattice::Coord& x = local_.coords()[c];
-    return a == 0 ? x.x : (a == 1 ? x.y : slab_.first_local_z + x.z);
+    return local_coordinate(c, a) + (a == 2 ? slab_.first_local_z : 0);
   }
 
   // K sums over the owned cells, `add(cell, index of owned cell, acc)` adding into acc[0..K):
@@ -167,7 +165,6 @@ class Operator {
   parallel::Comm comm_;
   const lattice::SparseLattice& local_;
   ConductionSlab slab_;
-  int axis_;
   std::uint32_t begin_ = 0, end_ = 0;
   std::vector<double> sigma_;
   std::vector<std::uint32_t> neighbours_;
@@ -192,6 +189,7 @@ class Multigrid {
     fine.n = op.owned();
     fine.col.assign(fine.n * faces, none);
     fine.val.assign(fine.n * faces, 0.0f);
+    fine.diagonal.resize(fine.n);
     fine.inverse.resize(fine.n);
     fine.block.resize(fine.n);
     const std::uint64_t begin = op.begin();
@@ -205,6 +203,7 @@ class Multigrid {
         fine.col[i * faces + static_cast<unsigned>(f)] = static_cast<std::uint32_t>(j - begin);
         fine.val[i * faces + static_cast<unsigned>(f)] = static_cast<float>(face_conductance(op.sigma(c), op.sigma(j)));
       }
+      fine.diagonal[i] = op.diagonal(i);
       fine.inverse[i] = op.inverse(i);
       fine.block[i] = {op.local_coordinate(c, 0), op.local_coordinate(c, 1), op.local_coordinate(c, 2)};
     }
@@ -240,7 +239,8 @@ class Multigrid {
     std::uint64_t n = 0;
     std::vector<std::uint32_t> col;  // faces per cell: the neighbour's index on this level, or none
     std::vector<float> val;          // its conductance
-    std::vector<double> inverse;     // 1 / the diagonal (the full operator's, ghost couplings included)
+    std::vector<double> diagonal;    // the full operator's (ghost couplings included)
+    std::vector<double> inverse;     // 1 / it, 0 for a cell that couples to nothing
     std::vector<std::array<std::int32_t, 3>> block;  // the cell's position on this level's grid
     std::vector<std::uint32_t> parent;                // its aggregate on the next level
     std::vector<std::uint64_t> first_child;           // of aggregate a on this level: children of the level above
@@ -284,6 +284,7 @@ class Multigrid {
     // fine diagonal held beyond those faces: its ghost couplings, which no aggregate carries)
     c.col.assign(c.n * faces, none);
     c.val.assign(c.n * faces, 0.0f);
+    c.diagonal.assign(c.n, 0.0);
     c.inverse.assign(c.n, 0.0);
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(c.n); ++k) {
@@ -293,7 +294,7 @@ class Multigrid {
       float* val = c.val.data() + a * faces;
       for (std::uint64_t ch = c.first_child[a]; ch < c.first_child[a + 1]; ++ch) {
         const std::uint32_t i = c.children[ch];
-        diagonal += fine.inverse[i] > 0 ? 1.0 / fine.inverse[i] : 0.0;
+        diagonal += fine.diagonal[i];
         for (int f = 0; f < faces; ++f) {
           const std::uint32_t j = fine.col[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
           if (j == none) continue;
@@ -310,9 +311,20 @@ class Multigrid {
           val[slot] += static_cast<float>(g);
         }
       }
+      c.diagonal[a] = diagonal > 1e-300 ? diagonal : 0.0;  // internal faces cancel to rounding
       c.inverse[a] = diagonal > 1e-300 ? 1.0 / diagonal : 0.0;
     }
     return c;
+  }
+
+  // (A x)_i on level L
+  static double product(const Level& L, const std::vector<double>& x, std::uint64_t i) {
+    double ax = L.diagonal[i] * x[i];
+    for (int f = 0; f < faces; ++f) {
+      const std::uint32_t j = L.col[i * faces + static_cast<unsigned>(f)];
+      if (j != none) ax -= L.val[i * faces + static_cast<unsigned>(f)] * x[j];
+    }
+    return ax;
   }
 
   // x += omega D^-1 (b - A x), `count` times
@@ -325,16 +337,7 @@ class Multigrid {
 #pragma omp parallel for schedule(static)
       for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
         const auto i = static_cast<std::uint64_t>(k);
-        if (L.inverse[i] == 0) {
-          t[i] = x[i];
-          continue;
-        }
-        double ax = x[i] / L.inverse[i];
-        for (int f = 0; f < faces; ++f) {
-          const std::uint32_t j = L.col[i * faces + static_cast<unsigned>(f)];
-          if (j != none) ax -= L.val[i * faces + static_cast<unsigned>(f)] * x[j];
-        }
-        t[i] = x[i] + omega * L.inverse[i] * (b[i] - ax);
+        t[i] = L.inverse[i] == 0 ? x[i] : x[i] + omega * L.inverse[i] * (b[i] - product(L, x, i));
       }
       x.swap(t);
     }
@@ -354,12 +357,7 @@ class Multigrid {
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
       const auto i = static_cast<std::uint64_t>(k);
-      double ax = L.inverse[i] > 0 ? x_[l][i] / L.inverse[i] : 0.0;
-      for (int f = 0; f < faces; ++f) {
-        const std::uint32_t j = L.col[i * faces + static_cast<unsigned>(f)];
-        if (j != none) ax -= L.val[i * faces + static_cast<unsigned>(f)] * x_[l][j];
-      }
-      res[i] = rhs_[l][i] - ax;
+      res[i] = rhs_[l][i] - product(L, x_[l], i);
     }
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(C.n); ++k) {
