@@ -20,15 +20,33 @@ void with_volume(const parallel::Comm& comm, const RunRequest& request,
   });
 }
 
-CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, geometry::PoreMask mask,
-                           double voxel_size_um, const FlowSpec& flow, const std::string& name,
-                           std::int64_t max_steps) {
+std::optional<geometry::Dims> companion_slabs(const parallel::Comm& comm, const RunRequest& request,
+                                              const SampleView& view) {
+  if (request.volume) return std::nullopt;  // in memory (the same on every rank)
+  return read_on_slabs(comm, request.spec.sample, view);
+}
+
+std::function<Sample()> companion_sample(const parallel::Comm& comm, const RunRequest& request, const FlowSpec& flow,
+                                         const std::optional<geometry::Dims>& slabs, const SampleView& view,
+                                         geometry::PoreMask& mask, double voxel_size_um, const std::string& name) {
+  if (slabs) {
+    return [&comm, &request, &flow, whole = *slabs, view, name] {
+      return read_sample_on_slabs(comm, request.spec.sample, flow, whole, view, name);
+    };
+  }
+  return [&comm, &request, &flow, &mask, voxel_size_um, name] {
+    return sample_from_mask(comm, std::move(mask), comm.max(voxel_size_um), flow,
+                            request.spec.sample.percolation_filter, name);
+  };
+}
+
+CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, const std::function<Sample()>& make,
+                           const FlowSpec& flow, std::int64_t max_steps) {
   CompanionRun c;
   const auto start = std::chrono::steady_clock::now();
   const RunSpec& spec = request.spec;
   try {
-    Sample sample = sample_from_mask(comm, std::move(mask), comm.max(voxel_size_um), flow,
-                                     spec.sample.percolation_filter, name);
+    Sample sample = make();
     const FlowSpec resolved = resolve_flow(flow, sample);
     ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
     if (max_steps > 0) execution.max_steps = std::min(execution.max_steps, max_steps);
@@ -67,23 +85,29 @@ void run_without_grey(const parallel::Comm& comm, const RunRequest& request, Sam
     grey.without_note = "not made: the run did not converge";
     return;
   }
-  geometry::PoreMask mask;  // rank 0: the grey voxels solid
+  const SampleView view{true, 0};
+  const std::optional<geometry::Dims> slabs = companion_slabs(comm, request, view);
+  geometry::PoreMask mask;  // rank 0, without slabs: the grey voxels solid
   double voxel_um = 0;
   try {
-    with_volume(comm, request, [&](const ReadVolume& volume) {
-      voxel_um = volume.loaded.voxel_size_um;
-      mask = volume.loaded.mask;
-      for (std::uint8_t& code : mask.pore)
-        code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
-    });
+    if (!slabs) {
+      with_volume(comm, request, [&](const ReadVolume& volume) {
+        voxel_um = volume.loaded.voxel_size_um;
+        mask = volume.loaded.mask;
+        for (std::uint8_t& code : mask.pore)
+          code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
+      });
+    }
   } catch (const InputError& e) {
     grey.without_note = std::string("not made: ") + e.what();
     return;
   }
   FlowSpec flow = request.spec.flow;
   flow.grey_permeability.clear();
-  const CompanionRun c = run_companion(comm, request, std::move(mask), voxel_um, flow,
-                                       result.input.name + " (grey voxels solid)");
+  const CompanionRun c = run_companion(
+      comm, request,
+      companion_sample(comm, request, flow, slabs, view, mask, voxel_um, result.input.name + " (grey voxels solid)"),
+      flow);
   grey.without_steps = c.result.steps;
   grey.without_seconds = c.seconds;
   if (c.done() || c.no_path) {

@@ -5,12 +5,14 @@
 // request, tau and force its own where they are automatic.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/parallel/comm.hpp"
 #include "pipeline/result.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/slab_sample.hpp"
 
 namespace rockperm::pipeline {
 
@@ -30,13 +32,26 @@ struct CompanionRun {
 void with_volume(const parallel::Comm& comm, const RunRequest& request,
                  const std::function<void(const ReadVolume&)>& make);
 
-// Collective. `mask` on rank 0 (ignored elsewhere); `flow` as the request's, with the variant's
-// grey permeabilities (voxel^2); `name` names the sample in messages; `max_steps` > 0 limits the
-// run below the request's own limit. Never throws for what the variant does: a physics or input
-// error is a note (no_path where that is its reason).
-CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, geometry::PoreMask mask,
-                           double voxel_size_um, const FlowSpec& flow, const std::string& name,
-                           std::int64_t max_steps = 0);
+// Collective: the dimensions of the variant `view` of the request's file where every rank can
+// read its own planes of it (read_on_slabs: several ranks, the volume not in memory), else
+// nullopt (the variant is made on rank 0 from the request's volume: with_volume).
+std::optional<geometry::Dims> companion_slabs(const parallel::Comm& comm, const RunRequest& request,
+                                              const SampleView& view);
+
+// Collective. `sample` makes the variant's sample on every rank (sample_from_mask of a mask made
+// on rank 0, or read_sample_on_slabs of a view); `flow` as the request's, with the variant's
+// grey permeabilities (voxel^2); `max_steps` > 0 limits the run below the request's own limit.
+// Never throws for what the variant does: a physics or input error is a note (no_path where that
+// is its reason).
+CompanionRun run_companion(const parallel::Comm& comm, const RunRequest& request, const std::function<Sample()>& sample,
+                           const FlowSpec& flow, std::int64_t max_steps = 0);
+
+// The variant's sample: on slabs (`slabs`, companion_slabs') each rank reading its planes of the
+// `view`, else from `mask` on rank 0 (ignored elsewhere) of voxels `voxel_size_um` (rank 0's).
+// `name` names the sample in messages.
+std::function<Sample()> companion_sample(const parallel::Comm& comm, const RunRequest& request, const FlowSpec& flow,
+                                         const std::optional<geometry::Dims>& slabs, const SampleView& view,
+                                         geometry::PoreMask& mask, double voxel_size_um, const std::string& name);
 
 // Collective. For a result with grey voxels in its pore space (run() asks only then): the sample once more with its grey
 // voxels solid (the request's volume, read again where it is not in memory), into

@@ -60,24 +60,49 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  geometry::PoreMask coarse_mask, coarser_mask;  // rank 0
-  double voxel_um = 0;
-  bool coarser = false;  // the sample is large enough for a 4x coarser grid
+  // each rank coarsens its own planes where it can read the file (companion_slabs), else rank 0
+  // the whole
+  const SampleView coarse_view{false, 1}, coarser_view{false, 2};
+  const std::optional<geometry::Dims> coarse_slabs = companion_slabs(comm, request, coarse_view);
+  const std::optional<geometry::Dims> coarser_slabs =
+      coarse_slabs ? companion_slabs(comm, request, coarser_view) : std::nullopt;
+  const auto large_enough = [](const geometry::Dims& d) {  // for a 4x coarser grid
+    return d.nx >= 2 * min_coarser_extent && d.ny >= 2 * min_coarser_extent && d.nz >= 2 * min_coarser_extent;
+  };
+  geometry::PoreMask coarse_mask, coarser_mask;  // rank 0, without slabs
+  double voxel_um = 0;                           // rank 0's, without slabs
+  bool coarser = false;
   try {
-    with_volume(comm, request, [&](const ReadVolume& volume) {
-      voxel_um = 2.0 * volume.loaded.voxel_size_um;
-      coarse_mask = geometry::coarsen_2x(volume.loaded.mask);
-      const geometry::Dims& d = coarse_mask.dims;
-      if (d.nx >= 2 * min_coarser_extent && d.ny >= 2 * min_coarser_extent && d.nz >= 2 * min_coarser_extent) {
-        coarser_mask = geometry::coarsen_2x(coarse_mask);
-        coarser = true;
-      }
-    });
+    if (coarse_slabs) {
+      coarser = large_enough(*coarse_slabs);
+    } else {
+      with_volume(comm, request, [&](const ReadVolume& volume) {
+        voxel_um = 2.0 * volume.loaded.voxel_size_um;
+        coarse_mask = geometry::coarsen_2x(volume.loaded.mask);
+        if (large_enough(coarse_mask.dims)) {
+          coarser_mask = geometry::coarsen_2x(coarse_mask);
+          coarser = true;
+        }
+      });
+    }
   } catch (const InputError& e) {
     study.note = std::string("not made: ") + e.what();
     return;
   }
   coarser = comm.max(coarser ? 1.0 : 0.0) > 0;
+  // the 4x grid on slabs needs planes for every rank; else rank 0 makes it from the 2x one's
+  // planes, which then are on rank 0 too
+  const bool coarser_on_slabs = coarse_slabs && coarser_slabs;
+  if (coarse_slabs && coarser && !coarser_on_slabs) {
+    try {
+      with_volume(comm, request, [&](const ReadVolume& volume) {
+        voxel_um = 2.0 * volume.loaded.voxel_size_um;
+        coarser_mask = geometry::coarsen_2x(geometry::coarsen_2x(volume.loaded.mask));
+      });
+    } catch (const InputError&) {
+      coarser = false;
+    }
+  }
   FlowSpec flow = request.spec.flow;
   flow.grey_permeability = fine.flow.grey_permeability;
   for (double& k : flow.grey_permeability) k /= 4.0;  // the same m^2 in voxels twice as large
@@ -89,8 +114,11 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
     return "did not converge within " + std::to_string(c.result.steps) + " steps (the study's budget: " +
            std::to_string(coarse_step_budget) + " times the sample's " + std::to_string(fine.steps) + ")";
   };
-  const CompanionRun coarse = run_companion(comm, request, std::move(coarse_mask), voxel_um, flow,
-                                            fine.input.name + " (2x coarser)", budget);
+  const CompanionRun coarse =
+      run_companion(comm, request,
+                    companion_sample(comm, request, flow, coarse_slabs, coarse_view, coarse_mask, voxel_um,
+                                     fine.input.name + " (2x coarser)"),
+                    flow, budget);
   study.coarse_steps = coarse.result.steps;
   using Ending = CompanionRun::Ending;
   if (coarse.ending == Ending::not_converged) study.note = "not made: the coarse sample " + why(coarse);
@@ -103,8 +131,11 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
   std::string fourfold;  // why the third grid is missing
   if (coarser) {
     for (double& k : flow.grey_permeability) k /= 4.0;
-    const CompanionRun c4 = run_companion(comm, request, std::move(coarser_mask), 2.0 * voxel_um, flow,
-                                          fine.input.name + " (4x coarser)", budget);
+    const CompanionRun c4 =
+        run_companion(comm, request,
+                      companion_sample(comm, request, flow, coarser_on_slabs ? coarser_slabs : std::nullopt,
+                                       coarser_view, coarser_mask, 2.0 * voxel_um, fine.input.name + " (4x coarser)"),
+                      flow, budget);
     study.coarse_steps += c4.result.steps;
     if (c4.done()) study.k_coarser_md = c4.result.k.k_md;
     else fourfold = "at four times the voxel size " + why(c4);

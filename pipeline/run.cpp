@@ -10,6 +10,7 @@
 #include "lib/base/system.hpp"
 #include "pipeline/checkpoint.hpp"
 #include "pipeline/companion.hpp"
+#include "pipeline/slab_sample.hpp"
 #include "pipeline/conduction.hpp"
 #include "pipeline/driver.hpp"
 #include "pipeline/report.hpp"
@@ -199,6 +200,13 @@ PreparedSample prepare_sample(const RunSpec& spec, int device_slot) {
 PreparedSample request_sample(const parallel::Comm& comm, const RunRequest& request) {
   const RunSpec& spec = request.spec;
   if (request.read) return request.read();
+  if (!request.volume && !request.input_sha256.empty()) {
+    SampleSpec sample = spec.sample;
+    sample.hash_input = false;
+    PreparedSample p{read_sample(comm, sample, spec.flow), {}, {}};
+    p.sample.input.sha256 = request.input_sha256;
+    return p;
+  }
   if (!request.volume) return PreparedSample{read_sample(comm, spec.sample, spec.flow), {}, {}};
   static const ReadVolume none;  // the other ranks' (read_sample uses rank 0's)
   return PreparedSample{read_sample(comm, comm.root() ? request.volume() : none, spec.sample, spec.flow), {}, {}};
@@ -225,10 +233,11 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
   try {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
     run_stages(comm, request, directory, result);
-    // the companion runs read the volume again where it is not in memory: once, for all of them
+    // the companion runs read the volume again where it is not in memory: each rank its planes
+    // where it can (companion_slabs), else rank 0 the whole, once for all of them
     RunRequest companions = request;
     std::optional<ReadVolume> reread;  // rank 0
-    if (!companions.volume) {
+    if (!companions.volume && !read_on_slabs(comm, request.spec.sample)) {
       companions.volume = [&]() -> const ReadVolume& {
         if (!reread) reread = read_volume(request.spec.sample, false);
         return *reread;

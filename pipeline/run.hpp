@@ -86,6 +86,9 @@ struct RunRequest {
   // tensor's axes, the companion runs: with_volume, pipeline/companion.hpp); must not throw where
   // it gives the run's own sample (request_sample).
   std::function<const ReadVolume&()> volume;
+  // The input's SHA-256 where already known on every rank (a tensor's axes after the first): the
+  // read does not hash the file again. Empty: hashed where spec.sample.hash_input asks.
+  std::string input_sha256;
   // Asked at every check: true stops the run with a checkpoint (status interrupted).
   std::function<bool()> stop_requested;
   solve::ProgressFn progress;                // after every check (rank 0)

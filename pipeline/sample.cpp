@@ -264,16 +264,20 @@ ReadVolume read_volume(const SampleSpec& spec, bool hash) {
   v.loaded = io::load_pore_mask(spec.volume, spec.open_labels(), spec.grey());
   geometry::check_map_fits(spec.grey_map, v.loaded.info.bytes_per_sample, spec.volume.path.filename().string());
   v.read_seconds = seconds_since(start);
-  v.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
-  v.input.name = spec.volume.path.filename().string();
-  if (v.input.name.empty()) v.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
+  v.input = file_identity(spec.volume);
   if (spec.hash_input && hash) v.input.sha256 = io::hash_volume(spec.volume.path);
   v.input.format = v.loaded.info.format;
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(spec.volume.path, ec)) {
-    v.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
-  }
   return v;
+}
+
+InputIdentity file_identity(const io::VolumeSpec& volume) {
+  InputIdentity i;
+  i.path = std::filesystem::absolute(volume.path).lexically_normal();
+  i.name = volume.path.filename().string();
+  if (i.name.empty()) i.name = volume.path.parent_path().filename().string();  // "slices/"
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(volume.path, ec)) i.bytes = std::filesystem::file_size(volume.path, ec);
+  return i;
 }
 
 void set_grey_permeability(Sample& s, const SampleSpec& spec) {

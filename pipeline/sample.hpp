@@ -105,6 +105,9 @@ struct ReadVolume {
 };
 // With `hash` false, input.sha256 is left empty (read_sample hashes beside the next stages).
 ReadVolume read_volume(const SampleSpec& spec, bool hash = true);
+// The identity of the file `volume` names, as far as it shows without reading it: name, path and
+// size (no format, no hash).
+InputIdentity file_identity(const io::VolumeSpec& volume);
 // A mask held in memory (a front end's array) as a volume read: named `name`, format "memory",
 // its input hash the SHA-256 of its codes. Throws InputError (sample.volume.voxel_size_um) where
 // the voxel size is not positive.

@@ -12,6 +12,7 @@
 #include "io/sha256.hpp"
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
+#include "lib/geometry/coarsen.hpp"
 #include "lib/geometry/grey_map.hpp"
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/pore_statistics.hpp"
@@ -25,11 +26,66 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// The cropped sample's dimensions, from the header (every rank reads it).
-geometry::Dims sample_dims_of(const SampleSpec& spec) {
+// The cropped sample's dimensions, from the header (every rank reads it), or its view's (nullopt
+// where an extent is too small to coarsen: rank 0 says so, as coarsen_2x does).
+std::optional<geometry::Dims> sample_dims_of(const SampleSpec& spec, const SampleView& view) {
   const geometry::Dims d = io::open_volume(spec.volume)->info().dims;
   const io::Crop c = io::resolve_crop(spec.volume.crop, d, spec.volume.path.string());
-  return geometry::Dims{c.size[0], c.size[1], c.size[2]};
+  geometry::Dims v{c.size[0], c.size[1], c.size[2]};
+  for (int level = 0; level < view.coarsen_levels; ++level) {
+    if (v.nx < 2 || v.ny < 2 || v.nz < 2) return std::nullopt;
+    v = geometry::Dims{v.nx / 2, v.ny / 2, v.nz / 2};
+  }
+  return v;
+}
+
+// Planes `planes` of the view (z of it, in the order given), each made from its 2^levels planes
+// of the file: the grey voxels made solid, then coarsened level by level, each run of consecutive
+// planes at once with the whole's parity (coarsen_2x's first_z), so that every plane is the one
+// the view of the whole holds.
+io::LoadedMask load_view_planes(const SampleSpec& spec, const SampleView& view, const std::vector<std::int64_t>& planes) {
+  if (view.coarsen_levels == 0 && !view.grey_solid) {
+    return io::load_pore_planes(spec.volume, spec.open_labels(), spec.grey(), planes);
+  }
+  const std::int64_t f = std::int64_t{1} << view.coarsen_levels;
+  std::vector<std::int64_t> fine;
+  fine.reserve(planes.size() * static_cast<std::size_t>(f));
+  for (const std::int64_t z : planes)
+    for (std::int64_t j = 0; j < f; ++j) fine.push_back(f * z + j);
+  io::LoadedMask l = io::load_pore_planes(spec.volume, spec.open_labels(), spec.grey(), fine);
+  if (view.grey_solid) {
+    for (std::uint8_t& code : l.mask.pore)
+      code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
+  }
+  if (view.coarsen_levels > 0) {
+    const geometry::Dims fd = l.mask.dims;
+    const std::uint64_t fine_plane = static_cast<std::uint64_t>(fd.nx) * static_cast<std::uint64_t>(fd.ny);
+    geometry::PoreMask out;
+    out.dims = geometry::Dims{fd.nx >> view.coarsen_levels, fd.ny >> view.coarsen_levels,
+                              static_cast<std::int64_t>(planes.size())};
+    out.pore.reserve(out.dims.voxels());
+    for (std::size_t i = 0; i < planes.size();) {  // runs of consecutive planes
+      std::size_t n = 1;
+      while (i + n < planes.size() && planes[i + n] == planes[i] + static_cast<std::int64_t>(n)) ++n;
+      geometry::PoreMask run;
+      run.dims = geometry::Dims{fd.nx, fd.ny, static_cast<std::int64_t>(n) * f};
+      const auto begin = l.mask.pore.begin() + static_cast<std::ptrdiff_t>(fine_plane * i * static_cast<std::uint64_t>(f));
+      run.pore.assign(begin, begin + static_cast<std::ptrdiff_t>(run.dims.voxels()));
+      for (int level = 1; level <= view.coarsen_levels; ++level)
+        run = geometry::coarsen_2x(run, planes[i] << (view.coarsen_levels - level));
+      out.pore.insert(out.pore.end(), run.pore.begin(), run.pore.end());
+      i += n;
+    }
+    l.mask = std::move(out);
+  }
+  const std::uint64_t plane = static_cast<std::uint64_t>(l.mask.dims.nx) * static_cast<std::uint64_t>(l.mask.dims.ny);
+  l.plane_pore.assign(planes.size(), 0);
+  for (std::size_t i = 0; i < planes.size(); ++i) {
+    const auto* p = l.mask.pore.data() + plane * i;
+    l.plane_pore[i] = plane - static_cast<std::uint64_t>(std::count(p, p + plane, geometry::PoreMask::solid));
+  }
+  l.voxel_size_um *= static_cast<double>(f);
+  return l;
 }
 
 // Equal shares of the sample's planes: the read, before the fluid is known.
@@ -69,13 +125,15 @@ class ScopedThreads {
 
 }  // namespace
 
-std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec) {
+std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const SampleView& view) {
   if (comm.size() < 2) return std::nullopt;
   geometry::Dims dims;
   bool ok = false;
   try {
-    dims = sample_dims_of(spec);
-    ok = dims.nz >= comm.size();
+    if (const auto d = sample_dims_of(spec, view)) {
+      dims = *d;
+      ok = dims.nz >= comm.size();
+    }
   } catch (const Error&) {  // rank 0's read says what is wrong
   }
   // every rank must see the file (hosts without a shared file system: rank 0 reads it)
@@ -84,7 +142,7 @@ std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const Sa
 }
 
 Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow,
-                            const geometry::Dims& whole) {
+                            const geometry::Dims& whole, const SampleView& view, const std::string& name) {
   Sample s;
   const auto start = Clock::now();
   // the ranks of a host share its cores for this work (and for the pore widths beside the solve)
@@ -97,14 +155,14 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   // the input's SHA-256 reads the file once more: on rank 0, on a thread of its own, beside
   // everything else
   std::future<std::pair<std::string, double>> hash;
-  if (comm.root() && spec.hash_input) {
+  if (comm.root() && spec.hash_input && view.plain()) {
     hash = std::async(std::launch::async, [path = spec.volume.path] {
       const auto t = Clock::now();
       std::string h = io::hash_volume(path);
       return std::make_pair(std::move(h), seconds_since(t));
     });
   }
-  const bool grey = !spec.grey().empty();
+  const bool grey = !spec.grey().empty() && !view.grey_solid;
   const geometry::Periodicity periodic = flow.periodicity();
   const parallel::SlabNeighbours neighbours = parallel::slab_neighbours(comm, flow.flow_axis, periodic);
   const bool above = neighbours.upper >= 0;
@@ -114,7 +172,7 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
     std::vector<std::int64_t> planes;
     for (std::int64_t z = held[comm.rank()]; z < held[comm.rank() + 1]; ++z) planes.push_back(z);
     if (above) planes.push_back(held[comm.rank() + 1] % whole.nz);
-    loaded = io::load_pore_planes(spec.volume, spec.open_labels(), spec.grey(), planes);
+    loaded = load_view_planes(spec, view, planes);
     geometry::check_map_fits(spec.grey_map, loaded.info.bytes_per_sample, spec.volume.path.filename().string());
   });
   geometry::PoreMask& slab = loaded.mask;
@@ -122,7 +180,7 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   const std::uint64_t plane = static_cast<std::uint64_t>(whole.nx) * static_cast<std::uint64_t>(whole.ny);
   const std::uint64_t owned_voxels = plane * static_cast<std::uint64_t>(owned);
   const std::uint64_t pore = comm.sum(loaded.pore(static_cast<std::size_t>(owned)));  // counted as read
-  if (pore == 0) {
+  if (pore == 0 && view.plain()) {
     try {
       io::no_voxel_selected(spec.volume, spec.open_labels(), grey);
     } catch (const InputError& e) {
@@ -131,12 +189,13 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   }
   s.read_seconds = comm.max(seconds_since(start));
   s.voxel_size_um = loaded.voxel_size_um;
-  s.input.path = std::filesystem::absolute(spec.volume.path).lexically_normal();
-  s.input.name = spec.volume.path.filename().string();
-  if (s.input.name.empty()) s.input.name = spec.volume.path.parent_path().filename().string();  // "slices/"
+  s.input = file_identity(spec.volume);
   s.input.format = loaded.info.format;
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(spec.volume.path, ec)) s.input.bytes = std::filesystem::file_size(spec.volume.path, ec);
+  if (!view.plain()) {  // a variant of the file, made here (as sample_from_mask names it)
+    s.input = InputIdentity{};
+    s.input.name = name;
+    s.input.format = "memory";
+  }
 
   // the filter, as rank 0 would run it on the whole
   const auto filter_start = Clock::now();

@@ -7,7 +7,9 @@
 // and the mirror image there. The sample, its lattice and its results are those of the read on
 // rank 0 (pipeline/sample.hpp), to the bit; the input's SHA-256 is still rank 0's (streamed from
 // the file beside the work, holding no volume).
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "lib/parallel/comm.hpp"
@@ -17,15 +19,27 @@
 
 namespace rockperm::pipeline {
 
-// The sample's dimensions (the crop's) where read_sample prepares `spec` on slabs: a file every
-// rank sees, several ranks, and at least as many sample planes as ranks (else rank 0 reads it,
-// and says what is wrong). Collective.
-std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec);
+// A variant of the file's sample made plane by plane on the slabs, as the companion runs see it
+// (pipeline/companion.hpp): its grey voxels solid, and coarsened `coarsen_levels` times by
+// geometry::coarsen_2x (2^levels voxels a side). The default is the sample itself.
+struct SampleView {
+  bool grey_solid = false;
+  int coarsen_levels = 0;
+  bool plain() const { return !grey_solid && coarsen_levels == 0; }
+};
+
+// The dimensions of the sample (the crop's, or its view's) where read_sample prepares `spec` on
+// slabs: a file every rank sees, several ranks, and at least as many planes as ranks (else rank 0
+// reads it, and says what is wrong). Collective.
+std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec,
+                                            const SampleView& view = {});
 
 // read_sample on slabs, of a sample of dimensions `whole` (read_on_slabs'); every rank; an input
-// or physics error is thrown on every rank.
+// or physics error is thrown on every rank. A view other than the plain one is named `name`, has
+// no input hash, and equals sample_from_mask of the view made on rank 0 (the same sample, lattice
+// and k).
 Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow,
-                            const geometry::Dims& whole);
+                            const geometry::Dims& whole, const SampleView& view = {}, const std::string& name = {});
 
 // The planes of the simulated volume a rank needs, from the ranks that hold them
 // (sample.slabs; collective). Every rank's list comes from `needs(rank)` (global simulated z, no

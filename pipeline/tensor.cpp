@@ -13,6 +13,7 @@
 #include "pipeline/report_json.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/run_directory.hpp"
+#include "pipeline/slab_sample.hpp"
 
 namespace rockperm::pipeline {
 
@@ -307,17 +308,27 @@ SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
   }
   SampleResult result;
   result.provenance = start_provenance(comm, request);
+  // The volume: read once on rank 0 for the three axes, or where every rank can read its own
+  // planes of the file (read_on_slabs) read so by each axis, no rank holding the whole
   ReadVolume read;
-  const ReadVolume* volume = &read;  // rank 0's
+  const ReadVolume* volume = &read;  // rank 0's, without slabs
+  bool on_slabs = false;
+  InputIdentity input;  // every rank's, with slabs: once an axis has read the file
   try {
-    parallel::collectively(comm, [&] {
-      request.validate ? request.validate() : spec.validate();
-      if (comm.root()) volume = &request_volume(request, read, true);
-    });
+    parallel::collectively(comm, [&] { request.validate ? request.validate() : spec.validate(); });
+    on_slabs = !request.volume && read_on_slabs(comm, spec.sample);
+    if (on_slabs) {
+      input = file_identity(spec.sample.volume);
+    } else {
+      parallel::collectively(comm, [&] {
+        if (comm.root()) volume = &request_volume(request, read, true);
+      });
+    }
   } catch (const Error& e) {
     report_failure(comm, dir, e, request.describe_input, result);
     throw;
   }
+  const auto input_sha256 = [&]() -> const std::string& { return on_slabs ? input.sha256 : volume->input.sha256; };
   if (observer) observer->tensor_started(spec, dir);
   std::array<std::optional<AxisOutcome>, 3> outcomes;  // rank 0's; an axis never ended stays empty
   for (int a = 0; a < 3; ++a) {
@@ -328,13 +339,14 @@ SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
     axis.spec.flow.flow_axis = a;
     axis.spec.output.dir = dir / axis_names[a];
     axis.read = nullptr;
-    axis.volume = [volume]() -> const ReadVolume& { return *volume; };
+    if (on_slabs) axis.input_sha256 = input.sha256;  // empty until an axis has hashed it
+    else axis.volume = [volume]() -> const ReadVolume& { return *volume; };
     std::vector<std::uint8_t> state{static_cast<std::uint8_t>(RunState::fresh)};
     if (request.use == DirectoryUse::resume) {
       parallel::collectively(comm, [&] {
         if (comm.root()) {
           const std::string config = request.configuration ? request.configuration(axis.spec) : std::string();
-          state[0] = static_cast<std::uint8_t>(inspect_run(axis.spec, config, volume->input.sha256));
+          state[0] = static_cast<std::uint8_t>(inspect_run(axis.spec, config, input_sha256()));
         }
       });
       comm.broadcast(state);
@@ -352,7 +364,14 @@ SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
     try {
       r = run(comm, axis);
       outcomes[a] = AxisOutcome::of(r);
+      if (on_slabs && input.sha256.empty()) input = r.input;  // every rank's
     } catch (const Error& e) {  // recorded in the axis's report; the tensor says which axis failed
+      // read by each axis, an input error is the file's, the same for every axis: the tensor's,
+      // as where rank 0 read it first
+      if (on_slabs && e.all_ranks && dynamic_cast<const InputError*>(&e)) {
+        report_failure(comm, dir, e, request.describe_input, result);
+        throw;
+      }
       record_failure(e, request.describe_input, r);
       if (e.all_ranks) outcomes[a] = AxisOutcome::of(r);
     }
@@ -362,12 +381,12 @@ SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
   parallel::collectively(comm, [&] {
     if (!comm.root()) return;
     *tensor = compose_tensor(outcomes, measures_cross_terms(spec.flow));
-    write_tensor_reports(dir, *tensor, volume->input.name);
+    write_tensor_reports(dir, *tensor, on_slabs ? input.name : volume->input.name);
   });
   std::vector<std::uint8_t> status{static_cast<std::uint8_t>(tensor->status)};
   comm.broadcast(status);
   result.status = static_cast<RunStatus>(status.at(0));
-  result.input = volume->input;
+  result.input = on_slabs ? input : volume->input;
   result.message = tensor->message;
   if (comm.root()) result.tensor = tensor;
   if (observer) observer->tensor_ready(*tensor, result.status, dir / "report.json");

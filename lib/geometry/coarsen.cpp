@@ -6,7 +6,7 @@
 
 namespace rockperm::geometry {
 
-PoreMask coarsen_2x(const PoreMask& fine) {
+PoreMask coarsen_2x(const PoreMask& fine, std::int64_t first_z) {
   const Dims& f = fine.dims;
   if (f.nx < 2 || f.ny < 2 || f.nz < 2) {
     throw InputError("a sample of " + f.str() + " voxels has no coarser grid: every extent must be at least 2");
@@ -25,7 +25,7 @@ PoreMask coarsen_2x(const PoreMask& fine) {
           for (int dy = 0; dy < 2; ++dy)
             for (int dx = 0; dx < 2; ++dx) codes[n++] = fine.pore[f.linear(2 * x + dx, 2 * y + dy, 2 * z + dz)];
         // the most frequent code; among equals the lowest (even parity) or the highest (odd)
-        const bool odd = ((x + y + z) & 1) != 0;
+        const bool odd = ((x + y + z + first_z) & 1) != 0;
         std::uint8_t best = codes[0];
         int best_count = 0;
         for (int i = 0; i < 8; ++i) {

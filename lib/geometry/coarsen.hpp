@@ -10,6 +10,8 @@ namespace rockperm::geometry {
 // of even parity x + y + z and to the higher on odd ones, so that ties keep the porosity on
 // average and no direction is favoured. An odd extent loses its last fine plane. Throws
 // InputError where an extent is below 2 voxels.
-PoreMask coarsen_2x(const PoreMask& fine);
+// `first_z`: the coarse plane the first two of `fine` make (a slab of a larger volume, whose ties
+// follow the whole's parity): the result is that of the whole's planes.
+PoreMask coarsen_2x(const PoreMask& fine, std::int64_t first_z = 0);
 
 }  // namespace rockperm::geometry

@@ -13,12 +13,14 @@
 #include <functional>
 #include <optional>
 
+#include "lib/geometry/coarsen.hpp"
 #include "lib/geometry/sphere_pack.hpp"
 #include "pipeline/checkpoint.hpp"
 #include "pipeline/conduction.hpp"
 #include "pipeline/fields.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/slab_sample.hpp"
+#include "pipeline/tensor.hpp"
 #include "tests/pipeline_support.hpp"
 
 namespace rockperm {
@@ -312,6 +314,107 @@ TEST(PipelineRanks, ASlabReadAlongZMirroredIsRankZerosToTheBit) {
   flow.inlet_outlet = geometry::InletOutlet::mirror;
   flow.edge_contacts = geometry::EdgeContacts::sealed;
   expect_slab_read_is_rank_zeros("z_mirror", geometry::Dims{16, 16, 27}, flow, pack_label);
+}
+
+// Issue 50: the companion runs' samples made on the slabs (each rank coarsening, or making solid
+// the grey voxels of, its own planes of the file) are those rank 0 makes from the whole: the same
+// plane counts, statistics and filter, on odd extents (the last plane dropped) and with ties
+// (the grey rim) that coarsen_2x breaks by the whole's parity.
+TEST(PipelineRanks, TheCompanionsViewsOnSlabsAreRankZerosToTheBit) {
+  const parallel::Comm world = parallel::Comm::world();
+  if (world.size() < 2) GTEST_SKIP() << "one rank reads the whole";
+  const geometry::Dims d{19, 17, 37};
+  const std::filesystem::path file = write_scan(world, d, "views", pack_label);
+  for (const int axis : {0, 2}) {
+    pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
+    flow.flow_axis = axis;
+    flow.inlet_outlet = axis == 2 ? geometry::InletOutlet::buffer : geometry::InletOutlet::mirror;
+    flow.buffer_layers = 2;
+    const pipeline::RunRequest r = scan_request(file, d, flow, file.parent_path() / "views_run");
+    const pipeline::ReadVolume whole = pipeline::read_volume(r.spec.sample);
+    for (const pipeline::SampleView view : {pipeline::SampleView{true, 0}, pipeline::SampleView{false, 1},
+                                            pipeline::SampleView{true, 1}, pipeline::SampleView{false, 2}}) {
+      const std::string what = "axis " + std::to_string(axis) + ", grey solid " + std::to_string(view.grey_solid) +
+                               ", levels " + std::to_string(view.coarsen_levels);
+      geometry::PoreMask mask = whole.loaded.mask;
+      if (view.grey_solid) {
+        for (std::uint8_t& c : mask.pore) c = c == geometry::PoreMask::open ? c : geometry::PoreMask::solid;
+      }
+      for (int level = 0; level < view.coarsen_levels; ++level) mask = geometry::coarsen_2x(mask);
+      const auto dims = pipeline::read_on_slabs(world, r.spec.sample, view);
+      ASSERT_TRUE(dims.has_value()) << what;
+      EXPECT_EQ(*dims, mask.dims) << what;
+      const pipeline::Sample a = pipeline::read_sample_on_slabs(world, r.spec.sample, flow, *dims, view, "variant");
+      const pipeline::Sample b = pipeline::sample_from_mask(world, mask, whole.loaded.voxel_size_um * (1 << view.coarsen_levels),
+                                                            flow, true, "variant");
+      EXPECT_EQ(a.plane_fluid, b.plane_fluid) << what;
+      EXPECT_EQ(a.fluid, b.fluid) << what;
+      EXPECT_EQ(a.dims, b.dims) << what;
+      EXPECT_EQ(a.voxel_size_um, b.voxel_size_um) << what;
+      EXPECT_EQ(a.percolation.pore, b.percolation.pore) << what;
+      EXPECT_EQ(a.percolation.connected, b.percolation.connected) << what;
+      EXPECT_EQ(a.pores.porosity, b.pores.porosity) << what;
+      EXPECT_EQ(a.pores.specific_surface, b.pores.specific_surface) << what;
+      EXPECT_EQ(a.grey_voxel_total(), b.grey_voxel_total()) << what;
+      EXPECT_EQ(a.input.name, "variant");
+    }
+  }
+}
+
+// Issue 50: the companion runs (the grey voxels solid; the resolution study's 2x and 4x grids)
+// and the tensor of a file read on slabs give the k of the same file held whole on rank 0.
+TEST(PipelineRanks, CompanionsAndTheTensorOnSlabsGiveRankZerosK) {
+  const parallel::Comm world = parallel::Comm::world();
+  const geometry::Dims d{16, 16, 32};
+  const std::filesystem::path file = write_scan(world, d, "companions", pack_label);
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
+  flow.auto_tau = flow.auto_force = true;
+  const auto request = [&](const std::string& dir, bool in_memory, std::optional<pipeline::ReadVolume>& whole) {
+    pipeline::RunRequest r = scan_request(file, d, flow, file.parent_path() / dir);
+    r.spec.execution.max_steps = 6000;
+    r.spec.execution.monitor.tolerance = 1e-3;
+    r.spec.resolution_study = pipeline::RunSpec::Study::on;
+    r.spec.without_grey = true;
+    if (in_memory) {
+      r.volume = [&whole, spec = r.spec.sample]() -> const pipeline::ReadVolume& {
+        if (!whole) whole = pipeline::read_volume(spec);
+        return *whole;
+      };
+    }
+    return r;
+  };
+  std::optional<pipeline::ReadVolume> held, unused;
+  const pipeline::SampleResult a = pipeline::run(world, request("companions_slabs", false, unused));
+  const pipeline::SampleResult b = pipeline::run(world, request("companions_root", true, held));
+  ASSERT_TRUE(b.converged());
+  ASSERT_TRUE(b.grey.without_done) << b.grey.without_note;
+  ASSERT_TRUE(b.resolution.k_coarser_md.has_value()) << b.resolution.note;
+  EXPECT_EQ(a.k.k_lattice, b.k.k_lattice);
+  EXPECT_EQ(a.grey.k_without_md, b.grey.k_without_md);
+  EXPECT_EQ(a.grey.without_steps, b.grey.without_steps);
+  EXPECT_EQ(a.resolution.k_coarse_md, b.resolution.k_coarse_md);
+  EXPECT_EQ(a.resolution.k_coarser_md, b.resolution.k_coarser_md);
+  EXPECT_EQ(a.resolution.coarse_steps, b.resolution.coarse_steps);
+  EXPECT_EQ(a.resolution.note, b.resolution.note);
+
+  std::optional<pipeline::ReadVolume> held_tensor, unused_tensor;
+  pipeline::RunRequest ta = request("tensor_slabs", false, unused_tensor), tb = request("tensor_root", true, held_tensor);
+  for (pipeline::RunRequest* t : {&ta, &tb}) {
+    t->spec.all_axes = true;
+    t->spec.resolution_study = pipeline::RunSpec::Study::off;
+    t->spec.without_grey = false;
+  }
+  const pipeline::SampleResult x = pipeline::run(world, ta);
+  const pipeline::SampleResult y = pipeline::run(world, tb);
+  EXPECT_EQ(x.status, y.status);
+  if (world.root()) {  // the input read on rank 0 is rank 0's
+    EXPECT_EQ(x.input.sha256, y.input.sha256);
+    EXPECT_EQ(x.input.name, y.input.name);
+    EXPECT_FALSE(x.input.sha256.empty());
+    ASSERT_TRUE(x.tensor && y.tensor);
+    EXPECT_EQ(x.tensor->diagonal_md(), y.tensor->diagonal_md());
+    EXPECT_GT(x.tensor->k_md[0][0], 0.0);
+  }
 }
 
 TEST(PipelineRanks, ASlabReadThatDoesNotPercolateFailsOnEveryRank) {
