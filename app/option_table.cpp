@@ -143,8 +143,9 @@ const std::vector<Option>& option_table() {
                  [](const RunSpec& s) { return s.sample.pore_labels.str(); }});
     t.push_back({"input.grey_labels", "sample.grey_labels", "",
                  "sub-resolution porous labels, each label:porosity:k with a unit (mD, D, um2, m2), e.g. "
-                 "2:0.2:0.05mD, 3-4:0.1:1e-3D: fluid cells with the Darcy drag of that k (Darcy-Brinkman); "
-                 "or @FILE: a table of them, one per line as label,porosity,k (a header line and # comments "
+                 "2:0.2:0.05mD, 3-4:0.1:1e-3D: fluid cells with the Darcy drag of that k (Darcy-Brinkman), "
+                 "optionally :m, the phase's cementation exponent for run.formation_factor (2:0.2:0.05mD:1.8); "
+                 "or @FILE: a table of them, one per line as label,porosity,k[,m] (a header line and # comments "
                  "allowed; relative to the INI file's folder); empty: none",
                  [](RunSpec& s, const std::string& v) { s.sample.grey_phases = geometry::parse_grey_phases(v); },
                  [](const RunSpec& s) { return to_string(s.sample.grey_phases); }});
@@ -322,7 +323,8 @@ const std::vector<Option>& option_table() {
                  [](const RunSpec& s) { return std::string(s.formation_factor ? "on" : "off"); }});
     t.push_back({"run.grey_cementation", "grey_cementation", "2",
                  "with run.formation_factor: a grey voxel conducts as sigma_w phi^m, phi its declared porosity and "
-                 "m this exponent (Archie's law of its unresolved pores), in [1, 5]",
+                 "m this exponent (Archie's law of its unresolved pores), in [1, 5], unless its phase declares its "
+                 "own in input.grey_labels",
                  [](RunSpec& s, const std::string& v) {
                    const double m = parse_double(v);
                    if (!(m >= 1.0 && m <= 5.0)) throw InputError("'" + v + "' is outside [1, 5] (Archie's m: about 2)");

@@ -68,8 +68,8 @@ std::string option_file_text(const std::filesystem::path& file, const std::strin
   return text;
 }
 
-// A table of grey phases (input.grey_labels = @FILE), one per line as label,porosity,k (also with
-// ';' or tabs between): the "label:porosity:k, ..." text parse_grey_phases reads. A UTF-8
+// A table of grey phases (input.grey_labels = @FILE), one per line as label,porosity,k or
+// label,porosity,k,m (also with ';' or tabs between): the "label:porosity:k, ..." text parse_grey_phases reads. A UTF-8
 // byte-order mark (Excel's "CSV UTF-8"), a first line that is not a phase (a header), blank lines
 // and # comments are skipped. An error names the file, the line and the column, not the content.
 std::string grey_table_text(const std::string& content, const std::string& shown) {
@@ -90,15 +90,23 @@ std::string grey_table_text(const std::string& content, const std::string& shown
     if (line.empty()) continue;
     if (n == 1 && !std::isdigit(static_cast<unsigned char>(line[0]))) continue;  // a header
     const auto columns = std::count(line.begin(), line.end(), ':') + 1;
-    if (columns != 3) {
-      throw InputError(at(n) + std::to_string(columns) + " columns; write label,porosity,k (e.g. 2,0.2,0.05mD)");
+    if (columns != 3 && columns != 4) {
+      throw InputError(at(n) + std::to_string(columns) +
+                       " columns; write label,porosity,k or label,porosity,k,m (e.g. 2,0.2,0.05mD or 2,0.2,0.05mD,1.8)");
     }
     try {
       (void)geometry::parse_grey_phases(line);
     } catch (const InputError&) {  // which column, without quoting it
-      const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+      const std::size_t a = line.find(':'), b = line.find(':', a + 1), c = line.find(':', b + 1);
       std::string column = "3 (k) is not a permeability with a unit (mD, D, um2 or m2) between 1e-9 mD and 1e9 mD, "
                            "e.g. 0.05mD";
+      if (c != std::string::npos) {  // k may be right and m wrong
+        try {
+          (void)geometry::parse_grey_phases(line.substr(0, c));
+          column = "4 (m) is not a cementation exponent in [1, 5]";
+        } catch (const InputError&) {
+        }
+      }
       try {
         (void)geometry::LabelSelection::parse(line.substr(0, a), "grey labels");
         const auto phi = decimal_number(line.substr(a + 1, b - a - 1));

@@ -8,7 +8,8 @@ namespace rockperm::pipeline {
 
 std::vector<double> phase_conductivities(const RunSpec& spec) {
   std::vector<double> c{1.0};
-  for (const geometry::GreyPhase& g : spec.sample.grey()) c.push_back(std::pow(g.porosity, spec.grey_cementation));
+  for (const geometry::GreyPhase& g : spec.sample.grey())
+    c.push_back(std::pow(g.porosity, g.cementation > 0 ? g.cementation : spec.grey_cementation));
   return c;
 }
 
@@ -18,6 +19,9 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   ConductionReport& r = result.conduction;
   r.asked = true;
   r.grey_cementation = spec.grey_cementation;
+  r.grey_phase_cementation.clear();
+  for (const geometry::GreyPhase& g : spec.sample.grey())
+    r.grey_phase_cementation.push_back(g.cementation > 0 ? g.cementation : spec.grey_cementation);
   const Sample& sample = simulation.sample();
   const RankLattice& lattice = simulation.rank_lattice();
   const FlowSpec& flow = simulation.flow();

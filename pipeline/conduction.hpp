@@ -21,7 +21,8 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
                     std::vector<float>* potential = nullptr);
 
 // The conductivity / sigma_w of each phase of the lattice: 1 for open pore, phi_c^m for grey
-// phase c (phi_c its declared porosity, m = spec.grey_cementation).
+// phase c (phi_c its declared porosity, m its own cementation exponent where input.grey_labels
+// declares one, else spec.grey_cementation).
 std::vector<double> phase_conductivities(const RunSpec& spec);
 
 }  // namespace rockperm::pipeline

@@ -196,6 +196,7 @@ std::string to_json(const SampleResult& r) {
                        {"tortuosity_factor", value(c.tortuosity_factor)},
                        {"cementation_exponent", value(c.cementation_exponent)},
                        {"grey_cementation", c.grey_cementation},
+                       {"grey_phase_cementation", c.grey_phase_cementation},
                        {"iterations", c.iterations},
                        {"seconds", c.seconds}};
   }

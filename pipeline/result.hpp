@@ -145,7 +145,8 @@ struct ConductionReport {
   double porosity = 0;             // phi of F phi and of Archie's m: resolved and sub-resolution pores of the sample
   double tortuosity_factor = 0;    // F phi
   double cementation_exponent = 0; // m = -ln F / ln phi (Archie, a = 1)
-  double grey_cementation = 0;     // the exponent that gave the grey phases' conductivity phi_c^m
+  double grey_cementation = 0;     // run.grey_cementation: the exponent of a grey phase that declares none
+  std::vector<double> grey_phase_cementation;  // each grey phase's m (its own, else grey_cementation)
   std::int64_t iterations = 0;
   double seconds = 0;
 };

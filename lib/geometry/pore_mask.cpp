@@ -108,7 +108,8 @@ std::string trimmed(std::string t) {
 std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
   std::vector<GreyPhase> out;
   if (trimmed(text).empty()) return out;
-  const std::string form = "write entries label:porosity:k, e.g. 2:0.2:0.05mD, 3-4:0.1:1e-3D";
+  const std::string form = "write entries label:porosity:k or label:porosity:k:m (m, Archie's cementation exponent "
+                           "of the phase), e.g. 2:0.2:0.05mD, 3-4:0.1:1e-3D:1.8";
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
@@ -116,7 +117,8 @@ std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
     const std::string entry = trimmed(text.substr(start, comma - start));
     start = comma + 1;
     const std::size_t a = entry.find(':'), b = a == std::string::npos ? a : entry.find(':', a + 1);
-    if (entry.empty() || b == std::string::npos || entry.find(':', b + 1) != std::string::npos) {
+    const std::size_t c = b == std::string::npos ? b : entry.find(':', b + 1);
+    if (entry.empty() || b == std::string::npos || (c != std::string::npos && entry.find(':', c + 1) != std::string::npos)) {
       throw InputError("sample.grey_labels", "grey labels '" + text + "': entry '" + entry + "' is not label:porosity:k; " + form);
     }
     GreyPhase g;
@@ -132,7 +134,17 @@ std::vector<GreyPhase> parse_grey_phases(const std::string& text) {
       throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': the porosity '" + porosity +
                                                   "' must be a number in (0, 1]");
     }
-    g.permeability_m2 = parse_permeability_m2(trimmed(entry.substr(b + 1)), "sample.grey_labels", entry);
+    g.permeability_m2 = parse_permeability_m2(trimmed(entry.substr(b + 1, c == std::string::npos ? c : c - b - 1)),
+                                              "sample.grey_labels", entry);
+    if (c != std::string::npos) {
+      const std::string m = trimmed(entry.substr(c + 1));
+      const std::optional<double> value = decimal_number(m);
+      g.cementation = value.value_or(0);
+      if (!value || !(g.cementation >= min_cementation && g.cementation <= max_cementation)) {
+        throw InputError("sample.grey_labels", "grey labels entry '" + entry + "': the cementation exponent '" + m +
+                                                    "' must be a number in [1, 5] (Archie's m of the phase)");
+      }
+    }
     out.push_back(std::move(g));
   }
   if (out.size() > static_cast<std::size_t>(physics::max_grey_phases)) {
@@ -149,6 +161,7 @@ std::string to_string(const std::vector<GreyPhase>& phases) {
     std::ostringstream o;
     o.precision(17);
     o << g.labels.str() << ':' << g.porosity << ':' << g.permeability_m2 << "m2";
+    if (g.cementation > 0) o << ':' << g.cementation;
     if (!out.empty()) out += ", ";
     out += o.str();
   }

@@ -29,9 +29,14 @@ struct GreyPhase {
   LabelSelection labels;
   double porosity = 0;         // of the voxel's sub-resolution pores, for the report (0..1]
   double permeability_m2 = 0;  // its Darcy permeability
+  // Archie's cementation exponent m of its sub-resolution pores: the phase conducts as
+  // sigma_w porosity^m in the conduction solve (0: run.grey_cementation's)
+  double cementation = 0;
 };
+inline constexpr double min_cementation = 1.0, max_cementation = 5.0;  // Archie's m, [1, 5]
 // Parses "2:0.2:0.05mD" entries separated by commas ("label or low-high : porosity : k with a unit
-// of mD, D, m2 or um2"); throws InputError naming the entry. Empty text: no grey phase.
+// of mD, D, m2 or um2", and optionally ": m", the phase's cementation exponent in [1, 5]); throws
+// InputError naming the entry. Empty text: no grey phase.
 std::vector<GreyPhase> parse_grey_phases(const std::string& text);
 std::string to_string(const std::vector<GreyPhase>& phases);  // parse_grey_phases' inverse
 

@@ -351,6 +351,10 @@ TEST(Options, GreyTableRowsAsSpreadsheetsWriteThemAndErrorsThatNameFileLineAndCo
   EXPECT_NE(message("2,0.2,abcmD\n").find("line 1: column 3 (k)"), std::string::npos);
   EXPECT_NE(message("2,0.2,1e-300mD\n").find("line 1: column 3 (k)"), std::string::npos);
   EXPECT_NE(message("secret-token-ABC:foo:bar\n1,2\n").find("line 2: 2 columns"), std::string::npos);
+  // a fourth column: the phase's cementation exponent (issue 51)
+  EXPECT_EQ(message("2,0.2,5mD,1.8\n3,0.1,1mD\n"), "accepted");
+  EXPECT_NE(message("2,0.2,5mD,7\n").find("line 1: column 4 (m)"), std::string::npos);
+  EXPECT_NE(message("2,0.2,5mD,1.8,3\n").find("line 1: 5 columns"), std::string::npos);
   const std::string nul = message(std::string("2,0.2,1mD\n3,0.1\0,1mD\n", 22));
   EXPECT_NE(nul.find("line 2: holds a NUL byte"), std::string::npos) << nul;
   // not a regular file, and a table larger than any table of phases

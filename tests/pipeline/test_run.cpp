@@ -2,12 +2,14 @@
 // in order through an observer, a typed result out; a failure leaves a report and rethrows.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "lib/base/system.hpp"
+#include "pipeline/conduction.hpp"
 #include "pipeline/fields.hpp"
 #include "pipeline/resolution_study.hpp"
 #include "pipeline/run.hpp"
@@ -80,6 +82,39 @@ RunRequest tensor_request(const std::filesystem::path& dir, const ReadVolume& vo
 }
 
 }  // namespace
+
+// Issue 51: each grey phase may declare its own cementation exponent (label:porosity:k:m, or a
+// fourth column of the table); the conduction solve gives a phase sigma_w phi^m with its own m,
+// else run.grey_cementation's. A fifth field, and an m outside [1, 5], are refused naming it.
+TEST(Run, AGreyPhaseConductsWithItsOwnCementationExponent) {
+  RunSpec spec;
+  spec.sample.grey_phases = geometry::parse_grey_phases("2:0.2:0.05mD:1.8, 3-4:0.1:1mD");
+  spec.grey_cementation = 2.5;
+  ASSERT_EQ(spec.sample.grey().size(), 2u);
+  EXPECT_EQ(spec.sample.grey()[0].cementation, 1.8);
+  EXPECT_EQ(spec.sample.grey()[1].cementation, 0.0);
+  const std::vector<double> c = phase_conductivities(spec);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], 1.0);
+  EXPECT_DOUBLE_EQ(c[1], std::pow(0.2, 1.8));
+  EXPECT_DOUBLE_EQ(c[2], std::pow(0.1, 2.5));
+  // the text form reads back the same phases
+  const auto again = geometry::parse_grey_phases(geometry::to_string(spec.sample.grey_phases));
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].cementation, 1.8);
+  EXPECT_EQ(again[1].cementation, 0.0);
+  const std::vector<std::pair<std::string, std::string>> refused{{"2:0.2:0.05mD:0.5", "cementation exponent"},
+                                                                    {"2:0.2:0.05mD:x", "cementation exponent"},
+                                                                    {"2:0.2:0.05mD:1.8:2", "is not label:porosity:k"}};
+  for (const auto& [bad, why] : refused) {
+    try {
+      (void)geometry::parse_grey_phases(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
 
 TEST(Run, WritesItsDirectoryShowsEachStageAndReturnsTheResult) {
   const auto dir = fresh("stages");
