@@ -233,25 +233,26 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
   try {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
     run_stages(comm, request, directory, result);
-    // the companion runs read the volume again where it is not in memory: each rank its planes
-    // where it can (companion_slabs), else rank 0 the whole, once for all of them
+    // the companion runs (decided alike on every rank: the result's status and sums are shared)
+    const bool without_grey =
+        request.spec.without_grey && result.grey.connected() > 0 && result.status != RunStatus::interrupted;
+    const RunSpec::Study study = request.spec.resolution_study;
+    const bool resolution =
+        result.status != RunStatus::interrupted &&
+        (study == RunSpec::Study::on ||
+         (study == RunSpec::Study::automatic && result.converged() && result.narrow_flow_fraction > narrow_flow_limit));
+    // they read the volume again where it is not in memory: each rank its planes where it can
+    // (companion_slabs), else rank 0 the whole, once for all of them
     RunRequest companions = request;
     std::optional<ReadVolume> reread;  // rank 0
-    if (!companions.volume && !read_on_slabs(comm, request.spec.sample)) {
+    if ((without_grey || resolution) && !companions.volume && !read_on_slabs(comm, request.spec.sample)) {
       companions.volume = [&]() -> const ReadVolume& {
         if (!reread) reread = read_volume(request.spec.sample, false);
         return *reread;
       };
     }
-    if (request.spec.without_grey && result.grey.connected() > 0 && result.status != RunStatus::interrupted) {
-      run_without_grey(comm, companions, result);
-    }
-    const RunSpec::Study study = request.spec.resolution_study;
-    if (result.status != RunStatus::interrupted &&
-        (study == RunSpec::Study::on ||
-         (study == RunSpec::Study::automatic && result.converged() && result.narrow_flow_fraction > narrow_flow_limit))) {
-      run_resolution_study(comm, companions, result);
-    }
+    if (without_grey) run_without_grey(comm, companions, result);
+    if (resolution) run_resolution_study(comm, companions, result);
   } catch (const Error& e) {
     report_failure(comm, dir, e, request.describe_input, result);
     throw;
