@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -157,6 +158,53 @@ TEST(Report, TheManualsExitCodesAreTheCodes) {
     ++rows;
   }
   EXPECT_EQ(rows, 8) << "every status once in the manual's table";
+}
+
+// docs/reference/report-json.md lists every field of report.json: each key of a report with every
+// optional block present (grey phases with a map and the run without them, the resolution study,
+// the formation factor, a reason and a warning), to the fields of the objects inside its blocks
+// and lists, is named there in backquotes.
+TEST(Report, EveryFieldOfReportJsonIsInTheReference) {
+  const std::filesystem::path page = testing::repo_file("docs/reference/report-json.md");
+  ASSERT_FALSE(page.empty()) << "docs/reference/report-json.md not found above the working directory";
+  std::ifstream in(page, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  SampleResult r;
+  r.input.name = "rock.raw";
+  r.status = RunStatus::invalid_physics;
+  r.reason = "no_path";
+  r.steps = 100;
+  r.percolation.voxels = 64;
+  r.grey.phases.push_back(GreyPhaseReport{});
+  r.grey.map = "40:200";
+  r.grey.law = "kozeny-carman";
+  r.grey.without_asked = true;
+  r.resolution.asked = true;
+  r.conduction.asked = true;
+  r.conduction.grey_phase_cementation = {2.0};
+  r.k_halves_md = {1.0, 2.0};
+  r.warnings = {{"reynolds", "Reynolds number 0.2 > 0.1", 0.2, "flow.force"}};
+  r.history_md = {{100, 1.0}};
+  const nlohmann::json j = nlohmann::json::parse(to_json(r));
+  int fields = 0;
+  const auto named = [&](const std::string& key, const std::string& where) {
+    EXPECT_NE(text.find("`" + key + "`"), std::string::npos) << where << key << " is not in docs/reference/report-json.md";
+    ++fields;
+  };
+  for (const auto& [key, value] : j.items()) {
+    named(key, "");
+    const nlohmann::json* inner = &value;
+    if (value.is_array() && !value.empty() && value.front().is_object()) inner = &value.front();  // warnings
+    if (!inner->is_object()) continue;
+    for (const auto& [k2, v2] : inner->items()) {
+      named(k2, key + ".");
+      const nlohmann::json* deeper = &v2;
+      if (v2.is_array() && !v2.empty() && v2.front().is_object()) deeper = &v2.front();  // grey.phases
+      if (!deeper->is_object()) continue;
+      for (const auto& [k3, v3] : deeper->items()) named(k3, key + "." + k2 + ".");
+    }
+  }
+  EXPECT_GT(fields, 100);
 }
 
 }  // namespace rockperm::pipeline
