@@ -102,6 +102,35 @@ grep -q -- "--mpi=pmix rockperm campaign" srun.log || fail "the array script did
 for script in campaign-array campaign-multi-gpu; do
   grep -q "^#SBATCH --open-mode=append" "$slurm/$script.sbatch" || fail "$script: a requeued job would overwrite its log"
 done
+# an array whose ids start at 1 (--array=1-2) is the campaign's tasks 0 and 1: the same union;
+# a list of ids (--array=1,5,7) is refused by each task, as is a rockperm the job cannot find
+for task in 1 2; do
+  PATH="$work/fakebin:$PATH" SLURM_ARRAY_JOB_ID=79 SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_COUNT=2 \
+    SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=2 bash "$slurm/campaign-array.sbatch" m.csv base.ini from_one \
+    >"from_one$task.log" 2>&1
+done
+[ "$(results from_one)" = "$(results full)" ] || fail "--array=1-2: $(results from_one) vs $(results full)"
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_JOB_ID=80 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=1 \
+  SLURM_ARRAY_TASK_MAX=7 bash "$slurm/campaign-array.sbatch" m.csv base.ini listed >listed.log 2>&1
+[ $? -eq 2 ] && grep -q "is not a range" listed.log && [ ! -e listed ] || fail "--array=1,5,7: $(cat listed.log)"
+mkdir -p nobin
+printf '#!/usr/bin/env bash\nexec "$@"\n' >nobin/srun
+chmod +x nobin/srun
+PATH="$work/nobin:/usr/bin:/bin" SLURM_ARRAY_JOB_ID=81 SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=1 \
+  bash "$slurm/campaign-array.sbatch" m.csv base.ini nobin_run >nobin.log 2>&1
+[ $? -eq 2 ] && grep -q "set ROCKPERM to its full path" nobin.log || fail "rockperm not on PATH: $(cat nobin.log)"
+# ROCKPERM names it; srun without PMIx: mpirun starts the tasks, unbound (--bind-to none)
+cat >nobin/mpirun <<FAKE
+#!/usr/bin/env bash
+echo "\$*" >>"$work/mpirun.log"
+while [ \$# -gt 0 ]; do case \$1 in -n | --bind-to) shift 2 ;; -*) shift ;; *) break ;; esac; done
+exec "\$@"
+FAKE
+chmod +x nobin/mpirun
+PATH="$work/nobin:/usr/bin:/bin" ROCKPERM="$rockperm" SLURM_ARRAY_JOB_ID=82 SLURM_ARRAY_TASK_ID=0 \
+  SLURM_ARRAY_TASK_COUNT=1 bash "$slurm/campaign-array.sbatch" m.csv base.ini by_mpirun >by_mpirun.log 2>&1
+[ "$(results by_mpirun)" = "$(results full)" ] || fail "ROCKPERM and mpirun: $(tail -3 by_mpirun.log)"
+grep -q -- "-n 1 --bind-to none" mpirun.log || fail "the mpirun fallback binds its ranks: $(cat mpirun.log)"
 
 # --- a directory of scans with --scans (the broken one included) -------------------------------
 "$rockperm" campaign --scans scans --config base.ini "--input.dims=28 28 28" --dir scans_run >scans.log 2>&1
