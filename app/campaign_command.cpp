@@ -357,7 +357,11 @@ int campaign_command(const std::vector<std::string>& args) {
     char head[160];
     std::snprintf(head, sizeof head, "  [%d/%d done] %s%s (%.1f s): ", counts.samples - counts.pending,
                   counts.samples, sample.id.c_str(), current->options.resume ? " resumed" : "", seconds);
-    std::cout << head << line << (counts.pending > 0 ? "; about " + clock_text(eta) + " to go" : std::string())
+    // after a stop request no time to go is known: the rest waits for the same command again
+    const std::string rest = StopSignals::requested() ? "; the rest when the same command runs again"
+                             : counts.pending > 0     ? "; about " + clock_text(eta) + " to go"
+                                                      : std::string();
+    std::cout << head << line << rest
               << "\n"
               << std::flush;
   }

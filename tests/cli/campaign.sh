@@ -68,6 +68,9 @@ wait "$pid"
 rc=$?
 [ "$rc" -eq 6 ] || fail "SIGTERM: exit $rc, expected 6 ($(tail -3 cut.log))"
 grep -q '"status": "interrupted"' cut/s2/report.json 2>/dev/null || fail "s2 not interrupted: $(head -3 cut/s2/report.json 2>/dev/null)"
+# no time to go after a stop: the rest waits for the same command (issue 53: it said "about 0:00:22")
+grep "\] s2 " cut.log | grep -q "the rest when the same command runs again" && ! grep -q "to go" <(grep "\] s2 " cut.log) ||
+  fail "the interrupted sample's line: $(grep '\] s2 ' cut.log)"
 campaign --dir cut >cut2.log 2>&1
 [ $? -eq 9 ] || fail "continued campaign: exit code"
 grep -q "s2 resumed" cut2.log || fail "s2 was not resumed: $(cat cut2.log)"
