@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "io/sha256.hpp"
 #include "lib/base/system.hpp"
 #include "pipeline/report_html.hpp"
 #include "pipeline/report_json.hpp"
@@ -319,6 +320,16 @@ SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
     on_slabs = !request.volume && read_on_slabs(comm, spec.sample);
     if (on_slabs) {
       input = file_identity(spec.sample.volume);
+      if (request.use == DirectoryUse::resume) {  // each axis is checked against it: hashed once, on every rank
+        std::vector<std::uint8_t> text;
+        parallel::collectively(comm, [&] {
+          if (!comm.root()) return;
+          const std::string h = io::hash_volume(spec.sample.volume.path);
+          text.assign(h.begin(), h.end());
+        });
+        comm.broadcast(text);
+        input.sha256.assign(text.begin(), text.end());
+      }
     } else {
       parallel::collectively(comm, [&] {
         if (comm.root()) volume = &request_volume(request, read, true);

@@ -407,6 +407,15 @@ TEST(PipelineRanks, CompanionsAndTheTensorOnSlabsGiveRankZerosK) {
   const pipeline::SampleResult x = pipeline::run(world, ta);
   const pipeline::SampleResult y = pipeline::run(world, tb);
   EXPECT_EQ(x.status, y.status);
+  // resumed, the axes done are kept (each checked against the input's hash, taken once)
+  ta.use = pipeline::DirectoryUse::resume;
+  const pipeline::SampleResult again = pipeline::run(world, ta);
+  EXPECT_EQ(again.status, x.status);
+  EXPECT_EQ(again.input.sha256, x.input.sha256);
+  if (world.root()) {
+    ASSERT_TRUE(again.tensor);
+    EXPECT_EQ(again.tensor->diagonal_md(), x.tensor->diagonal_md());
+  }
   if (world.root()) {  // the input read on rank 0 is rank 0's
     EXPECT_EQ(x.input.sha256, y.input.sha256);
     EXPECT_EQ(x.input.name, y.input.name);
