@@ -93,9 +93,7 @@ void run_without_grey(const parallel::Comm& comm, const RunRequest& request, Sam
     if (!slabs) {
       with_volume(comm, request, [&](const ReadVolume& volume) {
         voxel_um = volume.loaded.voxel_size_um;
-        mask = volume.loaded.mask;
-        for (std::uint8_t& code : mask.pore)
-          code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
+        mask = view_of(volume.loaded.mask, view);
       });
     }
   } catch (const InputError& e) {

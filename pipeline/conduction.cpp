@@ -6,10 +6,16 @@
 
 namespace rockperm::pipeline {
 
+std::vector<double> grey_phase_cementation(const RunSpec& spec) {
+  std::vector<double> m;
+  for (const geometry::GreyPhase& g : spec.sample.grey()) m.push_back(g.cementation > 0 ? g.cementation : spec.grey_cementation);
+  return m;
+}
+
 std::vector<double> phase_conductivities(const RunSpec& spec) {
   std::vector<double> c{1.0};
-  for (const geometry::GreyPhase& g : spec.sample.grey())
-    c.push_back(std::pow(g.porosity, g.cementation > 0 ? g.cementation : spec.grey_cementation));
+  const std::vector<double> m = grey_phase_cementation(spec);
+  for (std::size_t i = 0; i < m.size(); ++i) c.push_back(std::pow(spec.sample.grey()[i].porosity, m[i]));
   return c;
 }
 
@@ -19,9 +25,7 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   ConductionReport& r = result.conduction;
   r.asked = true;
   r.grey_cementation = spec.grey_cementation;
-  r.grey_phase_cementation.clear();
-  for (const geometry::GreyPhase& g : spec.sample.grey())
-    r.grey_phase_cementation.push_back(g.cementation > 0 ? g.cementation : spec.grey_cementation);
+  r.grey_phase_cementation = grey_phase_cementation(spec);
   const Sample& sample = simulation.sample();
   const RankLattice& lattice = simulation.rank_lattice();
   const FlowSpec& flow = simulation.flow();

@@ -24,5 +24,7 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
 // phase c (phi_c its declared porosity, m its own cementation exponent where input.grey_labels
 // declares one, else spec.grey_cementation).
 std::vector<double> phase_conductivities(const RunSpec& spec);
+// The cementation exponent each grey phase conducts with: its own, else spec.grey_cementation.
+std::vector<double> grey_phase_cementation(const RunSpec& spec);
 
 }  // namespace rockperm::pipeline

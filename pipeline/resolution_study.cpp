@@ -60,27 +60,27 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  // each rank coarsens its own planes where it can read the file (companion_slabs), else rank 0
-  // the whole
+  // each rank coarsens its own planes where it can read the file (companion_slabs), both grids,
+  // else rank 0 the whole
   const SampleView coarse_view{false, 1}, coarser_view{false, 2};
-  const std::optional<geometry::Dims> coarse_slabs = companion_slabs(comm, request, coarse_view);
-  const std::optional<geometry::Dims> coarser_slabs =
-      coarse_slabs ? companion_slabs(comm, request, coarser_view) : std::nullopt;
   const auto large_enough = [](const geometry::Dims& d) {  // for a 4x coarser grid
     return d.nx >= 2 * min_coarser_extent && d.ny >= 2 * min_coarser_extent && d.nz >= 2 * min_coarser_extent;
   };
+  std::optional<geometry::Dims> coarse_slabs = companion_slabs(comm, request, coarse_view), coarser_slabs;
+  if (coarse_slabs && large_enough(*coarse_slabs)) {
+    coarser_slabs = companion_slabs(comm, request, coarser_view);
+    if (!coarser_slabs) coarse_slabs.reset();  // too few planes for every rank: rank 0 makes both
+  }
   geometry::PoreMask coarse_mask, coarser_mask;  // rank 0, without slabs
   double voxel_um = 0;                           // rank 0's, without slabs
-  bool coarser = false;
+  bool coarser = coarse_slabs && coarser_slabs;
   try {
-    if (coarse_slabs) {
-      coarser = large_enough(*coarse_slabs);
-    } else {
+    if (!coarse_slabs) {
       with_volume(comm, request, [&](const ReadVolume& volume) {
         voxel_um = 2.0 * volume.loaded.voxel_size_um;
-        coarse_mask = geometry::coarsen_2x(volume.loaded.mask);
+        coarse_mask = view_of(volume.loaded.mask, coarse_view);
         if (large_enough(coarse_mask.dims)) {
-          coarser_mask = geometry::coarsen_2x(coarse_mask);
+          coarser_mask = geometry::coarsen_2x(coarse_mask);  // the coarser view, from the coarse one
           coarser = true;
         }
       });
@@ -90,19 +90,6 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
     return;
   }
   coarser = comm.max(coarser ? 1.0 : 0.0) > 0;
-  // the 4x grid on slabs needs planes for every rank; else rank 0 makes it from the 2x one's
-  // planes, which then are on rank 0 too
-  const bool coarser_on_slabs = coarse_slabs && coarser_slabs;
-  if (coarse_slabs && coarser && !coarser_on_slabs) {
-    try {
-      with_volume(comm, request, [&](const ReadVolume& volume) {
-        voxel_um = 2.0 * volume.loaded.voxel_size_um;
-        coarser_mask = geometry::coarsen_2x(geometry::coarsen_2x(volume.loaded.mask));
-      });
-    } catch (const InputError&) {
-      coarser = false;
-    }
-  }
   FlowSpec flow = request.spec.flow;
   flow.grey_permeability = fine.flow.grey_permeability;
   for (double& k : flow.grey_permeability) k /= 4.0;  // the same m^2 in voxels twice as large
@@ -133,8 +120,8 @@ void run_resolution_study(const parallel::Comm& comm, const RunRequest& request,
     for (double& k : flow.grey_permeability) k /= 4.0;
     const CompanionRun c4 =
         run_companion(comm, request,
-                      companion_sample(comm, request, flow, coarser_on_slabs ? coarser_slabs : std::nullopt,
-                                       coarser_view, coarser_mask, 2.0 * voxel_um, fine.input.name + " (4x coarser)"),
+                      companion_sample(comm, request, flow, coarser_slabs, coarser_view, coarser_mask, 2.0 * voxel_um,
+                                       fine.input.name + " (4x coarser)"),
                       flow, budget);
     study.coarse_steps += c4.result.steps;
     if (c4.done()) study.k_coarser_md = c4.result.k.k_md;

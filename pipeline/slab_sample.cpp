@@ -53,31 +53,24 @@ io::LoadedMask load_view_planes(const SampleSpec& spec, const SampleView& view, 
   for (const std::int64_t z : planes)
     for (std::int64_t j = 0; j < f; ++j) fine.push_back(f * z + j);
   io::LoadedMask l = io::load_pore_planes(spec.volume, spec.open_labels(), spec.grey(), fine);
-  if (view.grey_solid) {
-    for (std::uint8_t& code : l.mask.pore)
-      code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
+  const geometry::Dims fd = l.mask.dims;
+  const std::uint64_t fine_plane = static_cast<std::uint64_t>(fd.nx) * static_cast<std::uint64_t>(fd.ny);
+  geometry::PoreMask out;
+  out.dims = geometry::Dims{fd.nx >> view.coarsen_levels, fd.ny >> view.coarsen_levels,
+                            static_cast<std::int64_t>(planes.size())};
+  out.pore.reserve(out.dims.voxels());
+  for (std::size_t i = 0; i < planes.size();) {  // runs of consecutive planes
+    std::size_t n = 1;
+    while (i + n < planes.size() && planes[i + n] == planes[i] + static_cast<std::int64_t>(n)) ++n;
+    geometry::PoreMask run;
+    run.dims = geometry::Dims{fd.nx, fd.ny, static_cast<std::int64_t>(n) * f};
+    const auto begin = l.mask.pore.begin() + static_cast<std::ptrdiff_t>(fine_plane * i * static_cast<std::uint64_t>(f));
+    run.pore.assign(begin, begin + static_cast<std::ptrdiff_t>(run.dims.voxels()));
+    run = view_of(std::move(run), view, planes[i]);
+    out.pore.insert(out.pore.end(), run.pore.begin(), run.pore.end());
+    i += n;
   }
-  if (view.coarsen_levels > 0) {
-    const geometry::Dims fd = l.mask.dims;
-    const std::uint64_t fine_plane = static_cast<std::uint64_t>(fd.nx) * static_cast<std::uint64_t>(fd.ny);
-    geometry::PoreMask out;
-    out.dims = geometry::Dims{fd.nx >> view.coarsen_levels, fd.ny >> view.coarsen_levels,
-                              static_cast<std::int64_t>(planes.size())};
-    out.pore.reserve(out.dims.voxels());
-    for (std::size_t i = 0; i < planes.size();) {  // runs of consecutive planes
-      std::size_t n = 1;
-      while (i + n < planes.size() && planes[i + n] == planes[i] + static_cast<std::int64_t>(n)) ++n;
-      geometry::PoreMask run;
-      run.dims = geometry::Dims{fd.nx, fd.ny, static_cast<std::int64_t>(n) * f};
-      const auto begin = l.mask.pore.begin() + static_cast<std::ptrdiff_t>(fine_plane * i * static_cast<std::uint64_t>(f));
-      run.pore.assign(begin, begin + static_cast<std::ptrdiff_t>(run.dims.voxels()));
-      for (int level = 1; level <= view.coarsen_levels; ++level)
-        run = geometry::coarsen_2x(run, planes[i] << (view.coarsen_levels - level));
-      out.pore.insert(out.pore.end(), run.pore.begin(), run.pore.end());
-      i += n;
-    }
-    l.mask = std::move(out);
-  }
+  l.mask = std::move(out);
   const std::uint64_t plane = static_cast<std::uint64_t>(l.mask.dims.nx) * static_cast<std::uint64_t>(l.mask.dims.ny);
   l.plane_pore.assign(planes.size(), 0);
   for (std::size_t i = 0; i < planes.size(); ++i) {
@@ -124,6 +117,16 @@ class ScopedThreads {
 };
 
 }  // namespace
+
+geometry::PoreMask view_of(geometry::PoreMask planes, const SampleView& view, std::int64_t first_plane) {
+  if (view.grey_solid) {
+    for (std::uint8_t& code : planes.pore)
+      code = code == geometry::PoreMask::open ? geometry::PoreMask::open : geometry::PoreMask::solid;
+  }
+  for (int level = 1; level <= view.coarsen_levels; ++level)
+    planes = geometry::coarsen_2x(planes, first_plane << (view.coarsen_levels - level));
+  return planes;
+}
 
 std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const SampleView& view) {
   if (comm.size() < 2) return std::nullopt;

@@ -28,6 +28,12 @@ struct SampleView {
   bool plain() const { return !grey_solid && coarsen_levels == 0; }
 };
 
+// `planes` (consecutive planes of the file's sample, the first the first of view plane
+// `first_plane`) as the view shows them: grey voxels made solid, then coarsened level by level with
+// the whole's parity (coarsen_2x's first_z). The whole mask with first_plane 0 is the view of the
+// whole; the slabs' reads make theirs of runs of their planes, the same planes to the bit.
+geometry::PoreMask view_of(geometry::PoreMask planes, const SampleView& view, std::int64_t first_plane = 0);
+
 // The dimensions of the sample (the crop's, or its view's) where read_sample prepares `spec` on
 // slabs: a file every rank sees, several ranks, and at least as many planes as ranks (else rank 0
 // reads it, and says what is wrong). Collective.
