@@ -59,10 +59,11 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
                 100.0 * static_cast<double>(s.grey_voxels_before[c]) / static_cast<double>(perc.voxels),
                 100.0 * static_cast<double>(s.grey_voxels[c]) / static_cast<double>(perc.voxels));
   }
-  std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s%s; SHA-256 %.2f s beside them; "
-              "pore widths %s\n",
+  char hash[64];
+  std::snprintf(hash, sizeof hash, s.hash_pending ? "beside the first steps" : "%.2f s beside them", s.hash_seconds);
+  std::printf("stages      read %.2f s, percolation %.2f s, pore statistics %.2f s%s; SHA-256 %s; pore widths %s\n",
               s.read_seconds, s.percolation_seconds, s.pore_seconds,
-              s.slabs ? " (each rank its own slab of the file)" : "", s.hash_seconds,
+              s.slabs ? " (each rank its own slab of the file)" : "", hash,
               plan.cuda ? "beside the solve" : "after the solve");
   const double length = static_cast<double>(s.dims[flow.flow_axis]);
   const solve::TimeScales t = solve::time_scales(s.pores, length, physics::viscosity(flow.tau));

@@ -83,6 +83,9 @@ RankLattice decompose(const parallel::Comm& comm, Sample& sample, const geometry
                       backend::Propagation propagation, geometry::EdgeContacts edges, OneRank one_rank,
                       lattice::LatticeTables tables, const std::vector<double>& shares) {
   const auto start = std::chrono::steady_clock::now();
+  // a file read on slabs: this rank's share of its host's cores, as for the read (all of them
+  // on each of 4 ranks was 4x the cores, and the lattice stage waited on descheduled threads)
+  const ScopedThreads threads(sample.slabs ? sample.slabs->threads : 0);
   RankLattice r;
   const bool negative = propagation == backend::Propagation::fused;
   r.slabs = shares.empty() ? parallel::partition_slabs(sample.plane_fluid, comm.size())

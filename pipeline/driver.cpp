@@ -21,7 +21,7 @@ DriveOutcome drive(const parallel::Comm& comm, Simulation& simulation, const Dri
   const auto checkpoint = [&] {
     if (s.checkpoint.empty()) return;
     const auto t = Clock::now();
-    write_checkpoint(comm, simulation, s.checkpoint, s.identity);
+    write_checkpoint(comm, simulation, s.checkpoint, s.identity ? s.identity() : std::string());
     out.checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t).count();
     ++out.checkpoints;
     last_checkpoint_time = Clock::now();

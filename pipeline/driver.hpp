@@ -13,7 +13,9 @@ namespace rockperm::pipeline {
 
 struct DriveSettings {
   std::filesystem::path checkpoint;  // where checkpoints go; empty: never written
-  std::string identity;              // run_identity() of the sample and physics
+  // run_identity() of the sample and physics, asked for (collectively) when a checkpoint is
+  // written: the input's hash may still be worked out beside the first steps
+  std::function<std::string()> identity;
   std::int64_t checkpoint_interval = 0;  // steps between checkpoints (0: not by steps)
   double checkpoint_minutes = 0;         // wall minutes between checkpoints (0: not by time)
   bool checkpoint_at_end = false;        // also when the run ends by itself

@@ -22,10 +22,13 @@ namespace rockperm::pipeline {
 
 namespace {
 
+void run_prepared(const parallel::Comm& comm, const RunRequest& request, const RunDirectory& directory,
+                  std::chrono::steady_clock::time_point started, Sample& sample, PreparedSample& prepared,
+                  SampleResult& result);
+
 // The stages; `result` holds what is known so far when one of them throws.
 void run_stages(const parallel::Comm& comm, const RunRequest& request, const RunDirectory& directory,
                 SampleResult& result) {
-  RunObserver* observer = comm.root() ? request.observer : nullptr;
   const auto started = std::chrono::steady_clock::now();
   const RunSpec& spec = request.spec;
   result.flow = spec.flow;
@@ -33,7 +36,26 @@ void run_stages(const parallel::Comm& comm, const RunRequest& request, const Run
   result.input.name = spec.sample.volume.path.filename().string();
   PreparedSample prepared = request_sample(comm, request);
   Sample& sample = prepared.sample;
-  result.input = sample.input;
+  try {
+    run_prepared(comm, request, directory, started, sample, prepared, result);
+  } catch (...) {
+    // a failure after the preparation: its report still names the input by its hash (rank 0's)
+    if (comm.root() && sample.hash_pending && sample.hash_thread.valid()) {
+      try {
+        result.provenance.input_sha256 = result.input.sha256 = sample.hash_thread.get().first;
+      } catch (const std::exception&) {  // the failure that counts is the one in flight
+      }
+    }
+    throw;
+  }
+}
+
+void run_prepared(const parallel::Comm& comm, const RunRequest& request, const RunDirectory& directory,
+                  std::chrono::steady_clock::time_point started, Sample& sample, PreparedSample& prepared,
+                  SampleResult& result) {
+  RunObserver* observer = comm.root() ? request.observer : nullptr;
+  const RunSpec& spec = request.spec;
+  result.input = sample.input;  // its hash, where still worked out beside the solve, after it
   result.provenance.input_sha256 = sample.input.sha256;
   result.percolation = sample.percolation;
   result.dims = sample.dims;
@@ -60,13 +82,20 @@ void run_stages(const parallel::Comm& comm, const RunRequest& request, const Run
   Simulation simulation(comm, sample, std::move(lattice), flow, execution, plan);
   DriveSettings drive;
   drive.checkpoint = spec.output.dir / checkpoint_name;
-  drive.identity = run_identity(sample.input.sha256, spec.sample, flow);
+  std::string identity;  // the checkpoints': from the input's hash, the first time one is needed
+  drive.identity = [&] {
+    if (identity.empty()) {
+      settle_input_hash(comm, sample);
+      identity = run_identity(sample.input.sha256, spec.sample, flow);
+    }
+    return identity;
+  };
   drive.checkpoint_interval = spec.execution.checkpoint_interval;
   drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
   drive.checkpoint_at_end = spec.execution.checkpoint_at_end;
   drive.walltime_minutes = spec.execution.walltime_minutes;
   drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
-  if (request.use == DirectoryUse::resume) read_checkpoint(comm, simulation, drive.checkpoint, drive.identity);
+  if (request.use == DirectoryUse::resume) read_checkpoint(comm, simulation, drive.checkpoint, drive.identity());
   if (observer) {
     observer->simulation_ready(simulation, plan, comm.size(),
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -77,9 +106,13 @@ void run_stages(const parallel::Comm& comm, const RunRequest& request, const Run
     if (request.progress && comm.root()) request.progress(p);
   });
   const auto loop_end = std::chrono::steady_clock::now();
-  const Provenance provenance = result.provenance;
+  settle_input_hash(comm, sample);  // where it outlasted the solve: waited for now
+  Provenance provenance = result.provenance;
+  provenance.input_sha256 = sample.input.sha256;
   result = simulation.result();
   result.provenance = provenance;
+  result.input.sha256 = sample.input.sha256;
+  result.timings.hash = sample.hash_seconds;
   const std::vector<geometry::GreyPhase> grey = spec.sample.grey();
   if (!result.grey.phases.empty() && spec.sample.grey_map.enabled()) {
     result.grey.map = spec.sample.grey_map.intensities_str();
@@ -207,7 +240,11 @@ PreparedSample request_sample(const parallel::Comm& comm, const RunRequest& requ
     p.sample.input.sha256 = request.input_sha256;
     return p;
   }
-  if (!request.volume) return PreparedSample{read_sample(comm, spec.sample, spec.flow), {}, {}};
+  if (!request.volume) {
+    SampleSpec sample = spec.sample;
+    sample.hash_later = true;  // the first step does not wait for the input's hash: run_stages settles it
+    return PreparedSample{read_sample(comm, sample, spec.flow), {}, {}};
+  }
   static const ReadVolume none;  // the other ranks' (read_sample uses rank 0's)
   return PreparedSample{read_sample(comm, comm.root() ? request.volume() : none, spec.sample, spec.flow), {}, {}};
 }

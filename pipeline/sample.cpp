@@ -318,25 +318,45 @@ Sample read_sample(const parallel::Comm& comm, const ReadVolume& volume, const S
 Sample read_sample(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow) {
   if (const auto whole = read_on_slabs(comm, spec))
     return with_grey_permeability(read_sample_on_slabs(comm, spec, flow, *whole), spec);
-  return with_grey_permeability(share(comm, [&](Sample& s) {
+  Sample sample = share(comm, [&](Sample& s) {
     ReadVolume v = read_volume(spec, false);
     s.read_seconds = v.read_seconds;
     s.voxel_size_um = v.loaded.voxel_size_um;
     s.input = std::move(v.input);
     // the input's SHA-256 reads the file once more: on a thread of its own, beside the
-    // percolation and the pore analysis, which use the others
-    std::future<std::pair<std::string, double>> hash;
-    if (spec.hash_input) {
-      hash = std::async(std::launch::async, [path = spec.volume.path] {
-        const auto start = Clock::now();
-        std::string h = io::hash_volume(path);
-        return std::make_pair(std::move(h), seconds_since(start));
-      });
-    }
+    // percolation and the pore analysis, which use the others (and, hash_later, the solve)
+    if (spec.hash_input) s.hash_thread = hash_on_thread(spec.volume.path);
     finish_on_root(s, std::move(v.loaded.mask), flow, spec.percolation_filter, SampleUse::run,
                    !spec.grey().empty());
-    if (hash.valid()) std::tie(s.input.sha256, s.hash_seconds) = hash.get();
-  }), spec);
+  });
+  sample.hash_pending = spec.hash_input;
+  if (!spec.hash_later) settle_input_hash(comm, sample);
+  return with_grey_permeability(std::move(sample), spec);
+}
+
+std::shared_future<std::pair<std::string, double>> hash_on_thread(const std::filesystem::path& path) {
+  return std::async(std::launch::async, [path] {
+           const auto start = Clock::now();
+           std::string h = io::hash_volume(path);
+           return std::make_pair(std::move(h), seconds_since(start));
+         }).share();
+}
+
+void settle_input_hash(const parallel::Comm& comm, Sample& sample) {
+  if (!sample.hash_pending) return;
+  std::vector<std::uint8_t> text;
+  double seconds = 0;
+  collectively(comm, [&] {  // the file gone or unreadable under the run: rank 0's error on every rank
+    if (!comm.root() || !sample.hash_thread.valid()) return;
+    const auto& [h, t] = sample.hash_thread.get();
+    text.assign(h.begin(), h.end());
+    seconds = t;
+  });
+  comm.broadcast(text);
+  sample.input.sha256.assign(text.begin(), text.end());
+  sample.hash_seconds = comm.max(seconds);
+  sample.hash_thread = {};
+  sample.hash_pending = false;
 }
 
 Sample sample_from_mask(const parallel::Comm& comm, geometry::PoreMask mask, double voxel_size_um, const FlowSpec& flow,

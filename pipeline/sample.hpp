@@ -4,6 +4,7 @@
 // learns the numbers it needs to partition and report (the fluid count of each plane).
 #include <array>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,10 @@ struct Sample {
   // rank 0's stage times: the read; the percolation filter; the pore statistics, buffers and
   // plane counts; the input's SHA-256 (beside them, on a thread). The width classes: PoreWidths.
   double read_seconds = 0, percolation_seconds = 0, pore_seconds = 0, hash_seconds = 0;
+  // With spec.hash_later, the input's SHA-256 still worked out on rank 0's thread (hash_thread,
+  // rank 0) while the run goes on: hash_pending on every rank until settle_input_hash()
+  std::shared_future<std::pair<std::string, double>> hash_thread;
+  bool hash_pending = false;
   geometry::PoreMask mask;                        // rank 0 only (with `slabs`: every rank's part); taken by decompose()
   // A file read on several ranks (read_sample): no rank holds the whole. Each rank's `mask` holds
   // its planes of the sample, filtered, extended across where the flow runs along x or y (along
@@ -94,6 +99,7 @@ struct Sample {
 void set_grey_permeability(Sample& sample, const SampleSpec& spec);
 
 // Reads spec.volume on rank 0. An input error on rank 0 is thrown on every rank.
+// With spec.hash_later the input's hash may still be pending (Sample::hash_pending).
 Sample read_sample(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow);
 
 // A volume read once for several samples of it (the three flow axes of a tensor): the mask,
@@ -103,6 +109,12 @@ struct ReadVolume {
   InputIdentity input;
   double read_seconds = 0;
 };
+// The SHA-256 of the file at `path` (io::hash_volume) and its seconds, on a thread of its own.
+std::shared_future<std::pair<std::string, double>> hash_on_thread(const std::filesystem::path& path);
+// Waits for rank 0's hash where it is pending and gives every rank its input.sha256 and
+// hash_seconds. Collective; nothing where no hash is pending.
+void settle_input_hash(const parallel::Comm& comm, Sample& sample);
+
 // With `hash` false, input.sha256 is left empty (read_sample hashes beside the next stages).
 ReadVolume read_volume(const SampleSpec& spec, bool hash = true);
 // The identity of the file `volume` names, as far as it shows without reading it: name, path and

@@ -1,4 +1,5 @@
 #include "pipeline/simulation.hpp"
+#include "pipeline/slab_sample.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -121,6 +122,7 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
   drive_ = solve::SampleDrive{solve::PressureDrop{}, flow_.force, flow_.force};
 
   const auto backend_start = std::chrono::steady_clock::now();
+  const ScopedThreads threads(sample.slabs ? sample.slabs->threads : 0);  // the host's cores shared, as decompose()
   parallel::collectively(comm_, [&] {
     backend_ = make_backend(plan_, lattice_.lattice, params_);
     if (lattice_.domain) {

@@ -104,17 +104,6 @@ std::array<std::uint64_t, physics::max_grey_phases> grey_counts(const parallel::
   return as_counts(comm.sum(as_signed(geometry::grey_voxel_counts(slab, voxels))));
 }
 
-// OpenMP's threads for a scope, as they were after it.
-class ScopedThreads {
- public:
-  explicit ScopedThreads(int threads) : before_(omp_get_max_threads()) { omp_set_num_threads(threads); }
-  ~ScopedThreads() { omp_set_num_threads(before_); }
-  ScopedThreads(const ScopedThreads&) = delete;
-  ScopedThreads& operator=(const ScopedThreads&) = delete;
-
- private:
-  int before_;
-};
 
 }  // namespace
 
@@ -144,6 +133,11 @@ std::optional<geometry::Dims> read_on_slabs(const parallel::Comm& comm, const Sa
   return dims;
 }
 
+ScopedThreads::ScopedThreads(int threads) : before_(omp_get_max_threads()) {
+  if (threads > 0) omp_set_num_threads(threads);
+}
+ScopedThreads::~ScopedThreads() { omp_set_num_threads(before_); }
+
 Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, const FlowSpec& flow,
                             const geometry::Dims& whole, const SampleView& view, const std::string& name) {
   Sample s;
@@ -157,14 +151,7 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   const ScopedThreads scoped(threads);
   // the input's SHA-256 reads the file once more: on rank 0, on a thread of its own, beside
   // everything else
-  std::future<std::pair<std::string, double>> hash;
-  if (comm.root() && spec.hash_input && view.plain()) {
-    hash = std::async(std::launch::async, [path = spec.volume.path] {
-      const auto t = Clock::now();
-      std::string h = io::hash_volume(path);
-      return std::make_pair(std::move(h), seconds_since(t));
-    });
-  }
+  if (comm.root() && spec.hash_input && view.plain()) s.hash_thread = hash_on_thread(spec.volume.path);
   const bool grey = !spec.grey().empty() && !view.grey_solid;
   const geometry::Periodicity periodic = flow.periodicity();
   const parallel::SlabNeighbours neighbours = parallel::slab_neighbours(comm, flow.flow_axis, periodic);
@@ -285,17 +272,9 @@ Sample read_sample_on_slabs(const parallel::Comm& comm, const SampleSpec& spec, 
   if (s.fluid == 0) {
     throw on_all_ranks(InputError("sample.pore_labels", "the pore labels select no fluid cell of the sample"));
   }
-  // rank 0's hash, on every rank (the checkpoint's identity)
-  std::vector<std::uint8_t> text;
-  double hash_seconds = 0;
-  if (hash.valid()) {
-    auto [h, t] = hash.get();
-    text.assign(h.begin(), h.end());
-    hash_seconds = t;
-  }
-  comm.broadcast(text);
-  s.input.sha256.assign(text.begin(), text.end());
-  s.hash_seconds = comm.max(hash_seconds);
+  // rank 0's hash, on every rank (the checkpoint's identity), now or (hash_later) when needed
+  s.hash_pending = spec.hash_input && view.plain();
+  if (!spec.hash_later) settle_input_hash(comm, s);
   s.mask = std::move(slab);
   s.slabs = Sample::Slabs{held, axis, flow.inlet_outlet, flow.buffer_layers, true, threads};
   return s;

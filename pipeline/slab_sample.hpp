@@ -19,6 +19,19 @@
 
 namespace rockperm::pipeline {
 
+// OpenMP's threads for a scope (the ranks of a host sharing its cores: Sample::Slabs::threads),
+// as they were after it. 0 keeps them.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int threads);
+  ~ScopedThreads();
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int before_;
+};
+
 // A variant of the file's sample made plane by plane on the slabs, as the companion runs see it
 // (pipeline/companion.hpp): its grey voxels solid, and coarsened `coarsen_levels` times by
 // geometry::coarsen_2x (2^levels voxels a side). The default is the sample itself.

@@ -44,6 +44,9 @@ struct SampleSpec {
   geometry::GreyMap grey_map;  // or grey phases from CT intensities (input.grey_map, input.grey_law); none by default
   bool percolation_filter = true;
   bool hash_input = true;  // SHA-256 of the volume's bytes for the report (one more read of the file)
+  // a run's own sample: the hash may outlast the preparation (it is needed by the first
+  // checkpoint and the report, not by the first step): Sample::hash_pending, settle_input_hash()
+  bool hash_later = false;
   // the voxel size, when given, within io::min_voxel_um .. io::max_voxel_um; a grey map whole, and
   // not beside grey labels or pore labels of its own
   void validate() const;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 50 on a machine of several GPUs, in one call:
-#   1. the time before the first step of a large scan (a pack of EDGE^3 tiled 2 x 2 x 2, periodic)
+#   1. the time before the first step of a large scan (a pack of EDGE^3 tiled to SCAN^3, default
+#      2 x 2 x 2, cut where SCAN is not a multiple of EDGE; periodic; STEPS steps, default 100)
 #      on RANKS ranks, for each build in ROCKPERMS (e.g. a build that reads on rank 0 and this
 #      one, which reads on slabs): the run's own "read", "setup" and "ready" lines, and the
 #      peak memory of the machine while it ran;
@@ -9,35 +10,40 @@
 #      or h1, seeing its host's GPUs only (CUDA_VISIBLE_DEVICES); the halo line and k of each.
 #   OUT=DIR EDGE=1000 RANKS=4 ROCKPERMS="rockperm-old rockperm" HOSTS=2 EXTRA="--run.storage fp16" \
 #     bash tools/device_prep_study.sh
+#   (KEEP_TILE=1 keeps the EDGE^3 pack for a second call with another SCAN; each call removes the
+#   scan file of another size first, so that the disk holds one)
 set -uo pipefail
 out=${OUT:-/tmp/device_prep_study} edge=${EDGE:-1000} ranks=${RANKS:-4}
 mkdir -p "$out" && cd "$out" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 mpi=(mpirun -n "$ranks" --bind-to none -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -x PATH)
-big=$((2 * edge))
-if [ -n "${ROCKPERMS:-}" ] && [ ! -s scan.raw ]; then
-  /usr/bin/time -f "make-pack %e s" rockperm-make-pack --dims "$edge $edge $edge" --porosity 0.15 --radius 8 \
-    --out tile.raw >/dev/null
+big=${SCAN:-$((2 * edge))} steps=${STEPS:-100}
+scan=scan_$big.raw
+if [ -n "${ROCKPERMS:-}" ] && [ ! -s "$scan" ]; then
+  find . -maxdepth 1 -name 'scan_*.raw' ! -name "$scan" -delete
+  [ -s tile.raw ] || /usr/bin/time -f "make-pack %e s" rockperm-make-pack --dims "$edge $edge $edge" --porosity 0.15 \
+    --radius 8 --out tile.raw >/dev/null
   /usr/bin/time -f "tile %e s" python3 -c "
 import numpy as np
-e = $edge
+e, n = $edge, $big
 a = np.fromfile('tile.raw', np.uint8).reshape(e, e, e)
-with open('scan.raw', 'wb') as f:
-    for z in range(2 * e):
-        np.tile(a[z % e], (2, 2)).tofile(f)
+reps = -(-n // e)
+with open('$scan', 'wb') as f:
+    for z in range(n):
+        np.tile(a[z % e], (reps, reps))[:n, :n].tofile(f)
 "
-  rm -f tile.raw
-  cat scan.raw >/dev/null  # in the page cache, as the issue measured it
+  [ "${KEEP_TILE:-0}" = 1 ] || rm -f tile.raw
+  cat "$scan" >/dev/null  # in the page cache, as the issue measured it
 fi
 for build in ${ROCKPERMS:-}; do
   echo "== $build: ${big}^3 on $ranks ranks"
   (while sleep 0.5; do free -g | awk '/Mem:/ {print $3}'; done) >"mem_$build.txt" &
   sampler=$!
-  /usr/bin/time -f "wall %e s" "${mpi[@]}" "$build" run --input.file scan.raw --input.dims "$big $big $big" \
-    --input.voxel_size_um 2 --lbm.inlet_outlet periodic --lbm.lateral periodic --run.max_steps 100 \
+  /usr/bin/time -f "wall %e s" "${mpi[@]}" "$build" run --input.file "$scan" --input.dims "$big $big $big" \
+    --input.voxel_size_um 2 --lbm.inlet_outlet periodic --lbm.lateral periodic --run.max_steps "$steps" \
     --run.check_interval 50 --output.fields off --output.dir "run_$build" --overwrite ${EXTRA:-} >"run_$build.log" 2>&1
   kill $sampler
-  grep -E "^(stages|backend|ready|halo|split|permeability)|wall" "run_$build.log"
+  grep -E "^(stages|memory|backend|ready|halo|split|permeability|  step)|wall|rror" "run_$build.log"
   echo "peak memory in use $(sort -n "mem_$build.txt" | tail -1) GiB (machine)"
 done
 if [ "${HOSTS:-0}" = 2 ]; then

@@ -15,6 +15,7 @@
 
 #include "lib/geometry/coarsen.hpp"
 #include "lib/geometry/sphere_pack.hpp"
+#include "io/sha256.hpp"
 #include "pipeline/checkpoint.hpp"
 #include "pipeline/conduction.hpp"
 #include "pipeline/fields.hpp"
@@ -424,6 +425,48 @@ TEST(PipelineRanks, CompanionsAndTheTensorOnSlabsGiveRankZerosK) {
     EXPECT_EQ(x.tensor->diagonal_md(), y.tensor->diagonal_md());
     EXPECT_GT(x.tensor->k_md[0][0], 0.0);
   }
+}
+
+// Issue 50: the input's SHA-256 (8.5 s of an 8 GB file on rank 0) does not hold back the first
+// step: a run's sample comes with it pending on every rank, the first checkpoint and the report
+// wait for it, and a run stopped and resumed with it so ends as one never stopped, bit for bit.
+TEST(PipelineRanks, TheFirstStepDoesNotWaitForTheInputsHash) {
+  const parallel::Comm world = parallel::Comm::world();
+  const geometry::Dims d{16, 16, 24};
+  const std::filesystem::path file = write_scan(world, d, "hash_later", pack_label);
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-5, {true, true, true});
+  flow.auto_tau = flow.auto_force = true;
+  const std::string expected = io::hash_volume(file);
+  pipeline::RunRequest request = scan_request(file, d, flow, file.parent_path() / "stopped");
+  pipeline::PreparedSample prepared = pipeline::request_sample(world, request);
+  EXPECT_TRUE(prepared.sample.hash_pending);
+  EXPECT_TRUE(prepared.sample.input.sha256.empty());
+  pipeline::settle_input_hash(world, prepared.sample);
+  EXPECT_FALSE(prepared.sample.hash_pending);
+  EXPECT_EQ(prepared.sample.input.sha256, expected);  // on every rank
+
+  request.spec.execution.max_steps = 150;
+  request.spec.execution.checkpoint_at_end = true;  // a checkpoint at step 150, its identity from the hash
+  const pipeline::SampleResult stopped = pipeline::run(world, request);
+  EXPECT_EQ(stopped.provenance.input_sha256, expected);
+  EXPECT_EQ(stopped.input.sha256, expected);
+  EXPECT_GE(stopped.timings.hash, 0.0);
+  ASSERT_FALSE(stopped.checkpoint.empty());
+  ASSERT_EQ(stopped.steps, 150);  // stopped short of k
+  request.use = pipeline::DirectoryUse::resume;
+  request.spec.execution.max_steps = 300;
+  request.spec.execution.checkpoint_at_end = false;
+  const pipeline::SampleResult resumed = pipeline::run(world, request);
+  EXPECT_EQ(resumed.status, stopped.status);
+  EXPECT_EQ(resumed.provenance.input_sha256, expected);
+
+  pipeline::RunRequest whole = scan_request(file, d, flow, file.parent_path() / "whole");
+  whole.spec.execution.max_steps = 300;
+  const pipeline::SampleResult straight = pipeline::run(world, whole);
+  EXPECT_GT(straight.steps, 150);
+  EXPECT_EQ(resumed.steps, straight.steps);
+  EXPECT_EQ(resumed.k.k_lattice, straight.k.k_lattice);  // bitwise
+  EXPECT_EQ(straight.input.sha256, expected);
 }
 
 TEST(PipelineRanks, ASlabReadThatDoesNotPercolateFailsOnEveryRank) {
