@@ -6,7 +6,7 @@ set -euo pipefail
 browser=0
 [[ ${1:-} == --browser ]] && browser=1
 pkgs=(cmake g++ make libboost-program-options-dev libtiff-dev libvtk9-dev
-      libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libeigen3-dev libcsv-dev libxml2-dev libssl-dev libsqlite3-dev libboost-dev libarchive-dev libgmime-3.0-dev dpkg-dev curl python3 clang libclang-rt-dev
+      libopenmpi-dev openmpi-bin libgtest-dev nlohmann-json3-dev libeigen3-dev libcsv-dev libxml2-dev libssl-dev libsqlite3-dev libboost-dev libarchive-dev libgmime-3.0-dev dpkg-dev curl procps python3 clang libclang-rt-dev
       python3-dev python3-venv pybind11-dev python3-numpy python3-pytest)
 # Debian's paraview package conflicts with libvtk9-dev: installing the headers would remove a
 # user's ParaView. Where paraview is installed, rockperm is built without VTK instead (no flow

@@ -56,7 +56,8 @@ class Statement {
 
 constexpr const char* columns =
     "id, owner, state, input, options, submitted, started, finished, cancel, step, max_steps, k_md, "
-    "error_estimate, seconds, status, message, porosity, results_to, gpus, details";
+    "error_estimate, seconds, status, message, porosity, results_to, gpus, details, scheduler_id, scheduler_state, "
+    "scheduler_reason";
 
 JobState parse_state(const std::string& s) {
   if (s == "running") return JobState::running;
@@ -88,6 +89,9 @@ Job read_job(const Statement& q) {
   j.results_to = q.text(17);
   j.gpus = static_cast<int>(q.integer(18));
   j.details = q.text(19);
+  j.scheduler_id = q.text(20);
+  j.scheduler_state = q.text(21);
+  j.scheduler_reason = q.text(22);
   return j;
 }
 
@@ -137,6 +141,9 @@ JobStore::JobStore(const std::filesystem::path& file) {
     add("results_to", "TEXT NOT NULL DEFAULT ''");
     add("gpus", "INTEGER NOT NULL DEFAULT 1");
     add("details", "TEXT NOT NULL DEFAULT '{}'");
+    add("scheduler_id", "TEXT NOT NULL DEFAULT ''");
+    add("scheduler_state", "TEXT NOT NULL DEFAULT ''");
+    add("scheduler_reason", "TEXT NOT NULL DEFAULT ''");
     exec("CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, seq)");
     exec("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs (owner, seq)");
   } catch (const Error& e) {
@@ -250,10 +257,30 @@ std::optional<Job> JobStore::claim_next(bool one_gpu_only, bool preparing) {
   }
 }
 
-int JobStore::requeue_running() {
+int JobStore::requeue_running(bool keep_scheduled) {
   const std::lock_guard lock(mutex_);
-  exec("UPDATE jobs SET state = 'queued' WHERE state IN ('running', 'preparing')");
+  exec(std::string("UPDATE jobs SET state = 'queued', scheduler_id = '', scheduler_state = '', scheduler_reason = '' "
+                   "WHERE state IN ('running', 'preparing')") +
+       (keep_scheduled ? " AND scheduler_id = ''" : ""));
   return sqlite3_changes(db_);
+}
+
+void JobStore::set_scheduled(const std::string& id, const std::string& scheduler_id, const std::string& state,
+                             const std::string& reason) {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, "UPDATE jobs SET scheduler_id = ?, scheduler_state = ?, scheduler_reason = ? WHERE id = ?");
+  q.bind(1, scheduler_id).bind(2, state).bind(3, reason).bind(4, id);
+  q.step();
+}
+
+std::vector<Job> JobStore::scheduled() const {
+  const std::lock_guard lock(mutex_);
+  Statement q(db_, (std::string("SELECT ") + columns +
+                    " FROM jobs WHERE state = 'running' AND scheduler_id != '' ORDER BY seq")
+                       .c_str());
+  std::vector<Job> jobs;
+  while (q.step()) jobs.push_back(read_job(q));
+  return jobs;
 }
 
 void JobStore::update_progress(const std::string& id, std::int64_t step, std::int64_t max_steps, double k_md,
@@ -277,7 +304,8 @@ void JobStore::finish(const std::string& id, JobState state, const std::string& 
 
 void JobStore::requeue(const std::string& id) {
   const std::lock_guard lock(mutex_);
-  Statement q(db_, "UPDATE jobs SET state = 'queued' WHERE id = ? AND state IN ('running', 'preparing')");
+  Statement q(db_, "UPDATE jobs SET state = 'queued', scheduler_id = '', scheduler_state = '', scheduler_reason = '' "
+                   "WHERE id = ? AND state IN ('running', 'preparing')");
   q.bind(1, id);
   q.step();
 }
@@ -292,7 +320,8 @@ void JobStore::mark_running(const std::string& id) {
 void JobStore::requeue_on(const std::string& id, int gpus) {
   const std::lock_guard lock(mutex_);
   Statement q(db_,
-              "UPDATE jobs SET state = 'queued', gpus = ?, seq = (SELECT IFNULL(MIN(seq), 0) - 1 FROM jobs) WHERE id = ?");
+              "UPDATE jobs SET state = 'queued', gpus = ?, seq = (SELECT IFNULL(MIN(seq), 0) - 1 FROM jobs), "
+              "scheduler_id = '', scheduler_state = '', scheduler_reason = '' WHERE id = ?");
   q.bind(1, std::int64_t{gpus}).bind(2, id);
   q.step();
 }

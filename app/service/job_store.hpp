@@ -33,6 +33,8 @@ struct Job {
   std::string results_to;   // a spool folder the reports are copied into when the job ends ("" for HTTP jobs)
   int gpus = 1;             // GPUs (workers) it runs on; more than one: by mpiexec, when the others are idle
   std::string details = "{}";  // JSON from its report when finished: the verdict and the warnings
+  // service.executor = slurm: its Slurm job (while it is submitted) and what squeue last said of it
+  std::string scheduler_id, scheduler_state, scheduler_reason;
 };
 
 class JobStore {
@@ -59,8 +61,13 @@ class JobStore {
   // `preparing`: claimed ahead (state preparing until mark_running).
   std::optional<Job> claim_next(bool one_gpu_only = false, bool preparing = false);
   void mark_running(const std::string& id);
-  // Jobs left running or preparing by a server that stopped: queued again (they resume from their checkpoint).
-  int requeue_running();
+  // Jobs left running or preparing by a server that stopped: queued again (they resume from their
+  // checkpoint); with `keep_scheduled`, not those submitted to Slurm (tracked again from their ids).
+  int requeue_running(bool keep_scheduled = false);
+  // A job submitted to Slurm: its id there and the scheduler's state and reason (squeue's %T, %r).
+  void set_scheduled(const std::string& id, const std::string& scheduler_id, const std::string& state,
+                     const std::string& reason);
+  std::vector<Job> scheduled() const;  // running jobs submitted to Slurm, oldest first
   void update_progress(const std::string& id, std::int64_t step, std::int64_t max_steps, double k_md,
                        double error_estimate, double seconds);
   void finish(const std::string& id, JobState state, const std::string& status, double k_md,

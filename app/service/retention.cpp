@@ -69,7 +69,9 @@ std::size_t expire_old_jobs(const ServiceConfig& config, JobStore& store) {
   for (const std::string& id : expired) {
     std::error_code ec;
     fs::remove_all(config.state_dir / "jobs" / id, ec);
-    fs::remove(config.state_dir / "jobs" / (id + ".log"), ec);
+    for (const char* side : {".log", ".ini", ".sbatch"}) {  // a job's on several GPUs, or through Slurm
+      fs::remove(config.state_dir / "jobs" / (id + side), ec);
+    }
     remove_upload(config, id);
     store.remove(id);
   }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <future>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <sstream>
 
@@ -18,6 +19,8 @@
 #include "app/scheduler.hpp"
 #include "app/service/http_server.hpp"
 #include "app/service/job_store.hpp"
+#include "app/service/process.hpp"
+#include "app/service/slurm.hpp"
 #include "app/service/retention.hpp"
 #include "app/service/spool.hpp"
 #include "app/signals.hpp"
@@ -26,8 +29,6 @@
 #include "lib/base/error.hpp"
 #include "lib/base/system.hpp"
 #include "lib/parallel/comm.hpp"
-
-extern char** environ;
 
 namespace rockperm::app::service {
 
@@ -86,6 +87,10 @@ Runner::Runner(const ServiceConfig& config, JobStore& store, int workers)
 Runner::~Runner() { stop(); }
 
 void Runner::start() {
+  if (config_.executor == ServiceConfig::Executor::slurm) {
+    threads_.emplace_back([this] { follow_slurm(); });
+    return;
+  }
   for (int w = 0; w < workers_; ++w) threads_.emplace_back([this, w] { work(w); });
 }
 
@@ -241,15 +246,6 @@ void Runner::run_here(Claimed& claimed, int slot) {
 
 namespace {
 
-// The environment the process was started with, taken before main() (and so before MPI_Init,
-// which, in a process started without mpiexec, adds the variables of an MPI singleton that
-// would make a child mpiexec believe it runs inside a job and fail).
-const std::vector<std::string> initial_environment = [] {
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
-  return env;
-}();
-
 // The last progress line of a run's log ("step N  k = K mD  error E ..."), if any.
 bool last_progress(const fs::path& log, std::int64_t& step, double& k, double& error) {
   std::ifstream in(log, std::ios::binary);
@@ -317,30 +313,13 @@ void Runner::run_on_several(Claimed& claimed) {
   } else {
     args.insert(args.end(), {"--config", ini.string(), "--overwrite"});
   }
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&files, 1, 2);
-  // the child starts with no signal blocked or ignored (the service's threads block and ignore some)
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> env_strings = initial_environment;
-  std::vector<char*> env;
-  for (std::string& e : env_strings) env.push_back(e.data());
-  env.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &files, &attributes, argv.data(), env.data());
+  const int spawned = spawn(args, files, pid);
   posix_spawn_file_actions_destroy(&files);
-  posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {
     store_.finish(job.id, JobState::finished, "runtime_error", 0,
                   "cannot start '" + args[0] + "' (" + std::strerror(spawned) + "); set service.mpiexec");
@@ -411,6 +390,141 @@ void Runner::record(const Job& job, const RunOptions& options) {
                   porosity, details.dump());
   }
   deliver_to_spool(*store_.get(job.id), options.spec.output.dir);
+}
+
+}  // namespace rockperm::app::service
+
+namespace rockperm::app::service {
+
+void Runner::follow_slurm() {
+  const auto poll = std::chrono::duration<double>(config_.slurm.poll_s);
+  auto last_poll = std::chrono::steady_clock::now() - std::chrono::hours(1);
+  bool said = false;  // a failure of the service's own, said once until it clears
+  while (!StopSignals::requested()) {
+    try {
+      while (!StopSignals::requested()) {
+        const std::optional<Job> job = store_.claim_next();
+        if (!job) break;
+        try {
+          submit_to_slurm(*job);
+        } catch (const std::exception& e) {
+          store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
+          deliver_to_spool(*store_.get(job->id), {});
+        }
+      }
+      if (std::chrono::steady_clock::now() - last_poll >= poll) {
+        last_poll = std::chrono::steady_clock::now();
+        track_slurm();
+      }
+      said = false;
+    } catch (const std::exception& e) {
+      if (!said) std::cerr << "rockperm serve: following the Slurm jobs failed (" << e.what() << "); tried again\n";
+      said = true;
+    }
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::min<std::chrono::duration<double>>(poll, 500ms));
+  }
+}
+
+void Runner::submit_to_slurm(const Job& job) {
+  std::optional<Claimed> claimed = resolve(job);  // its options checked again; a job ended already is recorded
+  if (!claimed) return;
+  const RunOptions& options = claimed->options;
+  // claimed again after a stop of the server between sbatch and the id's record: the job
+  // already in Slurm is the one followed
+  if (const auto live = slurm_job_named("rockperm-" + job.id)) {
+    store_.set_scheduled(job.id, *live, "", "");
+    return;
+  }
+  const fs::path jobs = config_.state_dir / "jobs";
+  fs::create_directories(jobs);
+  const fs::path ini = jobs / (job.id + ".ini"), script = jobs / (job.id + ".sbatch"), log = jobs / (job.id + ".log");
+  const fs::path rockperm =
+      config_.slurm.rockperm.empty() ? fs::read_symlink("/proc/self/exe") : config_.slurm.rockperm;
+  io::write_file_atomically(ini, to_ini(options));
+  io::write_file_atomically(script, batch_script(config_.slurm, rockperm, ini, options.spec.output.dir));
+  const int gpus = std::clamp(job.gpus, 1, config_.slurm.max_gpus);
+  std::string id;
+  try {
+    id = slurm_submit(sbatch_command(config_.slurm, job.id, gpus, script, log));
+  } catch (const RuntimeFailure& e) {
+    store_.finish(job.id, JobState::finished, "runtime_error", 0,
+                  std::string(e.what()) + " (the server's service.slurm_* settings, or the cluster, refuse it)");
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  store_.set_scheduled(job.id, id, "PENDING", "");
+}
+
+void Runner::track_slurm() {
+  const std::vector<Job> jobs = store_.scheduled();
+  if (jobs.empty()) return;
+  const auto queue = slurm_queue();
+  if (!queue) throw RuntimeFailure("squeue failed: no job is taken for ended on its word");
+  for (const Job& job : jobs) {
+    const auto it = queue->find(job.scheduler_id);
+    if (job.cancel_requested) {
+      slurm_cancel(job.scheduler_id);
+      store_.finish(job.id, JobState::cancelled, "cancelled", 0, "cancelled by its owner");
+      remove_upload(config_, job.id);
+      deliver_to_spool(*store_.get(job.id), {});
+      continue;
+    }
+    if (it != queue->end() && !it->second.ended()) {
+      if (it->second.state != job.scheduler_state || it->second.reason != job.scheduler_reason) {
+        store_.set_scheduled(job.id, job.scheduler_id, it->second.state, it->second.reason);
+      }
+      std::int64_t step = 0;
+      double k = 0, error = 0;
+      if (last_progress(config_.state_dir / "jobs" / (job.id + ".log"), step, k, error)) {
+        store_.update_progress(job.id, step, job.max_steps, k, error, 0);
+      }
+      continue;
+    }
+    // it ended: squeue's last word, else sacct's (a job gone from squeue's memory)
+    SlurmState last = it != queue->end() ? it->second : slurm_accounting(job.scheduler_id).value_or(SlurmState{});
+    conclude_slurm(job, last.state, last.reason);
+  }
+}
+
+void Runner::conclude_slurm(const Job& job, const std::string& state, const std::string& reason) {
+  RunOptions options;
+  try {
+    options = job_run_options(config_, job.id, job.input, Json::parse(job.options));
+  } catch (const HttpError& e) {
+    store_.finish(job.id, JobState::finished, "input_error", 0, e.message);
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  const Json report = read_report(options.spec.output.dir);
+  const std::string status = report.is_object() ? report.value("status", "") : "";
+  const std::string how = state.empty() ? "left Slurm's queue (sacct knows no more of it)"
+                                        : "ended " + state + (reason.empty() || reason == "None" ? "" : " (" + reason + ")");
+  if (state == "CANCELLED") {  // scancel by someone other than the service: the job's end, said as it was
+    store_.finish(job.id, JobState::cancelled, "cancelled", 0,
+                  "Slurm job " + job.scheduler_id + " was cancelled in Slurm (scancel)" +
+                      (status == "interrupted" ? "; its checkpoint is kept in its run directory" : ""));
+    deliver_to_spool(*store_.get(job.id), {});
+    return;
+  }
+  if (status == "interrupted") {  // stopped with a checkpoint, and Slurm did not run it again: submitted again, resumed
+    store_.requeue(job.id);
+    return;
+  }
+  if (!status.empty()) {
+    if (report_reason(report) == "capacity" && job.gpus < config_.slurm.max_gpus) {
+      requeue_larger(job, options, std::min(config_.slurm.max_gpus, 2 * job.gpus));  // afresh, on more GPUs
+      return;
+    }
+    record(job, options);
+    return;
+  }
+  const Json details{{"scheduler_state", state}, {"scheduler_reason", reason}, {"warnings", Json::array()}};
+  store_.finish(job.id, JobState::finished, "runtime_error", 0,
+                "Slurm job " + job.scheduler_id + " " + how + " before rockperm wrote its report; see " +
+                    (config_.state_dir / "jobs" / (job.id + ".log")).string(),
+                0, details.dump());
+  deliver_to_spool(*store_.get(job.id), {});
 }
 
 }  // namespace rockperm::app::service

@@ -59,6 +59,14 @@ class Runner {
   // A job too large for the ranks it ran on: queued first again, on `ranks` ranks, afresh.
   void requeue_larger(const Job& job, const RunOptions& options, int ranks);
   void record(const Job& job, const RunOptions& options);
+  // service.executor = slurm (app/service/slurm.hpp): one thread submits each queued job with
+  // sbatch and follows the submitted ones through squeue until they end, when their reports are
+  // read as a local job's are. A stop of the server leaves them to Slurm; a restart follows them
+  // again by their Slurm ids (kept in the queue).
+  void follow_slurm();
+  void submit_to_slurm(const Job& job);
+  void track_slurm();
+  void conclude_slurm(const Job& job, const std::string& state, const std::string& reason);
 
   const ServiceConfig& config_;
   JobStore& store_;

@@ -73,6 +73,7 @@ FileLock lock_state_dir(const fs::path& state_dir) {
 
 // service.workers, or one per visible GPU, or one on a machine without.
 int count_workers(const ServiceConfig& config) {
+  if (config.executor == ServiceConfig::Executor::slurm) return config.slurm.max_gpus;  // GPUs a job may ask for
   if (config.workers > 0) return config.workers;
 #if ROCKPERM_HAVE_CUDA
   return std::max<int>(1, static_cast<int>(cuda::list_devices().devices.size()));
@@ -117,7 +118,8 @@ class Service final : public RequestHandler {
                 << " left by an earlier stop\n";
     }
     expire_old_jobs_now();
-    const int requeued = store_.requeue_running();
+    const bool slurm = config_.executor == ServiceConfig::Executor::slurm;
+    const int requeued = store_.requeue_running(slurm);  // those in Slurm are followed again by their ids
     TransportLimits limits;
     limits.request_timeout_s = config_.request_timeout_s;
     limits.max_upload_bytes = static_cast<std::uint64_t>(config_.max_upload_mb * 1048576.0);
@@ -127,8 +129,10 @@ class Service final : public RequestHandler {
     HttpServer server(config_.address, config_.port, limits, *this);
     const int port = server.port();
     io::write_file_atomically(config_.state_dir / "port", std::to_string(port) + "\n");
-    std::cout << "rockperm serve: http://" << config_.address << ":" << port << "/ (" << workers_ << " worker"
-              << (workers_ > 1 ? "s" : "") << ", state in " << config_.state_dir.string() << ", "
+    std::cout << "rockperm serve: http://" << config_.address << ":" << port << "/ ("
+              << (slurm ? "jobs through Slurm, " + std::to_string(store_.scheduled().size()) + " of them submitted"
+                        : std::to_string(workers_) + " worker" + (workers_ > 1 ? "s" : ""))
+              << ", state in " << config_.state_dir.string() << ", "
               << store_.count(JobState::queued) << " queued"
               << (requeued > 0 ? ", " + std::to_string(requeued) + " of them resumed after a stop" : std::string())
               << ")\n"
@@ -161,7 +165,9 @@ class Service final : public RequestHandler {
       }
     });
     server.serve([] { return StopSignals::requested(); });
-    std::cout << "rockperm serve: stopping; running jobs checkpoint and stay queued\n" << std::flush;
+    std::cout << (slurm ? "rockperm serve: stopping; the jobs in Slurm go on and are followed again at the next start\n"
+                        : "rockperm serve: stopping; running jobs checkpoint and stay queued\n")
+              << std::flush;
     runner_.stop();
     for (std::thread& t : workers) t.join();
     return 0;
@@ -390,6 +396,12 @@ class Service final : public RequestHandler {
     if (j.gpus > 1) d["gpus"] = std::min(j.gpus, workers_);
     if (j.gpus > workers_) d["host_cores"] = true;  // too large for the GPUs: a rank on the host's cores beside them
     if (!j.results_to.empty()) d["spool_folder"] = fs::path(j.results_to).filename().string();
+    if (!j.scheduler_id.empty()) {  // service.executor = slurm: where the job is in Slurm
+      Json s{{"system", "slurm"}, {"job_id", j.scheduler_id}};
+      if (!j.scheduler_state.empty()) s["state"] = j.scheduler_state;
+      if (!j.scheduler_reason.empty() && j.scheduler_reason != "None") s["reason"] = j.scheduler_reason;
+      d["scheduler"] = s;
+    }
     if (j.cancel_requested && (j.state == JobState::running || j.state == JobState::preparing)) d["cancelling"] = true;
     return d;
   }

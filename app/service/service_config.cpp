@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "lib/base/error.hpp"
 
@@ -33,7 +34,28 @@ const char* const service_keys_help =
     "  max_jobs_per_token = 100    queued or running jobs of one token; more are refused (429) until some end\n"
     "  max_stored_mb_per_token = 16384  what the uploads of one token's queued or running jobs may hold (429)\n"
     "  retention_days = 30         a finished or cancelled job (its reports and upload) is removed after this\n"
-    "                              (0: kept); a cancelled job's upload is removed at once\n";
+    "                              (0: kept); a cancelled job's upload is removed at once\n"
+    "  executor = local            local: jobs run on this host's GPUs; slurm: each job is one sbatch submission\n"
+    "                              (state_dir, the data roots and rockperm at the same paths on every node)\n"
+    "  slurm_partition = NAME      sbatch --partition (and slurm_account, slurm_qos: --account, --qos)\n"
+    "  slurm_time_limit = 12:00:00 sbatch --time of every job (MINUTES, H:MM:SS or D-HH:MM:SS)\n"
+    "  slurm_max_gpus = 4          GPUs a job may ask for (\"gpus\"; one rank each)\n"
+    "  slurm_gpus = on             sbatch --gpus=N for a job of N ranks (off: CPU nodes, with run.backend = cpu)\n"
+    "  slurm_options = WORDS       further sbatch options of the site (e.g. --constraint=h100), no shell\n"
+    "  slurm_launcher = srun --mpi=pmix --gpu-bind=none   starts the ranks in the allocation (where srun\n"
+    "                              offers no PMIx: mpirun --bind-to none)\n"
+    "  slurm_rockperm = PATH       the rockperm the jobs run (default: the server's own binary)\n"
+    "  slurm_poll_s = 5            how often squeue is asked for the jobs' states\n";
+
+namespace {
+std::string allowed_text(const char* allowed) {
+  std::string punctuation;
+  for (const char* p = allowed; *p; ++p) {
+    if (!std::isalnum(static_cast<unsigned char>(*p))) punctuation += std::string(punctuation.empty() ? "" : " ") + *p;
+  }
+  return punctuation;
+}
+}  // namespace
 
 ServiceConfig read_service_config(const fs::path& ini) {
   std::ifstream in(ini);
@@ -49,7 +71,13 @@ ServiceConfig read_service_config(const fs::path& ini) {
       "service.request_timeout_s", po::value<double>())("service.max_connections", po::value<int>())(
       "service.max_connections_per_client", po::value<int>())("service.max_jobs_per_token", po::value<int>())(
       "service.max_stored_mb_per_token", po::value<double>())("service.retention_days", po::value<double>())(
-      "service.allowed_hosts", po::value<std::vector<std::string>>()->composing());
+      "service.allowed_hosts", po::value<std::vector<std::string>>()->composing())(
+      "service.executor", po::value<std::string>())("service.slurm_partition", po::value<std::string>())(
+      "service.slurm_account", po::value<std::string>())("service.slurm_qos", po::value<std::string>())(
+      "service.slurm_time_limit", po::value<std::string>())("service.slurm_max_gpus", po::value<int>())(
+      "service.slurm_options", po::value<std::string>())("service.slurm_launcher", po::value<std::string>())(
+      "service.slurm_rockperm", po::value<std::string>())("service.slurm_poll_s", po::value<double>())(
+      "service.slurm_gpus", po::value<std::string>());
   po::variables_map vm;
   try {
     po::store(po::parse_config_file(in, d, false), vm);
@@ -101,6 +129,49 @@ ServiceConfig read_service_config(const fs::path& ini) {
       std::transform(h.begin(), h.end(), h.begin(), [](unsigned char ch) { return std::tolower(ch); });
       c.allowed_hosts.push_back(h);
     }
+  }
+  if (vm.count("service.executor")) {
+    const std::string e = vm["service.executor"].as<std::string>();
+    if (e == "slurm") {
+      c.executor = ServiceConfig::Executor::slurm;
+    } else if (e != "local") {
+      throw InputError("service.executor: '" + e + "' is neither local (this host's GPUs) nor slurm (sbatch)");
+    }
+  }
+  const auto words = [](const std::string& text) {
+    std::vector<std::string> w;
+    std::istringstream in(text);
+    for (std::string word; in >> word;) w.push_back(word);
+    return w;
+  };
+  // the site's names and limits, passed to sbatch as one word each: no shell, and nothing that
+  // reads as another option
+  const auto slurm_word = [&](const char* key, std::string& to, const char* allowed) {
+    if (!vm.count(key)) return;
+    to = vm[key].as<std::string>();
+    if (to.empty() || to.find_first_not_of(allowed) != std::string::npos || to[0] == '-') {
+      throw InputError(std::string(key) + ": '" + to + "' is not a Slurm name or limit (letters, digits and " +
+                       allowed_text(allowed) + " only)");
+    }
+  };
+  constexpr const char* name_chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,-";
+  slurm_word("service.slurm_partition", c.slurm.partition, name_chars);
+  slurm_word("service.slurm_account", c.slurm.account, name_chars);
+  slurm_word("service.slurm_qos", c.slurm.qos, name_chars);
+  slurm_word("service.slurm_time_limit", c.slurm.time_limit, "0123456789:-");
+  if (vm.count("service.slurm_max_gpus")) c.slurm.max_gpus = vm["service.slurm_max_gpus"].as<int>();
+  if (vm.count("service.slurm_gpus")) {
+    const std::string g = vm["service.slurm_gpus"].as<std::string>();
+    if (g != "on" && g != "off") throw InputError("service.slurm_gpus: on (sbatch --gpus=N) or off, not '" + g + "'");
+    c.slurm.request_gpus = g == "on";
+  }
+  if (vm.count("service.slurm_options")) c.slurm.sbatch_options = words(vm["service.slurm_options"].as<std::string>());
+  if (vm.count("service.slurm_launcher")) c.slurm.launcher = vm["service.slurm_launcher"].as<std::string>();
+  if (words(c.slurm.launcher).empty()) throw InputError("service.slurm_launcher: empty; e.g. srun --mpi=pmix --gpu-bind=none");
+  if (vm.count("service.slurm_rockperm")) c.slurm.rockperm = path(vm["service.slurm_rockperm"].as<std::string>());
+  if (vm.count("service.slurm_poll_s")) c.slurm.poll_s = vm["service.slurm_poll_s"].as<double>();
+  if (c.slurm.max_gpus < 1 || c.slurm.max_gpus > 1024 || !(c.slurm.poll_s >= 0.1 && c.slurm.poll_s <= 3600)) {
+    throw InputError(ini.string() + ": service.slurm_max_gpus in [1, 1024], slurm_poll_s in [0.1, 3600]");
   }
   // written so that NaN fails every check
   if (c.workers < 0 || !(c.max_upload_mb > 0 && c.max_upload_mb <= 1e7) ||

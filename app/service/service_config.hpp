@@ -29,6 +29,19 @@ struct ServiceConfig {
   int max_jobs_per_token = 100;        // queued or running jobs of one token (more: 429)
   double max_stored_mb_per_token = 16384;  // uploads of one token's queued or running jobs (more: 429)
   double retention_days = 30;          // finished and cancelled jobs (reports, uploads) are removed after this; 0: kept
+  // Where jobs run: on this host's GPUs (local), or each as a Slurm job (slurm: app/service/slurm.hpp)
+  enum class Executor { local, slurm };
+  Executor executor = Executor::local;
+  struct Slurm {
+    std::string partition, account, qos;  // sbatch's --partition, --account, --qos (empty: the site's defaults)
+    std::string time_limit;               // sbatch --time (empty: the partition's); MINUTES, H:MM:SS or D-HH:MM:SS
+    int max_gpus = 4;                     // GPUs a job may ask for ("gpus")
+    bool request_gpus = true;             // sbatch --gpus=N (off: a partition of CPU nodes, run.backend = cpu)
+    std::vector<std::string> sbatch_options;     // further sbatch options of the site's, as words (no shell)
+    std::string launcher = "srun --mpi=pmix --gpu-bind=none";  // starts the ranks in the allocation
+    std::filesystem::path rockperm;       // the binary the jobs run (default: this one; a path every node sees)
+    double poll_s = 5;                    // squeue every so many seconds
+  } slurm;
 };
 
 // Reads the [service] section of an INI file; relative paths are relative to the file.

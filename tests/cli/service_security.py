@@ -21,7 +21,10 @@ in time. Each check failed before its fix:
   49.7 a job's input.grey_labels = @FILE is confined to its folder (issue 49): outside files, /dev/zero,
       pipes and oversized tables refused alike, without quoting content or telling existing from missing
 
-usage: service_security.py ROCKPERM SAMPLE_DIR WORK_DIR
+With a fourth argument `slurm`, the same checks with service.executor = slurm against the
+stand-in Slurm of tests/cli/fake_slurm.sh (issue 53: everything refused locally is refused there).
+
+usage: service_security.py ROCKPERM SAMPLE_DIR WORK_DIR [slurm]
 """
 import json
 import os
@@ -33,6 +36,8 @@ import sys
 import time
 
 rockperm, samples, work = sys.argv[1:4]
+executor = sys.argv[4] if len(sys.argv) > 4 else "local"
+here = os.path.dirname(os.path.abspath(__file__))
 server = None
 
 
@@ -128,6 +133,11 @@ open("service.ini", "w").write(
     "[service]\nlisten = 127.0.0.1:0\nstate_dir = state\ntokens = tokens\ndata_root = data\n"
     "run_config = data/sphere_pack_64.ini\nmax_upload_mb = 400\nrequest_timeout_s = %d\n"
     "max_connections_per_client = 6\nmax_jobs_per_token = 3\nmax_connections = 12\n" % timeout_s)
+if executor == "slurm":  # each job an sbatch submission of the stand-in Slurm, run on this machine
+    subprocess.run(["bash", os.path.join(here, "fake_slurm.sh"), os.path.join(work, "slurm"),
+                    os.path.join(work, "fakebin")], check=True)
+    os.environ["PATH"] = os.path.join(work, "fakebin") + os.pathsep + os.environ["PATH"]
+    open("service.ini", "a").write("executor = slurm\nslurm_gpus = off\nslurm_launcher = env\nslurm_poll_s = 0.2\n")
 
 # --- 17: leftovers of a killed service are removed at start ---------------------------------------
 os.makedirs("state/uploads/jdeadbeefdeadbeef/.x.zip.d")
