@@ -113,6 +113,13 @@ void print_backend(const pipeline::Simulation& simulation, const pipeline::Execu
 }
 
 void print_fields(const pipeline::FieldsWritten& f, const pipeline::FieldSpec& spec) {
+  if (!f.flow) {
+    std::printf("fields        %s (%lld x %lld x %lld cells, %.2f s; the pore mask and the potential in V for 1 V/m: "
+                "no flow solved)\n",
+                f.index.string().c_str(), static_cast<long long>(f.cells[0]), static_cast<long long>(f.cells[1]),
+                static_cast<long long>(f.cells[2]), f.seconds);
+    return;
+  }
   std::printf("fields        %s (%lld x %lld x %lld cells, %.2f s; velocity in m/s and pressure in Pa for "
               "%g Pa/m through %g Pa s)\n",
               f.index.string().c_str(), static_cast<long long>(f.cells[0]), static_cast<long long>(f.cells[1]),
@@ -121,10 +128,16 @@ void print_fields(const pipeline::FieldsWritten& f, const pipeline::FieldSpec& s
 
 void print_result(const pipeline::SampleResult& r, const std::filesystem::path& report) {
   const physics::Permeability& k = r.k;
-  std::printf("\npermeability  %.6g mD  (%.6g darcy, %.6e m^2, %.6g voxel^2)\n", k.k_md, k.k_darcy, k.k_m2,
-              k.k_lattice);
-  std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
-              r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+  const bool f_alone = r.steps == 0 && r.conduction.asked;  // run.formation_factor = only: no flow solved
+  if (f_alone) {
+    std::printf("\npermeability  not solved (run.formation_factor = only: F alone)\n");
+    std::printf("porosity      %.4f (connected %.4f)\n", r.porosity(), r.connected_porosity());
+  } else {
+    std::printf("\npermeability  %.6g mD  (%.6g darcy, %.6e m^2, %.6g voxel^2)\n", k.k_md, k.k_darcy, k.k_m2,
+                k.k_lattice);
+    std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
+                r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+  }
   if (r.conduction.done) {
     const pipeline::ConductionReport& c = r.conduction;
     std::printf("formation     F %.6g +- %.2g (relative) along %c: tortuosity factor F phi %.4g, Archie m %.4g at "
@@ -162,7 +175,7 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
     }
   }
   const pipeline::FlowSpec& flow = r.flow;
-  if (flow.inlet_outlet != geometry::InletOutlet::periodic) {
+  if (flow.inlet_outlet != geometry::InletOutlet::periodic && !f_alone) {
     std::printf(
         "inlet/outlet  %s; the pressure gradient inside the sample adds %.2f %% to the body force "
         "(k corrected; read %lld planes in from each face)\n",
@@ -178,10 +191,14 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                       : r.status == pipeline::RunStatus::interrupted ? "INTERRUPTED"
                       : r.status == pipeline::RunStatus::not_converged ? "NOT converged"
                                                                        : "converged, but INVALID";
-  std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS", ended, static_cast<long long>(r.steps), r.timings.solve,
-              r.performance.mflups);
-  if (r.extrapolations > 0) std::printf("; pressure extrapolated %d time(s)", r.extrapolations);
-  std::printf("\n");
+  if (f_alone) {
+    std::printf("%s: F %s\n", ended, r.conduction.converged ? "to its tolerance" : "short of its tolerance");
+  } else {
+    std::printf("%s in %lld steps, %.2f s, %.1f MFLUPS", ended, static_cast<long long>(r.steps), r.timings.solve,
+                r.performance.mflups);
+    if (r.extrapolations > 0) std::printf("; pressure extrapolated %d time(s)", r.extrapolations);
+    std::printf("\n");
+  }
   if (r.steps > 0) {
     char error[32] = "? (unknown)";
     if (std::isfinite(r.error_estimate)) std::snprintf(error, sizeof error, "%.1e", r.error_estimate);

@@ -318,9 +318,19 @@ const std::vector<Option>& option_table() {
                  "on: after k, also solve the electrical conduction of the brine in the same pore space (grains "
                  "insulating) and report the formation factor F = sigma_w / sigma_eff along the flow axis, the "
                  "tortuosity factor F phi and Archie's cementation exponent m = -ln F / ln phi, each to "
-                 "run.tolerance (report.json's conduction block)",
-                 [](RunSpec& s, const std::string& v) { s.formation_factor = parse_switch(v, "on", "off"); },
-                 [](const RunSpec& s) { return std::string(s.formation_factor ? "on" : "off"); }});
+                 "run.tolerance (report.json's conduction block); only: F alone, the sample read and prepared as "
+                 "for k but no step of the flow taken (report.json's permeability null)",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v == "only") {
+                     s.formation_factor = true;
+                     s.permeability = false;
+                     return;
+                   }
+                   if (v != "on" && v != "off") throw InputError("'" + v + "' is unknown; use on, off or only");
+                   s.formation_factor = v == "on";
+                   s.permeability = true;
+                 },
+                 [](const RunSpec& s) { return std::string(!s.permeability ? "only" : s.formation_factor ? "on" : "off"); }});
     t.push_back({"run.grey_cementation", "grey_cementation", "2",
                  "with run.formation_factor: a grey voxel conducts as sigma_w phi^m, phi its declared porosity and "
                  "m this exponent (Archie's law of its unresolved pores), in [1, 5], unless its phase declares its "

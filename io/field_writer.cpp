@@ -68,10 +68,10 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     image->GetCellData()->AddArray(a);
     return a.GetPointer();
   };
-  vtkFloatArray* velocity = make("velocity", 3);
-  vtkFloatArray* pressure = make("pressure", 1);
-  vtkFloatArray* velocity_lu = make("velocity_lattice", 3);
-  vtkFloatArray* density_lu = make("density_lattice", 1);
+  vtkFloatArray* velocity = o.flow ? make("velocity", 3) : nullptr;
+  vtkFloatArray* pressure = o.flow ? make("pressure", 1) : nullptr;
+  vtkFloatArray* velocity_lu = o.flow ? make("velocity_lattice", 3) : nullptr;
+  vtkFloatArray* density_lu = o.flow ? make("density_lattice", 1) : nullptr;
   vtkNew<vtkUnsignedCharArray> pore;
   pore->SetName("pore");
   pore->SetNumberOfTuples(n);
@@ -89,9 +89,10 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     a->InsertNextValue(text);
     image->GetFieldData()->AddArray(a);
   };
-  note("units", "velocity: m/s; pressure: Pa; velocity_lattice: voxel/step; density_lattice: 1; pore: 1 pore, 0 solid; "
-                "coordinates: m");
-  {
+  note("units", o.flow ? "velocity: m/s; pressure: Pa; velocity_lattice: voxel/step; density_lattice: 1; pore: 1 pore, "
+                         "0 solid; coordinates: m"
+                       : "pore: 1 pore, 0 solid; potential: V; coordinates: m (no flow solved: run.formation_factor = only)");
+  if (o.flow) {
     std::ostringstream d;
     d.precision(6);
     d << "velocity and pressure are the creeping flow of a mean pressure gradient of " << o.pressure_gradient_pa_m
@@ -104,7 +105,7 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     note("potential", "potential: V, the brine's electric potential for a mean field of 1 V/m along the flow axis "
                       "across the sample (grains insulating; run.formation_factor), up to a constant; NaN in the grains");
   }
-  image->GetCellData()->SetActiveVectors("velocity");
+  if (o.flow) image->GetCellData()->SetActiveVectors("velocity");
   image->GetCellData()->SetActiveScalars("pore");
 
   const physics::FieldScale scale =
@@ -121,14 +122,16 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
     if (rx % o.stride || ry % o.stride || rz % o.stride) continue;
     const std::int64_t id = ((rz / o.stride - k0) * ny + ry / o.stride) * nx + rx / o.stride;
     const std::size_t k = c - lat.owned_begin();
-    const backend::Macroscopic& m = *piece.owned;
-    const float u[3] = {m.ux[k], m.uy[k], m.uz[k]};
-    for (int a = 0; a < 3; ++a) {
-      velocity_lu->SetComponent(id, a, u[a]);
-      velocity->SetComponent(id, a, static_cast<float>(u[a] * u_scale));
+    if (o.flow) {
+      const backend::Macroscopic& m = *piece.owned;
+      const float u[3] = {m.ux[k], m.uy[k], m.uz[k]};
+      for (int a = 0; a < 3; ++a) {
+        velocity_lu->SetComponent(id, a, u[a]);
+        velocity->SetComponent(id, a, static_cast<float>(u[a] * u_scale));
+      }
+      density_lu->SetValue(id, 1.0f + m.drho[k]);
+      pressure->SetValue(id, static_cast<float>(m.drho[k] * p_scale));
     }
-    density_lu->SetValue(id, 1.0f + m.drho[k]);
-    pressure->SetValue(id, static_cast<float>(m.drho[k] * p_scale));
     pore->SetValue(id, 1);
     if (potential && piece.potential) potential->SetValue(id, (*piece.potential)[k]);
   }
@@ -166,11 +169,12 @@ void write_field_index(const OutputGrid& g, const std::vector<std::pair<std::int
     << "\" GhostLevel=\"0\" Origin=\"" << (o.offset[0] + o.origin_voxels[0]) * o.voxel_size_m << ' '
     << (o.offset[1] + o.origin_voxels[1]) * o.voxel_size_m << ' ' << (o.offset[2] + o.origin_voxels[2]) * o.voxel_size_m
     << "\" Spacing=\"" << h << ' ' << h << ' ' << h << "\">\n"
-    << "    <PCellData Scalars=\"pore\" Vectors=\"velocity\">\n"
-    << "      <PDataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
-    << "      <PDataArray type=\"Float32\" Name=\"pressure\"/>\n"
-    << "      <PDataArray type=\"Float32\" Name=\"velocity_lattice\" NumberOfComponents=\"3\"/>\n"
-    << "      <PDataArray type=\"Float32\" Name=\"density_lattice\"/>\n"
+    << (o.flow ? "    <PCellData Scalars=\"pore\" Vectors=\"velocity\">\n"
+                 "      <PDataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
+                 "      <PDataArray type=\"Float32\" Name=\"pressure\"/>\n"
+                 "      <PDataArray type=\"Float32\" Name=\"velocity_lattice\" NumberOfComponents=\"3\"/>\n"
+                 "      <PDataArray type=\"Float32\" Name=\"density_lattice\"/>\n"
+               : "    <PCellData Scalars=\"pore\">\n")
     << "      <PDataArray type=\"UInt8\" Name=\"pore\"/>\n"
     << (o.potential ? "      <PDataArray type=\"Float32\" Name=\"potential\"/>\n" : "")
     << "    </PCellData>\n";

@@ -34,6 +34,9 @@ struct FieldOutput {
   double g_lattice = 1e-5;
   // run.formation_factor: the electric potential too (FieldPiece::potential, every rank alike)
   bool potential = false;
+  // the flow's arrays (velocity, pressure and their lattice values); off for F alone
+  // (run.formation_factor = only): the pore mask and the potential only
+  bool flow = true;
 };
 
 // What one rank contributes: its local lattice and the macroscopic values of its owned cells

@@ -71,7 +71,7 @@ double FieldsOutput::bytes_bound() const {
 }
 
 FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& simulation,
-                                  const std::vector<float>* potential) const {
+                                  const std::vector<float>* potential, bool flow) const {
   FieldsWritten written;
   if (!plan_) return written;
 #if ROCKPERM_HAVE_VTK
@@ -85,6 +85,8 @@ FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& 
   io::OutputGrid grid = plan_->grid;
   grid.out.g_lattice = simulation.drive().acceleration;
   grid.out.potential = potential != nullptr;
+  grid.out.flow = flow;
+  written.flow = flow;
   parallel::collectively(comm, [&] { io::write_field_piece(grid, piece, comm.rank()); });
   if (comm.root()) {
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
@@ -98,6 +100,7 @@ FieldsWritten FieldsOutput::write(const parallel::Comm& comm, const Simulation& 
   (void)comm;
   (void)simulation;
   (void)potential;
+  (void)flow;
 #endif
   return written;
 }

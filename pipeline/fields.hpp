@@ -19,6 +19,7 @@ struct FieldsWritten {
   std::filesystem::path index;       // fields.pvti
   std::array<std::int64_t, 3> cells{0, 0, 0};
   double seconds = 0;
+  bool flow = true;  // the flow's arrays beside the pore mask (not for F alone)
 };
 
 // True when this build can write fields (VTK found at build time).
@@ -37,8 +38,9 @@ class FieldsOutput {
   // Collective: every rank writes its piece, rank 0 the index. `potential`: the electric
   // potential of the rank's owned cells (run.formation_factor, pipeline/conduction.hpp; every
   // rank gives one or none).
+  // `flow` false (F alone, run.formation_factor = only): the pore mask and the potential only.
   FieldsWritten write(const parallel::Comm& comm, const Simulation& simulation,
-                      const std::vector<float>* potential = nullptr) const;
+                      const std::vector<float>* potential = nullptr, bool flow = true) const;
 
  private:
   std::unique_ptr<FieldsPlan> plan_;

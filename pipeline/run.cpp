@@ -95,16 +95,20 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   drive.checkpoint_at_end = spec.execution.checkpoint_at_end;
   drive.walltime_minutes = spec.execution.walltime_minutes;
   drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
-  if (request.use == DirectoryUse::resume) read_checkpoint(comm, simulation, drive.checkpoint, drive.identity());
+  // F alone (run.formation_factor = only): no step of the flow, no checkpoint of it
+  if (request.use == DirectoryUse::resume && spec.permeability) {
+    read_checkpoint(comm, simulation, drive.checkpoint, drive.identity());
+  }
   if (observer) {
     observer->simulation_ready(simulation, plan, comm.size(),
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
 
-  const DriveOutcome outcome = pipeline::drive(comm, simulation, drive, [&](const solve::Progress& p) {
-    if (observer) observer->progress(p);
-    if (request.progress && comm.root()) request.progress(p);
-  });
+  const DriveOutcome outcome = !spec.permeability ? DriveOutcome{}
+                                                  : pipeline::drive(comm, simulation, drive, [&](const solve::Progress& p) {
+                                                      if (observer) observer->progress(p);
+                                                      if (request.progress && comm.root()) request.progress(p);
+                                                    });
   const auto loop_end = std::chrono::steady_clock::now();
   settle_input_hash(comm, sample);  // where it outlasted the solve: waited for now
   Provenance provenance = result.provenance;
@@ -158,9 +162,16 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
     add_conduction(comm, simulation, spec, result, solve::ConductionProblem::Preconditioner::multigrid,
                    fields.enabled() ? &potential : nullptr);
   }
+  if (!spec.permeability) {  // F alone: the run's status is the conduction solve's
+    std::erase_if(result.warnings, [](const Warning& w) { return w.code == "not_converged"; });
+    const ConductionReport& c = result.conduction;
+    result.status = c.done && c.converged ? RunStatus::converged : c.done ? RunStatus::not_converged
+                                                                          : RunStatus::invalid_physics;
+    result.message = c.done && c.converged ? "" : c.note;
+  }
   result.slices = mid_slices(comm, simulation, flow.flow_axis);
   const FieldsWritten written =
-      fields.write(comm, simulation, spec.formation_factor && fields.enabled() ? &potential : nullptr);
+      fields.write(comm, simulation, spec.formation_factor && fields.enabled() ? &potential : nullptr, spec.permeability);
   if (request.keep_fields) {
     FlowFields kept = gather_fields(comm, simulation, spec.output.fields);
     if (comm.root()) result.fields = std::make_shared<FlowFields>(std::move(kept));
@@ -271,11 +282,11 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
     run_stages(comm, request, directory, result);
     // the companion runs (decided alike on every rank: the result's status and sums are shared)
-    const bool without_grey =
-        request.spec.without_grey && result.grey.connected() > 0 && result.status != RunStatus::interrupted;
+    const bool without_grey = request.spec.without_grey && request.spec.permeability && result.grey.connected() > 0 &&
+                              result.status != RunStatus::interrupted;
     const RunSpec::Study study = request.spec.resolution_study;
     const bool resolution =
-        result.status != RunStatus::interrupted &&
+        result.status != RunStatus::interrupted && request.spec.permeability &&
         (study == RunSpec::Study::on ||
          (study == RunSpec::Study::automatic && result.converged() && result.narrow_flow_fraction > narrow_flow_limit));
     // they read the volume again where it is not in memory: each rank its planes where it can

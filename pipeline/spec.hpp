@@ -164,6 +164,9 @@ struct RunSpec {
   // F, F phi and Archie's m beside k (pipeline/conduction.hpp); grey phases conduct as
   // sigma_w phi_c^grey_cementation.
   bool formation_factor = false;
+  // With formation_factor: also the flow and k (false: F alone, run.formation_factor = only;
+  // no step of the flow is taken and report.json's permeability is null)
+  bool permeability = true;
   double grey_cementation = 2.0;
   ExecutionSpec execution;
   OutputSpec output;

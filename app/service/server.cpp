@@ -374,7 +374,7 @@ class Service final : public RequestHandler {
     }
     if (j.state == JobState::finished) {
       d["status"] = j.status;
-      if (j.status == "converged") d["k_mD"] = j.k_md;
+      if (j.status == "converged" && j.k_md > 0) d["k_mD"] = j.k_md;  // none for F alone (run.formation_factor = only)
       if (j.porosity > 0) d["porosity"] = j.porosity;
       // a run's messages name files by the server's paths: shown as the client named them
       if (!j.message.empty()) d["message"] = client_text(j.message);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/base/system.hpp"
 #include "pipeline/conduction.hpp"
 #include "pipeline/fields.hpp"
@@ -114,6 +116,46 @@ TEST(Run, AGreyPhaseConductsWithItsOwnCementationExponent) {
       EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
   }
+}
+
+// Issue 51: F alone (run.formation_factor = only) takes no step of the flow: its report has no k,
+// its status is the conduction solve's, and F is the bits of the F made beside k (the same
+// lattice and solve). k off with F off, and F alone over every axis, are refused.
+TEST(Run, TheFormationFactorAloneTakesNoStepOfTheFlow) {
+  RunRequest both = bundled_sample(fresh("f_and_k"));
+  ASSERT_FALSE(both.spec.sample.volume.path.empty()) << "samples/sphere_pack_64.raw not found";
+  both.spec.formation_factor = true;
+  both.spec.output.fields.enabled = false;
+  RunRequest alone = bundled_sample(fresh("f_alone"));
+  alone.spec.formation_factor = true;
+  alone.spec.permeability = false;
+  alone.spec.output.fields.enabled = false;
+  int progress_calls = 0;
+  alone.progress = [&](const solve::Progress&) { ++progress_calls; };
+  const SampleResult a = run(parallel::Comm(), alone);
+  const SampleResult b = run(parallel::Comm(), both);
+  ASSERT_GT(b.steps, 0);  // k's steps (200: not to its tolerance), then F
+  ASSERT_TRUE(b.conduction.done && a.conduction.done && a.conduction.converged) << a.conduction.note;
+  EXPECT_EQ(a.status, RunStatus::converged);
+  EXPECT_EQ(a.steps, 0);
+  EXPECT_EQ(progress_calls, 0);
+  EXPECT_EQ(a.conduction.formation_factor, b.conduction.formation_factor);  // bitwise
+  EXPECT_EQ(a.conduction.iterations, b.conduction.iterations);
+  EXPECT_FALSE(a.resolution.asked);
+  EXPECT_TRUE(a.warnings.empty());
+  std::ifstream in(alone.spec.output.dir / "report.json");
+  const nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_TRUE(report["permeability"].is_null());
+  EXPECT_EQ(report["status"], "converged");
+  EXPECT_EQ(report["conduction"]["formation_factor"].get<double>(), b.conduction.formation_factor);
+  RunSpec neither;
+  neither.permeability = false;
+  EXPECT_THROW(neither.validate(), InputError);
+  RunSpec tensor;
+  tensor.formation_factor = true;
+  tensor.permeability = false;
+  tensor.all_axes = true;
+  EXPECT_THROW(tensor.validate(), InputError);
 }
 
 TEST(Run, WritesItsDirectoryShowsEachStageAndReturnsTheResult) {
