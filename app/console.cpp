@@ -94,11 +94,12 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
 }
 
 void print_backend(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks,
-                   double ready_seconds) {
+                   double ready_seconds, bool flow) {
   std::printf("backend     %s, %s propagation; %s; setup %.2f s (lattice %.2f s, backend %.2f s)\n",
               simulation.backend_description().c_str(), to_string(plan.propagation), plan.note.c_str(),
               simulation.setup_seconds(), simulation.lattice_seconds(), simulation.backend_seconds());
-  std::printf("ready       %.2f s after the run started: the first step follows\n", ready_seconds);
+  std::printf("ready       %.2f s after the run started: %s\n", ready_seconds,
+              flow ? "the first step follows" : "the conduction solve follows (F alone: no step of the flow)");
   if (ranks > 1) {
     std::printf("halo        %.1f kB per step from rank 0, %s: %s\n", simulation.halo_bytes_per_step() * 1e-3,
                 to_string(simulation.plan().halo_transport), simulation.plan().halo_note.c_str());

@@ -16,9 +16,10 @@ namespace rockperm::app {
 // `flow`: as run (pipeline::resolve_flow of the options' flow for this sample).
 void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& sample, const pipeline::FlowSpec& flow,
                   const pipeline::ExecutionPlan& plan, int ranks);
-// `ready_seconds`: from the start of the run to the first step (every stage before the loop).
+// `ready_seconds`: from the start of the run to the first step (every stage before the loop);
+// `flow` false: F alone (run.formation_factor = only), the conduction solve follows instead.
 void print_backend(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks,
-                   double ready_seconds);
+                   double ready_seconds, bool flow = true);
 void print_fields(const pipeline::FieldsWritten& fields, const pipeline::FieldSpec& spec);
 void print_result(const pipeline::SampleResult& result, const std::filesystem::path& report);
 

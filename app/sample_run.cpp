@@ -36,10 +36,11 @@ class ConsoleObserver final : public pipeline::RunObserver {
   void sample_ready(const pipeline::RunSpec& spec, const pipeline::Sample& sample, const pipeline::FlowSpec& flow,
                     const pipeline::ExecutionPlan& plan, int ranks) override {
     print_sample(spec, sample, flow, plan, ranks);
+    flow_ = spec.permeability;
   }
   void simulation_ready(const pipeline::Simulation& simulation, const pipeline::ExecutionPlan& plan, int ranks,
                         double ready_seconds) override {
-    print_backend(simulation, plan, ranks, ready_seconds);
+    print_backend(simulation, plan, ranks, ready_seconds, flow_);
   }
   void progress(const solve::Progress& p) override { printer_(p); }
   void fields_written(const pipeline::FieldsWritten& written, const pipeline::FieldSpec& spec) override {
@@ -68,6 +69,7 @@ class ConsoleObserver final : public pipeline::RunObserver {
 
  private:
   ProgressPrinter printer_;
+  bool flow_ = true;  // the flow is solved (not F alone)
 };
 
 }  // namespace
