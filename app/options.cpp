@@ -239,10 +239,7 @@ void validate_run_options(const RunOptions& options) {
                      "faces); use lateral = sealed, or inlet_outlet = mirror or periodic");
   }
   try {
-    spec.sample.validate();
-    spec.flow.validate();
-    spec.execution.validate();
-    spec.output.validate();
+    spec.validate();  // its parts, and what ties them (k or F made; F alone on one axis)
   } catch (const InputError& e) {
     throw InputError(option_message(e));
   }

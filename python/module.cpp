@@ -101,8 +101,13 @@ struct Result {
   std::optional<std::string> report;  // report.json's path (none: a temporary directory, removed)
 
   bool tensor() const { return result.tensor != nullptr; }
-  // a quantity of one run; NaN for a tensor (its values are per axis: Result.tensor)
-  double of_run(double value) const { return tensor() ? std::numeric_limits<double>::quiet_NaN() : value; }
+  // F alone (rockperm.formation_factor, run.formation_factor = only): no flow solved
+  bool f_alone() const { return result.steps == 0 && result.conduction.asked; }
+  // a quantity of one run's flow; NaN for a tensor (its values are per axis: Result.tensor) and
+  // for F alone
+  double of_run(double value) const {
+    return tensor() || f_alone() ? std::numeric_limits<double>::quiet_NaN() : value;
+  }
 };
 
 constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();

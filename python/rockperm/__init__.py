@@ -41,7 +41,7 @@ from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError
                         RuntimeFailure, __version__)
 from . import _rockperm
 
-__all__ = ["permeability", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+__all__ = ["permeability", "formation_factor", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
            "OutputError", "RuntimeFailure", "RockpermWarning", "__version__"]
 
 
@@ -162,6 +162,22 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
             shutil.rmtree(output_dir, ignore_errors=True)
     _warn(result)
     return result
+
+
+def formation_factor(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
+                     inlet_outlet="buffer", lateral="sealed", backend="auto", output_dir=None, options=None):
+    """The formation factor alone: the electrical conduction of the brine (grains insulating) on
+    the sample prepared as for permeability(), without solving the flow (`run.formation_factor =
+    only`). Returns a Result whose formation_factor, formation_factor_error, tortuosity_factor (F
+    phi) and cementation_exponent (Archie's m) are set, and whose k_mD and the other flow values
+    are NaN (to_dict()'s permeability None). The arguments are permeability()'s; a tensor
+    (axis="all") is refused.
+    """
+    o = dict(options or {})
+    o["run.formation_factor"] = "only"
+    return permeability(mask, voxel_size_um, axis=axis, pore_labels=pore_labels, grey_labels=grey_labels,
+                        inlet_outlet=inlet_outlet, lateral=lateral, backend=backend, output_dir=output_dir,
+                        options=o)
 
 
 def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inlet_outlet="buffer",

@@ -61,6 +61,20 @@ def test_slit_along_each_axis_has_the_exact_k(axis, tmp_path):
     assert r.to_dict()["conduction"]["formation_factor"] == r.formation_factor
 
 
+def test_the_formation_factor_alone_is_the_one_beside_k(tmp_path):
+    # rockperm.formation_factor: no flow solved (k NaN, permeability None), the same F to the bit
+    mask = rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um=5.0)
+    both = rockperm.permeability(mask, voxel_size_um=5.0, backend="cpu", formation_factor=True)
+    alone = rockperm.formation_factor(mask, voxel_size_um=5.0, backend="cpu", output_dir=tmp_path / "f")
+    assert alone.status == "converged"
+    assert alone.formation_factor == both.formation_factor
+    assert alone.cementation_exponent == both.cementation_exponent
+    assert alone.k_mD != alone.k_mD and alone.k_error_mD != alone.k_error_mD
+    assert alone.to_dict()["permeability"] is None
+    with pytest.raises(rockperm.InputError):
+        rockperm.formation_factor(mask, voxel_size_um=5.0, axis="all", backend="cpu")
+
+
 def test_formation_factor_is_nan_unless_asked(tmp_path):
     mask = np.ones((4, 6, 4), dtype=bool)
     mask[:, 0, :] = False
