@@ -16,6 +16,8 @@ source "$(dirname "$0")/service_lib.sh"
 rm -rf "$work" && mkdir -p "$work/data" "$work/fakebin" "$work/slurm" && cd "$work" || exit 1
 export OMP_NUM_THREADS=2
 F=$work/slurm
+# no stand-in node outlives the test, whatever ends it
+trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; pkill -f "$F/node.sh" 2>/dev/null; true' EXIT
 cp "$samples/sphere_pack_64.raw" "$samples/sphere_pack_64.ini" data/
 
 # --- the stand-in Slurm (tests/cli/fake_slurm.sh): its commands in fakebin, its state in slurm/
