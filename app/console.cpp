@@ -129,7 +129,7 @@ void print_fields(const pipeline::FieldsWritten& f, const pipeline::FieldSpec& s
 
 void print_result(const pipeline::SampleResult& r, const std::filesystem::path& report) {
   const physics::Permeability& k = r.k;
-  const bool f_alone = r.steps == 0 && r.conduction.asked;  // run.formation_factor = only: no flow solved
+  const bool f_alone = r.formation_factor_alone();
   if (f_alone) {
     std::printf("\npermeability  not solved (run.formation_factor = only: F alone)\n");
     std::printf("porosity      %.4f (connected %.4f)\n", r.porosity(), r.connected_porosity());

@@ -168,6 +168,8 @@ struct SampleResult {
   Provenance provenance;
   std::filesystem::path checkpoint;  // the last checkpoint written, if any
   bool converged() const { return status == RunStatus::converged; }
+  // F alone (run.formation_factor = only): the conduction solved, no step of the flow taken
+  bool formation_factor_alone() const { return steps == 0 && conduction.asked; }
   physics::Permeability k;       // k_lattice (voxel^2), m^2, darcy, mD; tortuosity, Re, Ma
   geometry::PercolationReport percolation; // porosity and connected porosity of the sample
   geometry::PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k

@@ -169,7 +169,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
                                                                           : RunStatus::invalid_physics;
     result.message = c.done && c.converged ? "" : c.note;
   }
-  result.slices = mid_slices(comm, simulation, flow.flow_axis);
+  if (spec.permeability) result.slices = mid_slices(comm, simulation, flow.flow_axis);  // F alone: no flow to picture
   const FieldsWritten written =
       fields.write(comm, simulation, spec.formation_factor && fields.enabled() ? &potential : nullptr, spec.permeability);
   if (request.keep_fields) {

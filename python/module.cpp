@@ -101,12 +101,10 @@ struct Result {
   std::optional<std::string> report;  // report.json's path (none: a temporary directory, removed)
 
   bool tensor() const { return result.tensor != nullptr; }
-  // F alone (rockperm.formation_factor, run.formation_factor = only): no flow solved
-  bool f_alone() const { return result.steps == 0 && result.conduction.asked; }
   // a quantity of one run's flow; NaN for a tensor (its values are per axis: Result.tensor) and
-  // for F alone
+  // for F alone (rockperm.formation_factor: no flow solved)
   double of_run(double value) const {
-    return tensor() || f_alone() ? std::numeric_limits<double>::quiet_NaN() : value;
+    return tensor() || result.formation_factor_alone() ? std::numeric_limits<double>::quiet_NaN() : value;
   }
 };
 

@@ -59,6 +59,9 @@ constexpr const char* columns =
     "error_estimate, seconds, status, message, porosity, results_to, gpus, details, scheduler_id, scheduler_state, "
     "scheduler_reason";
 
+// A job queued again: no longer in Slurm (service.executor = slurm), submitted afresh when claimed.
+constexpr const char* queued_again = "state = 'queued', scheduler_id = '', scheduler_state = '', scheduler_reason = ''";
+
 JobState parse_state(const std::string& s) {
   if (s == "running") return JobState::running;
   if (s == "preparing") return JobState::preparing;
@@ -259,8 +262,7 @@ std::optional<Job> JobStore::claim_next(bool one_gpu_only, bool preparing) {
 
 int JobStore::requeue_running(bool keep_scheduled) {
   const std::lock_guard lock(mutex_);
-  exec(std::string("UPDATE jobs SET state = 'queued', scheduler_id = '', scheduler_state = '', scheduler_reason = '' "
-                   "WHERE state IN ('running', 'preparing')") +
+  exec(std::string("UPDATE jobs SET ") + queued_again + " WHERE state IN ('running', 'preparing')" +
        (keep_scheduled ? " AND scheduler_id = ''" : ""));
   return sqlite3_changes(db_);
 }
@@ -304,8 +306,8 @@ void JobStore::finish(const std::string& id, JobState state, const std::string& 
 
 void JobStore::requeue(const std::string& id) {
   const std::lock_guard lock(mutex_);
-  Statement q(db_, "UPDATE jobs SET state = 'queued', scheduler_id = '', scheduler_state = '', scheduler_reason = '' "
-                   "WHERE id = ? AND state IN ('running', 'preparing')");
+  Statement q(db_, (std::string("UPDATE jobs SET ") + queued_again + " WHERE id = ? AND state IN ('running', 'preparing')")
+                       .c_str());
   q.bind(1, id);
   q.step();
 }
@@ -319,9 +321,9 @@ void JobStore::mark_running(const std::string& id) {
 
 void JobStore::requeue_on(const std::string& id, int gpus) {
   const std::lock_guard lock(mutex_);
-  Statement q(db_,
-              "UPDATE jobs SET state = 'queued', gpus = ?, seq = (SELECT IFNULL(MIN(seq), 0) - 1 FROM jobs), "
-              "scheduler_id = '', scheduler_state = '', scheduler_reason = '' WHERE id = ?");
+  Statement q(db_, (std::string("UPDATE jobs SET gpus = ?, seq = (SELECT IFNULL(MIN(seq), 0) - 1 FROM jobs), ") +
+                    queued_again + " WHERE id = ?")
+                       .c_str());
   q.bind(1, std::int64_t{gpus}).bind(2, id);
   q.step();
 }

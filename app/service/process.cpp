@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <sstream>
+
 extern char** environ;
 
 namespace rockperm::app::service {
@@ -13,6 +15,13 @@ const std::vector<std::string> environment_at_start = [] {
   return env;
 }();
 }  // namespace
+
+std::vector<std::string> command_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
 
 const std::vector<std::string>& initial_environment() { return environment_at_start; }
 

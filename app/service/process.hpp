@@ -8,6 +8,10 @@
 
 namespace rockperm::app::service {
 
+// A command line of the server's configuration (service.mpiexec, slurm_launcher, slurm_options)
+// as words split on white space: no shell, no quoting.
+std::vector<std::string> command_words(const std::string& text);
+
 // The environment the process was started with, taken before main() (and so before MPI_Init,
 // which, in a process started without mpiexec, adds the variables of an MPI singleton that
 // would make a child mpiexec believe it runs inside a job and fail).

@@ -12,7 +12,6 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
-#include <sstream>
 
 #include "app/campaign.hpp"
 #include "app/sample_run.hpp"
@@ -301,9 +300,7 @@ void Runner::run_on_several(Claimed& claimed) {
   const fs::path ini = config_.state_dir / "jobs" / (job.id + ".ini");
   io::write_file_atomically(ini, to_ini(options));
   const fs::path log = config_.state_dir / "jobs" / (job.id + ".log");
-  std::vector<std::string> args;
-  std::istringstream mpiexec(config_.mpiexec);
-  for (std::string word; mpiexec >> word;) args.push_back(word);
+  std::vector<std::string> args = command_words(config_.mpiexec);
   for (const std::string& a : {std::string("-n"), std::to_string(job.gpus), fs::read_symlink("/proc/self/exe").string(),
                                std::string("run")}) {
     args.push_back(a);
@@ -402,11 +399,18 @@ void Runner::follow_slurm() {
   bool said = false;  // a failure of the service's own, said once until it clears
   while (!StopSignals::requested()) {
     try {
+      // one squeue for the jobs submitted now: a job of the service's name already in Slurm
+      std::optional<std::map<std::string, SlurmState>> queue;
       while (!StopSignals::requested()) {
-        const std::optional<Job> job = store_.claim_next();
+        std::optional<Job> job = store_.claim_next();
         if (!job) break;
+        if (!queue) queue = slurm_queue();
+        if (!queue) {  // squeue fails: nothing submitted that may be there already
+          store_.requeue(job->id);
+          throw RuntimeFailure("squeue failed: the queued jobs wait for it");
+        }
         try {
-          submit_to_slurm(*job);
+          submit_to_slurm(*job, *queue);
         } catch (const std::exception& e) {
           store_.finish(job->id, JobState::finished, "runtime_error", 0, std::string("the service failed: ") + e.what());
           deliver_to_spool(*store_.get(job->id), {});
@@ -426,13 +430,13 @@ void Runner::follow_slurm() {
   }
 }
 
-void Runner::submit_to_slurm(const Job& job) {
+void Runner::submit_to_slurm(const Job& job, const std::map<std::string, SlurmState>& queue) {
   std::optional<Claimed> claimed = resolve(job);  // its options checked again; a job ended already is recorded
   if (!claimed) return;
   const RunOptions& options = claimed->options;
   // claimed again after a stop of the server between sbatch and the id's record: the job
   // already in Slurm is the one followed
-  if (const auto live = slurm_job_named("rockperm-" + job.id)) {
+  if (const auto live = live_job_named(queue, "rockperm-" + job.id)) {
     store_.set_scheduled(job.id, *live, "", "");
     return;
   }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <future>
 #include <optional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "app/scheduler.hpp"
 #include "app/service/job_store.hpp"
 #include "app/service/service_config.hpp"
+#include "app/service/slurm.hpp"
 
 namespace rockperm::app::service {
 
@@ -64,7 +66,8 @@ class Runner {
   // read as a local job's are. A stop of the server leaves them to Slurm; a restart follows them
   // again by their Slurm ids (kept in the queue).
   void follow_slurm();
-  void submit_to_slurm(const Job& job);
+  // `queue`: squeue's view, taken once for the jobs submitted together
+  void submit_to_slurm(const Job& job, const std::map<std::string, SlurmState>& queue);
   void track_slurm();
   void conclude_slurm(const Job& job, const std::string& state, const std::string& reason);
 

@@ -3,8 +3,8 @@
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
+#include "app/service/process.hpp"
 #include "lib/base/error.hpp"
 
 namespace rockperm::app::service {
@@ -138,12 +138,6 @@ ServiceConfig read_service_config(const fs::path& ini) {
       throw InputError("service.executor: '" + e + "' is neither local (this host's GPUs) nor slurm (sbatch)");
     }
   }
-  const auto words = [](const std::string& text) {
-    std::vector<std::string> w;
-    std::istringstream in(text);
-    for (std::string word; in >> word;) w.push_back(word);
-    return w;
-  };
   // the site's names and limits, passed to sbatch as one word each: no shell, and nothing that
   // reads as another option
   const auto slurm_word = [&](const char* key, std::string& to, const char* allowed) {
@@ -165,9 +159,9 @@ ServiceConfig read_service_config(const fs::path& ini) {
     if (g != "on" && g != "off") throw InputError("service.slurm_gpus: on (sbatch --gpus=N) or off, not '" + g + "'");
     c.slurm.request_gpus = g == "on";
   }
-  if (vm.count("service.slurm_options")) c.slurm.sbatch_options = words(vm["service.slurm_options"].as<std::string>());
+  if (vm.count("service.slurm_options")) c.slurm.sbatch_options = command_words(vm["service.slurm_options"].as<std::string>());
   if (vm.count("service.slurm_launcher")) c.slurm.launcher = vm["service.slurm_launcher"].as<std::string>();
-  if (words(c.slurm.launcher).empty()) throw InputError("service.slurm_launcher: empty; e.g. srun --mpi=pmix --gpu-bind=none");
+  if (command_words(c.slurm.launcher).empty()) throw InputError("service.slurm_launcher: empty; e.g. srun --mpi=pmix --gpu-bind=none");
   if (vm.count("service.slurm_rockperm")) c.slurm.rockperm = path(vm["service.slurm_rockperm"].as<std::string>());
   if (vm.count("service.slurm_poll_s")) c.slurm.poll_s = vm["service.slurm_poll_s"].as<double>();
   if (c.slurm.max_gpus < 1 || c.slurm.max_gpus > 1024 || !(c.slurm.poll_s >= 0.1 && c.slurm.poll_s <= 3600)) {

@@ -76,13 +76,6 @@ std::string quoted(const std::string& word) {
   return q + "'";
 }
 
-std::vector<std::string> words_of(const std::string& text) {
-  std::vector<std::string> w;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) w.push_back(word);
-  return w;
-}
-
 std::string trimmed(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   std::size_t b = 0;
@@ -138,7 +131,7 @@ std::string batch_script(const ServiceConfig::Slurm& s, const fs::path& rockperm
     << "else\n"
     << "  args=(run --config " << quoted(ini.string()) << " --overwrite)\n"
     << "fi\n";
-  for (const std::string& w : words_of(s.launcher)) o << quoted(w) << ' ';
+  for (const std::string& w : command_words(s.launcher)) o << quoted(w) << ' ';
   o << "\"$rockperm\" \"${args[@]}\"\n"
        "rc=$?\n"
        "if [ \"$rc\" -eq 6 ] && [ -n \"${SLURM_JOB_ID:-}\" ]; then\n"
@@ -164,10 +157,12 @@ std::optional<std::map<std::string, SlurmState>> parse_squeue(const CommandOutpu
   std::map<std::string, SlurmState> jobs;
   std::istringstream in(squeue.text);
   for (std::string line; std::getline(in, line);) {
-    const auto a = line.find('|');
-    const auto b = a == std::string::npos ? a : line.find('|', a + 1);
-    if (b == std::string::npos) continue;  // not a line of ours (a warning)
-    jobs[trimmed(line.substr(0, a))] = SlurmState{trimmed(line.substr(a + 1, b - a - 1)), trimmed(line.substr(b + 1))};
+    // ID|NAME|STATE|REASON: a name may hold '|', so the state and reason are the last two fields
+    const auto a = line.find('|'), c = line.rfind('|');
+    const auto b = c == std::string::npos || c == 0 ? std::string::npos : line.rfind('|', c - 1);
+    if (a == std::string::npos || b == std::string::npos || b <= a) continue;  // not a line of ours (a warning)
+    jobs[trimmed(line.substr(0, a))] =
+        SlurmState{trimmed(line.substr(b + 1, c - b - 1)), trimmed(line.substr(c + 1)), line.substr(a + 1, b - a - 1)};
   }
   return jobs;
 }
@@ -189,17 +184,12 @@ std::string slurm_submit(const std::vector<std::string>& sbatch_args) { return s
 
 std::optional<std::map<std::string, SlurmState>> slurm_queue() {
   return parse_squeue(
-      run_command({"squeue", "--noheader", "--states=all", "--format=%i|%T|%r", "--user=" + user_name()}));
+      run_command({"squeue", "--noheader", "--states=all", "--format=%i|%j|%T|%r", "--user=" + user_name()}));
 }
 
-std::optional<std::string> slurm_job_named(const std::string& name) {
-  const CommandOutput out =
-      run_command({"squeue", "--noheader", "--format=%i|%T|%r", "--name=" + name, "--user=" + user_name()});
-  const auto jobs = parse_squeue(out);
-  if (jobs) {
-    for (const auto& [id, state] : *jobs) {
-      if (!state.ended()) return id;
-    }
+std::optional<std::string> live_job_named(const std::map<std::string, SlurmState>& queue, const std::string& name) {
+  for (const auto& [id, state] : queue) {
+    if (state.name == name && !state.ended()) return id;
   }
   return std::nullopt;
 }

@@ -30,6 +30,7 @@ CommandOutput run_command(const std::vector<std::string>& args);
 struct SlurmState {
   std::string state;   // PENDING, RUNNING, REQUEUED, COMPLETED, TIMEOUT, NODE_FAIL, ...
   std::string reason;  // Priority, Resources, None, ...
+  std::string name;    // the job's name (squeue's %j; the service's: rockperm-<job id>)
   bool ended() const;  // a state the job does not leave (it ran, failed or was cancelled)
 };
 
@@ -44,7 +45,7 @@ std::string batch_script(const ServiceConfig::Slurm& slurm, const std::filesyste
 // The job id of `sbatch --parsable` ("12345" or "12345;cluster"). Throws RuntimeFailure with
 // sbatch's own words where it refused the job.
 std::string submitted_job_id(const CommandOutput& sbatch);
-// squeue's "ID|STATE|REASON" lines by id; nothing where squeue failed (the controller is down:
+// squeue's "ID|NAME|STATE|REASON" lines by id; nothing where squeue failed (the controller is down:
 // no job is taken for ended on its word).
 std::optional<std::map<std::string, SlurmState>> parse_squeue(const CommandOutput& squeue);
 // sacct's "STATE|REASON" of a job (its allocation line); nothing where sacct knows nothing
@@ -54,7 +55,8 @@ std::optional<SlurmState> parse_sacct(const CommandOutput& sacct);
 // The Slurm commands of the service.
 std::string slurm_submit(const std::vector<std::string>& sbatch_args);
 std::optional<std::map<std::string, SlurmState>> slurm_queue();  // the service user's jobs
-std::optional<std::string> slurm_job_named(const std::string& name);  // a live job of that name, where one is
+// The id of a job of `queue` named `name` that Slurm still runs or holds, where there is one.
+std::optional<std::string> live_job_named(const std::map<std::string, SlurmState>& queue, const std::string& name);
 std::optional<SlurmState> slurm_accounting(const std::string& scheduler_id);
 void slurm_cancel(const std::string& scheduler_id);
 

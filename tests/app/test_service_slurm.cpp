@@ -26,10 +26,14 @@ TEST(ServiceSlurm, ReadsTheJobIdOfSbatchAndItsRefusal) {
 }
 
 TEST(ServiceSlurm, ReadsSqueueAndSacctAndTrustsNoFailedSqueue) {
-  const auto jobs = parse_squeue({0, "101|PENDING|Resources\n102|RUNNING|None\nsqueue: warning\n103|TIMEOUT|None\n"});
+  const auto jobs = parse_squeue(
+      {0, "101|rockperm-j1|PENDING|Resources\n102|a|b name|RUNNING|None\nsqueue: warning\n103|x|TIMEOUT|None\n"});
   ASSERT_TRUE(jobs);
   ASSERT_EQ(jobs->size(), 3u);
   EXPECT_EQ(jobs->at("101").reason, "Resources");
+  EXPECT_EQ(jobs->at("102").name, "a|b name");
+  EXPECT_EQ(live_job_named(*jobs, "rockperm-j1"), std::optional<std::string>("101"));
+  EXPECT_FALSE(live_job_named(*jobs, "x"));  // ended
   EXPECT_FALSE(jobs->at("101").ended());
   EXPECT_FALSE(jobs->at("102").ended());
   EXPECT_TRUE(jobs->at("103").ended());

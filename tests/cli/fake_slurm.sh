@@ -58,13 +58,10 @@ cat >"$bin/squeue" <<FAKE
 F=$F
 echo "\$*" >>"\$F/squeue.log"
 [ -e "\$F/squeue_down" ] && { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
-want=""
-for a in "\$@"; do case \$a in --name=*) want=\${a#--name=} ;; esac; done
-for s in "\$F"/*.state; do
+for s in "\$F"/*.state; do  # ID|NAME|STATE|REASON
   [ -e "\$s" ] || continue
   id=\$(basename "\$s" .state)
-  [ -n "\$want" ] && [ "\$(cat "\$F/\$id.name")" != "\$want" ] && continue
-  echo "\$id|\$(cat "\$s")"
+  echo "\$id|\$(cat "\$F/\$id.name")|\$(cat "\$s")"
 done
 FAKE
 cat >"$bin/sacct" <<FAKE

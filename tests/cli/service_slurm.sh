@@ -128,13 +128,23 @@ h=$(submit '{"run.backend": "cpu", "output.fields": "off"}') || exit 1
 r=$(wait_finished "$alice" "$h") || exit 1
 grep -q "invalid partition" <<<"$(field "$r" "['message']")" || fail "sbatch's refusal is not the job's message: $r"
 rm -f "$F/refuse"
-touch "$F/squeue_down" "$F/hold"
+touch "$F/hold"
 i=$(submit '{"run.backend": "cpu", "output.fields": "off"}') || exit 1
+submitted() { [ -n "$(job_state "$1" ".get('scheduler', {}).get('job_id', '')")" ]; }
+wait_for 20 "job $i was not submitted" submitted "$i"
+touch "$F/squeue_down"
+sent=$(wc -l <"$F/sbatch.log")
+j=$(submit '{"run.backend": "cpu", "output.fields": "off"}') || exit 1
 sleep 2
 [ "$(job_state "$i" "['state']")" = running ] || fail "a job was taken for ended while squeue failed: $(api "$alice" GET "/api/jobs/$i")"
+# nor is one submitted that squeue could not show is there already: it waits, queued
+[ "$(job_state "$j" "['state']")" = queued ] && [ "$(wc -l <"$F/sbatch.log")" = "$sent" ] ||
+  fail "a job was submitted while squeue failed: $(api "$alice" GET "/api/jobs/$j")"
 rm -f "$F/squeue_down" "$F/hold"
 r=$(wait_finished "$alice" "$i") || exit 1
 [ "$(field "$r" "['status']")" = converged ] || fail "the job after squeue came back: $r"
+r=$(wait_finished "$alice" "$j") || exit 1
+[ "$(field "$r" "['status']")" = converged ] || fail "the job held while squeue failed: $r"
 kill -TERM "$pid"
 wait "$pid" 2>/dev/null
 echo "$name: ok"
