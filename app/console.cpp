@@ -142,9 +142,10 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
   if (r.conduction.done) {
     const pipeline::ConductionReport& c = r.conduction;
     std::printf("formation     F %.6g +- %.2g (relative) along %c: tortuosity factor F phi %.4g, Archie m %.4g at "
-                "phi %.4f (%lld iterations, %.2f s)\n",
+                "phi %.4f (%lld iterations, %.2f s on %s, %.2f s of it setting up)\n",
                 c.formation_factor, c.error, "xyz"[r.flow.flow_axis], c.tortuosity_factor, c.cementation_exponent,
-                c.porosity, static_cast<long long>(c.iterations), c.seconds);
+                c.porosity, static_cast<long long>(c.iterations), c.seconds, c.device == "host" ? "the host's cores" : c.device.c_str(), c.setup_seconds);
+    if (!c.device_note.empty()) std::printf("formation     not on the GPU: %s\n", c.device_note.c_str());
   } else if (r.conduction.asked) {
     std::printf("formation     not made: %s\n", r.conduction.note.c_str());
   }

@@ -3,6 +3,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "rockperm/config.hpp"
+
+#if ROCKPERM_HAVE_CUDA
+#include "cuda/conduction_engine.hpp"
+#endif
 
 namespace rockperm::pipeline {
 
@@ -43,7 +48,16 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   slab.first_local_z = lattice.first_local_z;
   slab.planes_z = sample.dims.nz;
   slab.domain = lattice.domain ? &*lattice.domain : nullptr;
-  solve::ConductionResult solved = solve::solve_conduction(comm, lattice.lattice, slab, problem, potential != nullptr);
+  // on the rank's GPU where the flow ran on one (and it has the memory), else on the host's cores
+  solve::ConductionEngineFactory engine;
+  std::string engine_note;
+#if ROCKPERM_HAVE_CUDA
+  if (simulation.plan().cuda && !simulation.plan().host_rank) engine = cuda::conduction_engine_on(simulation.plan().device, &engine_note);
+#endif
+  solve::ConductionResult solved =
+      solve::solve_conduction(comm, lattice.lattice, slab, problem, potential != nullptr, {}, engine);
+  r.device = solved.device;
+  r.device_note = engine_note;
   if (potential) {  // voxels of potential for a unit drive per voxel -> volts for 1 V/m across the sample
     const double volts = sample.voxel_size_um * 1e-6 / (solved.field > 0 ? solved.field : 1.0);
     for (float& v : solved.potential) v = static_cast<float>(v * volts);
@@ -51,6 +65,7 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   }
   r.iterations = solved.iterations;
   r.seconds = solved.seconds;
+  r.setup_seconds = solved.setup_seconds;
   r.converged = solved.converged;
   r.error = solved.error;
   if (!(solved.conductivity > 0)) {

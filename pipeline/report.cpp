@@ -198,7 +198,9 @@ std::string to_json(const SampleResult& r) {
                        {"grey_cementation", c.grey_cementation},
                        {"grey_phase_cementation", c.grey_phase_cementation},
                        {"iterations", c.iterations},
-                       {"seconds", c.seconds}};
+                       {"seconds", c.seconds},
+                       {"setup_seconds", c.setup_seconds},
+                       {"device", c.device}};
   }
   j["mass_drift"] = r.mass_drift;
   j["reynolds"] = k.reynolds;

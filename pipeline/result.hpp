@@ -149,6 +149,9 @@ struct ConductionReport {
   std::vector<double> grey_phase_cementation;  // each grey phase's m (its own, else grey_cementation)
   std::int64_t iterations = 0;
   double seconds = 0;
+  double setup_seconds = 0; // of `seconds`: the operator, the multigrid levels and the engine's start
+  std::string device;       // where the solve ran: "host" (the rank's cores) or the GPU's name
+  std::string device_note;  // why not on the rank's GPU where the flow ran on one; empty otherwise
 };
 
 // The share of the flow through pores narrower than 3 voxels above which k is under-resolved: the

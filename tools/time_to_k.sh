@@ -51,7 +51,7 @@ study = (r.get("resolution") or {}).get("seconds", 0.0) or 0.0
 c = r.get("conduction") or {}
 what = "k %.6g mD" % r["permeability"]["mD"] if r["permeability"] else "k not solved"
 if c.get("formation_factor") is not None:  # run.formation_factor: F, its iterations and seconds (in "output")
-    what += ", F %.6g (%d iterations, %.1f s)" % (c["formation_factor"], c.get("iterations", 0), c.get("seconds", 0.0))
+    what += ", F %.6g (%d iterations, %.1f s on %s)" % (c["formation_factor"], c.get("iterations", 0), c.get("seconds", 0.0), c.get("device", "host"))
 print("%-9s %6.1f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6.2f %6.1f %7d %7.2f %6.2f %7.1f  %s (%s, exit %s)" % (
     name, r["geometry"]["fluid_cells"] / 1e6, g("read_seconds"), g("percolation_seconds"), g("pore_analysis_seconds"),
     g("hash_seconds"), g("lattice_seconds"), g("backend_seconds"), ready, g("solve_seconds"), r["steps"],

@@ -8,6 +8,7 @@
 
 #include "lib/base/error.hpp"
 #include "lib/physics/d3q19.hpp"
+#include "lib/solve/conduction_system.hpp"
 #include "lib/solve/pressure_planes.hpp"
 
 namespace rockperm::solve {
@@ -16,461 +17,547 @@ std::int64_t ConductionProblem::automatic_iterations(const geometry::Dims& whole
   return 20 * (whole.nx + whole.ny + whole.nz);
 }
 
-namespace {
+using conduction::face_conductance;
+using conduction::face_direction;
+using conduction::faces;
+using conduction::none;
 
-constexpr int faces = 6;
-// face f of a cell: along axis f / 2, ahead (+1) for even f, behind (-1) for odd; its D3Q19 direction
-constexpr int face_direction[faces] = {1, 1 + d3q19::half, 2, 2 + d3q19::half, 3, 3 + d3q19::half};
-constexpr std::uint32_t none = lattice::none;
-
-inline double face_conductance(double a, double b) { return a == b ? a : 2.0 * a * b / (a + b); }
-
-// The owned cells of a rank's lattice, their face neighbours and conductivities, and the
-// plane-ordered sums and ghost exchange of vectors over its local cells.
-class Operator {
- public:
-  Operator(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
-           const ConductionProblem& problem)
-      : comm_(comm), local_(local), slab_(slab) {
-    begin_ = local.owned_begin();
-    end_ = local.owned_end();
-    const std::uint64_t n = local.fluid_count();
-    sigma_.resize(n);
-    const auto& phases = local.phases();
-    for (std::uint64_t c = 0; c < n; ++c) {
-      const std::size_t phase = phases.size() != 0 ? phases[c] : 0;
-      if (phase >= problem.conductivity.size()) {
-        throw RuntimeFailure("internal: conduction: no conductivity for phase " + std::to_string(phase));
-      }
-      sigma_[c] = problem.conductivity[phase];
-    }
-    const std::uint64_t owned = end_ - begin_;
-    neighbours_.assign(owned * faces, none);
-    diagonal_.assign(owned, 0.0);
-    inverse_.assign(owned, 0.0);
+ConductionOperator::ConductionOperator(const parallel::Comm& comm, const lattice::SparseLattice& local,
+                                       const ConductionSlab& slab, const ConductionProblem& problem)
+    : comm_(comm), local_(local), slab_(slab) {
+  begin_ = local.owned_begin();
+  end_ = local.owned_end();
+  const std::uint64_t n = local.fluid_count();
+  sigma_ = HostArray<double>(n);
+  const auto& phases = local.phases();
+  std::size_t highest = 0;
+#pragma omp parallel for schedule(static) reduction(max : highest)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(n); ++k) {
+    const auto c = static_cast<std::uint64_t>(k);
+    const std::size_t phase = phases.size() != 0 ? phases[c] : 0;
+    highest = std::max(highest, phase);
+    sigma_[c] = phase < problem.conductivity.size() ? problem.conductivity[phase] : 0.0;
+  }
+  if (n > 0 && highest >= problem.conductivity.size()) {
+    throw RuntimeFailure("internal: conduction: no conductivity for phase " + std::to_string(highest));
+  }
+  const std::uint64_t owned = end_ - begin_;
+  // The face neighbours ahead (+x, +y, +z) of every local cell from the lattice's tables (its own,
+  // or built a few planes at a time where it deferred them), those behind by inverting them: a
+  // cell's neighbour behind is the cell whose neighbour ahead it is (SparseLattice::neighbour's
+  // search per link took seconds on a 512^3 scan).
+  neighbours_ = HostArray<std::uint32_t>(owned * faces);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) {
-      const std::uint32_t c = begin_ + static_cast<std::uint32_t>(i);
-      double d = 0;
-      for (int f = 0; f < faces; ++f) {
-        const std::uint32_t j = sigma_[c] > 0 ? local.neighbour(c, face_direction[f]) : none;
-        if (j == none || sigma_[j] <= 0) continue;
-        neighbours_[static_cast<std::uint64_t>(i) * faces + f] = j;
-        d += face_conductance(sigma_[c], sigma_[j]);
-      }
-      diagonal_[static_cast<std::size_t>(i)] = d;
-      inverse_[static_cast<std::size_t>(i)] = d > 0 ? 1.0 / d : 0.0;
-    }
-    // the owned planes: [first cell, end cell) and the global z of each
-    const auto& offsets = local.plane_offsets();
-    for (std::int64_t z = 0; z + 1 < static_cast<std::int64_t>(offsets.size()); ++z) {
-      const std::uint64_t a = std::max<std::uint64_t>(offsets[static_cast<std::size_t>(z)], begin_);
-      const std::uint64_t b = std::min<std::uint64_t>(offsets[static_cast<std::size_t>(z) + 1], end_);
-      if (offsets[static_cast<std::size_t>(z)] >= begin_ && offsets[static_cast<std::size_t>(z) + 1] <= end_) {
-        planes_.push_back({a, b, slab.first_local_z + z});
-      } else if (a < b) {
-        throw RuntimeFailure("internal: conduction: a plane partly owned");
-      }
-    }
-    // every rank the same length (a sum over ranks): the whole lattice's planes
-    planes_z_ = slab.planes_z > 0 ? slab.planes_z : static_cast<std::int64_t>(offsets.size()) - 1;
-    for (const Plane& plane : planes_)
-      if (plane.z < 0 || plane.z >= planes_z_) throw RuntimeFailure("internal: conduction: an owned plane outside the lattice");
-    check_ghosts();
-  }
-
-  std::uint32_t begin() const { return begin_; }
-  std::uint64_t owned() const { return end_ - begin_; }
-  std::uint64_t cells() const { return local_.fluid_count(); }
-  double sigma(std::uint32_t c) const { return sigma_[c]; }
-  std::uint32_t neighbour(std::uint64_t i, int f) const { return neighbours_[i * faces + static_cast<unsigned>(f)]; }
-  double diagonal(std::uint64_t i) const { return diagonal_[i]; }
-  double inverse(std::uint64_t i) const { return inverse_[i]; }
-  // the coordinate of local cell c along axis a in this rank's lattice
-  std::int32_t local_coordinate(std::uint32_t c, int a) const {
-    const lattice::Coord& x = local_.coords()[c];
-    return a == 0 ? x.x : (a == 1 ? x.y : x.z);
-  }
-  // the global coordinate of local cell c along axis a
-  std::int64_t coordinate(std::uint32_t c, int a) const {
-    return local_coordinate(c, a) + (a == 2 ? slab_.first_local_z : 0);
-  }
-
-  // K sums over the owned cells, `add(cell, index of owned cell, acc)` adding into acc[0..K):
-  // each plane's on one thread in cell order, the planes' in plane order, over every rank.
-  template <int K, class Add>
-  std::array<double, K> sums(Add&& add) const {
-    std::vector<double> per_plane(static_cast<std::size_t>(planes_z_) * K, 0.0);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::int64_t p = 0; p < static_cast<std::int64_t>(planes_.size()); ++p) {
-      const Plane& plane = planes_[static_cast<std::size_t>(p)];
-      std::array<double, K> acc{};
-      for (std::uint64_t c = plane.first; c < plane.end; ++c) add(static_cast<std::uint32_t>(c), c - begin_, acc);
-      for (int k = 0; k < K; ++k) per_plane[static_cast<std::size_t>(plane.z) * K + k] = acc[static_cast<std::size_t>(k)];
-    }
-    if (comm_.size() > 1) per_plane = comm_.sum(per_plane);  // one rank holds each plane: exact
-    std::array<double, K> total{};
-    for (std::int64_t z = 0; z < planes_z_; ++z) {
-      for (int k = 0; k < K; ++k) total[static_cast<std::size_t>(k)] += per_plane[static_cast<std::size_t>(z) * K + k];
-    }
-    return total;
-  }
-
-  // The ghost planes of `v` (a value per local cell) from the neighbouring ranks' owned planes.
-  void exchange(std::vector<double>& v) const {
-    if (!slab_.domain || comm_.size() == 1) return;
-    std::vector<parallel::Comm::Transfer> sends, receives;
-    const auto at = [&](std::int64_t z) { return v.data() + local_.plane_offsets()[static_cast<std::size_t>(z)]; };
-    const auto bytes = [&](std::int64_t z) {
-      const auto& o = local_.plane_offsets();
-      return (o[static_cast<std::size_t>(z) + 1] - o[static_cast<std::size_t>(z)]) * sizeof(double);
-    };
-    const parallel::SlabDomain& d = *slab_.domain;
-    const std::int64_t nz = local_.dims().nz, low = d.ghost_low ? 1 : 0, high = nz - 1 - (d.ghost_high ? 1 : 0);
-    if (d.ghost_low) {
-      sends.push_back({d.lower, tag_down, at(low), bytes(low)});
-      receives.push_back({d.lower, tag_up, at(0), bytes(0)});
-    }
-    if (d.ghost_high) {
-      sends.push_back({d.upper, tag_up, at(high), bytes(high)});
-      receives.push_back({d.upper, tag_down, at(nz - 1), bytes(nz - 1)});
-    }
-    comm_.exchange(sends, receives);
-  }
-
- private:
-  static constexpr int tag_down = 5101, tag_up = 5102;
-  struct Plane {
-    std::uint64_t first, end;
-    std::int64_t z;
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(owned * faces); ++k) neighbours_[static_cast<std::uint64_t>(k)] = none;
+  const auto set_behind = [&](std::uint32_t from, int axis, std::uint32_t j) {  // j is from's neighbour ahead
+    if (j != none && j >= begin_ && j < end_) neighbours_[static_cast<std::uint64_t>(j - begin_) * faces + 2 * axis + 1] = from;
   };
-
-  // A ghost plane holds as many cells as the owned plane it mirrors (the same plane of the same
-  // mask); the exchange relies on it.
-  void check_ghosts() const {
-    if (!slab_.domain || comm_.size() == 1) return;
-    const auto& o = local_.plane_offsets();
-    const auto nz = static_cast<std::size_t>(local_.dims().nz);
-    // every owned cell sends its index, every ghost starts at -1: a ghost plane's last cell is
-    // filled only where the message was as long as the plane (rank by rank the same test)
-    std::vector<double> probe(local_.fluid_count(), -1.0);
-    for (std::uint64_t c = begin_; c < end_; ++c) probe[c] = static_cast<double>(c);
-    exchange(probe);
-    std::uint64_t mismatched = 0;
-    if (slab_.domain->ghost_low && o[1] > o[0] && probe[o[1] - 1] < 0) ++mismatched;
-    if (slab_.domain->ghost_high && o[nz] > o[nz - 1] && probe[o[nz] - 1] < 0) ++mismatched;
-    if (comm_.sum(mismatched) != 0) throw RuntimeFailure("internal: conduction: a ghost plane was not filled");
-  }
-
-  parallel::Comm comm_;
-  const lattice::SparseLattice& local_;
-  ConductionSlab slab_;
-  std::uint32_t begin_ = 0, end_ = 0;
-  std::vector<double> sigma_;
-  std::vector<std::uint32_t> neighbours_;
-  std::vector<double> diagonal_, inverse_;
-  std::vector<Plane> planes_;
-  std::int64_t planes_z_ = 0;
-};
-
-// The multigrid preconditioner (ConductionProblem::Preconditioner::multigrid): a V-cycle over
-// levels of 2 x 2 x 2 aggregates of this rank's owned cells (plain aggregation: a coarse cell's
-// conductance to another is the sum of the fine faces between them, its operator P^T A P with P
-// the piecewise-constant prolongation), damped Jacobi smoothing before and after (the same
-// sweeps, so the cycle is symmetric, as CG needs), the coarse correction scaled by 1.8 (what
-// piecewise-constant prolongation undershoots), sweeps on the coarsest level. Couplings to the
-// ghost cells are left out (a block of the operator per rank: the iterates then depend on the
-// rank count, F within its error). Deterministic: every loop is per cell, a coarse cell's
-// restriction sums its children in cell order.
-class Multigrid {
- public:
-  explicit Multigrid(const Operator& op) {
-    Level fine;
-    fine.n = op.owned();
-    fine.col.assign(fine.n * faces, none);
-    fine.val.assign(fine.n * faces, 0.0f);
-    fine.diagonal.resize(fine.n);
-    fine.inverse.resize(fine.n);
-    fine.block.resize(fine.n);
-    const std::uint64_t begin = op.begin();
+  const auto set_ahead = [&](std::uint32_t c, int axis, std::uint32_t j) {
+    if (c >= begin_ && c < end_) neighbours_[static_cast<std::uint64_t>(c - begin_) * faces + 2 * axis] = j;
+    set_behind(c, axis, j);
+  };
+  if (local.has_tables()) {
+    const auto& table = local.neighbours();
+    const std::uint64_t stride = local.stride();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(fine.n); ++k) {
-      const auto i = static_cast<std::uint64_t>(k);
-      const auto c = static_cast<std::uint32_t>(begin + i);
-      for (int f = 0; f < faces; ++f) {
-        const std::uint32_t j = op.neighbour(i, f);
-        if (j == none || j < begin || j >= begin + fine.n) continue;  // a ghost: another rank's
-        fine.col[i * faces + static_cast<unsigned>(f)] = static_cast<std::uint32_t>(j - begin);
-        fine.val[i * faces + static_cast<unsigned>(f)] = static_cast<float>(face_conductance(op.sigma(c), op.sigma(j)));
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(n); ++k) {
+      const auto c = static_cast<std::uint32_t>(k);
+      for (int axis = 0; axis < 3; ++axis) set_ahead(c, axis, table[static_cast<std::uint64_t>(face_direction[2 * axis] - 1) * stride + c]);
+    }
+  } else {
+    const auto& o = local.plane_offsets();
+    constexpr std::int64_t window = 4;  // planes
+    const auto planes = static_cast<std::int64_t>(o.size()) - 1;
+#pragma omp parallel
+    {
+      lattice::NeighbourTables scratch;
+#pragma omp for schedule(dynamic, 1)
+      for (std::int64_t z = 0; z < planes; z += window) {
+        const std::uint64_t first = o[static_cast<std::size_t>(z)];
+        const std::uint64_t end = o[static_cast<std::size_t>(std::min(planes, z + window))];
+        if (first == end) continue;
+        const lattice::TableWindow w = local.table_window(first, end, scratch);
+        for (std::uint64_t c = first; c < end; ++c) {
+          for (int axis = 0; axis < 3; ++axis) {
+            set_ahead(static_cast<std::uint32_t>(c), axis,
+                      w.positive[static_cast<std::uint64_t>(face_direction[2 * axis] - 1) * w.stride + c - w.first]);
+          }
+        }
       }
-      fine.diagonal[i] = op.diagonal(i);
-      fine.inverse[i] = op.inverse(i);
-      fine.block[i] = {op.local_coordinate(c, 0), op.local_coordinate(c, 1), op.local_coordinate(c, 2)};
     }
-    levels_.push_back(std::move(fine));
-    while (levels_.size() < max_levels && levels_.back().n > coarsest) {
-      Level next = coarsen(levels_.back());
-      if (next.n * 10 > levels_.back().n * 9) break;  // aggregates no longer shrink it
-      levels_.push_back(std::move(next));
+  }
+  diagonal_ = HostArray<double>(owned);
+  inverse_ = HostArray<double>(owned);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) {
+    const std::uint32_t c = begin_ + static_cast<std::uint32_t>(i);
+    double d = 0;
+    for (int f = 0; f < faces; ++f) {
+      std::uint32_t& j = neighbours_[static_cast<std::uint64_t>(i) * faces + f];
+      if (j != none && (sigma_[c] <= 0 || sigma_[j] <= 0)) j = none;  // no current through an insulating cell
+      if (j == none) continue;
+      d += face_conductance(sigma_[c], sigma_[j]);
     }
-    levels_.back().parent.clear();
+    diagonal_[static_cast<std::size_t>(i)] = d;
+    inverse_[static_cast<std::size_t>(i)] = d > 0 ? 1.0 / d : 0.0;
+  }
+  // the owned planes: [first cell, end cell) and the global z of each
+  const auto& offsets = local.plane_offsets();
+  for (std::int64_t z = 0; z + 1 < static_cast<std::int64_t>(offsets.size()); ++z) {
+    const std::uint64_t a = std::max<std::uint64_t>(offsets[static_cast<std::size_t>(z)], begin_);
+    const std::uint64_t b = std::min<std::uint64_t>(offsets[static_cast<std::size_t>(z) + 1], end_);
+    if (offsets[static_cast<std::size_t>(z)] >= begin_ && offsets[static_cast<std::size_t>(z) + 1] <= end_) {
+      planes_.push_back({a, b, slab.first_local_z + z});
+    } else if (a < b) {
+      throw RuntimeFailure("internal: conduction: a plane partly owned");
+    }
+  }
+  // every rank the same length (a sum over ranks): the whole lattice's planes
+  planes_z_ = slab.planes_z > 0 ? slab.planes_z : static_cast<std::int64_t>(offsets.size()) - 1;
+  for (const ConductionPlane& plane : planes_)
+    if (plane.z < 0 || plane.z >= planes_z_) throw RuntimeFailure("internal: conduction: an owned plane outside the lattice");
+  check_ghosts();
+}
+
+namespace {
+constexpr int tag_down = 5101, tag_up = 5102;
+}
+
+void ConductionOperator::exchange(double* v) const {
+  const auto& o = local_.plane_offsets();
+  exchange([&](std::int64_t z) { return v + o[static_cast<std::size_t>(z)]; });
+}
+
+std::vector<std::int64_t> ConductionOperator::sent_planes() const {
+  if (!exchanges()) return {};
+  const parallel::SlabDomain& d = *slab_.domain;
+  const std::int64_t nz = local_.dims().nz;
+  std::vector<std::int64_t> z;
+  if (d.ghost_low) z.push_back(1);
+  if (d.ghost_high && !(d.ghost_low && nz - 2 == 1)) z.push_back(nz - 2);
+  return z;
+}
+
+std::vector<std::int64_t> ConductionOperator::received_planes() const {
+  if (!exchanges()) return {};
+  const parallel::SlabDomain& d = *slab_.domain;
+  std::vector<std::int64_t> z;
+  if (d.ghost_low) z.push_back(0);
+  if (d.ghost_high) z.push_back(local_.dims().nz - 1);
+  return z;
+}
+
+void ConductionOperator::exchange(const std::function<double*(std::int64_t)>& at) const {
+  if (!exchanges()) return;
+  std::vector<parallel::Comm::Transfer> sends, receives;
+  const auto& o = local_.plane_offsets();
+  const auto bytes = [&](std::int64_t z) {
+    return (o[static_cast<std::size_t>(z) + 1] - o[static_cast<std::size_t>(z)]) * sizeof(double);
+  };
+  const parallel::SlabDomain& d = *slab_.domain;
+  const std::int64_t nz = local_.dims().nz, low = d.ghost_low ? 1 : 0, high = nz - 1 - (d.ghost_high ? 1 : 0);
+  if (d.ghost_low) {
+    sends.push_back({d.lower, tag_down, at(low), bytes(low)});
+    receives.push_back({d.lower, tag_up, at(0), bytes(0)});
+  }
+  if (d.ghost_high) {
+    sends.push_back({d.upper, tag_up, at(high), bytes(high)});
+    receives.push_back({d.upper, tag_down, at(nz - 1), bytes(nz - 1)});
+  }
+  comm_.exchange(sends, receives);
+}
+
+// A ghost plane holds as many cells as the owned plane it mirrors (the same plane of the same
+// mask); the exchange relies on it.
+void ConductionOperator::check_ghosts() const {
+  if (!exchanges()) return;
+  const auto& o = local_.plane_offsets();
+  const auto nz = static_cast<std::size_t>(local_.dims().nz);
+  // every owned cell sends its index, every ghost starts at -1: a ghost plane's last cell is
+  // filled only where the message was as long as the plane (rank by rank the same test)
+  std::vector<double> probe(local_.fluid_count(), -1.0);
+  for (std::uint64_t c = begin_; c < end_; ++c) probe[c] = static_cast<double>(c);
+  exchange(probe.data());
+  std::uint64_t mismatched = 0;
+  if (slab_.domain->ghost_low && o[1] > o[0] && probe[o[1] - 1] < 0) ++mismatched;
+  if (slab_.domain->ghost_high && o[nz] > o[nz - 1] && probe[o[nz] - 1] < 0) ++mismatched;
+  if (comm_.sum(mismatched) != 0) throw RuntimeFailure("internal: conduction: a ghost plane was not filled");
+}
+
+namespace {
+// (A x)_i on level L
+double product(const ConductionMultigrid::Level& L, const std::vector<double>& x, std::uint64_t i) {
+  double ax = L.diagonal[i] * x[i];
+  for (int f = 0; f < faces; ++f) {
+    const std::uint32_t j = L.col[i * faces + static_cast<unsigned>(f)];
+    if (j != none) ax -= L.val[i * faces + static_cast<unsigned>(f)] * x[j];
+  }
+  return ax;
+}
+
+}  // namespace
+
+ConductionMultigrid::ConductionMultigrid(const ConductionOperator& op) {
+  Level fine;
+  fine.n = op.owned();
+  fine.col = HostArray<std::uint32_t>(fine.n * faces);
+  fine.val = HostArray<float>(fine.n * faces);
+  fine.diagonal = HostArray<double>(fine.n);
+  fine.inverse = HostArray<double>(fine.n);
+  fine.block = HostArray<std::array<std::int32_t, 3>>(fine.n);
+  const std::uint64_t begin = op.begin();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(fine.n); ++k) {
+    const auto i = static_cast<std::uint64_t>(k);
+    const auto c = static_cast<std::uint32_t>(begin + i);
+    for (int f = 0; f < faces; ++f) {
+      const std::uint32_t j = op.neighbour(i, f);
+      const bool coupled = j != none && j >= begin && j < begin + fine.n;  // else none, or a ghost: another rank's
+      fine.col[i * faces + static_cast<unsigned>(f)] = coupled ? static_cast<std::uint32_t>(j - begin) : none;
+      fine.val[i * faces + static_cast<unsigned>(f)] = coupled ? static_cast<float>(face_conductance(op.sigma(c), op.sigma(j))) : 0.0f;
+    }
+    fine.diagonal[i] = op.diagonal(i);
+    fine.inverse[i] = op.inverse(i);
+    fine.block[i] = {op.local_coordinate(c, 0), op.local_coordinate(c, 1), op.local_coordinate(c, 2)};
+  }
+  levels_.push_back(std::move(fine));
+  while (levels_.size() < max_levels && levels_.back().n > coarsest) {
+    Level next = coarsen(levels_.back());
+    if (next.n * 10 > levels_.back().n * 9) break;  // aggregates no longer shrink it
+    levels_.push_back(std::move(next));
+  }
+  levels_.back().parent = {};
+  for (Level& l : levels_) l.block = {};  // needed to coarsen only
+}
+
+// z = M^-1 r over the owned cells
+void ConductionMultigrid::apply(const double* r, double* z) const {
+  if (rhs_.empty()) {  // the host's work vectors, on the first cycle (a device engine holds its own)
     for (const Level& l : levels_) {
       rhs_.emplace_back(l.n, 0.0);
       x_.emplace_back(l.n, 0.0);
       work_.emplace_back(l.n, 0.0);
     }
   }
-  std::size_t levels() const { return levels_.size(); }
+  std::copy(r, r + levels_[0].n, rhs_[0].begin());
+  cycle(0);
+  std::copy(x_[0].begin(), x_[0].end(), z);
+}
 
-  // z = M^-1 r over the owned cells
-  void apply(const double* r, double* z) const {
-    std::copy(r, r + levels_[0].n, rhs_[0].begin());
-    cycle(0);
-    std::copy(x_[0].begin(), x_[0].end(), z);
-  }
 
- private:
-  static constexpr std::size_t max_levels = 16;
-  static constexpr std::uint64_t coarsest = 64;
-  static constexpr int sweeps = 2, coarsest_sweeps = 20;
-  static constexpr double omega = 0.8, scale = 1.8;
-
-  struct Level {
-    std::uint64_t n = 0;
-    std::vector<std::uint32_t> col;  // faces per cell: the neighbour's index on this level, or none
-    std::vector<float> val;          // its conductance
-    std::vector<double> diagonal;    // the full operator's (ghost couplings included)
-    std::vector<double> inverse;     // 1 / it, 0 for a cell that couples to nothing
-    std::vector<std::array<std::int32_t, 3>> block;  // the cell's position on this level's grid
-    std::vector<std::uint32_t> parent;                // its aggregate on the next level
-    std::vector<std::uint64_t> first_child;           // of aggregate a on this level: children of the level above
-    std::vector<std::uint32_t> children;              //   first_child[a] .. first_child[a + 1], in cell order
+ConductionMultigrid::Level ConductionMultigrid::coarsen(Level& fine) {
+  // Aggregates are numbered in the order of their (z, y, x) on the coarse grid. A level's cells
+  // come in the order of their block's z (the lattice's planes; a coarse level's numbering), so
+  // the cells of the blocks of one coarse z, a slab, are contiguous: each slab numbers its
+  // aggregates on its own (its keys y * nx + x sorted), and the slabs follow in z: the same
+  // numbering as one sort of the whole, made slab by slab on the threads.
+  Level c;
+  std::int32_t extent[2] = {1, 1};
+  for (const auto& b : fine.block)
+    for (int a = 0; a < 2; ++a) extent[a] = std::max(extent[a], b[static_cast<std::size_t>(a)] / 2 + 1);
+  const auto ex = static_cast<std::uint64_t>(extent[0]);
+  const auto key = [&](std::uint64_t i) {
+    const auto& b = fine.block[i];
+    return static_cast<std::uint64_t>(b[1] / 2) * ex + static_cast<std::uint64_t>(b[0] / 2);
   };
-
-  static Level coarsen(Level& fine) {
-    Level c;
-    std::vector<std::uint64_t> key(fine.n);
-    std::int32_t extent[3] = {1, 1, 1};
-    for (const auto& b : fine.block)
-      for (int a = 0; a < 3; ++a) extent[a] = std::max(extent[a], b[static_cast<std::size_t>(a)] / 2 + 1);
-    for (std::uint64_t i = 0; i < fine.n; ++i) {
-      const auto& b = fine.block[i];
-      key[i] = (static_cast<std::uint64_t>(b[2] / 2) * static_cast<std::uint64_t>(extent[1]) + static_cast<std::uint64_t>(b[1] / 2)) *
-                   static_cast<std::uint64_t>(extent[0]) + static_cast<std::uint64_t>(b[0] / 2);
+  std::vector<std::uint64_t> slab_first;  // first cell of each slab; then fine.n
+  for (std::uint64_t i = 0; i < fine.n; ++i) {
+    const std::int32_t z = fine.block[i][2] / 2;
+    if (i > 0 && z < fine.block[i - 1][2] / 2) throw RuntimeFailure("internal: conduction: a level's cells out of z order");
+    if (i == 0 || z != fine.block[i - 1][2] / 2) slab_first.push_back(i);
+  }
+  slab_first.push_back(fine.n);
+  const auto slabs = static_cast<std::int64_t>(slab_first.size()) - 1;
+  std::vector<std::vector<std::uint64_t>> keys(static_cast<std::size_t>(slabs));
+  std::vector<std::uint64_t> first_aggregate(static_cast<std::size_t>(slabs) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t k = 0; k < slabs; ++k) {
+    std::vector<std::uint64_t>& slab = keys[static_cast<std::size_t>(k)];
+    for (std::uint64_t i = slab_first[static_cast<std::size_t>(k)]; i < slab_first[static_cast<std::size_t>(k) + 1]; ++i) slab.push_back(key(i));
+    std::sort(slab.begin(), slab.end());
+    slab.erase(std::unique(slab.begin(), slab.end()), slab.end());
+    first_aggregate[static_cast<std::size_t>(k) + 1] = slab.size();
+  }
+  for (std::int64_t k = 0; k < slabs; ++k) first_aggregate[static_cast<std::size_t>(k) + 1] += first_aggregate[static_cast<std::size_t>(k)];
+  c.n = first_aggregate.back();
+  fine.parent = HostArray<std::uint32_t>(fine.n);
+  c.block = HostArray<std::array<std::int32_t, 3>>(c.n);
+  // children of each aggregate, in cell order: an aggregate's children are cells of its own slab
+  c.first_child = HostArray<std::uint64_t>(c.n + 1);
+  c.children = HostArray<std::uint32_t>(fine.n);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t k = 0; k < slabs; ++k) {
+    const std::vector<std::uint64_t>& slab = keys[static_cast<std::size_t>(k)];
+    const std::uint64_t base = first_aggregate[static_cast<std::size_t>(k)];
+    const std::uint64_t begin = slab_first[static_cast<std::size_t>(k)], end = slab_first[static_cast<std::size_t>(k) + 1];
+    const std::int32_t z = fine.block[begin][2] / 2;
+    for (std::uint64_t a = 0; a < slab.size(); ++a) {
+      c.block[base + a] = {static_cast<std::int32_t>(slab[a] % ex), static_cast<std::int32_t>(slab[a] / ex), z};
     }
-    std::vector<std::uint64_t> keys(key);
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    c.n = keys.size();
-    fine.parent.resize(fine.n);
-    for (std::uint64_t i = 0; i < fine.n; ++i) {
-      fine.parent[i] = static_cast<std::uint32_t>(std::lower_bound(keys.begin(), keys.end(), key[i]) - keys.begin());
+    std::vector<std::uint64_t> count(slab.size() + 1, 0);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const auto local = static_cast<std::uint64_t>(std::lower_bound(slab.begin(), slab.end(), key(i)) - slab.begin());
+      fine.parent[i] = static_cast<std::uint32_t>(base + local);
+      ++count[local + 1];
     }
-    c.block.resize(c.n);
-    for (std::uint64_t a = 0; a < c.n; ++a) {
-      const std::uint64_t k = keys[a];
-      c.block[a] = {static_cast<std::int32_t>(k % static_cast<std::uint64_t>(extent[0])),
-                    static_cast<std::int32_t>(k / static_cast<std::uint64_t>(extent[0]) % static_cast<std::uint64_t>(extent[1])),
-                    static_cast<std::int32_t>(k / static_cast<std::uint64_t>(extent[0]) / static_cast<std::uint64_t>(extent[1]))};
-    }
-    // children of each aggregate, in cell order
-    c.first_child.assign(c.n + 1, 0);
-    for (std::uint64_t i = 0; i < fine.n; ++i) ++c.first_child[fine.parent[i] + 1];
-    for (std::uint64_t a = 0; a < c.n; ++a) c.first_child[a + 1] += c.first_child[a];
-    c.children.resize(fine.n);
-    std::vector<std::uint64_t> fill(c.first_child.begin(), c.first_child.end() - 1);
-    for (std::uint64_t i = 0; i < fine.n; ++i) c.children[fill[fine.parent[i]]++] = static_cast<std::uint32_t>(i);
-    // the Galerkin operator: the faces between aggregates summed (the diagonal keeps what the
-    // fine diagonal held beyond those faces: its ghost couplings, which no aggregate carries)
-    c.col.assign(c.n * faces, none);
-    c.val.assign(c.n * faces, 0.0f);
-    c.diagonal.assign(c.n, 0.0);
-    c.inverse.assign(c.n, 0.0);
+    for (std::uint64_t a = 0; a < slab.size(); ++a) count[a + 1] += count[a];
+    for (std::uint64_t a = 0; a < slab.size(); ++a) c.first_child[base + a] = begin + count[a];
+    for (std::uint64_t i = begin; i < end; ++i) c.children[begin + count[fine.parent[i] - base]++] = static_cast<std::uint32_t>(i);
+  }
+  c.first_child[c.n] = fine.n;
+  // the Galerkin operator: the faces between aggregates summed (the diagonal keeps what the
+  // fine diagonal held beyond those faces: its ghost couplings, which no aggregate carries)
+  c.col = HostArray<std::uint32_t>(c.n * faces);
+  c.val = HostArray<float>(c.n * faces);
+  c.diagonal = HostArray<double>(c.n);
+  c.inverse = HostArray<double>(c.n);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(c.n); ++k) {
-      const auto a = static_cast<std::uint64_t>(k);
-      double diagonal = 0;
-      std::uint32_t* col = c.col.data() + a * faces;
-      float* val = c.val.data() + a * faces;
-      for (std::uint64_t ch = c.first_child[a]; ch < c.first_child[a + 1]; ++ch) {
-        const std::uint32_t i = c.children[ch];
-        diagonal += fine.diagonal[i];
-        for (int f = 0; f < faces; ++f) {
-          const std::uint32_t j = fine.col[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
-          if (j == none) continue;
-          const double g = fine.val[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
-          const std::uint32_t b = fine.parent[j];
-          if (b == a) {
-            diagonal -= g;  // a face inside the aggregate: no longer a coupling
-            continue;
-          }
-          int slot = 0;
-          while (slot < faces && col[slot] != none && col[slot] != b) ++slot;
-          if (slot == faces) throw RuntimeFailure("internal: conduction: an aggregate with more than 6 neighbours");
-          col[slot] = b;
-          val[slot] += static_cast<float>(g);
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(c.n); ++k) {
+    const auto a = static_cast<std::uint64_t>(k);
+    double diagonal = 0;
+    std::uint32_t* col = c.col.data() + a * faces;
+    float* val = c.val.data() + a * faces;
+    std::fill(col, col + faces, none);
+    std::fill(val, val + faces, 0.0f);
+    for (std::uint64_t ch = c.first_child[a]; ch < c.first_child[a + 1]; ++ch) {
+      const std::uint32_t i = c.children[ch];
+      diagonal += fine.diagonal[i];
+      for (int f = 0; f < faces; ++f) {
+        const std::uint32_t j = fine.col[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
+        if (j == none) continue;
+        const double g = fine.val[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
+        const std::uint32_t b = fine.parent[j];
+        if (b == a) {
+          diagonal -= g;  // a face inside the aggregate: no longer a coupling
+          continue;
         }
+        int slot = 0;
+        while (slot < faces && col[slot] != none && col[slot] != b) ++slot;
+        if (slot == faces) throw RuntimeFailure("internal: conduction: an aggregate with more than 6 neighbours");
+        col[slot] = b;
+        val[slot] += static_cast<float>(g);
       }
-      c.diagonal[a] = diagonal > 1e-300 ? diagonal : 0.0;  // internal faces cancel to rounding
-      c.inverse[a] = diagonal > 1e-300 ? 1.0 / diagonal : 0.0;
     }
-    return c;
+    c.diagonal[a] = diagonal > 1e-300 ? diagonal : 0.0;  // internal faces cancel to rounding
+    c.inverse[a] = diagonal > 1e-300 ? 1.0 / diagonal : 0.0;
   }
+  return c;
+}
 
-  // (A x)_i on level L
-  static double product(const Level& L, const std::vector<double>& x, std::uint64_t i) {
-    double ax = L.diagonal[i] * x[i];
-    for (int f = 0; f < faces; ++f) {
-      const std::uint32_t j = L.col[i * faces + static_cast<unsigned>(f)];
-      if (j != none) ax -= L.val[i * faces + static_cast<unsigned>(f)] * x[j];
-    }
-    return ax;
-  }
-
-  // x += omega D^-1 (b - A x), `count` times
-  void smooth(std::size_t l, int count) const {
-    const Level& L = levels_[l];
-    const std::vector<double>& b = rhs_[l];
-    std::vector<double>& x = x_[l];
-    std::vector<double>& t = work_[l];
-    for (int s = 0; s < count; ++s) {
-#pragma omp parallel for schedule(static)
-      for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
-        const auto i = static_cast<std::uint64_t>(k);
-        t[i] = L.inverse[i] == 0 ? x[i] : x[i] + omega * L.inverse[i] * (b[i] - product(L, x, i));
-      }
-      x.swap(t);
-    }
-  }
-
-  void cycle(std::size_t l) const {
-    std::fill(x_[l].begin(), x_[l].end(), 0.0);
-    if (l + 1 == levels_.size()) {
-      smooth(l, coarsest_sweeps);
-      return;
-    }
-    smooth(l, sweeps);
-    const Level& L = levels_[l];
-    const Level& C = levels_[l + 1];
-    // the residual, restricted: each aggregate sums its children's in cell order
-    std::vector<double>& res = work_[l];
+// x += omega D^-1 (b - A x), `count` times
+void ConductionMultigrid::smooth(std::size_t l, int count) const {
+  const Level& L = levels_[l];
+  const std::vector<double>& b = rhs_[l];
+  std::vector<double>& x = x_[l];
+  std::vector<double>& t = work_[l];
+  for (int s = 0; s < count; ++s) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
       const auto i = static_cast<std::uint64_t>(k);
-      res[i] = rhs_[l][i] - product(L, x_[l], i);
+      t[i] = L.inverse[i] == 0 ? x[i] : x[i] + omega * L.inverse[i] * (b[i] - product(L, x, i));
     }
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(C.n); ++k) {
-      const auto a = static_cast<std::uint64_t>(k);
-      double sum = 0;
-      for (std::uint64_t ch = C.first_child[a]; ch < C.first_child[a + 1]; ++ch) sum += res[C.children[ch]];
-      rhs_[l + 1][a] = sum;
-    }
-    cycle(l + 1);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
-      const auto i = static_cast<std::uint64_t>(k);
-      x_[l][i] += scale * x_[l + 1][L.parent[i]];
-    }
-    smooth(l, sweeps);
+    x.swap(t);
   }
+}
 
-  std::vector<Level> levels_;
-  mutable std::vector<std::vector<double>> rhs_, x_, work_;
-};
+void ConductionMultigrid::cycle(std::size_t l) const {
+  std::fill(x_[l].begin(), x_[l].end(), 0.0);
+  if (l + 1 == levels_.size()) {
+    smooth(l, coarsest_sweeps);
+    return;
+  }
+  smooth(l, sweeps);
+  const Level& L = levels_[l];
+  const Level& C = levels_[l + 1];
+  // the residual, restricted: each aggregate sums its children's in cell order
+  std::vector<double>& res = work_[l];
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
+    const auto i = static_cast<std::uint64_t>(k);
+    res[i] = rhs_[l][i] - product(L, x_[l], i);
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(C.n); ++k) {
+    const auto a = static_cast<std::uint64_t>(k);
+    double sum = 0;
+    for (std::uint64_t ch = C.first_child[a]; ch < C.first_child[a + 1]; ++ch) sum += res[C.children[ch]];
+    rhs_[l + 1][a] = sum;
+  }
+  cycle(l + 1);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
+    const auto i = static_cast<std::uint64_t>(k);
+    x_[l][i] += scale * x_[l + 1][L.parent[i]];
+  }
+  smooth(l, sweeps);
+}
+
+
+namespace {
 
 // Where the sample's conductivity is read (see the header).
-struct Reading {
-  enum class Kind { energy, interior } kind = Kind::energy;
-  std::int64_t in = 0, out = 0, window = 1;  // interior: the slabs [in, in + window), [out, out + window)
-  double length = 1;                          // between them
-};
-
-Reading reading_of(const ConductionProblem& p) {
-  Reading r;
+ConductionReadingSlabs reading_of(const ConductionProblem& p) {
+  ConductionReadingSlabs r;
+  r.axis = p.axis;
   if (!p.interior) return r;
   const std::int64_t length = p.sample_end - p.sample_begin;
   if (length >= 8) {
     const InteriorSlabs s = interior_slabs(p.sample_begin, p.sample_end);
-    r = {Reading::Kind::interior, s.in, s.out, s.window, static_cast<double>(s.out - s.in)};
+    r = {ConductionReadingSlabs::Kind::interior, s.in, s.out, s.window, static_cast<double>(s.out - s.in), p.axis};
   } else if (p.sample_begin > 0) {  // the planes just outside a short sample
-    r = {Reading::Kind::interior, p.sample_begin - 1, p.sample_end, 1, static_cast<double>(length + 1)};
+    r = {ConductionReadingSlabs::Kind::interior, p.sample_begin - 1, p.sample_end, 1, static_cast<double>(length + 1), p.axis};
   }  // a short mirrored sample: the period's energy (it is the sample twice)
   return r;
 }
 
-}  // namespace
+// The host's cores: the reference engine.
+class HostEngine final : public ConductionEngine {
+ public:
+  HostEngine(const ConductionOperator& op, const ConductionMultigrid* multigrid, const ConductionReadingSlabs& reading)
+      : op_(op), multigrid_(multigrid), reading_(reading), owned_(op.owned()), begin_(op.begin()),
+        x_(op.cells(), 0.0), p_(op.cells(), 0.0), r_(owned_), z_(owned_), q_(owned_) {}
 
-ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,
-                                  const ConductionSlab& slab, const ConductionProblem& problem, bool keep_potential,
-                                  const ConductionProgress& progress) {
-  const auto started = std::chrono::steady_clock::now();
-  if (problem.axis < 0 || problem.axis > 2) throw RuntimeFailure("internal: conduction along axis " + std::to_string(problem.axis));
-  if (problem.region_voxels == 0) throw RuntimeFailure("internal: conduction over no voxel");
-  const Operator op(comm, local, slab, problem);
-  const Reading reading = reading_of(problem);
-  const int axis = problem.axis;
-  const std::uint64_t owned = op.owned(), begin = op.begin();
-  const double voxels = static_cast<double>(problem.region_voxels);
+  void start(std::vector<double>& planes) override {
+    const int axis = reading_.axis;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned_); ++i) {
+      const auto u = static_cast<std::uint64_t>(i);
+      r_[u] = op_.conductance(u, 2 * axis + 1) - op_.conductance(u, 2 * axis);
+    }
+    precondition();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned_); ++i) p_[begin_ + static_cast<std::uint32_t>(i)] = z_[static_cast<std::uint64_t>(i)];
+    planes = op_.plane_sums<1>([&](std::uint32_t, std::uint64_t i, std::array<double, 1>& a) { a[0] += r_[i] * z_[i]; });
+  }
 
-  // b: minus the drive's conductances along the axis (ahead +1, behind -1)
-  std::vector<double> x(op.cells(), 0.0), p(op.cells(), 0.0), r(owned), z(owned), q(owned);
-  std::optional<Multigrid> multigrid;
-  if (problem.preconditioner == ConductionProblem::Preconditioner::multigrid && owned > 0) multigrid.emplace(op);
-  const auto precondition = [&] {  // z = M^-1 r
-    if (multigrid) {
-      multigrid->apply(r.data(), z.data());
+  void apply(std::vector<double>& planes) override {
+    op_.exchange(p_.data());
+    planes = op_.plane_sums<1>([&](std::uint32_t c, std::uint64_t i, std::array<double, 1>& a) {
+      double v = op_.diagonal(i) * p_[c];
+      for (int f = 0; f < faces; ++f) {
+        const std::uint32_t j = op_.neighbour(i, f);
+        if (j != none) v -= face_conductance(op_.sigma(c), op_.sigma(j)) * p_[j];
+      }
+      q_[i] = v;
+      a[0] += p_[c] * v;
+    });
+  }
+
+  void advance(double alpha, std::vector<double>& planes) override {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(owned_); ++k) {
+      const auto i = static_cast<std::uint64_t>(k);
+      x_[begin_ + static_cast<std::uint32_t>(k)] += alpha * p_[begin_ + static_cast<std::uint32_t>(k)];
+      r_[i] -= alpha * q_[i];
+    }
+    precondition();
+    planes = op_.plane_sums<1>([&](std::uint32_t, std::uint64_t i, std::array<double, 1>& a) { a[0] += r_[i] * z_[i]; });
+  }
+
+  void direct(double beta) override {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned_); ++i) {
+      const std::uint32_t c = begin_ + static_cast<std::uint32_t>(i);
+      p_[c] = z_[static_cast<std::uint64_t>(i)] + beta * p_[c];
+    }
+  }
+
+  void read(std::vector<double>& planes) override {
+    op_.exchange(x_.data());
+    const ConductionReadingSlabs& rd = reading_;
+    const int axis = rd.axis;
+    const bool interior = rd.kind == ConductionReadingSlabs::Kind::interior;
+    planes = op_.plane_sums<4>([&](std::uint32_t c, std::uint64_t i, std::array<double, 4>& a) {
+      for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
+        const std::uint32_t j = op_.neighbour(i, f);
+        if (j == none) continue;
+        const double g = face_conductance(op_.sigma(c), op_.sigma(j));
+        const double drop = x_[c] - x_[j] + (f / 2 == axis ? 1.0 : 0.0);
+        a[0] += g * drop * drop;
+        if (f / 2 == axis) a[1] += g * drop;  // the current ahead
+      }
+      if (interior) {
+        const std::int64_t t = op_.coordinate(c, axis);
+        if (t >= rd.in && t < rd.in + rd.window) a[2] += x_[c];
+        if (t >= rd.out && t < rd.out + rd.window) a[3] += x_[c];
+      }
+    });
+  }
+
+  std::vector<double> solution() override {
+    return {x_.begin() + static_cast<std::ptrdiff_t>(begin_), x_.begin() + static_cast<std::ptrdiff_t>(begin_ + owned_)};
+  }
+  std::string where() const override { return "host"; }
+
+ private:
+  void precondition() {  // z = M^-1 r
+    if (multigrid_) {
+      multigrid_->apply(r_.data(), z_.data());
       return;
     }
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) {
-      z[static_cast<std::uint64_t>(i)] = op.inverse(static_cast<std::uint64_t>(i)) * r[static_cast<std::uint64_t>(i)];
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned_); ++i) {
+      z_[static_cast<std::uint64_t>(i)] = op_.inverse(static_cast<std::uint64_t>(i)) * r_[static_cast<std::uint64_t>(i)];
     }
-  };
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) {
-    const auto u = static_cast<std::uint64_t>(i);
-    const std::uint32_t c = begin + static_cast<std::uint32_t>(i);
-    double b = 0;
-    const std::uint32_t ahead = op.neighbour(u, 2 * axis), behind = op.neighbour(u, 2 * axis + 1);
-    if (ahead != none) b -= face_conductance(op.sigma(c), op.sigma(ahead));
-    if (behind != none) b += face_conductance(op.sigma(c), op.sigma(behind));
-    r[u] = b;
   }
-  precondition();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) p[begin + static_cast<std::uint32_t>(i)] = z[static_cast<std::uint64_t>(i)];
-  double rho = op.sums<1>([&](std::uint32_t, std::uint64_t i, std::array<double, 1>& a) { a[0] += r[i] * z[i]; })[0];
+
+  const ConductionOperator& op_;
+  const ConductionMultigrid* multigrid_;
+  ConductionReadingSlabs reading_;
+  std::uint64_t owned_;
+  std::uint32_t begin_;
+  std::vector<double> x_, p_, r_, z_, q_;
+};
+
+}  // namespace
+
+std::unique_ptr<ConductionEngine> make_host_conduction_engine(const ConductionOperator& op, const ConductionMultigrid* multigrid,
+                                                              const ConductionReadingSlabs& reading) {
+  return std::make_unique<HostEngine>(op, multigrid, reading);
+}
+
+ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,
+                                  const ConductionSlab& slab, const ConductionProblem& problem, bool keep_potential,
+                                  const ConductionProgress& progress, const ConductionEngineFactory& make_engine) {
+  const auto started = std::chrono::steady_clock::now();
+  if (problem.axis < 0 || problem.axis > 2) throw RuntimeFailure("internal: conduction along axis " + std::to_string(problem.axis));
+  if (problem.region_voxels == 0) throw RuntimeFailure("internal: conduction over no voxel");
+  const ConductionOperator op(comm, local, slab, problem);
+  const ConductionReadingSlabs reading = reading_of(problem);
+  const int axis = problem.axis;
+  const std::uint64_t owned = op.owned();
+  const double voxels = static_cast<double>(problem.region_voxels);
+
+  std::optional<ConductionMultigrid> multigrid;
+  if (problem.preconditioner == ConductionProblem::Preconditioner::multigrid && owned > 0) multigrid.emplace(op);
+  const ConductionMultigrid* mg = multigrid ? &*multigrid : nullptr;
+
+  // where the vectors live: the factory's engine where every rank made one, else the host's
+  std::unique_ptr<ConductionEngine> engine = make_engine ? make_engine(op, mg, reading) : nullptr;
+  if (comm.size() > 1 && comm.sum(std::uint64_t{engine ? 0u : 1u}) != 0) engine.reset();
+  if (!engine) engine = make_host_conduction_engine(op, mg, reading);
+
+  const double setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::vector<double> planes;
+  engine->start(planes);
+  double rho = op.total<1>(planes)[0];
   const double rho0 = rho;
 
   // the interior slabs' conducting cells
   std::array<double, 2> slab_cells{};
-  if (reading.kind == Reading::Kind::interior) {
+  if (reading.kind == ConductionReadingSlabs::Kind::interior) {
     slab_cells = op.sums<2>([&](std::uint32_t c, std::uint64_t, std::array<double, 2>& a) {
       const std::int64_t t = op.coordinate(c, axis);
       if (t >= reading.in && t < reading.in + reading.window) a[0] += 1;
       if (t >= reading.out && t < reading.out + reading.window) a[1] += 1;
     });
   }
-  // sigma_eff / sigma_w from the iterate x (its ghosts exchanged); `field` the mean field it divides by
+  // sigma_eff / sigma_w from the iterate x; `field` the mean field it divides by
   double field = 1.0;
   const auto conductivity = [&] {
-    const std::array<double, 4> s = op.sums<4>([&](std::uint32_t c, std::uint64_t i, std::array<double, 4>& a) {
-      for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
-        const std::uint32_t j = op.neighbour(i, f);
-        if (j == none) continue;
-        const double g = face_conductance(op.sigma(c), op.sigma(j));
-        const double drop = x[c] - x[j] + (f / 2 == axis ? 1.0 : 0.0);
-        a[0] += g * drop * drop;
-        if (f / 2 == axis) a[1] += g * drop;  // the current ahead
-      }
-      if (reading.kind == Reading::Kind::interior) {
-        const std::int64_t t = op.coordinate(c, axis);
-        if (t >= reading.in && t < reading.in + reading.window) a[2] += x[c];
-        if (t >= reading.out && t < reading.out + reading.window) a[3] += x[c];
-      }
-    });
-    if (reading.kind == Reading::Kind::energy) return s[0] / voxels;
+    engine->read(planes);
+    const std::array<double, 4> s = op.total<4>(planes);
+    if (reading.kind == ConductionReadingSlabs::Kind::energy) return s[0] / voxels;
     if (slab_cells[0] == 0 || slab_cells[1] == 0) return 0.0;
     field = 1.0 - (s[3] / slab_cells[1] - s[2] / slab_cells[0]) / reading.length;
     return field > 0 ? s[1] / voxels / field : 0.0;
@@ -483,7 +570,6 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
   int agreeing = 0;
   std::int64_t n = 0;
   const auto check = [&]() -> bool {  // true: done
-    op.exchange(x);
     const double sigma = conductivity();
     history.emplace_back(n, sigma);
     result.conductivity = sigma;
@@ -514,37 +600,28 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
 
   bool exhausted = false;
   bool done = check();
+  int restarts = 0;
   while (!done && n < limit) {
-    op.exchange(p);
-    const double pq = op.sums<1>([&](std::uint32_t c, std::uint64_t i, std::array<double, 1>& a) {
-      double v = op.diagonal(i) * p[c];
-      for (int f = 0; f < faces; ++f) {
-        const std::uint32_t j = op.neighbour(i, f);
-        if (j != none) v -= face_conductance(op.sigma(c), op.sigma(j)) * p[j];
-      }
-      q[i] = v;
-      a[0] += p[c] * v;
-    })[0];
+    engine->apply(planes);
+    double pq = op.total<1>(planes)[0];
+    if (!(pq > 0) && n > 0 && restarts < 3) {
+      // the direction lost to rounding (it drifted into the operator's null space, the constants):
+      // start again along the preconditioned residual, a few times at most
+      ++restarts;
+      engine->direct(0.0);
+      engine->apply(planes);
+      pq = op.total<1>(planes)[0];
+    }
     if (!(pq > 0)) {  // the search direction vanished: solved to rounding
       exhausted = true;
       break;
     }
     const double alpha = rho / pq;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(owned); ++k) {
-      const auto i = static_cast<std::uint64_t>(k);
-      x[begin + static_cast<std::uint32_t>(k)] += alpha * p[begin + static_cast<std::uint32_t>(k)];
-      r[i] -= alpha * q[i];
-    }
-    precondition();
-    const double next = op.sums<1>([&](std::uint32_t, std::uint64_t i, std::array<double, 1>& a) { a[0] += r[i] * z[i]; })[0];
+    engine->advance(alpha, planes);
+    const double next = op.total<1>(planes)[0];
     const double beta = next / rho;
     rho = next;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) {
-      const std::uint32_t c = begin + static_cast<std::uint32_t>(i);
-      p[c] = z[static_cast<std::uint64_t>(i)] + beta * p[c];
-    }
+    engine->direct(beta);
     ++n;
     if (n % interval == 0 || n >= limit) done = check();
   }
@@ -554,11 +631,14 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
     result.error = 0;
   }
   result.field = field;
+  result.device = engine->where();
+  result.setup_seconds = setup_seconds;
   if (keep_potential) {
+    const std::vector<double> x = engine->solution();
     result.potential.resize(owned);
     for (std::uint64_t i = 0; i < owned; ++i) {
-      const std::uint32_t c = begin + static_cast<std::uint32_t>(i);
-      result.potential[i] = static_cast<float>(x[c] - static_cast<double>(op.coordinate(c, axis)));
+      const std::uint32_t c = op.begin() + static_cast<std::uint32_t>(i);
+      result.potential[i] = static_cast<float>(x[i] - static_cast<double>(op.coordinate(c, axis)));
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

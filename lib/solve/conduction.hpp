@@ -37,6 +37,8 @@
 // rank's cells (ConductionProblem::Preconditioner).
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/lattice/sparse_lattice.hpp"
@@ -84,6 +86,8 @@ struct ConductionResult {
   double formation_factor() const { return conductivity > 0 ? 1.0 / conductivity : 0.0; }
   std::int64_t iterations = 0;
   double seconds = 0;
+  double setup_seconds = 0;     // of `seconds`: the operator, the multigrid levels and the engine's start
+  std::string device = "host";  // where it ran (ConductionEngine::where)
   // the potential V / (G voxel) = phi - x along the axis of this rank's owned cells, in cell order
   std::vector<float> potential;
 };
@@ -94,9 +98,22 @@ struct ConductionReading {
 };
 using ConductionProgress = std::function<void(const ConductionReading&)>;
 
+class ConductionOperator;
+class ConductionMultigrid;
+struct ConductionReadingSlabs;
+class ConductionEngine;
+// Makes the engine that holds the solve's vectors (lib/solve/conduction_system.hpp) for the
+// operator, the multigrid (null: Jacobi) and the reading, or none where it cannot run here: the
+// host's cores then serve.
+using ConductionEngineFactory = std::function<std::unique_ptr<ConductionEngine>(
+    const ConductionOperator&, const ConductionMultigrid*, const ConductionReadingSlabs&)>;
+
 // Collective over `comm` (every rank its slab). `keep_potential`: fill ConductionResult::potential.
+// `engine`: where the vectors live (empty: the host's cores); every rank must make the same choice
+// of factory, and an engine that is not made on one rank is not made on any (the choice is agreed).
 ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,
                                   const ConductionSlab& slab, const ConductionProblem& problem,
-                                  bool keep_potential = false, const ConductionProgress& progress = {});
+                                  bool keep_potential = false, const ConductionProgress& progress = {},
+                                  const ConductionEngineFactory& engine = {});
 
 }  // namespace rockperm::solve
