@@ -253,7 +253,11 @@ std::string to_json(const SampleResult& r) {
                       {"finish_seconds", r.timings.finish},
                       {"mpi_seconds", r.performance.mpi_seconds},
                       {"checkpoints", r.performance.checkpoints},
-                      {"checkpoint_seconds", r.performance.checkpoint_seconds}};
+                      {"checkpoint_seconds", r.performance.checkpoint_seconds},
+                      {"host_peak_bytes_at_ready", r.performance.host_peak_ready},
+                      {"host_peak_bytes_at_ready_largest_rank", r.performance.host_peak_ready_rank},
+                      {"host_peak_bytes", r.performance.host_peak},
+                      {"host_peak_bytes_largest_rank", r.performance.host_peak_rank}};
   j["provenance"] = {{"version", p.version},   {"commit", p.commit}, {"build_type", p.build_type},
                      {"date_utc", p.date_utc}, {"host", p.host},     {"command_line", p.command_line},
                      {"ranks", p.ranks},       {"devices", p.devices}, {"resumed", p.resumed},

@@ -68,6 +68,10 @@ struct Performance {
   double halo_bytes_per_step = 0;  // rank 0
   int checkpoints = 0;             // written by this run
   double checkpoint_seconds = 0;   // wall time they took
+  // host memory: the peak resident set of every rank added up, and of the largest rank, in
+  // bytes; when the run was ready for its first step, and at its end (its peak overall)
+  double host_peak_ready = 0, host_peak_ready_rank = 0;
+  double host_peak = 0, host_peak_rank = 0;
 };
 
 // Where a result comes from: enough to reproduce it and to tell runs apart.

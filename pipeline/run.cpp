@@ -99,6 +99,10 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   if (request.use == DirectoryUse::resume && spec.permeability) {
     read_checkpoint(comm, simulation, drive.checkpoint, drive.identity());
   }
+  // the host's memory when everything before the first step is done (issue 50: the preparation's
+  // share of it, per voxel of the scan)
+  const double ready_memory = peak_resident_bytes();
+  const double host_peak_ready = comm.sum(ready_memory), host_peak_ready_rank = comm.max(ready_memory);
   if (observer) {
     observer->simulation_ready(simulation, plan, comm.size(),
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -117,6 +121,13 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   result.provenance = provenance;
   result.input.sha256 = sample.input.sha256;
   result.timings.hash = sample.hash_seconds;
+  result.performance.host_peak_ready = host_peak_ready;
+  result.performance.host_peak_ready_rank = host_peak_ready_rank;
+  const auto record_memory = [&] {  // collective
+    const double end_memory = peak_resident_bytes();
+    result.performance.host_peak = comm.sum(end_memory);
+    result.performance.host_peak_rank = comm.max(end_memory);
+  };
   const std::vector<geometry::GreyPhase> grey = spec.sample.grey();
   if (!result.grey.phases.empty() && spec.sample.grey_map.enabled()) {
     result.grey.map = spec.sample.grey_map.intensities_str();
@@ -149,6 +160,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
     result.status = RunStatus::interrupted;
     result.message = "stopped at step " + std::to_string(result.steps) + " (" + outcome.reason +
                      "); continue with: rockperm run --resume " + spec.output.dir.string();
+    record_memory();
     return;  // no fields of a state that is not steady
   }
   if (!spec.execution.checkpoint_at_end && comm.root()) {
@@ -177,6 +189,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
     if (comm.root()) result.fields = std::make_shared<FlowFields>(std::move(kept));
   }
   result.timings.finish = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_end).count();
+  record_memory();
   if (observer && fields.enabled()) observer->fields_written(written, spec.output.fields);
 }
 

@@ -45,6 +45,19 @@ for build in ${ROCKPERMS:-}; do
   kill $sampler
   grep -E "^(stages|memory|backend|ready|halo|split|permeability|  step)|wall|rror" "run_$build.log"
   echo "peak memory in use $(sort -n "mem_$build.txt" | tail -1) GiB (machine)"
+  python3 - "run_$build/report.json" "$big" <<'PY'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))["performance"]
+except (OSError, ValueError, KeyError):
+    sys.exit(0)
+v = float(sys.argv[2]) ** 3
+g = lambda k: p.get(k, 0.0) or 0.0
+print("host memory (peak resident sets): at ready %.1f GiB in all (%.2f B per voxel), largest rank %.1f GiB; "
+      "over the run %.1f GiB (%.2f B per voxel), largest rank %.1f GiB" % (
+          g("host_peak_bytes_at_ready") / 2**30, g("host_peak_bytes_at_ready") / v, g("host_peak_bytes_at_ready_largest_rank") / 2**30,
+          g("host_peak_bytes") / 2**30, g("host_peak_bytes") / v, g("host_peak_bytes_largest_rank") / 2**30))
+PY
 done
 if [ "${HOSTS:-0}" = 2 ]; then
   per=$((ranks / 2))

@@ -1,6 +1,7 @@
 #pragma once
 // Small facts of the running system, and a stream's whole text: one definition each for the
 // provenance, the campaign, the service and the tensor (issue 35, "each rule once").
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -32,6 +33,13 @@ inline std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return {};
   return name;
+}
+
+// The most this process has held in memory so far (its peak resident set), in bytes.
+inline double peak_resident_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0.0;
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux: kilobytes
 }
 
 // An open file descriptor, closed when its owner goes (on every path, exceptions included). Where a

@@ -174,6 +174,10 @@ TEST(Run, WritesItsDirectoryShowsEachStageAndReturnsTheResult) {
   EXPECT_GT(r.k.k_md, 0.0);
   EXPECT_EQ(r.provenance.command_line, "test_run");
   EXPECT_FALSE(r.provenance.resumed);
+  // the host's memory (issue 50): the peak resident set when ready, within the run's own peak
+  EXPECT_GT(r.performance.host_peak_ready, 1e6);
+  EXPECT_GE(r.performance.host_peak, r.performance.host_peak_ready);
+  EXPECT_EQ(r.performance.host_peak_rank, r.performance.host_peak);  // one rank
   std::ifstream config(dir / "config.ini");
   EXPECT_EQ(read_all_text(config), request.configuration(request.spec));
   std::ifstream report(dir / "report.json");
