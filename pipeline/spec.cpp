@@ -215,11 +215,6 @@ void RunSpec::validate() const {
   if (!permeability && !formation_factor) {
     throw InputError("formation_factor", "a run makes k, F or both; with k off F must be on (run.formation_factor = only)");
   }
-  if (!permeability && all_axes) {
-    throw InputError("formation_factor", "F alone along every axis (run.formation_factor = only with "
-                                         "lbm.flow_axis = all) is not made yet: run each axis with its own run, or "
-                                         "use run.formation_factor = on with the tensor");
-  }
   if (!(grey_cementation >= 1.0 && grey_cementation <= 5.0)) {
     throw InputError("grey_cementation", "the grey phases' cementation exponent must be in [1, 5] (Archie's m: "
                                           "about 2 for most rock; 1 makes a grey voxel conduct as its pores' share)");

@@ -49,11 +49,12 @@ Json to_json(const PermeabilityTensor& t, const std::string& sample_name) {
     return rows;
   };
   Json tensor;
+  tensor["permeability_solved"] = t.flow;
   tensor["mD"] = matrix(t.k_md);
   tensor["lattice_voxel2"] = matrix(t.k_voxel2);
   tensor["diagonal_mD"] = t.diagonal_md();
   tensor["cross_terms_measured"] = t.cross_terms;
-  if (!t.cross_terms) {
+  if (!t.cross_terms && t.flow) {
     tensor["cross_terms_note"] =
         "sealed lateral faces or buffers stop any net flow across the drive; run with lbm.inlet_outlet = periodic "
         "and lbm.lateral = periodic for the off-diagonal terms";
@@ -130,6 +131,11 @@ std::string tensor_html(const Json& j) {
     << number(tensor["anisotropy"]["max_over_min_diagonal"], 4) << "</td></tr>\n"
     << "<tr><th>k<sub>z</sub> / mean(k<sub>x</sub>, k<sub>y</sub>)</th><td>"
     << number(tensor["anisotropy"]["kz_over_mean_kx_ky"], 4) << "</td></tr>\n";
+  if (j.contains("formation_factor")) {
+    const Json& f = j["formation_factor"]["diagonal"];
+    o << "<tr><th>formation factor F along x, y, z</th><td id=\"formation-factor\">" << number(f[0], 6) << ", "
+      << number(f[1], 6) << ", " << number(f[2], 6) << "</td></tr>\n";
+  }
   if (j.contains("porosity")) o << "<tr><th>porosity</th><td>" << number(j["porosity"], 6) << "</td></tr>\n";
   o << "</table>\n<h2>The three runs</h2>\n<table><tr><th>flow along</th><th>status</th><th>k (mD)</th><th>steps</th>"
        "<th>report</th></tr>\n";
@@ -219,10 +225,12 @@ std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 
   return {e[0], e[1], e[2]};
 }
 
-PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3>& axes, bool cross_terms) {
+PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3>& axes, bool cross_terms,
+                                  bool flow) {
   PermeabilityTensor t;
   t.axes = axes;
-  t.cross_terms = cross_terms;
+  t.cross_terms = cross_terms && flow;
+  t.flow = flow;
   int worst = 0;
   std::string failure;
   for (int a = 0; a < 3; ++a) {
@@ -280,7 +288,14 @@ PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3
   if (kh > 0) t.kz_over_mean_kx_ky = d[2] / kh;
   std::ostringstream line;
   line.precision(6);
-  line << "kx = " << d[0] << ", ky = " << d[1] << ", kz = " << d[2] << " mD";
+  if (flow) {
+    line << "kx = " << d[0] << ", ky = " << d[1] << ", kz = " << d[2] << " mD";
+  } else {  // F alone: the formation factor along each axis
+    line << "F along x = " << (axes[0] && axes[0]->formation_factor ? *axes[0]->formation_factor : 0.0)
+         << ", y = " << (axes[1] && axes[1]->formation_factor ? *axes[1]->formation_factor : 0.0)
+         << ", z = " << (axes[2] && axes[2]->formation_factor ? *axes[2]->formation_factor : 0.0)
+         << " (k not solved: F alone)";
+  }
   t.message = worst == 0 ? line.str() : failure;
   return t;
 }
@@ -391,7 +406,7 @@ SampleResult run_tensor(const parallel::Comm& comm, const RunRequest& request) {
   auto tensor = std::make_shared<PermeabilityTensor>();
   parallel::collectively(comm, [&] {
     if (!comm.root()) return;
-    *tensor = compose_tensor(outcomes, measures_cross_terms(spec.flow));
+    *tensor = compose_tensor(outcomes, measures_cross_terms(spec.flow), spec.permeability);
     write_tensor_reports(dir, *tensor, on_slabs ? input.name : volume->input.name);
   });
   std::vector<std::uint8_t> status{static_cast<std::uint8_t>(tensor->status)};

@@ -50,6 +50,7 @@ struct PermeabilityTensor {
   std::optional<std::array<double, 3>> principal_md;  // eigenvalues of the symmetric part, ascending
   std::optional<double> max_over_min_diagonal, kz_over_mean_kx_ky;
   std::array<std::optional<AxisOutcome>, 3> axes;
+  bool flow = true;  // k solved along the axes (false: F alone, run.formation_factor = only)
 
   std::array<double, 3> diagonal_md() const { return {k_md[0][0], k_md[1][1], k_md[2][2]}; }
 };
@@ -57,7 +58,9 @@ struct PermeabilityTensor {
 // Whether the flow can cross the drive (every face periodic): the off-diagonal terms are measured.
 bool measures_cross_terms(const FlowSpec& flow);
 
-PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3>& axes, bool cross_terms);
+// `flow`: k was solved along the axes; without it (F alone) the message gives F along each axis.
+PermeabilityTensor compose_tensor(const std::array<std::optional<AxisOutcome>, 3>& axes, bool cross_terms,
+                                  bool flow = true);
 
 // Eigenvalues of a symmetric 3x3 matrix, ascending (Eigen's self-adjoint solver).
 std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 3>, 3>& m);

@@ -120,7 +120,7 @@ TEST(Run, AGreyPhaseConductsWithItsOwnCementationExponent) {
 
 // Issue 51: F alone (run.formation_factor = only) takes no step of the flow: its report has no k,
 // its status is the conduction solve's, and F is the bits of the F made beside k (the same
-// lattice and solve). k off with F off, and F alone over every axis, are refused.
+// lattice and solve). k off with F off is refused; F alone over every axis gives F along each.
 TEST(Run, TheFormationFactorAloneTakesNoStepOfTheFlow) {
   RunRequest both = bundled_sample(fresh("f_and_k"));
   ASSERT_FALSE(both.spec.sample.volume.path.empty()) << "samples/sphere_pack_64.raw not found";
@@ -151,11 +151,37 @@ TEST(Run, TheFormationFactorAloneTakesNoStepOfTheFlow) {
   RunSpec neither;
   neither.permeability = false;
   EXPECT_THROW(neither.validate(), InputError);
-  RunSpec tensor;
-  tensor.formation_factor = true;
-  tensor.permeability = false;
-  tensor.all_axes = true;
-  EXPECT_THROW(tensor.validate(), InputError);
+
+  // F alone along every axis (lbm.flow_axis = all): three conduction solves and no step; the
+  // tensor's report gives F along each, x's the bits of the run along x above, and no k
+  RunRequest axes = bundled_sample(fresh("f_alone_axes"));
+  axes.spec.formation_factor = true;
+  axes.spec.permeability = false;
+  axes.spec.all_axes = true;
+  axes.spec.output.fields.enabled = false;
+  axes.progress = [&](const solve::Progress&) { ++progress_calls; };
+  const SampleResult t = run(parallel::Comm(), axes);
+  EXPECT_EQ(t.status, RunStatus::converged) << t.message;
+  EXPECT_EQ(progress_calls, 0);
+  ASSERT_TRUE(t.tensor);
+  EXPECT_FALSE(t.tensor->flow);
+  EXPECT_NE(t.message.find("F along x"), std::string::npos) << t.message;
+  std::ifstream tensor_in(axes.spec.output.dir / "report.json");
+  const nlohmann::json tr = nlohmann::json::parse(tensor_in);
+  EXPECT_FALSE(tr["tensor"]["permeability_solved"].get<bool>());
+  EXPECT_TRUE(tr["tensor"]["mD"][0][0].is_null());
+  ASSERT_EQ(tr["formation_factor"]["diagonal"].size(), 3u);
+  EXPECT_EQ(tr["formation_factor"]["diagonal"][0].get<double>(), a.conduction.formation_factor);  // bitwise
+  for (int i = 0; i < 3; ++i) {
+    const std::string axis(1, "xyz"[i]);
+    const double f = tr["formation_factor"]["diagonal"][static_cast<std::size_t>(i)].get<double>();
+    EXPECT_GT(f, 1.0) << axis;
+    std::ifstream axis_in(axes.spec.output.dir / axis / "report.json");
+    const nlohmann::json ar = nlohmann::json::parse(axis_in);
+    EXPECT_TRUE(ar["permeability"].is_null()) << axis;
+    EXPECT_EQ(ar["steps"].get<std::int64_t>(), 0) << axis;
+    EXPECT_EQ(ar["conduction"]["formation_factor"].get<double>(), f) << axis;
+  }
 }
 
 TEST(Run, WritesItsDirectoryShowsEachStageAndReturnsTheResult) {
