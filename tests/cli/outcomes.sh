@@ -10,6 +10,7 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 status_of() { grep -o '"status": "[a-z_]*"' "$1/report.json" 2>/dev/null | head -1 | cut -d'"' -f4; }
 k_of() { grep -o '"mD": [0-9.e+-]*' "$1/report.json" | head -1; }
+f_of() { grep -o '"formation_factor": [0-9.e+-]*' "$1/report.json" | head -1; }
 expect() {  # expect NAME CODE STATUS DIR -- COMMAND...
   local name=$1 code=$2 status=$3 dir=$4
   shift 5
@@ -20,9 +21,10 @@ expect() {  # expect NAME CODE STATUS DIR -- COMMAND...
 }
 run() { "$rockperm" run --config "$ini" --run.backend=cpu --output.fields=off "$@"; }
 
-# --- interrupted by SIGTERM, resumed on one and on two ranks: k to the last bit ---------------
-run --run.tolerance=1e-7 --output.dir "$work/whole" >"$work/whole.log" 2>&1 || fail "uninterrupted run"
-"$rockperm" run --config "$ini" --run.backend=cpu --output.fields=off --run.tolerance=1e-7 \
+# --- interrupted by SIGTERM, resumed on one and on two ranks: k and F to the last bit ---------
+run --run.tolerance=1e-7 --run.formation_factor=on --output.dir "$work/whole" >"$work/whole.log" 2>&1 || fail "uninterrupted run"
+[ -n "$(f_of "$work/whole")" ] || fail "no formation factor in the uninterrupted run's report"
+"$rockperm" run --config "$ini" --run.backend=cpu --output.fields=off --run.tolerance=1e-7 --run.formation_factor=on \
   --output.dir "$work/cut" >"$work/cut.log" 2>&1 &
 pid=$!  # rockperm itself, not a subshell: the signal must reach it
 for _ in $(seq 100); do grep -q "  step" "$work/cut.log" 2>/dev/null && break; sleep 0.1; done
@@ -35,9 +37,16 @@ rc=$?
 cp -r "$work/cut" "$work/cut2"
 expect resume 0 converged "$work/cut" -- "$rockperm" run --resume "$work/cut"
 [ "$(k_of "$work/cut")" = "$(k_of "$work/whole")" ] || fail "resume: $(k_of "$work/cut") vs $(k_of "$work/whole")"
+[ "$(f_of "$work/cut")" = "$(f_of "$work/whole")" ] || fail "resume: $(f_of "$work/cut") vs $(f_of "$work/whole")"
 if [ -n "$mpiexec" ]; then
   expect resume2 0 converged "$work/cut2" -- env OMP_NUM_THREADS=1 $mpiexec -n 2 --oversubscribe "$rockperm" run --resume "$work/cut2"
   [ "$(k_of "$work/cut2")" = "$(k_of "$work/whole")" ] || fail "resume on 2 ranks: $(k_of "$work/cut2")"
+  # F on two ranks: the multigrid cycles over each rank's slab, so F agrees within its tolerance, not to the bit
+  python3 - "$work/cut2/report.json" "$work/whole/report.json" <<'PY' || fail "resume on 2 ranks: F differs beyond its tolerance"
+import json, sys
+a, b = (json.load(open(p))["conduction"]["formation_factor"] for p in sys.argv[1:3])
+sys.exit(0 if abs(a - b) <= 1e-6 * b else 1)  # ten times the run.tolerance of both
+PY
 fi
 
 # --- the report's provenance: the input's SHA-256 is sha256sum's ------------------------------
