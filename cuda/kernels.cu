@@ -16,7 +16,7 @@ constexpr int block_threads = 256;
 // Before the L2 prefetch below, fp16 was bound by its memory latency at its occupancy: 3 blocks
 // (80 registers) ran the fused 512^3 pack at 24.2 GFLUPS against 21.9 with 2 (up to 128
 // registers), 19.2 with 4 (64, spilling), 23.6 and 21.6 with 6 and 7 blocks of 128 threads;
-// fp32 runs at 18.3 with 2 and 17.5 with 3. (H200, docs/PERFORMANCE.md, "fp16 population storage")
+// fp32 runs at 18.3 with 2 and 17.5 with 3. (H200; the measurement: git log -p docs/PERFORMANCE.md)
 template <class S>
 constexpr int min_blocks = sizeof(S) == 2 ? 3 : 2;
 
@@ -190,7 +190,7 @@ __global__ void sums_kernel(const S* __restrict__ f, std::uint64_t stride, std::
 // thread moves halo_per_thread entries (a block's entries k, k + 256, ...), all loads first, so
 // that fewer threads hold the multiprocessors' slots for less time. bench --loopback on an H200,
 // 768^2 x 96 pack (of alone, fp32 / fp16): 1 entry 97.3 / 96.5-96.6 %, 4 entries 97.8 / 96.2-97.4,
-// 8 entries 97.9 / 97.4-97.8 (docs/PERFORMANCE.md, "The decomposed step on one device").
+// 8 entries 97.9 / 97.4-97.8 (the measurement: git log -p docs/PERFORMANCE.md).
 constexpr int halo_per_thread = 8;
 
 template <class S>

@@ -3,7 +3,7 @@
 // reads it: 4-byte cell indices, in runs of one slot each with the slot given once per run. A
 // pack or unpack reads one index per slot it moves, half the bytes of an offset (in fp16 an
 // offset was four times the slot). Measured gain small: the packs wait on their loads' latency
-// more than on bytes (docs/PERFORMANCE.md, "The decomposed step on one device").
+// more than on bytes (the measurement: git log -p docs/PERFORMANCE.md, "The decomposed step on one device").
 #include <cstdint>
 #include <vector>
 
