@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where the default stop lands against the steady k, case by case (issue "Time to k"; docs/ACCURACY.md
-# "Honest stops after a jump"): each case runs at the defaults, and its k and stated error are compared
+# "Honest stops after a pressure jump"): each case runs at the defaults, and its k and stated error are compared
 # with the last k of the same case's long run by tools/trajectory_study.sh (REFS: the folder of those
 # logs). rockperm and rockperm-make-pack on PATH; ROCKPERMS names the binaries to compare (default
 # rockperm), each run on the same pack.
