@@ -170,8 +170,9 @@ def formation_factor(mask, voxel_size_um, axis="x", pore_labels=None, grey_label
     the sample prepared as for permeability(), without solving the flow (`run.formation_factor =
     only`). Returns a Result whose formation_factor, formation_factor_error, tortuosity_factor (F
     phi) and cementation_exponent (Archie's m) are set, and whose k_mD and the other flow values
-    are NaN (to_dict()'s permeability None). The arguments are permeability()'s; a tensor
-    (axis="all") is refused.
+    are NaN (to_dict()'s permeability None). The arguments are permeability()'s; with axis="all"
+    F is solved along each axis in turn: to_dict()["formation_factor"]["diagonal"] gives the three
+    (the Result's tensor of k is NaN throughout).
     """
     o = dict(options or {})
     o["run.formation_factor"] = "only"

@@ -71,8 +71,13 @@ def test_the_formation_factor_alone_is_the_one_beside_k(tmp_path):
     assert alone.cementation_exponent == both.cementation_exponent
     assert alone.k_mD != alone.k_mD and alone.k_error_mD != alone.k_error_mD
     assert alone.to_dict()["permeability"] is None
-    with pytest.raises(rockperm.InputError):
-        rockperm.formation_factor(mask, voxel_size_um=5.0, axis="all", backend="cpu")
+    # along every axis: three F, the one along x the same bits, and no k
+    axes = rockperm.formation_factor(mask, voxel_size_um=5.0, axis="all", backend="cpu", output_dir=tmp_path / "all")
+    assert axes.status == "converged"
+    diagonal = axes.to_dict()["formation_factor"]["diagonal"]
+    assert diagonal[0] == alone.formation_factor
+    assert all(f > 1 for f in diagonal)
+    assert np.isnan(axes.tensor).all()
 
 
 def test_formation_factor_is_nan_unless_asked(tmp_path):
