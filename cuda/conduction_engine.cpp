@@ -62,6 +62,9 @@ class GpuEngine final : public solve::ConductionEngine {
     conductance_ = DeviceBuffer<double>(owned * faces);
     {
       const DeviceBuffer<double> sigma = uploaded(op.sigma_data(), cells);
+      // the uploads (cudaMemcpy from pageable memory on the legacy stream) may still be in flight
+      // when they return, and stream_ does not wait for that stream: wait here
+      ROCKPERM_CUDA_CHECK(cudaDeviceSynchronize());
       launch_conduction_conductances(owned, op.begin(), neighbour_.data(), sigma.data(), conductance_.data(), stream_.get());
       stream_.synchronize();
     }
@@ -97,6 +100,7 @@ class GpuEngine final : public solve::ConductionEngine {
     for (std::int64_t z : op.sent_planes()) ghost_.push_back({z, o[static_cast<std::size_t>(z)], o[static_cast<std::size_t>(z) + 1], true, {}});
     for (std::int64_t z : op.received_planes()) ghost_.push_back({z, o[static_cast<std::size_t>(z)], o[static_cast<std::size_t>(z) + 1], false, {}});
     for (Ghost& g : ghost_) g.host.resize(g.end - g.first);
+    ROCKPERM_CUDA_CHECK(cudaDeviceSynchronize());  // every upload landed before stream_'s first kernel
   }
 
   void start(std::vector<double>& planes) override {

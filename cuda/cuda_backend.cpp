@@ -127,6 +127,10 @@ CudaBackend::CudaBackend(const lattice::SparseLattice& lattice, const physics::C
     upload(neighbours_, pos, entries);
     upload(negative_, neg, has_negative_ ? entries : 0);
   }
+  // the uploads above (cudaMemcpy from pageable memory, the legacy stream) may still be in flight
+  // when they return, and the backend's streams do not wait for the legacy stream: wait once here
+  // (the conduction engine's first kernels read such an upload too early in a full gpu_tests run)
+  ROCKPERM_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 std::string CudaBackend::description() const {
