@@ -50,10 +50,10 @@ struct DeviceLevel {
 
 class GpuEngine final : public solve::ConductionEngine {
  public:
-  GpuEngine(int device, const ConductionOperator& op, const ConductionMultigrid* multigrid,
+  // on the current device (the factory sets it before, so that the stream is made there)
+  GpuEngine(const ConductionOperator& op, const ConductionMultigrid* multigrid,
             const ConductionReadingSlabs& reading, std::string name)
-      : device_(device), op_(op), name_(std::move(name)) {
-    ROCKPERM_CUDA_CHECK(cudaSetDevice(device_));
+      : op_(op), reading_(reading), name_(std::move(name)) {
     const std::uint64_t owned = op.owned(), cells = op.cells();
     // the operator as the host built it; the faces' conductances made here from the cells'
     neighbour_ = uploaded(op.neighbour_data(), owned * faces);
@@ -86,7 +86,6 @@ class GpuEngine final : public solve::ConductionEngine {
     plane_end_ = uploaded(end);
     view_ = {owned, op.begin(), neighbour_.data(), conductance_.data(), diagonal_.data(), inverse_.data(),
              coordinate_.data(), plane_first_.data(), plane_end_.data(), narrow(first.size())};
-    reading_ = {reading.axis, reading.kind == ConductionReadingSlabs::Kind::interior, reading.in, reading.out, reading.window};
     x_ = DeviceBuffer<double>(cells);
     p_ = DeviceBuffer<double>(cells);
     r_ = DeviceBuffer<double>(owned);
@@ -267,8 +266,8 @@ class GpuEngine final : public solve::ConductionEngine {
     smooth(l, ConductionMultigrid::sweeps);
   }
 
-  int device_;
   const ConductionOperator& op_;
+  ConductionReadingSlabs reading_;
   std::string name_;
   Stream stream_;
   DeviceBuffer<std::uint32_t> neighbour_;
@@ -277,7 +276,6 @@ class GpuEngine final : public solve::ConductionEngine {
   DeviceBuffer<std::uint64_t> plane_first_, plane_end_;
   std::vector<std::int64_t> plane_z_;
   ConductionOperatorView view_{};
-  ConductionReadingView reading_{};
   DeviceBuffer<double> x_, p_, r_, z_, q_, out_;
   std::vector<double> out_host_;
   std::vector<DeviceLevel> levels_;
@@ -318,7 +316,7 @@ solve::ConductionEngineFactory conduction_engine_on(int device, std::string* not
       }
       return nullptr;
     }
-    return std::make_unique<GpuEngine>(device, op, multigrid, reading, list.devices[static_cast<std::size_t>(device)].name);
+    return std::make_unique<GpuEngine>(op, multigrid, reading, list.devices[static_cast<std::size_t>(device)].name);
   };
 }
 

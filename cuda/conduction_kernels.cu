@@ -2,7 +2,6 @@
 // lib/solve/conduction.cpp, a thread per cell, and its per-plane sums a block per plane.
 #include "cuda/conduction_kernels.hpp"
 #include "cuda/cuda_check.hpp"
-#include "lib/solve/conduction_face.hpp"
 
 namespace rockperm::cuda {
 
@@ -94,7 +93,7 @@ __global__ void direct_kernel(ConductionOperatorView op, double beta, const doub
   if (i < op.owned) p[op.begin + i] = z[i] + beta * p[op.begin + i];
 }
 
-__global__ void read_kernel(ConductionOperatorView op, ConductionReadingView rd, const double* x, double* out) {
+__global__ void read_kernel(ConductionOperatorView op, solve::ConductionReadingSlabs rd, const double* x, double* out) {
   double acc[4] = {0.0, 0.0, 0.0, 0.0};
   for (std::uint64_t i = op.plane_first[blockIdx.x] + threadIdx.x; i < op.plane_end[blockIdx.x]; i += plane_threads) {
     const double xc = x[op.begin + i];
@@ -106,7 +105,7 @@ __global__ void read_kernel(ConductionOperatorView op, ConductionReadingView rd,
       acc[0] += g * drop * drop;
       if (f / 2 == rd.axis) acc[1] += g * drop;
     }
-    if (rd.interior) {
+    if (rd.kind == solve::ConductionReadingSlabs::Kind::interior) {
       const std::int64_t t = op.coordinate[i];
       if (t >= rd.in && t < rd.in + rd.window) acc[2] += xc;
       if (t >= rd.out && t < rd.out + rd.window) acc[3] += xc;
@@ -195,7 +194,7 @@ void launch_conduction_direct(const ConductionOperatorView& op, double beta, con
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_conduction_read(const ConductionOperatorView& op, const ConductionReadingView& reading, const double* x,
+void launch_conduction_read(const ConductionOperatorView& op, const solve::ConductionReadingSlabs& reading, const double* x,
                             double* out, cudaStream_t stream) {
   if (op.planes == 0) return;
   read_kernel<<<op.planes, plane_threads, 0, stream>>>(op, reading, x, out);

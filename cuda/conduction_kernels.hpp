@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "lib/solve/conduction_face.hpp"
+
 namespace rockperm::cuda {
 
 // The operator of a rank's owned cells: face f of owned cell i at [i * 6 + f] (the host's layout).
@@ -40,12 +42,6 @@ struct ConductionLevelView {
   const std::uint32_t* children;
 };
 
-struct ConductionReadingView {
-  int axis = 0;
-  bool interior = false;
-  std::int64_t in = 0, out = 0, window = 1;
-};
-
 // conductance[i * 6 + f] = face_conductance(sigma[begin + i], sigma[j]) of neighbour j, 0 where none
 void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, const std::uint32_t* neighbour,
                                     const double* sigma, double* conductance, cudaStream_t stream);
@@ -64,7 +60,7 @@ void launch_conduction_dot(const ConductionOperatorView& op, const double* a, co
 // p = z + beta p
 void launch_conduction_direct(const ConductionOperatorView& op, double beta, const double* z, double* p, cudaStream_t stream);
 // out[plane * 4 + k]: the dissipation and current ahead, x over the slabs in and out
-void launch_conduction_read(const ConductionOperatorView& op, const ConductionReadingView& reading, const double* x,
+void launch_conduction_read(const ConductionOperatorView& op, const solve::ConductionReadingSlabs& reading, const double* x,
                             double* out, cudaStream_t stream);
 
 // Multigrid: t = x + omega D^-1 (b - A x) (t = x where D^-1 is 0)

@@ -40,7 +40,6 @@ class ConductionOperator {
   ConductionOperator(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
                      const ConductionProblem& problem);
 
-  const parallel::Comm& comm() const { return comm_; }
   std::uint32_t begin() const { return begin_; }
   std::uint64_t owned() const { return end_ - begin_; }
   std::uint64_t cells() const { return local_.fluid_count(); }
@@ -169,14 +168,6 @@ class ConductionMultigrid {
 
   std::vector<Level> levels_;
   mutable std::vector<std::vector<double>> rhs_, x_, work_;
-};
-
-// Where the sample's conductivity is read (see conduction.hpp).
-struct ConductionReadingSlabs {
-  enum class Kind { energy, interior } kind = Kind::energy;
-  std::int64_t in = 0, out = 0, window = 1;  // interior: the slabs [in, in + window), [out, out + window)
-  double length = 1;                          // between them
-  int axis = 0;
 };
 
 // The vectors of the solve (x and p over every local cell, r, z and q over the owned ones) and the
