@@ -16,9 +16,10 @@ namespace rockperm::pipeline {
 
 namespace {
 
-// 04: the pressure extrapolation's state and held densities; 03: the header and populations carry a
-// checksum (both layouts before 04 are refused: the loop's state has another size)
-constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '4'};
+// 05: the pressure extrapolation's state says whether its last jump is being verified; 04: the
+// pressure extrapolation's state and held densities; 03: the header and populations carry a
+// checksum (every layout before 05 is refused: the loop's state has another size)
+constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '5'};
 
 // Plain bytes at the start of the file; the populations follow at `data_offset`.
 struct Header {
@@ -227,7 +228,7 @@ void read_checkpoint(const parallel::Comm& comm, Simulation& simulation, const s
       throw InputError("checkpoint", file.string() + ": not a rockperm checkpoint");
     }
     if (std::memcmp(h.magic, magic, sizeof magic) != 0) {
-      // earlier or later: a format 05 was called "written by an earlier build"
+      // earlier or later: a later format was once called "written by an earlier build"
       const std::string format(h.magic + 6, 2), ours(magic + 6, 2);
       const bool later = format > ours;
       throw InputError("checkpoint", file.string() + ": written by " + (later ? "a later" : "an earlier") +

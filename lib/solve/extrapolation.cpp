@@ -50,6 +50,7 @@ ExtrapolationEvent PressureExtrapolation::at_check(std::int64_t step, Stepper& s
     return e;
   }
   const Decision d = decide(stepper.density_products(), settings_);
+  s.verify = 0;  // the decision after the jump is made: what it left is seen
   if (!d.jump || steady_soon) {
     // a mode too slow for the interval to tell from no change: twice the interval
     if (d.ratio > settings_.max_ratio && d.ratio < 1.0) s.interval = 2 * s.interval;
@@ -63,6 +64,7 @@ ExtrapolationEvent PressureExtrapolation::at_check(std::int64_t step, Stepper& s
   stepper.extrapolate_density(static_cast<float>(e.factor));
   // the slowest time measured: r = exp(-D / T)
   const double slowest = -static_cast<double>(s.interval) / std::log(d.ratio);
+  s.verify = verified_later(d.ratio) ? 1 : 0;
   s.interval = round_to_checks(std::max(settings_.interval_fraction * slowest, static_cast<double>(ExtrapolationSettings::min_interval)));
   s.phase = 0;
   s.last_jump = step;

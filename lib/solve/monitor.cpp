@@ -207,13 +207,13 @@ std::optional<double> split_remaining(const std::vector<std::pair<std::int64_t, 
 
 }  // namespace
 
-double slow_mode_remaining(const KHistory& history, std::int64_t step, double slow_time, double noise) {
-  constexpr double unknown = std::numeric_limits<double>::infinity();
+SlowModeReading read_slow_mode(const KHistory& history, std::int64_t step, double slow_time, double noise) {
+  SlowModeReading reading;
   const std::vector<std::pair<std::int64_t, double>> points = history.points();
-  if (points.empty()) return unknown;
+  if (points.empty()) return reading;
   const double n = static_cast<double>(step), window = std::min(0.5 * n, slow_time);
   const std::optional<Slope> slope = slope_between(points, n - window, n);
-  if (!slope) return unknown;
+  if (!slope) return reading;
   // The slope's own fall over the last three quarters of the history (the first quarter after a
   // jump holds the fast modes it stirred). A mode of time T falls by exp(-q / T) over a quarter q,
   // the same from quarter to quarter. Where the slope falls more slowly than the measured slow time
@@ -235,7 +235,8 @@ double slow_mode_remaining(const KHistory& history, std::int64_t step, double sl
   const auto trend = [&](const std::optional<Slope>& s) {
     return s && std::abs(s->value) > std::max(3.0 * s->error, rounding);
   };
-  if ((trend(c) || trend(b)) && b && c) {  // a trend in either: a slope falling to nothing is a turn too
+  reading.trend = b && c && (trend(c) || trend(b));
+  if (reading.trend) {  // a trend in either: a slope falling to nothing is a turn too
     const double fall = b->value != 0.0 ? c->value / b->value : 2.0;
     bool bounded = fall > 0.0 && fall < 1.0;  // else not falling, or turning
     if (bounded && trend(b) && a && a->value != 0.0) {
@@ -250,14 +251,16 @@ double slow_mode_remaining(const KHistory& history, std::int64_t step, double sl
       // the slower mode may still move; the faster one adds what it has left (split_modes)
       const double spacing = static_cast<double>(history.spacing());
       if (const auto split = split_remaining(points, n, 3.0 * q, spacing, unbounded_time_factor * n)) {
-        return std::max(time * rate, *split);
+        reading.remaining = std::max(time * rate, *split);
+        return reading;
       }
       // too few values to split: the quarters' own slopes say how fast k still moves
       time = std::max(time, unbounded_time_factor * n);
       rate = std::max({rate, std::abs(b->value), std::abs(c->value)});
     }
   }
-  return time * rate;
+  reading.remaining = time * rate;
+  return reading;
 }
 
 AveragedK averaged_k(const KHistory& history, std::int64_t step) {
@@ -422,6 +425,11 @@ bool ConvergenceMonitor::check(std::int64_t step, const physics::FlowSums& sums,
 bool ConvergenceMonitor::slope_reads_slow_mode(std::int64_t since_origin, double slow_time) const {
   return slow_time > 0 && origin_ > 0 &&
          static_cast<double>(since_origin) >= std::min(slow_time, static_cast<double>(origin_));
+}
+
+bool ConvergenceMonitor::slow_mode_hidden(std::int64_t step, double slow_time) const {
+  const std::int64_t since = step - origin_;
+  return slope_reads_slow_mode(since, slow_time) && !read_slow_mode(history_, since, slow_time, settings_.k_noise).trend;
 }
 
 bool ConvergenceMonitor::steady_soon(std::int64_t step, double slow_time) const {

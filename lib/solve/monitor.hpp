@@ -125,7 +125,17 @@ double remaining_change(const KHistory& history, std::int64_t step, double k, do
 // fits as well, the largest answer): what the faster mode has left, plus the line's slope over
 // unbounded_time_factor times the history (issue 54: a vuggy carbonate's second, slower mode;
 // tight1000's turn). +inf while fewer than 4 values lie in a window.
-double slow_mode_remaining(const KHistory& history, std::int64_t step, double slow_time, double noise = 0);
+// `trend`: whether k's slope over either of the last two quarters stands above its own scatter and
+// the rounding; where it does not (k flat), the remaining change is read from a slope that is nothing
+// but scatter, and a slow mode may be hidden behind a faster one of the other sign (slow_mode_hidden).
+struct SlowModeReading {
+  double remaining = std::numeric_limits<double>::infinity();
+  bool trend = false;
+};
+SlowModeReading read_slow_mode(const KHistory& history, std::int64_t step, double slow_time, double noise = 0);
+inline double slow_mode_remaining(const KHistory& history, std::int64_t step, double slow_time, double noise = 0) {
+  return read_slow_mode(history, step, slow_time, noise).remaining;
+}
 // A slope whose fall from one quarter of the history to the next is below this share of the fall
 // the quarter before is falling ever faster: not one mode decaying but one of the other sign
 // ending, k about to turn (monitor.cpp).
@@ -166,6 +176,14 @@ class ConvergenceMonitor {
   // last check's error and mass balance within twice their limits (the slow mode halves them in 0.7
   // of its time, less than a jump's two intervals take), the balance read as check() reads it.
   bool steady_soon(std::int64_t step, double slow_time) const;
+
+  // After a jump, once k's slope is read (the history spans the slow time): whether k shows no
+  // trend above its scatter over the last two quarters of the history since the jump. Flat k after
+  // a jump is either steady or a slow mode hidden behind a faster one of the other sign, which k's
+  // history cannot tell apart (a 256^3 periodic vug pack: flat 11,900 steps after its first jump
+  // while 6.8e-5 from steady); the pressure extrapolation's next decision, which sees the density
+  // field, tells them apart (SteadyStateLoop, PressureExtrapolation::verifying()).
+  bool slow_mode_hidden(std::int64_t step, double slow_time) const;
 
   double relative_change() const { return relative_change_; }  // per 100 steps, last check
   double error_estimate() const { return error_estimate_; }    // relative, +inf when unknown

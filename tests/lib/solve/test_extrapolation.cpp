@@ -79,3 +79,21 @@ TEST(Extrapolation, TheProductsScaleIsAPowerOfTwoThatKeepsTheChangesWithin2To15)
 }
 
 }  // namespace rockperm
+
+namespace rockperm {
+
+// A jump far ahead (r near 1, the first jump's guessed interval) is verified by the next decision;
+// one at the rule's interval (D half the time measured: r = exp(-1/2)) is not (issue 54: a 256^3
+// vug pack's first jump at r = 0.841 left 6.8e-5 of k that k's history did not show).
+TEST(Extrapolation, AJumpFarAheadIsVerifiedByTheNextDecision) {
+  using solve::PressureExtrapolation;
+  EXPECT_TRUE(PressureExtrapolation::verified_later(0.841));
+  EXPECT_TRUE(PressureExtrapolation::verified_later(0.9));
+  EXPECT_FALSE(PressureExtrapolation::verified_later(std::exp(-0.5)));
+  EXPECT_FALSE(PressureExtrapolation::verified_later(0.7));
+  // the boundary: an interval of a quarter of the time measured
+  EXPECT_FALSE(PressureExtrapolation::verified_later(std::exp(-0.25) - 1e-9));
+  EXPECT_TRUE(PressureExtrapolation::verified_later(std::exp(-0.25) + 1e-9));
+}
+
+}  // namespace rockperm
