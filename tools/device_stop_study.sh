@@ -4,14 +4,20 @@
 # (tools/stop_study.sh), so that what a time limit leaves is whole cases. Cases as pack_case.sh:
 # the multi-scale packs (vugs joined through a finer pack) and the packs whose stops follow a
 # pressure jump (docs/ACCURACY.md, "Honest stops after a pressure jump").
-#   OUT=DIR CASES="..." ROCKPERMS="rockperm-old rockperm" bash tools/device_stop_study.sh
+#   OUT=DIR [CASES="..."] ROCKPERMS="rockperm-old rockperm" bash tools/device_stop_study.sh
+# Without CASES: every case of tools/stop_cases.txt (the whole table); a case whose reference is
+# kept there is not run to 1e-6 again unless REFRESH=1.
 set -uo pipefail
 here=$(dirname "$0")
 out=${OUT:-/tmp/device_stop_study}
 mkdir -p "$out/refs"
-for c in ${CASES:?CASES: see tools/pack_case.sh}; do
-  OUT="$out/refs" TOL=1e-6 FLUX=1e-5 INTERVAL=100 MAX_STEPS=${MAX_STEPS:-200000} CASES="$c" \
-    bash "$here/trajectory_study.sh" >>"$out/refs.txt"
+cases=${CASES:-$(grep -E '^[0-9]' "$here/stop_cases.txt" | awk '{print $1}')}
+for c in $cases; do
+  kept=$(awk -v c="$c" '$1 == c && $2 != "-" {print $2}' "$here/stop_cases.txt")
+  if [ -z "$kept" ] || [ "${REFRESH:-0}" = 1 ]; then
+    OUT="$out/refs" TOL=1e-6 FLUX=1e-5 INTERVAL=100 MAX_STEPS=${MAX_STEPS:-200000} CASES="$c" \
+      bash "$here/trajectory_study.sh" >>"$out/refs.txt"
+  fi
   REFS="$out/refs" CASES="$c" ROCKPERMS="${ROCKPERMS:-rockperm-old rockperm}" EXTRA="${EXTRA:-}" \
     bash "$here/stop_study.sh" | tee -a "$out/stops.txt"
 done
