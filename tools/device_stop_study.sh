@@ -9,11 +9,13 @@
 # kept there is not run to 1e-6 again unless REFRESH=1.
 set -uo pipefail
 here=$(dirname "$0")
+# shellcheck source=tools/pack_case.sh
+source "$here/pack_case.sh"
 out=${OUT:-/tmp/device_stop_study}
 mkdir -p "$out/refs"
 cases=${CASES:-$(grep -E '^[0-9]' "$here/stop_cases.txt" | awk '{print $1}')}
 for c in $cases; do
-  kept=$(awk -v c="$c" '$1 == c && $2 != "-" {print $2}' "$here/stop_cases.txt")
+  kept=$(kept_reference "$c")
   if [ -z "$kept" ] || [ "${REFRESH:-0}" = 1 ]; then
     OUT="$out/refs" TOL=1e-6 FLUX=1e-5 INTERVAL=100 MAX_STEPS=${MAX_STEPS:-200000} CASES="$c" \
       bash "$here/trajectory_study.sh" >>"$out/refs.txt"

@@ -19,7 +19,7 @@ for c in ${CASES:?CASES: N:POROSITY:MODE[:SEED[:RADIUS]] ...}; do
   pack_case "$c" stop || exit 1
   ref=$(grep -E '^  step .* k = ' "$refs/$case_name.log" 2>/dev/null | tail -1 | awk '{print $5}')
   # or the reference kept in tools/stop_cases.txt
-  [ -n "$ref" ] || ref=$(awk -v c="$c" '$1 == c && $2 != "-" {print $2}' "$(dirname "$0")/stop_cases.txt")
+  [ -n "$ref" ] || ref=$(kept_reference "$c")
   [ -n "$ref" ] || { echo "$case_name: no reference log $refs/$case_name.log nor one in tools/stop_cases.txt" >&2; continue; }
   for bin in ${ROCKPERMS:-rockperm}; do
     # shellcheck disable=SC2086

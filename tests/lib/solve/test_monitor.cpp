@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 #include <limits>
 #include <random>
@@ -17,6 +18,19 @@ physics::FlowSums mass(double m) {
   physics::FlowSums s;
   s.mass = m;
   return s;
+}
+
+// A run's k as it printed it every 100 steps after a jump at `jump`, through the monitor with the
+// slow time the jump measured and a flux spread above its limit (the slope reading decides): the
+// step it stops at (0: none) and k there.
+std::pair<std::int64_t, double> replay_after_jump(solve::ConvergenceMonitor& m, std::int64_t jump,
+                                                  const std::vector<double>& k, double slow_time) {
+  m.restart(jump);
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const auto step = jump + 100 * static_cast<std::int64_t>(i + 1);
+    if (m.check(step, mass(100.0), k[i], 1e-3, 100, slow_time)) return {step, k[i]};
+  }
+  return {0, 0.0};
 }
 }  // namespace
 
@@ -277,16 +291,7 @@ TEST(Monitor, ATurnAfterAJumpIsReadFromTheSlowerModesOwnSlope) {
       12.113456, 12.113455};
   solve::ConvergenceMonitor m(solve::MonitorSettings{}, 100.0, 100);
   const double slow_time = 3800;
-  m.restart(12300);
-  std::int64_t stopped = 0;
-  double at_stop = 0;
-  for (std::size_t i = 0; i < k.size() && stopped == 0; ++i) {
-    const auto step = static_cast<std::int64_t>(12400 + 100 * i);
-    if (m.check(step, mass(100.0), k[i], 1e-3, 100, slow_time)) {
-      stopped = step;
-      at_stop = k[i];
-    }
-  }
+  const auto [stopped, at_stop] = replay_after_jump(m, 12300, k, slow_time);
   EXPECT_GT(stopped, 12300 + 3800);  // not before the history spans the slow time
   EXPECT_FALSE(m.slow_mode_hidden(stopped, slow_time));  // its slope shows the slow mode
   EXPECT_LE(stopped, 16300) << "error " << m.error_estimate();
@@ -323,12 +328,7 @@ TEST(Monitor, FlatKAfterAJumpIsToldFromASlopeThatShowsTheSlowMode) {
       8.3850039, 8.3849532};
   const double slow_time = 11600, reference = 8.3843797;
   solve::ConvergenceMonitor m(solve::MonitorSettings{}, 100.0, 100);
-  m.restart(15800);
-  std::int64_t stopped = 0;
-  for (std::size_t i = 0; i < k.size() && stopped == 0; ++i) {
-    const auto step = static_cast<std::int64_t>(15900 + 100 * i);
-    if (m.check(step, mass(100.0), k[i], 1e-3, 100, slow_time)) stopped = step;
-  }
+  const std::int64_t stopped = replay_after_jump(m, 15800, k, slow_time).first;
   // what the monitor alone does: a stop whose stated error falls short of the distance
   ASSERT_EQ(stopped, 27700);
   EXPECT_GT(std::abs(k.back() - reference) / reference, m.error_estimate());
