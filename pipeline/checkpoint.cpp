@@ -16,7 +16,8 @@ namespace rockperm::pipeline {
 
 namespace {
 
-// 05: the pressure extrapolation's state says whether its last jump is being verified; 04: the
+// 05: the pressure extrapolation's state says whether its last jump is being verified (0, or 1 +
+// the decisions since it that did not read the field; a 0/1 flag before 2026-11-29 reads the same); 04: the
 // pressure extrapolation's state and held densities; 03: the header and populations carry a
 // checksum (every layout before 05 is refused: the loop's state has another size)
 constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '5'};

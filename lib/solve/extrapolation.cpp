@@ -50,7 +50,7 @@ ExtrapolationEvent PressureExtrapolation::at_check(std::int64_t step, Stepper& s
     return e;
   }
   const Decision d = decide(stepper.density_products(), settings_);
-  s.verify = 0;  // the decision after the jump is made: what it left is seen
+  s.verify = verify_after(s.verify, d);  // a far jump's remainder is seen once a decision reads the field
   if (!d.jump || steady_soon) {
     // a mode too slow for the interval to tell from no change: twice the interval
     if (d.ratio > settings_.max_ratio && d.ratio < 1.0) s.interval = 2 * s.interval;

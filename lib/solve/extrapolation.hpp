@@ -25,9 +25,13 @@
 // the same error. What such a jump left is seen by the next decision, which reads the density
 // field; k may not show it, flat where a faster mode stirred by the jump offsets the slow one (a
 // 256^3 periodic vug pack stopped 11,900 steps after a jump at r = 0.84 with k flat, 6.8e-5 from
-// steady, stating 4.3e-5). Until that decision is made the jump is `verifying()`: where k's history
-// shows no trend the run does not stop, and the decision jumps where a mode dominates even when
-// the stop looked near (SteadyStateLoop).
+// steady, stating 4.3e-5). Until a decision has read the field the jump is `verifying()`: where k's
+// history shows no trend the run does not stop, and the decision jumps where a mode dominates even
+// when the stop looked near (SteadyStateLoop). A decision reads the field where one mode dominates
+// the changes within the ratio a jump may take; one that cannot (the slow mode mixed with the sound
+// the jump stirred: another 256^3 vug pack's first decision after its jump found r = 0.63 at
+// residual 0.40 and stopped 800 steps later, 2.6e-4 from steady) leaves the jump unverified, for at
+// most verify_decisions decisions, since at steady the changes are noise that no decision reads.
 #include <cmath>
 #include <cstdint>
 
@@ -51,6 +55,8 @@ struct ExtrapolationSettings {
   // exp(-1/4) = 0.78, is verified by the next decision: an error in r leaves 20 times itself behind
   // (d2 dr / (1 - r)^2), 3 times what it leaves at the rule's interval (6.6 at r = 0.61)
   static constexpr double verify_fraction = 0.25;
+  // decisions after such a jump that may fail to read the field before it counts as verified
+  static constexpr std::int64_t verify_decisions = 3;
   int max_jumps = 16;
 };
 
@@ -81,7 +87,7 @@ class PressureExtrapolation {
     return state_.jumps > 0 ? static_cast<double>(state_.interval) / settings_.interval_fraction : 0.0;
   }
   // The last jump extrapolated over an interval shorter than verify_fraction of the time it
-  // measured, and the decision after it has not been made yet (see the header).
+  // measured, and no decision since has read the field, of at most verify_decisions (see the header).
   bool verifying() const { return state_.verify != 0; }
   // whether the backend holds densities a checkpoint must carry
   bool holding() const { return state_.phase > 0; }
@@ -93,7 +99,7 @@ class PressureExtrapolation {
     std::int64_t interval = 0;  // D; 0: not set yet
     std::int64_t last_jump = 0;
     std::int64_t jumps = 0;
-    std::int64_t verify = 0;  // verifying()
+    std::int64_t verify = 0;  // verifying(): 1 + the decisions since the jump that did not read the field
   };
   State state() const { return state_; }
   void restore(const State& s) { state_ = s; }
@@ -106,6 +112,11 @@ class PressureExtrapolation {
   static Decision decide(const physics::DensityProducts& p, const ExtrapolationSettings& settings);
   // Whether a jump at this ratio is verified by the next decision (verify_fraction).
   static bool verified_later(double ratio) { return ratio > std::exp(-ExtrapolationSettings::verify_fraction); }
+  // State::verify after a decision: 0 where it read the field (one mode dominates within the ratio
+  // a jump may take: `d.jump`) or was the last of verify_decisions; one more otherwise.
+  static std::int64_t verify_after(std::int64_t verify, const Decision& d) {
+    return verify == 0 || d.jump || verify >= ExtrapolationSettings::verify_decisions ? 0 : verify + 1;
+  }
 
  private:
   std::int64_t round_to_checks(double steps) const;
