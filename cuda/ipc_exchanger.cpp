@@ -56,7 +56,7 @@ class IpcExchanger final : public parallel::HaloExchanger {
       why = e.what();
     }
     if (!all_ok(comm_, why)) return false;
-    std::map<int, std::vector<std::uint8_t>> theirs;
+    std::map<int, UninitializedBytes> theirs;
     for (const int peer : peers) {
       // the lower rank sends first, so that two blocking exchanges never wait on each other
       if (comm_.rank() < peer) {

@@ -70,7 +70,7 @@ inline std::filesystem::path repo_file(const std::string& relative) {
 
 inline geometry::PoreMask mask_from(const geometry::Dims& d,
                                     const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& pore) {
-  geometry::PoreMask m{d, std::vector<std::uint8_t>(d.voxels())};
+  geometry::PoreMask m{d, UninitializedBytes(d.voxels())};  // every voxel set below
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::int64_t x = 0; x < d.nx; ++x) m.pore[d.linear(x, y, z)] = pore(x, y, z) ? 1 : 0;

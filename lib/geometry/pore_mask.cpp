@@ -190,7 +190,7 @@ std::vector<std::uint8_t> label_codes(const LabelSelection& pore_labels, const s
 
 PoreMask make_pore_mask(const Volume& volume, const LabelSelection& pore_labels, const std::vector<GreyPhase>& grey) {
   const std::vector<std::uint8_t> lut = label_codes(pore_labels, grey);
-  PoreMask mask{volume.dims, std::vector<std::uint8_t>(volume.labels.size())};
+  PoreMask mask{volume.dims, UninitializedBytes(volume.labels.size())};  // every voxel set below
   const auto n = static_cast<std::int64_t>(volume.labels.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) mask.pore[i] = lut[volume.labels[i]];

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/base/uninitialized.hpp"
 #include "lib/geometry/volume.hpp"
 #include "lib/physics/collision.hpp"
 
@@ -45,8 +46,12 @@ struct PoreMask {
   // sub-resolution porous phase (input.grey_labels) that is fluid with a Darcy drag; every
   // non-zero code is fluid, to percolation, the lattice and the pore statistics alike
   static constexpr std::uint8_t solid = 0, open = 1;
+  PoreMask() = default;
+  PoreMask(const Dims& d, UninitializedBytes codes) : dims(d), pore(std::move(codes)) {}
+  PoreMask(const Dims& d, const std::vector<std::uint8_t>& codes) : dims(d), pore(codes.begin(), codes.end()) {}
   Dims dims;
-  std::vector<std::uint8_t> pore;  // the code of each voxel; dims.voxels() entries
+  // the code of each voxel; dims.voxels() entries (resize(n) leaves new ones unset: lib/base/uninitialized.hpp)
+  UninitializedBytes pore;
 
   bool is_pore(std::int64_t x, std::int64_t y, std::int64_t z) const { return pore[dims.linear(x, y, z)] != 0; }
   std::uint64_t pore_count() const;

@@ -130,8 +130,10 @@ std::vector<std::uint8_t> Comm::gather_bytes(const std::vector<std::uint8_t>& lo
 }
 int Comm::scatter(const std::vector<int>& values) const { return impl_->scatter(values); }
 void Comm::broadcast(std::vector<std::uint8_t>& bytes) const { impl_->broadcast(bytes); }
-void Comm::send_bytes(int peer, const std::vector<std::uint8_t>& bytes) const { impl_->send_bytes(peer, bytes); }
-std::vector<std::uint8_t> Comm::receive_bytes(int peer) const { return impl_->receive_bytes(peer); }
+void Comm::send_bytes(int peer, const std::uint8_t* bytes, std::size_t size) const {
+  impl_->send_bytes(peer, bytes, size);
+}
+UninitializedBytes Comm::receive_bytes(int peer) const { return impl_->receive_bytes(peer); }
 void Comm::barrier() const { impl_->barrier(); }
 void Comm::abort(int code) const { impl_->abort(code); }
 bool Comm::cuda_aware() const { return impl_->cuda_aware(); }

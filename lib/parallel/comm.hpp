@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/base/uninitialized.hpp"
 #include "lib/physics/flow_sums.hpp"
 #include "lib/physics/storage.hpp"
 
@@ -94,8 +95,12 @@ class Comm {
   // Rank 0's values, one per rank, arrive at their ranks.
   int scatter(const std::vector<int>& values) const;
   void broadcast(std::vector<std::uint8_t>& bytes) const;  // from rank 0, resized on the others
-  void send_bytes(int peer, const std::vector<std::uint8_t>& bytes) const;
-  std::vector<std::uint8_t> receive_bytes(int peer) const;
+  void send_bytes(int peer, const std::uint8_t* bytes, std::size_t size) const;
+  template <class Bytes>
+  void send_bytes(int peer, const Bytes& bytes) const {
+    send_bytes(peer, bytes.data(), bytes.size());
+  }
+  UninitializedBytes receive_bytes(int peer) const;  // what send_bytes sent, on a buffer of its own
   // Every rank's bytes gathered on rank 0, concatenated in rank order.
   std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const;
   void barrier() const;

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "lib/base/uninitialized.hpp"
+
 #include "lib/parallel/comm.hpp"
 
 namespace rockperm::parallel::detail {
@@ -35,8 +37,8 @@ class CommImpl {
   virtual std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const = 0;
   virtual int scatter(const std::vector<int>& values) const = 0;
   virtual void broadcast(std::vector<std::uint8_t>& bytes) const = 0;
-  virtual void send_bytes(int peer, const std::vector<std::uint8_t>& bytes) const = 0;
-  virtual std::vector<std::uint8_t> receive_bytes(int peer) const = 0;
+  virtual void send_bytes(int peer, const std::uint8_t* bytes, std::size_t size) const = 0;
+  virtual UninitializedBytes receive_bytes(int peer) const = 0;
   virtual void barrier() const = 0;
   [[noreturn]] virtual void abort(int code) const = 0;
   virtual bool cuda_aware() const = 0;

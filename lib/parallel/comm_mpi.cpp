@@ -109,12 +109,12 @@ class MpiComm final : public detail::CommImpl {
     // point to point in 1 GiB chunks (send_bytes): MPI counts and displacements are int, and a rank
     // of a large run holds more than 2 GiB (the trust report's velocities of 712 M cells: 2.85 GB)
     if (rank_ != 0) {
-      send_bytes(0, local);
+      send_bytes(0, local.data(), local.size());
       return {};
     }
     std::vector<std::uint8_t> all(local);
     for (int r = 1; r < size_; ++r) {
-      const std::vector<std::uint8_t> part = receive_bytes(r);
+      const UninitializedBytes part = receive_bytes(r);
       all.insert(all.end(), part.begin(), part.end());
     }
     return all;
@@ -136,19 +136,19 @@ class MpiComm final : public detail::CommImpl {
     }
   }
 
-  void send_bytes(int peer, const std::vector<std::uint8_t>& bytes) const override {
-    unsigned long long n = bytes.size();
+  void send_bytes(int peer, const std::uint8_t* bytes, std::size_t size) const override {
+    unsigned long long n = size;
     ROCKPERM_MPI_CHECK(MPI_Send(&n, 1, MPI_UNSIGNED_LONG_LONG, peer, 1, comm_));
-    for (std::size_t off = 0; off < bytes.size(); off += 1u << 30) {  // in chunks: MPI counts are int
-      const int len = static_cast<int>(std::min<std::size_t>(bytes.size() - off, 1u << 30));
-      ROCKPERM_MPI_CHECK(MPI_Send(bytes.data() + off, len, MPI_BYTE, peer, 2, comm_));
+    for (std::size_t off = 0; off < size; off += 1u << 30) {  // in chunks: MPI counts are int
+      const int len = static_cast<int>(std::min<std::size_t>(size - off, 1u << 30));
+      ROCKPERM_MPI_CHECK(MPI_Send(bytes + off, len, MPI_BYTE, peer, 2, comm_));
     }
   }
 
-  std::vector<std::uint8_t> receive_bytes(int peer) const override {
+  UninitializedBytes receive_bytes(int peer) const override {
     unsigned long long n = 0;
     ROCKPERM_MPI_CHECK(MPI_Recv(&n, 1, MPI_UNSIGNED_LONG_LONG, peer, 1, comm_, MPI_STATUS_IGNORE));
-    std::vector<std::uint8_t> bytes(n);
+    UninitializedBytes bytes(n);  // every byte received below
     for (std::size_t off = 0; off < bytes.size(); off += 1u << 30) {
       const int len = static_cast<int>(std::min<std::size_t>(bytes.size() - off, 1u << 30));
       ROCKPERM_MPI_CHECK(MPI_Recv(bytes.data() + off, len, MPI_BYTE, peer, 2, comm_, MPI_STATUS_IGNORE));

@@ -35,10 +35,10 @@ class SerialComm final : public CommImpl {
   std::vector<std::uint8_t> gather_bytes(const std::vector<std::uint8_t>& local) const override { return local; }
   int scatter(const std::vector<int>& values) const override { return values.at(0); }
   void broadcast(std::vector<std::uint8_t>&) const override {}
-  void send_bytes(int, const std::vector<std::uint8_t>&) const override {
+  void send_bytes(int, const std::uint8_t*, std::size_t) const override {
     throw Error("internal: send_bytes on a single process");
   }
-  std::vector<std::uint8_t> receive_bytes(int) const override {
+  UninitializedBytes receive_bytes(int) const override {
     throw Error("internal: receive_bytes on a single process");
   }
   void barrier() const override {}

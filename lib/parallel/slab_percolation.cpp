@@ -154,11 +154,11 @@ geometry::PercolationReport keep_percolating_pores(const Comm& comm, geometry::P
   put(table, &n_pairs, 1);
   put(table, pairs.data(), pairs.size());
   const std::vector<std::uint8_t> gathered = comm.gather_bytes(table);
-  std::vector<std::uint8_t> keep;
+  UninitializedBytes keep;
   if (comm.root()) {
-    std::vector<std::vector<std::uint8_t>> all = join_boundary_clusters(gathered, comm.size(), wrap);
+    const std::vector<std::vector<std::uint8_t>> all = join_boundary_clusters(gathered, comm.size(), wrap);
     for (int r = 1; r < comm.size(); ++r) comm.send_bytes(r, all[r]);
-    keep = std::move(all[0]);
+    keep.assign(all[0].begin(), all[0].end());
   } else {
     keep = comm.receive_bytes(0);
   }

@@ -92,7 +92,7 @@ TEST(CudaConduction, APeriodicPackGivesTheHostsFWithEitherPreconditioner) {
 TEST(CudaConduction, GreyLayersInSeriesGiveTheHarmonicMean) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const Dims d{16, 8, 6};
-  PoreMask mask{d, std::vector<std::uint8_t>(d.voxels(), PoreMask::open)};
+  PoreMask mask{d, UninitializedBytes(d.voxels(), PoreMask::open)};
   for (std::int64_t z = 0; z < d.nz; ++z)
     for (std::int64_t y = 0; y < d.ny; ++y)
       for (std::int64_t x = 0; x < 6; ++x) mask.pore[d.linear(x, y, z)] = PoreMask::open + 1;

@@ -124,7 +124,7 @@ TEST(Percolation, RunsMatchAVoxelFloodOnRandomSamples) {
     geometry::PoreMask m = original;
     try {
       (void)keep_percolating_pores(m, axis, periodic, edges);
-      EXPECT_EQ(m.pore, expected) << "seed " << seed << ", edge contacts " << to_string(edges);
+      EXPECT_EQ(std::vector<std::uint8_t>(m.pore.begin(), m.pore.end()), expected) << "seed " << seed << ", edge contacts " << to_string(edges);
       ++compared;
     } catch (const PhysicsError&) {
       EXPECT_EQ(std::count(expected.begin(), expected.end(), 1), 0) << "seed " << seed;
