@@ -18,8 +18,8 @@ tol=1e-4
 for c in ${CASES:?CASES: N:POROSITY:MODE[:SEED[:RADIUS]] ...}; do
   pack_case "$c" stop || exit 1
   ref=$(grep -E '^  step .* k = ' "$refs/$case_name.log" 2>/dev/null | tail -1 | awk '{print $5}')
-  # or the reference kept in tools/stop_cases.txt
-  [ -n "$ref" ] || ref=$(kept_reference "$c")
+  # or the reference kept in tools/stop_cases.txt (fp32 runs': not an fp16 run's reference)
+  [ -n "$ref" ] || [[ ${EXTRA:-} =~ storage[=\ ]fp16 ]] || ref=$(kept_reference "$c")
   [ -n "$ref" ] || { echo "$case_name: no reference log $refs/$case_name.log nor one in tools/stop_cases.txt" >&2; continue; }
   for bin in ${ROCKPERMS:-rockperm}; do
     # shellcheck disable=SC2086

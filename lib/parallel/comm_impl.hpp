@@ -6,9 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "lib/base/uninitialized.hpp"
-
-#include "lib/parallel/comm.hpp"
+#include "lib/parallel/comm.hpp"  // and lib/base/uninitialized.hpp
 
 namespace rockperm::parallel::detail {
 
