@@ -66,8 +66,19 @@ std::string LabelSelection::str() const {
   return out;
 }
 
-std::uint64_t PoreMask::pore_count() const {
-  return pore.size() - static_cast<std::uint64_t>(std::count(pore.begin(), pore.end(), std::uint8_t{0}));
+std::uint64_t PoreMask::pore_count() const { return pore_count(pore.size()); }
+
+std::uint64_t PoreMask::pore_count(std::uint64_t voxels) const {
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 20;  // an integer sum: the same on any number of threads
+  const auto chunks = static_cast<std::int64_t>((voxels + chunk - 1) / chunk);
+  const std::uint8_t* p = pore.data();
+  std::uint64_t solid_voxels = 0;
+#pragma omp parallel for schedule(static) reduction(+ : solid_voxels)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t a = static_cast<std::uint64_t>(c) * chunk, b = std::min(voxels, a + chunk);
+    solid_voxels += static_cast<std::uint64_t>(std::count(p + a, p + b, solid));
+  }
+  return voxels - solid_voxels;
 }
 
 std::array<std::uint64_t, physics::max_grey_phases> grey_voxel_counts(const PoreMask& mask) {

@@ -55,6 +55,9 @@ struct PoreMask {
 
   bool is_pore(std::int64_t x, std::int64_t y, std::int64_t z) const { return pore[dims.linear(x, y, z)] != 0; }
   std::uint64_t pore_count() const;
+  // Of its first `voxels` voxels (a slab's own planes), counted on the threads: a slab of a 2000^3
+  // scan on four ranks is 2 GB, which one thread counts in about 0.4 s.
+  std::uint64_t pore_count(std::uint64_t voxels) const;
 };
 
 // Voxels of each grey phase (index c - 1 for phase c); throws Error on a code beyond the last phase.

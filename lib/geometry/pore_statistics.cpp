@@ -28,7 +28,7 @@ PoreCounts pore_counts(const PoreMask& mask, std::int64_t planes) {
   PoreCounts c;
   c.faces = faces;
   c.voxels = static_cast<std::uint64_t>(plane) * static_cast<std::uint64_t>(planes);
-  c.pore = c.voxels - static_cast<std::uint64_t>(std::count(mask.pore.begin(), mask.pore.begin() + c.voxels, 0));
+  c.pore = mask.pore_count(c.voxels);
   return c;
 }
 

@@ -100,8 +100,7 @@ geometry::PercolationReport keep_percolating_pores(const Comm& comm, geometry::P
   const std::uint64_t owned_voxels = plane * static_cast<std::uint64_t>(planes.owned);
   geometry::PercolationReport report;
   report.voxels = whole.voxels();
-  report.pore = comm.sum(static_cast<std::uint64_t>(
-      owned_voxels - static_cast<std::uint64_t>(std::count(slab.pore.begin(), slab.pore.begin() + owned_voxels, 0))));
+  report.pore = comm.sum(slab.pore_count(owned_voxels));
 
   const geometry::SlabClusters clusters(slab, planes.owned, upper >= 0, planes.z_first, planes.nz, flow_axis, periodic,
                                         edges);

@@ -170,6 +170,27 @@ TEST(PoreStatistics, ThreadedFaceCountIsTheSerialOne) {
   }
 }
 
+// The pore voxels of a mask's first voxels, counted on the threads a chunk of 2^20 voxels at a
+// time, are the count voxel by voxel: prefixes that end inside, at and beside a chunk's end,
+// grey codes counted as pore.
+TEST(PoreStatistics, PoreCountOfTheFirstVoxelsOnTheThreadsIsTheVoxelCount) {
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 20;
+  geometry::PoreMask m;
+  m.dims = geometry::Dims{250, 160, 80};  // 3.2 M voxels: three whole chunks and a part
+  m.pore.resize(m.dims.voxels());
+  std::mt19937 rng(5);
+  for (auto& v : m.pore) v = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0 : rng() % 3);  // solid, open and grey codes
+  const std::uint64_t all = m.dims.voxels();
+  for (const std::uint64_t voxels : {std::uint64_t{0}, std::uint64_t{1}, chunk - 1, chunk, chunk + 1, 2 * chunk + chunk / 2, all}) {
+    std::uint64_t pore = 0;
+    for (std::uint64_t i = 0; i < voxels; ++i) pore += m.pore[i] != geometry::PoreMask::solid;
+    EXPECT_EQ(m.pore_count(voxels), pore) << voxels << " voxels";
+  }
+  std::uint64_t pore = 0;
+  for (const auto v : m.pore) pore += v != 0;
+  EXPECT_EQ(m.pore_count(), pore);
+}
+
 TEST(PoreStatistics, SlitSurfaceDiameterAndEstimate) {
   const geometry::PoreMask m = slit(8);  // 12 x 6 x 6 voxels: 8 pore planes, two walls of 36 faces
   const geometry::PoreStatistics s = geometry::pore_statistics(m);
