@@ -6,8 +6,8 @@
 // nor k, but it saves memory and time, and a sample with no connecting cluster is reported
 // before any simulation.
 #include <cstdint>
-#include <functional>
 #include <memory>
+#include <span>
 
 #include "lib/base/error.hpp"
 
@@ -53,9 +53,11 @@ class SlabClusters {
   // a ghost run that joins no owned run has no_cluster.
   std::vector<std::uint32_t> plane_clusters(std::int64_t z) const;
   std::uint8_t touches(std::uint32_t cluster) const;  // inlet | outlet, as far as the slab sees
-  // Clears the owned runs of the clusters `keep` refuses (threads call it at once); returns the
-  // pore voxels kept.
-  std::uint64_t filter(PoreMask& mask, const std::function<bool(std::uint32_t)>& keep) const;
+  // Clears the owned runs of every cluster but those kept (threads share the work): a cluster of
+  // `boundary` (those that reach a cut, as plane_clusters names them) where its byte of
+  // `boundary_keep` is set, any other where it touches both faces. Returns the pore voxels kept.
+  std::uint64_t filter(PoreMask& mask, std::span<const std::uint32_t> boundary = {},
+                       std::span<const std::uint8_t> boundary_keep = {}) const;
 
  private:
   struct State;

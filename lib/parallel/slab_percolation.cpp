@@ -162,12 +162,7 @@ geometry::PercolationReport keep_percolating_pores(const Comm& comm, geometry::P
     keep = comm.receive_bytes(0);
   }
 
-  constexpr std::uint8_t both = geometry::SlabClusters::inlet | geometry::SlabClusters::outlet;
-  const std::uint64_t kept = clusters.filter(slab, [&](std::uint32_t c) {
-    const auto it = std::lower_bound(boundary.begin(), boundary.end(), c);
-    if (it != boundary.end() && *it == c) return keep[static_cast<std::size_t>(it - boundary.begin())] != 0;
-    return clusters.touches(c) == both;
-  });
+  const std::uint64_t kept = clusters.filter(slab, boundary, keep);
   report.connected = comm.sum(kept);
   if (report.connected == 0) throw on_all_ranks(geometry::no_path(whole, flow_axis, edges));
   return report;
