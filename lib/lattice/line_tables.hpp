@@ -1,7 +1,9 @@
 #pragma once
 // LineTables: the fused form's two neighbour tables in 22 bytes per fluid cell (1.22 per entry),
 // for the GPU's odd step (lib/lattice/propagation.hpp) where the grouped tables (40.5 bytes per
-// cell, about 1 % faster on an H200) do not fit the device (cuda/cuda_backend.hpp, TableForm).
+// cell, built on the device) do not fit it (cuda/cuda_backend.hpp, TableForm). Per step they were
+// 1.5-5 % faster than the grouped ones on an H200's packs, but slower in a tight pack's run, and
+// the host packs them (docs/PERFORMANCE.md, "What was tried").
 //
 // Cells are numbered in raster order, x fastest, fluid cells only. So along an x-line two fluid
 // voxels side by side have consecutive indices, and the 18 neighbours of a cell need only:
