@@ -15,13 +15,15 @@ PoreCounts pore_counts(const PoreMask& mask, std::int64_t planes) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t y = r % d.ny, z = r / d.ny;
     const std::uint8_t* row = pore + r * d.nx;
-    std::uint64_t n = 0;
-    for (std::int64_t x = 0; x + 1 < d.nx; ++x) n += (row[x] != 0) != (row[x + 1] != 0);
+    // a 32-bit count per row (at most 3 nx) of xors: the loops vectorize wider (an 800^3 pack's
+    // faces on one thread of the CI kind of machine: 0.13 s, against 0.23 s with 64-bit counts)
+    std::uint32_t n = 0;
+    for (std::int64_t x = 0; x + 1 < d.nx; ++x) n += static_cast<std::uint32_t>((row[x] != 0) ^ (row[x + 1] != 0));
     if (y + 1 < d.ny) {
-      for (std::int64_t x = 0; x < d.nx; ++x) n += (row[x] != 0) != (row[x + d.nx] != 0);
+      for (std::int64_t x = 0; x < d.nx; ++x) n += static_cast<std::uint32_t>((row[x] != 0) ^ (row[x + d.nx] != 0));
     }
     if (z + 1 < d.nz) {
-      for (std::int64_t x = 0; x < d.nx; ++x) n += (row[x] != 0) != (row[x + plane] != 0);
+      for (std::int64_t x = 0; x < d.nx; ++x) n += static_cast<std::uint32_t>((row[x] != 0) ^ (row[x + plane] != 0));
     }
     faces += n;
   }
