@@ -6,6 +6,8 @@ sector) on a random sphere pack, numbered as the lattice numbers fluid cells (ra
     neighbours' numbers (a window of up to 512 entries, as a shared-memory staging would).
 The difference says whether the excess sectors come from the warps' order (staging helps) or from
 slots of one sector owned by cells of different blocks (the bounce-back owners: it does not).
+It also counts the solid voxels a fluid cell links to: the cells a layout with wall cells of their
+own (one owner per slot) would add.
 docs/PERFORMANCE.md quotes its output.
   python3 tools/odd_step_sectors.py [EDGE=128] [RADIUS=8] [POROSITY=0.32] [SEED=1]
 """
@@ -69,6 +71,13 @@ for b0 in range(0, len(cells), block):
         staged += len({r // sector for r in mine if r - lo >= room})
         for w in range(0, room, 32):
             staged += len({(lo + e) // sector for e in range(w, w + 32) if e in held})
+walls = set()
+for v in cells:
+    for d in directions:
+        u = behind(v, d)
+        if solid[u]:
+            walls.add(u)
 print("pack %d^3, porosity %.3f, %d fluid cells" % (N, 1 - solid_count / len(solid), len(cells)))
+print("solid voxels a fluid cell links to: %d (%.0f %% of the fluid cells)" % (len(walls), 100.0 * len(walls) / len(cells)))
 print("sectors of the stores to neighbours' slots: as the warps make them %d, written in order per block %d"
       % (warps, staged))
