@@ -30,7 +30,9 @@ struct DefaultInitAllocator : std::allocator<T> {
   }
 };
 
-// Bytes whose `resize(n)` leaves them uninitialized (above).
-using UninitializedBytes = std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>>;
+// A vector of T whose `resize(n)` leaves new elements uninitialized (above), and its bytes.
+template <class T>
+using Uninitialized = std::vector<T, DefaultInitAllocator<T>>;
+using UninitializedBytes = Uninitialized<std::uint8_t>;
 
 }  // namespace rockperm

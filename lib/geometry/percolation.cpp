@@ -20,8 +20,6 @@ namespace {
 // (The run arrays and the union-find's parents are sized uninitialized and first written by the
 // threads that fill them, not zero-filled by one thread before: an 800^3 pack of 15 % has 12 M
 // runs, a slab of a 2000^3 scan on four ranks about four times as many.)
-template <class T>
-using Uninitialized = std::vector<T, DefaultInitAllocator<T>>;
 
 struct Runs {
   Uninitialized<std::uint16_t> x0, x1;  // inclusive ends
