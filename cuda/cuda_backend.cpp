@@ -29,7 +29,7 @@ DeviceInfo select_device(int device) {
 }  // namespace
 
 CudaBackend::CudaBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params, int device,
-                         physics::Storage storage, TableForm tables)
+                         physics::Storage storage, TableForm tables, std::uint64_t odd_band_cells)
     : info_(select_device(device)),
       owned_{lattice.owned_begin(), lattice.owned_end()},
       all_{0, lattice.fluid_count()},
@@ -127,6 +127,11 @@ CudaBackend::CudaBackend(const lattice::SparseLattice& lattice, const physics::C
     upload(neighbours_, pos, entries);
     upload(negative_, neg, has_negative_ ? entries : 0);
   }
+  if (has_negative_) {
+    if (odd_band_cells == automatic_bands)
+      odd_band_cells = lattice::odd_band_cells(lattice, bytes_per_cell(), info_.l2_bytes);
+    bands_ = lattice::block_bands(lattice, odd_band_cells);
+  }
   // the uploads above (cudaMemcpy from pageable memory, the legacy stream) may still be in flight
   // when they return, and the backend's streams do not wait for the legacy stream: wait once here
   // (the conduction engine's first kernels read such an upload too early in a full gpu_tests run)
@@ -138,7 +143,10 @@ std::string CudaBackend::description() const {
   std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %.1f GiB, %s, %.3g-byte tables)",
                 info_.index, info_.name.c_str(), info_.major, info_.minor, info_.multiprocessors,
                 info_.memory_bytes / 1073741824.0, to_string(storage_), index_bytes());
-  return text;
+  std::string out = text;
+  if (bands_.bands > 1)  // its planes outgrow the L2 (lib/lattice/block_order.hpp)
+    out += ", odd steps in " + std::to_string(bands_.bands) + " bands of " + std::to_string(bands_.rows) + " rows";
+  return out;
 }
 
 double CudaBackend::bytes_per_cell() const {
@@ -165,8 +173,10 @@ void CudaBackend::fused_odd(backend::CellRange c) {
     if constexpr (std::is_same_v<decltype(tables), lattice::PackedTables>) {
       throw Error("internal: the fused propagation needs the negative table");  // not reached (has_negative_)
     } else {
+      const DeviceBuffer<std::uint32_t>& order = odd_order(c);
       each_storage([&](auto, auto* f) {
-        launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, work().get());
+        launch_fused_odd(f, stride_, c.begin, c.end, tables, params_, order.size() ? order.data() : nullptr,
+                         static_cast<std::uint32_t>(order.size()), work().get());
         if constexpr (std::is_same_v<decltype(tables), lattice::LineTables>) {
           // the exceptions of the groups that hold c (the kernel keeps those inside it)
           const std::uint64_t first_group = c.begin / lattice::group_cells,
@@ -179,6 +189,22 @@ void CudaBackend::fused_odd(backend::CellRange c) {
       });
     }
   });
+}
+
+const DeviceBuffer<std::uint32_t>& CudaBackend::odd_order(backend::CellRange c) {
+  for (const RangeOrder& o : orders_)
+    if (o.range.begin == c.begin && o.range.end == c.end) return o.blocks;
+  static const DeviceBuffer<std::uint32_t> none;
+  if (bands_.bands <= 1 || orders_.size() >= 8) return none;  // more ranges than a slab steps: not kept
+  const std::vector<std::uint32_t> order = lattice::block_order(bands_, c.begin, c.end);
+  DeviceBuffer<std::uint32_t> blocks(order.size());
+  if (!order.empty()) {
+    // from pageable memory on the legacy stream, which the backend's streams do not wait for
+    blocks.upload(order);
+    ROCKPERM_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  orders_.push_back({c, std::move(blocks)});
+  return orders_.back().blocks;
 }
 
 physics::FlowSums CudaBackend::sums(backend::CellRange c) {

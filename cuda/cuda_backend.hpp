@@ -9,6 +9,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
 #include "lib/backend/backend.hpp"
+#include "lib/lattice/block_order.hpp"
 #include "lib/lattice/line_tables.hpp"
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
@@ -29,9 +30,15 @@ enum class TableForm { automatic, line, grouped, packed, index };
 
 class CudaBackend final : public backend::Backend {
  public:
-  // Uploads the lattice's neighbour tables to `device`; populations start at rest.
+  // Uploads the lattice's neighbour tables to `device`; populations start at rest. The odd step
+  // visits its blocks in bands of odd_band_cells cells a plane (lib/lattice/block_order.hpp; 0:
+  // in numbering order; automatic_bands: lattice::odd_band_cells for this device's L2); every
+  // choice steps bitwise the same.
+  static constexpr std::uint64_t automatic_bands = ~std::uint64_t{0};
   CudaBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params, int device,
-              physics::Storage storage = physics::Storage::float32, TableForm tables = TableForm::automatic);
+              physics::Storage storage = physics::Storage::float32, TableForm tables = TableForm::automatic,
+              std::uint64_t odd_band_cells = automatic_bands);
+  std::uint32_t odd_bands() const { return bands_.bands; }  // the odd step's bands (1: numbering order)
 
   std::string description() const override;
   double bytes_per_cell() const override;
@@ -150,6 +157,15 @@ class CudaBackend final : public backend::Backend {
   std::vector<std::uint32_t> line_first_host_;  // each group's first exception (the odd step's second launch)
   DeviceBuffer<std::uint32_t> group_delta_;  // else fused lattices whose groups fit
   DeviceBuffer<std::int32_t> group_base_;
+  // The odd step's bands, and the order of the blocks of each range it stepped (a slab's boundary
+  // planes and interior: a few), 4 bytes per block of 256 cells each
+  lattice::BlockBands bands_;
+  struct RangeOrder {
+    backend::CellRange range;
+    DeviceBuffer<std::uint32_t> blocks;  // empty: numbering order
+  };
+  std::vector<RangeOrder> orders_;
+  const DeviceBuffer<std::uint32_t>& odd_order(backend::CellRange cells);
   DeviceBuffer<physics::FlowSums> partial_;
   PinnedBuffer<physics::FlowSums> partial_host_;
   int plane_axis_ = 0;

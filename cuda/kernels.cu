@@ -5,6 +5,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/kernels.hpp"
+#include "lib/lattice/block_order.hpp"
 #include "lib/lattice/propagation.hpp"
 
 namespace rockperm::cuda {
@@ -72,12 +73,23 @@ __global__ void swap_kernel(S* __restrict__ f, Index stride, std::uint32_t first
   if (cell >= begin && cell < end) lattice::propagation::swap_cell<S, Index>(f, stride, neighbours, cell);
 }
 
+// order: null (block b holds the cells first + b B on), or the blocks in the order to visit them
+// (block order[b] holds the cells from order[b] B; lib/lattice/block_order.hpp), the prefetch
+// then following that order too.
 template <class S, class Index, class Tables, bool Grey>
 __global__ void __launch_bounds__(block_threads, min_blocks<S>)
     fused_odd_kernel(S* __restrict__ f, Index stride, std::uint32_t first, std::uint32_t begin, std::uint32_t end,
-                     Tables tables, physics::CollisionParams p, std::uint32_t ahead) {
-  const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t next = (cell & ~31u) + ahead;
+                     Tables tables, physics::CollisionParams p, std::uint32_t ahead,
+                     const std::uint32_t* __restrict__ order) {
+  std::uint32_t cell, next;
+  if (order) {
+    cell = __ldg(order + blockIdx.x) * block_threads + threadIdx.x;
+    const std::uint32_t later = blockIdx.x + ahead / block_threads;
+    next = later < gridDim.x ? __ldg(order + later) * block_threads + (threadIdx.x & ~31u) : end;
+  } else {
+    cell = first + blockIdx.x * blockDim.x + threadIdx.x;
+    next = (cell & ~31u) + ahead;
+  }
   if (next < end) {  // its tables, and its own rows (bounce-back and the x neighbours read there)
     prefetch_tables(tables, static_cast<std::uint64_t>(stride), next);
     prefetch_rows(f, stride, d3q19::q, next);
@@ -308,13 +320,16 @@ void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t 
 
 template <class S, class Tables>
 void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables tables,
-                      const physics::CollisionParams& p, cudaStream_t stream) {
+                      const physics::CollisionParams& p, const std::uint32_t* order, std::uint32_t order_blocks,
+                      cudaStream_t stream) {
+  static_assert(block_threads == lattice::order_block_cells);
   if (end <= begin) return;
   const std::uint32_t first = warp_aligned(begin), cells = end - first;
   const auto launch = [&](auto narrow_index, auto grey) {
     using Index = std::conditional_t<decltype(narrow_index)::value, std::uint32_t, std::uint64_t>;
-    fused_odd_kernel<S, Index, Tables, decltype(grey)::value><<<grid_for(cells), block_threads, 0, stream>>>(
-        f, stride, first, begin, end, tables, p, prefetch_distance<S>());
+    fused_odd_kernel<S, Index, Tables, decltype(grey)::value>
+        <<<order ? order_blocks : grid_for(cells), block_threads, 0, stream>>>(f, stride, first, begin, end, tables, p,
+                                                                               prefetch_distance<S>(), order);
   };
   with_index_and_phases(stride, p, launch);
   ROCKPERM_CUDA_CHECK_LAST();
@@ -458,21 +473,21 @@ void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint
   template void launch_swap<S, lattice::PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,             \
                                                           lattice::PackedPairTables, cudaStream_t);                    \
   template void launch_fused_odd<S, lattice::IndexTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,             \
-                                                          lattice::IndexTables, const physics::CollisionParams&,       \
-                                                          cudaStream_t);                                               \
+                                          lattice::IndexTables, const physics::CollisionParams&,                       \
+                                          const std::uint32_t*, std::uint32_t, cudaStream_t);                          \
   template void launch_fused_odd<S, lattice::PackedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,        \
-                                                               lattice::PackedPairTables,                              \
-                                                               const physics::CollisionParams&, cudaStream_t);         \
+                                          lattice::PackedPairTables, const physics::CollisionParams&,                  \
+                                          const std::uint32_t*, std::uint32_t, cudaStream_t);                          \
   template void launch_swap<S, lattice::GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,            \
-                                                           lattice::GroupedPairTables, cudaStream_t);                  \
+                                     lattice::GroupedPairTables, cudaStream_t);                                        \
   template void launch_fused_odd<S, lattice::GroupedPairTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,       \
-                                                                lattice::GroupedPairTables,                            \
-                                                                const physics::CollisionParams&, cudaStream_t);        \
+                                          lattice::GroupedPairTables, const physics::CollisionParams&,                 \
+                                          const std::uint32_t*, std::uint32_t, cudaStream_t);                          \
   template void launch_swap<S, lattice::LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                   \
-                                                    lattice::LineTables, cudaStream_t);                                \
+                                     lattice::LineTables, cudaStream_t);                                               \
   template void launch_fused_odd<S, lattice::LineTables>(S*, std::uint64_t, std::uint32_t, std::uint32_t,              \
-                                                         lattice::LineTables, const physics::CollisionParams&,         \
-                                                         cudaStream_t);                                                \
+                                          lattice::LineTables, const physics::CollisionParams&,                        \
+                                          const std::uint32_t*, std::uint32_t, cudaStream_t);                          \
   template void launch_fused_odd_exceptions<S>(S*, std::uint64_t, std::uint32_t, std::uint32_t,                        \
                                                const lattice::LineTables&, std::uint32_t, std::uint32_t,               \
                                                const physics::CollisionParams&, cudaStream_t);                         \

@@ -30,9 +30,12 @@ void launch_collide(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32
 template <class S, class Tables>
 void launch_swap(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables neighbours,
                  cudaStream_t stream);
+// order: null, or the order_blocks blocks of lattice::order_block_cells cells that hold [begin, end),
+// in the order to visit them (lib/lattice/block_order.hpp), a device array.
 template <class S, class Tables>
 void launch_fused_odd(S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end, Tables tables,
-                      const physics::CollisionParams& p, cudaStream_t stream);
+                      const physics::CollisionParams& p, const std::uint32_t* order, std::uint32_t order_blocks,
+                      cudaStream_t stream);
 // LineTables' odd step leaves its exception cells to this second launch: exceptions numbered
 // [first, last) (those of the groups that hold [begin, end)), each stepped where its cell lies in
 // [begin, end) (lib/lattice/line_tables.hpp).
