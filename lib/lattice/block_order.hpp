@@ -9,8 +9,9 @@
 // and 8.8 % (fp32) slower per step. Visiting the blocks band by band (the rows y in [b R, (b + 1) R)
 // of every plane in turn, then the next band) brings the cells a plane apart within a band's R
 // rows of each other; only the rows at a band's edges keep the long distance. Where a plane fits
-// the L2 the numbering's order is as fast or faster (its runs through memory are longer), so bands
-// are taken only where they pay (odd_band_cells; docs/PERFORMANCE.md "Per step" has the figures).
+// the L2 bands paid little or cost (the 768^3 bench: +1.7 % in fp32, -6.7 % in fp16, whose runs
+// through each population row they cut shorter), so they are taken only where a plane outgrows
+// half of it (odd_band_cells; docs/PERFORMANCE.md "Planes larger than the L2" has the figures).
 // Every cell's update is its own (each slot has one owner), so any order steps bitwise the same.
 #include <cstdint>
 #include <vector>
