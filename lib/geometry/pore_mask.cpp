@@ -1,10 +1,11 @@
 #include "lib/geometry/pore_mask.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <sstream>
-#include <algorithm>
 
 #include "lib/base/error.hpp"
 #include "lib/base/number.hpp"
@@ -64,6 +65,25 @@ std::string LabelSelection::str() const {
     out += lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
   }
   return out;
+}
+
+PoreMask::PoreMask(const PoreMask& other) : dims(other.dims) {
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
+  const std::uint64_t n = other.pore.size();
+  pore.resize(n);  // untouched (lib/base/uninitialized.hpp)
+  const auto chunks = static_cast<std::int64_t>((n + chunk - 1) / chunk);
+  const std::uint8_t* from = other.pore.data();
+  std::uint8_t* to = pore.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t a = static_cast<std::uint64_t>(c) * chunk;
+    std::memcpy(to + a, from + a, std::min(chunk, n - a));
+  }
+}
+
+PoreMask& PoreMask::operator=(const PoreMask& other) {
+  if (this != &other) *this = PoreMask(other);
+  return *this;
 }
 
 std::uint64_t PoreMask::pore_count() const { return pore_count(pore.size()); }

@@ -191,6 +191,29 @@ TEST(PoreStatistics, PoreCountOfTheFirstVoxelsOnTheThreadsIsTheVoxelCount) {
   EXPECT_EQ(m.pore_count(), pore);
 }
 
+// A mask copied (on the threads, 4 MiB at a time) is the mask, byte for byte, and its own: a
+// size of several chunks and a part, grey codes, a copy assigned over a larger mask, an empty mask.
+TEST(PoreMask, ACopyOnTheThreadsIsTheMaskAndItsOwn) {
+  geometry::PoreMask m;
+  m.dims = geometry::Dims{333, 211, 101};  // 7.1 M voxels: a chunk of 4 MiB and a part
+  m.pore.resize(m.dims.voxels());
+  std::mt19937 rng(11);
+  for (auto& v : m.pore) v = static_cast<std::uint8_t>(rng() % 5);
+  geometry::PoreMask copy(m);
+  EXPECT_EQ(copy.dims.voxels(), m.dims.voxels());
+  EXPECT_TRUE(copy.pore == m.pore);
+  copy.pore[12345] ^= 1;
+  EXPECT_NE(copy.pore[12345], m.pore[12345]);  // its own bytes
+  geometry::PoreMask assigned;
+  assigned.dims = geometry::Dims{400, 400, 100};
+  assigned.pore.resize(assigned.dims.voxels(), 3);
+  assigned = m;
+  EXPECT_EQ(assigned.dims.nz, 101);
+  EXPECT_TRUE(assigned.pore == m.pore);
+  const geometry::PoreMask none, none_copy(none);
+  EXPECT_TRUE(none_copy.pore.empty());
+}
+
 TEST(PoreStatistics, SlitSurfaceDiameterAndEstimate) {
   const geometry::PoreMask m = slit(8);  // 12 x 6 x 6 voxels: 8 pore planes, two walls of 36 faces
   const geometry::PoreStatistics s = geometry::pore_statistics(m);

@@ -50,7 +50,7 @@ TEST(BlockOrder, EveryBlockOfARangeOnceBandByBandInNumberingOrderWithinABand) {
   ASSERT_GT(bands.bands, 3u);
   EXPECT_EQ(bands.bands, (lat.dims().ny + bands.rows - 1) / bands.rows);
   const std::uint32_t n = lat.fluid_count();
-  for (const auto [begin, end] : {std::pair{0u, n}, std::pair{n / 3 + 7, 2 * n / 3 + 13}, std::pair{B + 1, 3 * B}}) {
+  for (const auto& [begin, end] : {std::pair{0u, n}, std::pair{n / 3 + 7, 2 * n / 3 + 13}, std::pair{B + 1, 3 * B}}) {
     // (the last range lies in one band: numbering order, an empty order)
     const std::vector<std::uint32_t> order = lattice::block_order(bands, begin, end);
     EXPECT_EQ(order.empty(), begin == B + 1);
