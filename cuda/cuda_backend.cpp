@@ -334,12 +334,12 @@ void CudaBackend::macroscopic(backend::CellRange c, backend::Macroscopic& out) {
   }
 }
 
-void CudaBackend::set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) {
+void CudaBackend::set_planes(int axis, Uninitialized<std::uint16_t> plane_of_owned, std::uint32_t planes) {
   if (plane_of_owned.size() != owned_.size()) throw Error("internal: set_planes with the wrong number of cells");
   plane_axis_ = axis;
   planes_ = planes;
   plane_of_ = DeviceBuffer<std::uint16_t>(plane_of_owned.size());
-  if (!plane_of_owned.empty()) plane_of_.upload(plane_of_owned);
+  if (!plane_of_owned.empty()) plane_of_.upload(plane_of_owned.data(), plane_of_owned.size());
   plane_out_ = DeviceBuffer<unsigned long long>(2 * static_cast<std::size_t>(planes));
 }
 

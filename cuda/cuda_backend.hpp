@@ -61,7 +61,7 @@ class CudaBackend final : public backend::Backend {
   void fused_odd(backend::CellRange cells) override;
   physics::FlowSums sums(backend::CellRange cells) override;
   void macroscopic(backend::CellRange cells, backend::Macroscopic& out) override;
-  void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
+  void set_planes(int axis, Uninitialized<std::uint16_t> plane_of_owned, std::uint32_t planes) override;
   void plane_sums(backend::PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
   bool hold_density(bool keep_change) override;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/backend/byte_model.hpp"
+#include "lib/base/uninitialized.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/density_extrapolation.hpp"
 #include "lib/physics/flow_sums.hpp"
@@ -75,7 +76,7 @@ class Backend {
   virtual void synchronize() {}
   // The plane of every owned cell (owned-cell order) across `axis`, `planes` planes in all; set
   // once before plane_sums. Valid in natural order only, like sums().
-  virtual void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) = 0;
+  virtual void set_planes(int axis, Uninitialized<std::uint16_t> plane_of_owned, std::uint32_t planes) = 0;
   virtual void plane_sums(PlaneSums& out) = 0;
   // A new drive: the populations (deviations f_i - w_i, every slot) times `factor` and the
   // collision parameters replaced. In creeping flow the state is linear in the force, so this is

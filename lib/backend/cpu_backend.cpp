@@ -193,11 +193,11 @@ void CpuBackend::macroscopic(CellRange cells, Macroscopic& out) {
   });
 }
 
-void CpuBackend::set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) {
+void CpuBackend::set_planes(int axis, Uninitialized<std::uint16_t> plane_of_owned, std::uint32_t planes) {
   if (plane_of_owned.size() != owned_.size()) throw Error("internal: set_planes with the wrong number of cells");
   plane_axis_ = axis;
   planes_ = planes;
-  plane_of_ = plane_of_owned;
+  plane_of_ = std::move(plane_of_owned);
 }
 
 void CpuBackend::plane_sums(PlaneSums& out) {

@@ -39,7 +39,7 @@ class CpuBackend final : public Backend {
   void fused_odd(CellRange cells) override;
   physics::FlowSums sums(CellRange cells) override;
   void macroscopic(CellRange cells, Macroscopic& out) override;
-  void set_planes(int axis, const std::vector<std::uint16_t>& plane_of_owned, std::uint32_t planes) override;
+  void set_planes(int axis, Uninitialized<std::uint16_t> plane_of_owned, std::uint32_t planes) override;
   void plane_sums(PlaneSums& out) override;
   void rescale(float factor, const physics::CollisionParams& params) override;
   bool hold_density(bool keep_change) override;
@@ -78,7 +78,7 @@ class CpuBackend final : public Backend {
   std::vector<std::byte> f_;  // 19 * stride slots
   int plane_axis_ = 0;
   std::uint32_t planes_ = 0;
-  std::vector<std::uint16_t> plane_of_;
+  Uninitialized<std::uint16_t> plane_of_;
   // the lattice's cell phases for CollisionParams::phases (null: every cell open)
   const std::uint8_t* phases() const { return lattice_.has_grey() ? lattice_.phases().data() : nullptr; }
   std::vector<float> held_;  // the pressure extrapolation's (held, change) per owned cell, interleaved

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lib/base/error.hpp"
+#include "lib/base/uninitialized.hpp"
 
 namespace rockperm::solve {
 
@@ -62,16 +63,28 @@ PlaneReader::PlaneReader(backend::Backend& backend, const lattice::SparseLattice
                          int axis, std::int64_t planes, std::int64_t first_local_z, double area)
     : backend_(backend), comm_(comm), area_(area) {
   static_assert(geometry::max_extent <= 65535, "plane indices are stored as uint16");
-  std::vector<std::uint16_t> plane_of;
-  plane_of.reserve(lattice.owned_end() - lattice.owned_begin());
-  std::vector<double> cells(static_cast<std::size_t>(planes), 0.0);
-  for (std::uint32_t c = lattice.owned_begin(); c < lattice.owned_end(); ++c) {
-    const lattice::Coord& xyz = lattice.coords()[c];
-    const std::int64_t pos[3] = {xyz.x, xyz.y, first_local_z + xyz.z};
-    plane_of.push_back(static_cast<std::uint16_t>(pos[axis]));
-    cells[pos[axis]] += 1.0;
+  // each owned cell's plane, and the cells of each plane, on the threads (one thread took 2-3 s
+  // for the 1.2 G cells of a 2000^3 scan on one rank); the counts are integers, the same on any
+  // number of threads
+  const std::uint32_t first = lattice.owned_begin();
+  const auto n = static_cast<std::int64_t>(lattice.owned_end() - first);
+  Uninitialized<std::uint16_t> plane_of(static_cast<std::size_t>(n));
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(planes), 0);
+  const lattice::Coord* xyz = lattice.coords().data() + first;
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> mine(static_cast<std::size_t>(planes), 0);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::int64_t pos[3] = {xyz[k].x, xyz[k].y, first_local_z + xyz[k].z};
+      plane_of[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(pos[axis]);
+      ++mine[static_cast<std::size_t>(pos[axis])];
+    }
+#pragma omp critical
+    for (std::size_t p = 0; p < mine.size(); ++p) counts[p] += mine[p];
   }
-  backend_.set_planes(axis, plane_of, static_cast<std::uint32_t>(planes));
+  std::vector<double> cells(counts.begin(), counts.end());
+  backend_.set_planes(axis, std::move(plane_of), static_cast<std::uint32_t>(planes));
   cells_ = comm_.sum(cells);
 }
 

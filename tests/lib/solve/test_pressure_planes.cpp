@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "lib/backend/cpu_backend.hpp"
 #include "lib/base/error.hpp"
 #include "lib/solve/pressure_planes.hpp"
+#include "tests/test_support.hpp"
 
 namespace rockperm {
 
@@ -58,6 +62,46 @@ TEST(PressurePlanes, APlaneWithoutPoreIsAClearError) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("hold no pore voxel"), std::string::npos) << e.what();
+  }
+}
+
+// The reader's planes, worked out on the threads: along each axis its fluid cells per plane are
+// the mask's pore voxels per plane, and its sums per plane those of the cells' own densities and
+// velocities binned by their coordinates (a flow driven along that axis for 30 steps).
+TEST(PressurePlanes, TheReadersPlanesAreTheCellsCoordinates) {
+  const geometry::PoreMask mask = testing::random_mask(geometry::Dims{37, 29, 23}, 0.55, 4);
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
+  const parallel::Comm comm;
+  for (int axis = 0; axis < 3; ++axis) {
+    const auto p = physics::make_collision_params(physics::CollisionModel::trt, 0.8, 3.0 / 16.0, axis, 1e-5);
+    backend::CpuBackend cpu(lat, p);
+    for (int step = 0; step < 30; ++step) backend::advance(cpu, backend::Propagation::two_pass, step);
+    const std::int64_t planes = mask.dims[axis];
+    const solve::PlaneReader reader(cpu, lat, comm, axis, planes, 0, 1.0);
+    const solve::PressureProfile profile = reader.read();
+    std::vector<double> pore(planes, 0), drho(planes, 0), flux(planes, 0);
+    for (std::int64_t z = 0; z < mask.dims.nz; ++z)
+      for (std::int64_t y = 0; y < mask.dims.ny; ++y)
+        for (std::int64_t x = 0; x < mask.dims.nx; ++x) {
+          const std::int64_t at[3] = {x, y, z};
+          pore[at[axis]] += mask.is_pore(x, y, z);
+        }
+    backend::Macroscopic m;
+    cpu.macroscopic(cpu.owned(), m);
+    const std::vector<float>* u[3] = {&m.ux, &m.uy, &m.uz};
+    for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
+      const lattice::Coord& xyz = lat.coords()[c];
+      const std::int64_t at[3] = {xyz.x, xyz.y, xyz.z};
+      drho[at[axis]] += m.drho[c];
+      flux[at[axis]] += (*u[axis])[c];
+    }
+    const double flux_scale = *std::max_element(flux.begin(), flux.end());
+    ASSERT_GT(flux_scale, 0.0);
+    for (std::int64_t q = 0; q < planes; ++q) {
+      EXPECT_EQ(profile.cells[q], pore[q]) << "axis " << axis << " plane " << q;
+      EXPECT_NEAR(profile.flux_sum[q], flux[q], 1e-4 * flux_scale) << "axis " << axis << " plane " << q;
+      EXPECT_NEAR(profile.drho_sum[q], drho[q], 1e-6 + 1e-4 * std::abs(drho[q])) << "axis " << axis << " plane " << q;
+    }
   }
 }
 
