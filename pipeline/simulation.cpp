@@ -213,18 +213,63 @@ void Simulation::adjust_drive() {
   ++drive_adjustments_;
 }
 
+namespace {
+
+// The owned cells' slots between the backend's rows (slot i of cell c at rows[(i stride + c) b])
+// and a state's cells (at cells[((c - first) 19 + i) b]), on the threads, a block of cells at a
+// time (its rows' runs read or written whole, its cells' bytes within the caches). One thread
+// copying slot by slot took 18 s for an 800^3 pack's 5.8 GB on the CI kind of machine.
+template <std::size_t B, bool ToCells>
+void copy_slots(const std::byte* from, std::byte* to, std::uint64_t stride, std::uint32_t first, std::uint32_t end) {
+  constexpr std::int64_t block = 1024;
+  const std::int64_t n = end - first, blocks = (n + block - 1) / block;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    const std::int64_t c0 = k * block, c1 = std::min(n, c0 + block);
+    for (int i = 0; i < d3q19::q; ++i) {
+      const std::uint64_t row = (static_cast<std::uint64_t>(i) * stride + first) * B;
+      for (std::int64_t c = c0; c < c1; ++c) {
+        const std::uint64_t in_row = row + static_cast<std::uint64_t>(c) * B,
+                            in_cells = (static_cast<std::uint64_t>(c) * d3q19::q + i) * B;
+        if constexpr (ToCells) std::memcpy(to + in_cells, from + in_row, B);
+        else std::memcpy(to + in_row, from + in_cells, B);
+      }
+    }
+  }
+}
+
+void zero_bytes(std::byte* p, std::uint64_t bytes) {
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
+  const auto chunks = static_cast<std::int64_t>((bytes + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    const std::uint64_t a = static_cast<std::uint64_t>(k) * chunk;
+    std::memset(p + a, 0, std::min(chunk, bytes - a));
+  }
+}
+
+template <bool ToCells>
+void copy_owned_slots(std::size_t b, const std::byte* from, std::byte* to, std::uint64_t stride, std::uint32_t first,
+                std::uint32_t end) {
+  if (b == 2) copy_slots<2, ToCells>(from, to, stride, first, end);
+  else if (b == 4) copy_slots<4, ToCells>(from, to, stride, first, end);
+  else throw Error("internal: populations of " + std::to_string(b) + " bytes");
+}
+
+}  // namespace
+
 Simulation::State Simulation::save() const {
   State s;
-  std::vector<std::byte> f;
-  backend_->download_raw(f);
+  std::vector<std::byte> f;  // a copy of the slots, where they are not in host memory already
+  const std::byte* slots = backend_->host_slots();
+  if (!slots) {
+    backend_->download_raw(f);
+    slots = f.data();
+  }
   const lattice::SparseLattice& lat = lattice_.lattice;
-  const std::uint64_t stride = lat.stride();
   const std::size_t b = physics::storage_bytes(backend_->storage());
   s.owned.resize(static_cast<std::size_t>(lat.owned_end() - lat.owned_begin()) * d3q19::q * b);
-  std::size_t k = 0;
-  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    for (int i = 0; i < d3q19::q; ++i, k += b) std::memcpy(s.owned.data() + k, f.data() + (i * stride + c) * b, b);
-  }
+  copy_owned_slots<true>(b, slots, s.owned.data(), lat.stride(), lat.owned_begin(), lat.owned_end());
   s.loop = loop_->state();
   if (loop_->holds_densities()) backend_->held_densities(s.held);
   s.drive = drive_;
@@ -244,12 +289,15 @@ void Simulation::restore(const State& s) {
   // ghost cells and padding start at zero (in both storages, zero bits are 0.0): at a check the
   // populations are in natural order, and the next step's exchange fills every ghost slot that
   // is read before it is written
-  std::vector<std::byte> f(d3q19::q * stride * b, std::byte{0});
-  std::size_t k = 0;
-  for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
-    for (int i = 0; i < d3q19::q; ++i, k += b) std::memcpy(f.data() + (i * stride + c) * b, s.owned.data() + k, b);
+  const std::uint64_t bytes = d3q19::q * stride * b;
+  if (std::byte* slots = backend_->host_slots()) {
+    zero_bytes(slots, bytes);
+    copy_owned_slots<false>(b, s.owned.data(), slots, stride, lat.owned_begin(), lat.owned_end());
+  } else {
+    std::vector<std::byte> f(bytes, std::byte{0});
+    copy_owned_slots<false>(b, s.owned.data(), f.data(), stride, lat.owned_begin(), lat.owned_end());
+    backend_->upload_raw(f);
   }
-  backend_->upload_raw(f);
   backend_->restore_held_densities(s.held);
   loop_->restore(s.loop);
   drive_ = s.drive;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "lib/base/uninitialized.hpp"
 #include "lib/backend/backend.hpp"
 #include "lib/parallel/comm.hpp"
 #include "pipeline/decomposition.hpp"
@@ -52,7 +53,7 @@ class Simulation {
   // the drive of the last check. restore() takes the same from a run of the same sample and
   // physics on any number of ranks and either backend.
   struct State {
-    std::vector<std::byte> owned;  // owned cells x 19 slots, as stored (storage())
+    Uninitialized<std::byte> owned;  // owned cells x 19 slots, as stored (storage())
     solve::SteadyStateLoop::State loop;
     solve::SampleDrive drive;
     double force = 0;                  // the body force at that step (auto force: adjusted)

@@ -132,6 +132,9 @@ class Backend {
   // bit for bit.
   virtual void download_raw(std::vector<std::byte>& f) = 0;
   virtual void upload_raw(const std::vector<std::byte>& f) = 0;
+  // The slots themselves where they live in host memory (the CPU backend), else null: a
+  // checkpoint reads and writes them there rather than through a copy of the whole state.
+  virtual std::byte* host_slots() { return nullptr; }
   // The same in float (tests, comparisons): converted from the storage, and rounded to it.
   void download(std::vector<float>& f);
   void upload(const std::vector<float>& f);

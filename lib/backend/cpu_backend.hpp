@@ -55,6 +55,7 @@ class CpuBackend final : public Backend {
   void unpack_halo(int list) override;
   void download_raw(std::vector<std::byte>& f) override;
   void upload_raw(const std::vector<std::byte>& f) override;
+  std::byte* host_slots() override { return f_.data(); }
 
  private:
   template <class S>
