@@ -38,7 +38,6 @@ class CudaBackend final : public backend::Backend {
   CudaBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params, int device,
               physics::Storage storage = physics::Storage::float32, TableForm tables = TableForm::automatic,
               std::uint64_t odd_band_cells = automatic_bands);
-  std::uint32_t odd_bands() const { return bands_.bands; }  // the odd step's bands (1: numbering order)
 
   std::string description() const override;
   double bytes_per_cell() const override;

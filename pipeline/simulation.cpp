@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "lib/base/error.hpp"
+#include "lib/base/parallel_bytes.hpp"
 #include "lib/solve/time_scales.hpp"
 
 namespace rockperm::pipeline {
@@ -238,16 +239,6 @@ void copy_slots(const std::byte* from, std::byte* to, std::uint64_t stride, std:
   }
 }
 
-void zero_bytes(std::byte* p, std::uint64_t bytes) {
-  constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
-  const auto chunks = static_cast<std::int64_t>((bytes + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    const std::uint64_t a = static_cast<std::uint64_t>(k) * chunk;
-    std::memset(p + a, 0, std::min(chunk, bytes - a));
-  }
-}
-
 template <bool ToCells>
 void copy_owned_slots(std::size_t b, const std::byte* from, std::byte* to, std::uint64_t stride, std::uint32_t first,
                 std::uint32_t end) {
@@ -291,7 +282,7 @@ void Simulation::restore(const State& s) {
   // is read before it is written
   const std::uint64_t bytes = d3q19::q * stride * b;
   if (std::byte* slots = backend_->host_slots()) {
-    zero_bytes(slots, bytes);
+    zero_on_threads(slots, bytes);
     copy_owned_slots<false>(b, s.owned.data(), slots, stride, lat.owned_begin(), lat.owned_end());
   } else {
     std::vector<std::byte> f(bytes, std::byte{0});

@@ -4,11 +4,11 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <sstream>
 
 #include "lib/base/error.hpp"
 #include "lib/base/number.hpp"
+#include "lib/base/parallel_bytes.hpp"
 #include "lib/geometry/grey_map.hpp"
 
 namespace rockperm::geometry {
@@ -68,17 +68,8 @@ std::string LabelSelection::str() const {
 }
 
 PoreMask::PoreMask(const PoreMask& other) : dims(other.dims) {
-  constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
-  const std::uint64_t n = other.pore.size();
-  pore.resize(n);  // untouched (lib/base/uninitialized.hpp)
-  const auto chunks = static_cast<std::int64_t>((n + chunk - 1) / chunk);
-  const std::uint8_t* from = other.pore.data();
-  std::uint8_t* to = pore.data();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::uint64_t a = static_cast<std::uint64_t>(c) * chunk;
-    std::memcpy(to + a, from + a, std::min(chunk, n - a));
-  }
+  pore.resize(other.pore.size());  // untouched (lib/base/uninitialized.hpp)
+  copy_on_threads(pore.data(), other.pore.data(), pore.size());
 }
 
 PoreMask& PoreMask::operator=(const PoreMask& other) {

@@ -49,9 +49,8 @@ struct PoreMask {
   PoreMask() = default;
   PoreMask(const Dims& d, UninitializedBytes codes) : dims(d), pore(std::move(codes)) {}
   PoreMask(const Dims& d, const std::vector<std::uint8_t>& codes) : dims(d), pore(codes.begin(), codes.end()) {}
-  // A copy is made on the threads, each first touching the pages it fills: a vector's own copy
-  // runs on one thread, and the pore widths' copy of a one-rank 2000^3 scan took 3-4 s of its
-  // preparation that way (docs/PERFORMANCE.md "Large scans").
+  // A copy is made on the threads (lib/base/parallel_bytes.hpp): a vector's own copy runs on one
+  // thread, and the pore widths' copy of a one-rank 2000^3 scan took 3-4 s of its preparation.
   PoreMask(const PoreMask& other);
   PoreMask& operator=(const PoreMask& other);
   PoreMask(PoreMask&&) noexcept = default;
