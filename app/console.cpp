@@ -17,10 +17,27 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
   std::printf("geometry    %s voxels of %g um, flow along %c, lateral faces %s\n", s.dims.str().c_str(),
               s.voxel_size_um, "xyz"[flow.flow_axis], flow.any_lateral_periodic() ? "periodic" : "sealed");
   const geometry::PercolationReport& perc = s.percolation;
-  std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
-              perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
-              spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
   const std::vector<geometry::GreyPhase> grey = spec.sample.grey();
+  if (grey.empty()) {
+    std::printf("pore space  porosity %.4f, connected %.4f (%.2f %% of the pore removed%s); %llu fluid cells\n",
+                perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
+                spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
+  } else {  // the resolved pores apart from the grey voxels, and the total with the grey phases' own pores
+    std::uint64_t grey_voxels = 0, grey_connected = 0;
+    double own = 0;
+    for (std::size_t c = 0; c < grey.size(); ++c) {
+      grey_voxels += s.grey_voxels_before[c];
+      grey_connected += s.grey_voxels[c];
+      own += grey[c].porosity * static_cast<double>(s.grey_voxels_before[c]);
+    }
+    const double voxels = static_cast<double>(perc.voxels);
+    std::printf("pore space  porosity %.4f resolved, connected %.4f; total %.4f with the grey phases' own pores "
+                "(%.2f %% of the pore and grey voxels removed%s); %llu fluid cells\n",
+                static_cast<double>(perc.pore - grey_voxels) / voxels,
+                static_cast<double>(perc.connected - grey_connected) / voxels,
+                (static_cast<double>(perc.pore - grey_voxels) + own) / voxels, 100.0 * perc.removed_fraction(),
+                spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
+  }
   const geometry::GreyMap& map = spec.sample.grey_map;
   if (map.enabled() && !grey.empty()) {  // a phase per intensity: the map in one line, over the phases present
     std::uint64_t voxels = 0, connected = 0;
@@ -127,24 +144,40 @@ void print_fields(const pipeline::FieldsWritten& f, const pipeline::FieldSpec& s
               static_cast<long long>(f.cells[2]), f.seconds, spec.pressure_gradient_pa_per_m, spec.viscosity_pa_s);
 }
 
+namespace {
+// ", total 0.3000 with the grey phases' own pores" where grey phases are declared
+std::string total_porosity_text(const pipeline::SampleResult& r) {
+  if (!r.grey.any()) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, ", total %.4f with the grey phases' own pores", r.total_porosity());
+  return text;
+}
+}  // namespace
+
 void print_result(const pipeline::SampleResult& r, const std::filesystem::path& report) {
   const physics::Permeability& k = r.k;
   const bool f_alone = r.formation_factor_alone();
   if (f_alone) {
     std::printf("\npermeability  not solved (run.formation_factor = only: F alone)\n");
-    std::printf("porosity      %.4f (connected %.4f)\n", r.porosity(), r.connected_porosity());
+    std::printf("porosity      %.4f%s (connected %.4f)%s\n", r.porosity(), r.grey.any() ? " resolved" : "",
+                r.connected_porosity(), total_porosity_text(r).c_str());
   } else {
     std::printf("\npermeability  %.6g mD  (%.6g darcy, %.6e m^2, %.6g voxel^2)\n", k.k_md, k.k_darcy, k.k_m2,
                 k.k_lattice);
-    std::printf("porosity      %.4f (connected %.4f)   tortuosity %.4f   Re %.2e   Ma %.2e\n",
-                r.porosity(), r.connected_porosity(), k.tortuosity, k.reynolds, k.mach);
+    std::printf("porosity      %.4f (connected %.4f)%s   tortuosity %.4f   Re %.2e   Ma %.2e\n",
+                r.porosity(), r.connected_porosity(), total_porosity_text(r).c_str(), k.tortuosity, k.reynolds, k.mach);
   }
   if (r.conduction.done) {
     const pipeline::ConductionReport& c = r.conduction;
     std::printf("formation     F %.6g +- %.2g (relative) along %c: tortuosity factor F phi %.4g, Archie m %.4g at "
-                "phi %.4f (%lld iterations, %.2f s on %s, %.2f s of it setting up)\n",
+                "total connected porosity %.4f (%lld iterations, %.2f s on %s, %.2f s of it setting up)\n",
                 c.formation_factor, c.error, "xyz"[r.flow.flow_axis], c.tortuosity_factor, c.cementation_exponent,
                 c.porosity, static_cast<long long>(c.iterations), c.seconds, c.device == "host" ? "the host's cores" : c.device.c_str(), c.setup_seconds);
+    if (c.formation_factor_interior > 0) {
+      std::printf("              F of the interior alone %.6g (%+.2f %%): a representative-volume check, F is the whole "
+                  "sample's\n",
+                  c.formation_factor_interior, 100.0 * (c.formation_factor_interior / c.formation_factor - 1.0));
+    }
     if (!c.device_note.empty()) std::printf("formation     not on the GPU: %s\n", c.device_note.c_str());
   } else if (r.conduction.asked) {
     std::printf("formation     not made: %s\n", r.conduction.note.c_str());
@@ -178,16 +211,20 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
   }
   const pipeline::FlowSpec& flow = r.flow;
   if (flow.inlet_outlet != geometry::InletOutlet::periodic && !f_alone) {
-    std::printf(
-        "inlet/outlet  %s; the pressure gradient inside the sample adds %.2f %% to the body force "
-        "(k corrected; read %lld planes in from each face)\n",
-        flow.inlet_outlet == geometry::InletOutlet::buffer
-            ? (std::to_string(flow.buffer_layers) + " buffer layers").c_str()
-            : "mirrored",
-        100.0 * (r.drive.acceleration / flow.force - 1.0), static_cast<long long>(r.drive.drop.margin));
-    std::printf("              read across the whole sample it would add %.2f %% (the faces' own effects "
-                "included)\n",
-                100.0 * (r.drive.end_planes / flow.force - 1.0));
+    if (flow.inlet_outlet == geometry::InletOutlet::buffer) {
+      std::printf("inlet/outlet  %d buffer layers; k across the whole sample, face to face: the pressure falling "
+                  "through it adds %.2f %% to the body force\n",
+                  flow.buffer_layers, 100.0 * (r.drive.acceleration / flow.force - 1.0));
+    } else {
+      std::printf("inlet/outlet  mirrored; k across the whole sample, the mirrored period read whole (its junctions "
+                  "are equipotential faces)\n");
+    }
+    if (r.k_interior_md > 0) {
+      std::printf("interior      k %.6g mD over the middle planes (%lld in from each face), %+.2f %% off the whole "
+                  "sample: a representative-volume check\n",
+                  r.k_interior_md, static_cast<long long>(r.drive.interior.margin),
+                  100.0 * pipeline::interior_difference(r));
+    }
   }
   const char* ended = r.converged() ? "converged"
                       : r.status == pipeline::RunStatus::interrupted ? "INTERRUPTED"

@@ -68,7 +68,7 @@ class GpuEngine final : public solve::ConductionEngine {
       launch_conduction_conductances(owned, op.begin(), neighbour_.data(), sigma.data(), conductance_.data(), stream_.get());
       stream_.synchronize();
     }
-    if (reading.kind == ConductionReadingSlabs::Kind::interior) {
+    if (reading.kind == ConductionReadingSlabs::Kind::sample) {
       std::vector<std::int32_t> t(owned);
 #pragma omp parallel for schedule(static)
       for (std::uint64_t i = 0; i < owned; ++i) {
@@ -132,7 +132,7 @@ class GpuEngine final : public solve::ConductionEngine {
   void read(std::vector<double>& planes) override {
     exchange(x_);
     launch_conduction_read(view_, reading_, x_.data(), out_.data(), stream_.get());
-    collect<4>(planes);
+    collect<3>(planes);
   }
 
   std::vector<double> solution() override {

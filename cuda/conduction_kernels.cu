@@ -94,9 +94,11 @@ __global__ void direct_kernel(ConductionOperatorView op, double beta, const doub
 }
 
 __global__ void read_kernel(ConductionOperatorView op, solve::ConductionReadingSlabs rd, const double* x, double* out) {
-  double acc[4] = {0.0, 0.0, 0.0, 0.0};
+  double acc[3] = {0.0, 0.0, 0.0};
+  const bool sample = rd.kind == solve::ConductionReadingSlabs::Kind::sample;
   for (std::uint64_t i = op.plane_first[blockIdx.x] + threadIdx.x; i < op.plane_end[blockIdx.x]; i += plane_threads) {
     const double xc = x[op.begin + i];
+    const std::int64_t t = sample ? op.coordinate[i] : 0;
     for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
       const std::uint32_t j = op.neighbour[i * faces + f];
       if (j == none) continue;
@@ -104,14 +106,10 @@ __global__ void read_kernel(ConductionOperatorView op, solve::ConductionReadingS
       const double drop = xc - x[j] + (f / 2 == rd.axis ? 1.0 : 0.0);
       acc[0] += g * drop * drop;
       if (f / 2 == rd.axis) acc[1] += g * drop;
-    }
-    if (rd.kind == solve::ConductionReadingSlabs::Kind::interior) {
-      const std::int64_t t = op.coordinate[i];
-      if (t >= rd.in && t < rd.in + rd.window) acc[2] += xc;
-      if (t >= rd.out && t < rd.out + rd.window) acc[3] += xc;
+      if (sample) acc[2] += solve::conduction::sample_share(t, f / 2 == rd.axis, g, rd.in, rd.out) * g * drop * drop;
     }
   }
-  block_sum<4>(acc, out);
+  block_sum<3>(acc, out);
 }
 
 __device__ inline double level_product(const ConductionLevelView& L, const double* x, std::uint64_t i) {

@@ -23,7 +23,7 @@ struct ConductionOperatorView {
   const double* conductance;         // 0 where there is no neighbour
   const double* diagonal;
   const double* inverse;
-  const std::int32_t* coordinate;    // global coordinate along the drive's axis (interior readings only; else null)
+  const std::int32_t* coordinate;    // global coordinate along the drive's axis (the sample reading between buffers only; else null)
   const std::uint64_t* plane_first;  // per owned plane, its owned cells [first, end) counted from `begin`
   const std::uint64_t* plane_end;
   std::uint32_t planes = 0;

@@ -340,12 +340,13 @@ void CudaBackend::set_planes(int axis, Uninitialized<std::uint16_t> plane_of_own
   planes_ = planes;
   plane_of_ = DeviceBuffer<std::uint16_t>(plane_of_owned.size());
   if (!plane_of_owned.empty()) plane_of_.upload(plane_of_owned.data(), plane_of_owned.size());
-  plane_out_ = DeviceBuffer<unsigned long long>(2 * static_cast<std::size_t>(planes));
+  plane_out_ = DeviceBuffer<unsigned long long>(3 * static_cast<std::size_t>(planes));
 }
 
 void CudaBackend::plane_sums(backend::PlaneSums& out) {
   out.drho.assign(planes_, 0);
   out.flux.assign(planes_, 0);
+  out.weighted.assign(planes_, 0);
   if (planes_ == 0) return;
   const Stream& s = main_stream();
   ROCKPERM_CUDA_CHECK(cudaMemsetAsync(plane_out_.data(), 0, plane_out_.bytes(), s.get()));
@@ -360,6 +361,7 @@ void CudaBackend::plane_sums(backend::PlaneSums& out) {
   for (std::uint32_t p = 0; p < planes_; ++p) {
     out.drho[p] = static_cast<std::int64_t>(host[p]);
     out.flux[p] = static_cast<std::int64_t>(host[planes_ + p]);
+    out.weighted[p] = static_cast<std::int64_t>(host[2 * static_cast<std::size_t>(planes_) + p]);
   }
 }
 

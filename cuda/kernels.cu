@@ -152,7 +152,7 @@ __global__ void plane_sums_kernel(const S* __restrict__ f, std::uint64_t stride,
   extern __shared__ unsigned long long bins[];
   unsigned long long* target = shared_bins ? bins : out;
   if (shared_bins) {
-    for (std::uint32_t b = threadIdx.x; b < 2 * planes; b += blockDim.x) bins[b] = 0;
+    for (std::uint32_t b = threadIdx.x; b < 3 * planes; b += blockDim.x) bins[b] = 0;
     __syncthreads();
   }
   const std::uint32_t n = end - begin;
@@ -161,10 +161,11 @@ __global__ void plane_sums_kernel(const S* __restrict__ f, std::uint64_t stride,
     const std::uint32_t plane = plane_of[k];
     atomicAdd(&target[plane], static_cast<unsigned long long>(v.drho));  // two's complement: signed sums
     atomicAdd(&target[planes + plane], static_cast<unsigned long long>(v.flux));
+    atomicAdd(&target[2 * planes + plane], static_cast<unsigned long long>(v.weighted));
   }
   if (shared_bins) {
     __syncthreads();
-    for (std::uint32_t b = threadIdx.x; b < 2 * planes; b += blockDim.x) {
+    for (std::uint32_t b = threadIdx.x; b < 3 * planes; b += blockDim.x) {
       if (bins[b] != 0) atomicAdd(&out[b], bins[b]);
     }
   }
@@ -374,7 +375,7 @@ void launch_plane_sums(const S* f, std::uint64_t stride, std::uint32_t begin, st
                        const physics::CollisionParams& p, unsigned long long* out, int blocks,
                        cudaStream_t stream) {
   if (end <= begin) return;
-  const std::size_t shared = 2 * static_cast<std::size_t>(planes) * sizeof(unsigned long long);
+  const std::size_t shared = 3 * static_cast<std::size_t>(planes) * sizeof(unsigned long long);
   const bool shared_bins = shared <= 48 * 1024;
   const int grid = static_cast<int>(std::min<std::uint32_t>(grid_for(end - begin), static_cast<std::uint32_t>(blocks)));
   plane_sums_kernel<S><<<grid, block_threads, shared_bins ? shared : 0, stream>>>(f, stride, begin, end, plane_of, axis,

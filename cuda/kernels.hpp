@@ -52,7 +52,7 @@ template <class S>
 void launch_macroscopic(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
                         const physics::CollisionParams& p, float* out, cudaStream_t stream);
 // Fixed-point plane sums (cell_plane_values) of the cells [begin, end) added into out[plane]
-// (drho) and out[planes + plane] (flux); plane_of[k] is the plane of cell begin + k. out must be
+// (drho), out[planes + plane] (flux) and out[2 planes + plane] (drho u); plane_of[k] is the plane of cell begin + k. out must be
 // zeroed first.
 template <class S>
 void launch_plane_sums(const S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,

@@ -20,7 +20,7 @@ namespace {
 // the decisions since it that did not read the field; a 0/1 flag before 2026-11-29 reads the same); 04: the
 // pressure extrapolation's state and held densities; 03: the header and populations carry a
 // checksum (every layout before 05 is refused: the loop's state has another size)
-constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '5'};
+constexpr char magic[8] = {'R', 'P', 'C', 'K', 'P', 'T', '0', '6'};
 
 // Plain bytes at the start of the file; the populations follow at `data_offset`.
 struct Header {

@@ -40,6 +40,7 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   problem.region_voxels = sample.dims.voxels();
   problem.sample_begin = sample.sample_begin;
   problem.sample_end = sample.sample_end;
+  problem.sample_voxels = sample.sample_dims.voxels();
   problem.interior = flow.inlet_outlet != geometry::InletOutlet::periodic;
   problem.tolerance = spec.execution.monitor.tolerance;
   problem.max_iterations = solve::ConductionProblem::automatic_iterations(sample.dims);
@@ -75,10 +76,9 @@ void add_conduction(const parallel::Comm& comm, const Simulation& simulation, co
   }
   r.done = true;
   r.formation_factor = solved.formation_factor();
+  if (solved.interior_conductivity > 0) r.formation_factor_interior = 1.0 / solved.interior_conductivity;
   // the porosity of F phi and m: the connected resolved pores and the grey phases' own pores
-  const double voxels = static_cast<double>(sample.sample_dims.voxels());
-  double porosity = result.connected_porosity();
-  for (const GreyPhaseReport& g : result.grey.phases) porosity += g.porosity * static_cast<double>(g.connected) / voxels;
+  const double porosity = result.connected_total_porosity();
   r.porosity = porosity;
   r.tortuosity_factor = r.formation_factor * porosity;
   r.cementation_exponent = porosity > 0 && porosity < 1 ? -std::log(r.formation_factor) / std::log(porosity) : 0.0;

@@ -44,12 +44,24 @@ std::string verdict(const SampleResult& r) {
   o << "; " << std::setprecision(2) << std::fixed << 100.0 * r.narrow_flow_fraction << std::defaultfloat
     << " % of the flow passes pores narrower than 3 voxels";
   if (r.narrow_flow_fraction > narrow_flow_limit) o << ", where k is under-resolved: a finer scan would change it";
+  const double apart = interior_difference(r);
+  const double stated = std::isfinite(r.error_estimate) ? r.error_estimate : r.tolerance;
+  if (apart != 0 && std::abs(apart) > stated) {
+    o << "; the interior (the middle ~70 % along the flow) gives " << std::setprecision(5) << r.k_interior_md
+      << " mD, " << std::showpos << std::setprecision(2) << 100.0 * apart << std::noshowpos
+      << " % off the whole sample (" << (std::abs(apart) > 0.1 ? "not representative along the flow" : "a check, not the answer")
+      << ")";
+  }
   const double h0 = r.k_halves_md[0], h1 = r.k_halves_md[1];
   if (h0 > 0 && h1 > 0 && std::abs(h0 - h1) > 0.2 * 0.5 * (h0 + h1)) {
     o << "; its two halves give " << std::setprecision(3) << h0 << " and " << h1
       << " mD: smaller than a representative volume";
   }
   return o.str();
+}
+
+double interior_difference(const SampleResult& r) {
+  return r.k_interior_md > 0 && r.k.k_md > 0 ? r.k_interior_md / r.k.k_md - 1.0 : 0.0;
 }
 
 std::uint64_t GreyReport::voxels() const {
@@ -76,6 +88,18 @@ double SampleResult::porosity() const {
 
 double SampleResult::connected_porosity() const {
   return static_cast<double>(percolation.connected - grey.connected()) / static_cast<double>(percolation.voxels);
+}
+
+double SampleResult::total_porosity() const {
+  return porosity() + grey.subresolution_porosity(percolation.voxels);
+}
+
+double SampleResult::connected_total_porosity() const {
+  double pore = connected_porosity();
+  for (const GreyPhaseReport& g : grey.phases) {
+    pore += g.porosity * static_cast<double>(g.connected) / static_cast<double>(percolation.voxels);
+  }
+  return pore;
 }
 
 InputRecord input_record(const SampleResult& r) {
@@ -122,6 +146,7 @@ std::string to_json(const SampleResult& r) {
                              : ordered_json(nullptr);
   j["porosity"] = r.porosity();
   j["connected_porosity"] = r.connected_porosity();
+  j["total_porosity"] = r.total_porosity();
   j["removed_pore_fraction"] = r.percolation.removed_fraction();
   if (r.grey.any()) {  // sub-resolution porous phases (docs/ACCURACY.md, "Grey voxels")
     ordered_json phases = ordered_json::array();
@@ -138,7 +163,7 @@ std::string to_json(const SampleResult& r) {
     j["grey"] = {{"phases", phases},
                  {"flow_fraction", r.grey.flow_fraction},
                  {"subresolution_porosity", sub},
-                 {"total_porosity", r.porosity() + sub}};
+                 {"total_porosity", r.total_porosity()}};
     if (!r.grey.map.empty()) j["grey"]["map"] = {{"intensities", r.grey.map}, {"law", r.grey.law}};
     if (r.grey.without_asked) {
       j["grey"]["without_grey"] = {
@@ -170,7 +195,9 @@ std::string to_json(const SampleResult& r) {
                   {"5_to_10_voxels", r.width_fraction[2]},
                   {"10_voxels_and_over", r.width_fraction[3]}}},
                 {"flow_fraction_under_3_voxels", r.narrow_flow_fraction},
-                {"k_halves_mD", halves}};
+                {"k_halves_mD", halves},
+                {"k_interior_mD", r.k_interior_md > 0 ? ordered_json(r.k_interior_md) : ordered_json(nullptr)},
+                {"interior_difference", r.k_interior_md > 0 ? ordered_json(interior_difference(r)) : ordered_json(nullptr)}};
   if (r.resolution.asked) {
     const ResolutionStudy& rs = r.resolution;
     j["resolution"] = {{"done", rs.done},
@@ -192,6 +219,8 @@ std::string to_json(const SampleResult& r) {
                        {"note", c.note},
                        {"formation_factor", value(c.formation_factor)},
                        {"formation_factor_error", value(c.error)},
+                       {"formation_factor_interior",
+                        c.done && c.formation_factor_interior > 0 ? ordered_json(c.formation_factor_interior) : ordered_json(nullptr)},
                        {"porosity", value(c.porosity)},
                        {"tortuosity_factor", value(c.tortuosity_factor)},
                        {"cementation_exponent", value(c.cementation_exponent)},
@@ -225,8 +254,9 @@ std::string to_json(const SampleResult& r) {
                    {"buffer_layers", f.buffer_layers},
                    {"edge_contacts", to_string(f.edge_contacts)},
                    {"drive_ratio", r.drive.acceleration / f.force},
-                   {"drive_ratio_end_planes", r.drive.end_planes / f.force},
-                   {"pressure_margin_planes", r.drive.drop.margin}};
+                   {"drive_ratio_interior", r.drive.has_interior() ? ordered_json(r.drive.interior_acceleration / f.force)
+                                                                   : ordered_json(nullptr)},
+                   {"interior_margin_planes", r.drive.interior.margin}};
   j["model"] = {{"collision", name_in(physics::collision_names, f.collision)},
                 {"tau", f.tau},
                 {"tau_choice", f.auto_tau ? "auto" : "given"},

@@ -151,8 +151,9 @@ std::string to_html(const SampleResult& r) {
     row("k-error", "estimated error of k (relative)", num(r.error_estimate, 3));
     row("flux-spread", "flux spread across the planes", num(r.flux_nonuniformity, 3));
   }
-  row("porosity", "porosity", num(r.percolation.total_porosity(), 6));
-  row("connected-porosity", "connected porosity", num(r.percolation.connected_porosity(), 6));
+  row("porosity", "porosity of the resolved pores", num(r.porosity(), 6));
+  row("connected-porosity", "connected porosity (resolved pores joining the faces)", num(r.connected_porosity(), 6));
+  if (r.grey.any()) row("total-porosity", "total porosity (resolved and the grey phases' own pores)", num(r.total_porosity(), 6));
   if (has_k) {
     row("tortuosity", "tortuosity", num(r.k.tortuosity, 5));
     row("reynolds", "Reynolds number", num(r.k.reynolds, 3));

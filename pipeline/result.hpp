@@ -42,7 +42,7 @@ inline constexpr double mach_limit = 0.1;
 
 // A condition the user should know about; `field` names the spec member that would change it.
 struct Warning {
-  std::string code;     // stable identifier: not_converged, reynolds, mach, uneven_pressure
+  std::string code;     // stable identifier: not_converged, reynolds, mach, interior_differs, ...
   std::string message;  // one line, without option names
   double value = 0;     // the quantity that triggered it
   std::string field;    // e.g. "execution.max_steps", "flow.force"
@@ -146,6 +146,9 @@ struct ConductionReport {
   std::string note;                // why it was not made, or what limits it
   double formation_factor = 0;     // F = sigma_w / sigma_eff along the flow axis
   double error = 0;                // stated, relative (as k's)
+  // between buffers or mirrored: F read over the sample's interior only, a representative-volume
+  // check beside the whole sample's F (0: none, periodic or shorter than 8 planes)
+  double formation_factor_interior = 0;
   double porosity = 0;             // phi of F phi and of Archie's m: resolved and sub-resolution pores of the sample
   double tortuosity_factor = 0;    // F phi
   double cementation_exponent = 0; // m = -ln F / ln phi (Archie, a = 1)
@@ -192,6 +195,9 @@ struct SampleResult {
   std::array<double, geometry::width_classes> width_fraction{};
   double narrow_flow_fraction = 0;
   std::array<double, 2> k_halves_md{};
+  // buffers and mirror: k read over the sample's interior only (lib/solve/pressure_planes.hpp), a
+  // representative-volume check beside the whole sample's k; 0 where there is none
+  double k_interior_md = 0;
   GreyReport grey;
   ResolutionStudy resolution;
   ConductionReport conduction;
@@ -199,6 +205,11 @@ struct SampleResult {
   // the percolation filter: PercolationReport's where no grey phase is declared
   double porosity() const;
   double connected_porosity() const;
+  // the total porosity a lab measures on the plug: the resolved pores and each grey phase's own
+  // porosity times its voxels (before the filter); and the same of the connected space, the
+  // porosity of F phi and Archie's m. Equal to the two above where no grey phase is declared.
+  double total_porosity() const;
+  double connected_total_porosity() const;
   int drive_adjustments = 0;     // times the auto force was lowered during the run (flow.force: the last)
   double mass_drift = 0;
   solve::SampleDrive drive;      // the drive k is divided by (g without buffers or mirror)
@@ -224,5 +235,8 @@ struct SampleResult {
   // RunRequest::keep_fields (rank 0): velocity and pressure on the sample's voxels
   std::shared_ptr<const FlowFields> fields;
 };
+
+// The interior's k over the whole sample's, less 1 (0 where there is no interior reading).
+double interior_difference(const SampleResult& r);
 
 }  // namespace rockperm::pipeline

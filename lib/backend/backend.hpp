@@ -33,9 +33,10 @@ struct Macroscopic {
 };
 
 // Sums over the planes across one axis of a backend's owned cells, fixed point
-// (physics plane_fixed_scale, lib/physics/flow_sums.hpp): drho[p] and flux[p] for plane p.
+// (physics plane_fixed_scale, lib/physics/flow_sums.hpp): drho[p] and flux[p] for plane p, and
+// weighted[p] the sum of drho u along the axis (plane_weighted_scale).
 struct PlaneSums {
-  std::vector<std::int64_t> drho, flux;
+  std::vector<std::int64_t> drho, flux, weighted;
 };
 
 // A contiguous range of local cell indices [begin, end).

@@ -203,6 +203,7 @@ void CpuBackend::set_planes(int axis, Uninitialized<std::uint16_t> plane_of_owne
 void CpuBackend::plane_sums(PlaneSums& out) {
   out.drho.assign(planes_, 0);
   out.flux.assign(planes_, 0);
+  out.weighted.assign(planes_, 0);
   const auto stride = lattice_.stride();
   const std::int64_t first = owned_.begin, n = owned_.size();
   each_storage([&](auto slot) {
@@ -210,18 +211,20 @@ void CpuBackend::plane_sums(PlaneSums& out) {
     const S* f = slots<S>();
 #pragma omp parallel
     {
-      std::vector<std::int64_t> drho(planes_, 0), flux(planes_, 0);
+      std::vector<std::int64_t> drho(planes_, 0), flux(planes_, 0), weighted(planes_, 0);
 #pragma omp for schedule(static) nowait
       for (std::int64_t k = 0; k < n; ++k) {
         const auto cell = static_cast<std::uint32_t>(first + k);
         const physics::PlaneValues v = physics::cell_plane_values(f, stride, cell, plane_axis_, params_);
         drho[plane_of_[k]] += v.drho;
         flux[plane_of_[k]] += v.flux;
+        weighted[plane_of_[k]] += v.weighted;
       }
 #pragma omp critical
       for (std::uint32_t p = 0; p < planes_; ++p) {  // integer sums: the order does not matter
         out.drho[p] += drho[p];
         out.flux[p] += flux[p];
+        out.weighted[p] += weighted[p];
       }
     }
   });

@@ -190,16 +190,45 @@ namespace {
 ConductionReadingSlabs reading_of(const ConductionProblem& p) {
   ConductionReadingSlabs r;
   r.axis = p.axis;
-  if (!p.interior) return r;
-  const std::int64_t length = p.sample_end - p.sample_begin;
-  if (length >= 8) {
-    const InteriorSlabs s = interior_slabs(p.sample_begin, p.sample_end);
-    r = {ConductionReadingSlabs::Kind::interior, s.in, s.out, s.window, static_cast<double>(s.out - s.in), p.axis};
-  } else if (p.sample_begin > 0) {  // the planes just outside a short sample
-    r = {ConductionReadingSlabs::Kind::interior, p.sample_begin - 1, p.sample_end, 1, static_cast<double>(length + 1), p.axis};
-  }  // a short mirrored sample: the period's energy (it is the sample twice)
+  if (!p.interior || p.sample_begin == 0) return r;  // periodic, or mirrored: the whole period's energy
+  if (p.sample_voxels == 0) throw RuntimeFailure("internal: conduction between buffers without the sample's voxels");
+  // between buffers: the dissipation of the sample's own faces, between the planes just outside them
+  r.kind = ConductionReadingSlabs::Kind::sample;
+  r.in = p.sample_begin - 1;
+  r.out = p.sample_end;
+  r.sample_voxels = static_cast<double>(p.sample_voxels);
   return r;
 }
+
+// The interior reading of the finished potential, a representative-volume check: the current
+// density over the mean field between the interior slabs (lib/solve/pressure_planes.hpp); 0
+// where the sample has no interior (shorter than 8 planes, or periodic).
+double interior_conductivity(const ConductionOperator& op, const ConductionProblem& p, const std::vector<double>& x,
+                             double current) {
+  if (!p.interior || p.sample_end - p.sample_begin < 8) return 0.0;
+  const InteriorSlabs s = interior_slabs(p.sample_begin, p.sample_end);
+  const std::array<double, 4> t = op.sums<4>([&](std::uint32_t c, std::uint64_t i, std::array<double, 4>& a) {
+    const std::int64_t z = op.coordinate(c, p.axis);
+    if (z >= s.in && z < s.in + s.window) {
+      a[0] += x[i];
+      a[1] += 1;
+    }
+    if (z >= s.out && z < s.out + s.window) {
+      a[2] += x[i];
+      a[3] += 1;
+    }
+  });
+  if (t[1] == 0 || t[3] == 0) return 0.0;
+  const double field = 1.0 - (t[2] / t[3] - t[0] / t[1]) / static_cast<double>(s.out - s.in);
+  return field > 0 ? current / field : 0.0;
+}
+
+// A residual this small is the sums' rounding: the solve has nothing left to gain.
+constexpr double rounding_residual = 1e-13;
+// The stated error of a solve that ended at rounding: the relative residual bounds the change still
+// to come (with the multigrid's well-conditioned operator), and no reading is finer than the
+// rounding of its sums.
+double rounding_error(double residual) { return std::max(residual, 1e-14); }
 
 // The host's cores: the reference engine.
 class HostEngine final : public ConductionEngine {
@@ -257,8 +286,9 @@ class HostEngine final : public ConductionEngine {
     op_.exchange(x_.data());
     const ConductionReadingSlabs& rd = reading_;
     const int axis = rd.axis;
-    const bool interior = rd.kind == ConductionReadingSlabs::Kind::interior;
-    planes = op_.plane_sums<4>([&](std::uint32_t c, std::uint64_t i, std::array<double, 4>& a) {
+    const bool sample = rd.kind == ConductionReadingSlabs::Kind::sample;
+    planes = op_.plane_sums<3>([&](std::uint32_t c, std::uint64_t i, std::array<double, 3>& a) {
+      const std::int64_t t = sample ? op_.coordinate(c, axis) : 0;
       for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
         const std::uint32_t j = op_.neighbour(i, f);
         if (j == none) continue;
@@ -266,11 +296,7 @@ class HostEngine final : public ConductionEngine {
         const double drop = x_[c] - x_[j] + (f / 2 == axis ? 1.0 : 0.0);
         a[0] += g * drop * drop;
         if (f / 2 == axis) a[1] += g * drop;  // the current ahead
-      }
-      if (interior) {
-        const std::int64_t t = op_.coordinate(c, axis);
-        if (t >= rd.in && t < rd.in + rd.window) a[2] += x_[c];
-        if (t >= rd.out && t < rd.out + rd.window) a[3] += x_[c];
+        if (sample) a[2] += conduction::sample_share(t, f / 2 == axis, g, rd.in, rd.out) * g * drop * drop;
       }
     });
   }
@@ -334,24 +360,18 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
   double rho = op.total<1>(planes)[0];
   const double rho0 = rho;
 
-  // the interior slabs' conducting cells
-  std::array<double, 2> slab_cells{};
-  if (reading.kind == ConductionReadingSlabs::Kind::interior) {
-    slab_cells = op.sums<2>([&](std::uint32_t c, std::uint64_t, std::array<double, 2>& a) {
-      const std::int64_t t = op.coordinate(c, axis);
-      if (t >= reading.in && t < reading.in + reading.window) a[0] += 1;
-      if (t >= reading.out && t < reading.out + reading.window) a[1] += 1;
-    });
-  }
-  // sigma_eff / sigma_w from the iterate x; `field` the mean field it divides by
-  double field = 1.0;
+  // sigma_eff / sigma_w from the iterate x; `field` the mean field it divides by (for the sample's
+  // own dissipation P per voxel, P / J: the uniform field that dissipates as much)
+  double field = 1.0, current = 0.0;
   const auto conductivity = [&] {
     engine->read(planes);
-    const std::array<double, 4> s = op.total<4>(planes);
+    const std::array<double, 3> s = op.total<3>(planes);
+    current = s[1] / voxels;  // per voxel of cross-section
     if (reading.kind == ConductionReadingSlabs::Kind::energy) return s[0] / voxels;
-    if (slab_cells[0] == 0 || slab_cells[1] == 0) return 0.0;
-    field = 1.0 - (s[3] / slab_cells[1] - s[2] / slab_cells[0]) / reading.length;
-    return field > 0 ? s[1] / voxels / field : 0.0;
+    const double dissipation = s[2] / reading.sample_voxels;
+    if (!(dissipation > 0) || !(current > 0)) return 0.0;
+    field = dissipation / current;
+    return current / field;
   };
 
   const std::int64_t interval = std::max<std::int64_t>(1, problem.check_interval);
@@ -376,11 +396,17 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
         if (at >= n - back && at < n) result.error = std::max(result.error, std::abs(sigma - value) / sigma);
       }
     }
-    // no drive, or solved to rounding (going on would only stir the rounding up): the change
-    // read so far is the error, where there is one
-    if (rho0 == 0 || rho == 0 || result.residual < 1e-13) {
-      if (result.error >= 1.0) result.error = 0;
+    // no drive, or solved to rounding (going on would only stir the rounding up): the readings
+    // behind are those of earlier iterates (on a small sample the start itself), not this one's
+    // error; what is left to change is bounded by the residual
+    if (rho0 == 0 || rho == 0) {
+      result.error = 0;
       result.converged = true;
+      return true;
+    }
+    if (result.residual < rounding_residual) {
+      result.error = rounding_error(result.residual);
+      result.converged = result.error <= problem.tolerance;
       return true;
     }
     if (progress) progress({n, sigma, result.error, result.residual});
@@ -417,10 +443,11 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
     if (n % interval == 0 || n >= limit) done = check();
   }
   if (!done && (history.empty() || history.back().first != n)) check();
-  if (exhausted && result.residual < problem.tolerance) {  // nothing left to change
-    result.converged = true;
-    result.error = 0;
+  if (exhausted && result.residual < problem.tolerance) {  // nothing left to change but rounding
+    result.error = rounding_error(result.residual);
+    result.converged = result.error <= problem.tolerance;
   }
+  if (result.conductivity > 0) result.interior_conductivity = interior_conductivity(op, problem, engine->solution(), current);
   result.field = field;
   result.device = engine->where();
   result.setup_seconds = setup_seconds;

@@ -21,14 +21,25 @@
 //    per voxel of the period. CG lowers it at every iteration towards its limit (Thomson's
 //    principle: the energy is an upper bound of sigma_eff, and its decrease over iterations n-d..n
 //    is the energy-norm error of iterate n-d less that of n);
-//  - buffers or the mirror image: the current per voxel of cross-section (the same through every
-//    plane at convergence) over the mean field inside the sample, G less the gradient of the
-//    plane-mean potential between the interior slabs of the pressure reading
-//    (lib/solve/pressure_planes.hpp: interior_slabs), so that the faces' constriction of the
-//    current into the pores is not charged to the rock.
+//  - mirror image: the same over the mirrored period, which is the sample between two
+//    equipotential faces twice (the potential is odd about the junctions);
+//  - buffers: the whole sample, face to face, as a lab measures a plug and PoreSpy's
+//    tortuosity_fd reads it, from the power the sample itself dissipates: sigma_eff = J^2 / P,
+//    J the current per voxel of cross-section, P the dissipation of the sample's own faces per
+//    voxel of the sample (a face between a brine cell and a sample cell counted for the sample's
+//    half of it, conduction::sample_share). The current's constriction into the pores of a face is
+//    the sample's, as between a core holder's platens. Held at equipotential faces the sample
+//    would dissipate least (Thomson), so the buffers' reading lies above that value, by second
+//    order in how unevenly they feed the faces: 0.24 % on a 24-plane random sample where the
+//    plane-mean potential beside the faces read 1.9 % above it (docs/ACCURACY.md, "The whole
+//    sample"). The interior reading (lib/solve/pressure_planes.hpp: interior_slabs) is read from
+//    the finished potential beside it, as a representative-volume check.
 // The stated error is the largest relative change of that value against its readings over the
 // last half of the iterations (at least two checks back); the solve stops when it and the
-// relative residual are both below `tolerance` at two consecutive checks.
+// relative residual are both below `tolerance` at two consecutive checks. A solve that reaches
+// the rounding of its sums (relative residual below 1e-13) stops there, its stated error the
+// residual: the readings behind it are earlier iterates' (on a small sample, the start's), not
+// its own error.
 //
 // Every sum (dot products, currents, potentials) is taken plane by plane along z in a fixed
 // order, each plane on one thread, and the planes' sums are added in plane order: the same
@@ -57,6 +68,7 @@ struct ConductionProblem {
   // (buffers or mirror image), else the whole period is the sample
   std::int64_t sample_begin = 0, sample_end = 0;
   bool interior = false;
+  std::uint64_t sample_voxels = 0;  // the sample's voxels, conducting or not (needed between buffers)
   double tolerance = 1e-4;            // relative, for the stated error and the residual
   std::int64_t max_iterations = 0;    // 0: automatic (ConductionProblem::automatic_iterations)
   std::int64_t check_interval = 10;   // iterations between readings
@@ -83,6 +95,9 @@ struct ConductionResult {
   double error = 0;            // stated, relative (the change over the last quarter of the iterations)
   double residual = 0;         // relative, sqrt(r.z / r0.z0)
   double field = 1;            // the mean field inside the sample per unit of the drive G (1: the energy reading)
+  // between buffers or mirrored (8 planes or more): sigma_eff / sigma_w read over the sample's
+  // interior only (the pressure reading's interior slabs), a representative-volume check; 0: none
+  double interior_conductivity = 0;
   double formation_factor() const { return conductivity > 0 ? 1.0 / conductivity : 0.0; }
   std::int64_t iterations = 0;
   double seconds = 0;

@@ -25,6 +25,12 @@ double PressureProfile::mean_rho(std::int64_t first, std::int64_t end) const {
   return sum / planes;
 }
 
+double PressureProfile::flux_weighted_rho(std::int64_t p) const {
+  const auto i = static_cast<std::size_t>(p);
+  if (i >= weighted_sum.size() || flux_sum[i] == 0.0) return mean_rho(p, p + 1);
+  return 1.0 + weighted_sum[i] / flux_sum[i];
+}
+
 double PressureProfile::darcy_velocity(std::int64_t first, std::int64_t end) const {
   double sum = 0;
   for (std::int64_t p = first; p < end; ++p) sum += flux_sum[p];
@@ -50,9 +56,13 @@ PressureProfile pressure_profile(const backend::PlaneSums& sums, const std::vect
   out.drho_fixed = sums.drho;
   out.drho_sum.resize(sums.drho.size());
   out.flux_sum.resize(sums.flux.size());
+  out.weighted_sum.resize(sums.weighted.size());
   for (std::size_t p = 0; p < sums.drho.size(); ++p) {
     out.drho_sum[p] = static_cast<double>(sums.drho[p]) / physics::plane_fixed_scale;
     out.flux_sum[p] = static_cast<double>(sums.flux[p]) / physics::plane_fixed_scale;
+  }
+  for (std::size_t p = 0; p < sums.weighted.size(); ++p) {
+    out.weighted_sum[p] = static_cast<double>(sums.weighted[p]) / physics::plane_weighted_scale;
   }
   out.cells = cells;
   out.area = area;
@@ -93,6 +103,7 @@ PressureProfile PlaneReader::read() const {
   backend_.plane_sums(sums);
   sums.drho = comm_.sum(sums.drho);
   sums.flux = comm_.sum(sums.flux);
+  sums.weighted = comm_.sum(sums.weighted);
   return pressure_profile(sums, cells_, area_);
 }
 
@@ -135,30 +146,42 @@ double effective_acceleration(double g, const PressureDrop& drop) {
   return g - (drop.rho_out - drop.rho_in) / 3.0 / (rho * drop.length);
 }
 
+double whole_sample_acceleration(double g, const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
+  PressureDrop d;
+  d.rho_in = profile.flux_weighted_rho(begin - 1);
+  d.rho_out = profile.flux_weighted_rho(end);
+  d.length = static_cast<double>(end - begin + 1);
+  return effective_acceleration(g, d) * d.length / static_cast<double>(end - begin);
+}
+
 SampleDrive sample_drive(const PressureProfile& profile, double g, std::int64_t begin, std::int64_t end) {
   SampleDrive d;
-  d.drop = interior_drop(profile, begin, end);
-  d.acceleration = effective_acceleration(g, d.drop);
-  d.end_planes = begin > 0 ? effective_acceleration(g, end_plane_drop(profile, begin, end)) : g;
-  if (d.drop.margin > 0) {
-    const std::int64_t from = begin + d.drop.margin + d.drop.window / 2;
-    d.interior_velocity = profile.darcy_velocity(from, from + static_cast<std::int64_t>(d.drop.length));
+  if (begin > 0) {  // buffers
+    d.acceleration = whole_sample_acceleration(g, profile, begin, end);
+    d.velocity = profile.darcy_velocity(begin, end);
+  } else {  // mirror: the period, no mean gradient over it
+    d.acceleration = g;
+    d.period = 1;
+  }
+  const PressureDrop interior = interior_drop(profile, begin, end);
+  if (interior.margin > 0) {
+    d.interior = interior;
+    d.interior_acceleration = effective_acceleration(g, interior);
+    const std::int64_t from = begin + interior.margin + interior.window / 2;
+    d.interior_velocity = profile.darcy_velocity(from, from + static_cast<std::int64_t>(interior.length));
   }
   return d;
 }
 
-SampleDrive part_drive(const PressureProfile& profile, double g, std::int64_t first, std::int64_t end,
-                       std::int64_t window) {
-  SampleDrive d;
-  d.drop.window = window;
+PartDrive part_drive(const PressureProfile& profile, double g, std::int64_t first, std::int64_t end,
+                     std::int64_t window) {
+  PressureDrop drop;
+  drop.window = window;
   const std::int64_t out = end - window;
-  d.drop.rho_in = profile.mean_rho(first, first + window);
-  d.drop.rho_out = profile.mean_rho(out, out + window);
-  d.drop.length = static_cast<double>(out - first);
-  d.acceleration = effective_acceleration(g, d.drop);
-  d.end_planes = d.acceleration;
-  d.interior_velocity = profile.darcy_velocity(first + window / 2, first + window / 2 + (out - first));
-  return d;
+  drop.rho_in = profile.mean_rho(first, first + window);
+  drop.rho_out = profile.mean_rho(out, out + window);
+  drop.length = static_cast<double>(out - first);
+  return {effective_acceleration(g, drop), profile.darcy_velocity(first + window / 2, first + window / 2 + (out - first))};
 }
 
 }  // namespace rockperm::solve

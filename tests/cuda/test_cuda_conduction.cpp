@@ -105,7 +105,7 @@ TEST(CudaConduction, GreyLayersInSeriesGiveTheHarmonicMean) {
   EXPECT_NEAR(gpu.conductivity, 1.0 / (a / s + b / 1.0), 1e-8);
 }
 
-TEST(CudaConduction, APackBetweenBuffersIsReadInsideAsOnTheHost) {
+TEST(CudaConduction, APackBetweenBuffersIsReadWholeAsOnTheHost) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const PoreMask pack = testing::sphere_pack_mask(40, 0.35, 3.0, 11);
   // 6 planes of brine at each end along x, sealed sides
@@ -118,6 +118,7 @@ TEST(CudaConduction, APackBetweenBuffersIsReadInsideAsOnTheHost) {
   c.problem.sample_begin = 6;
   c.problem.sample_end = 46;
   c.problem.interior = true;
+  c.problem.sample_voxels = 40 * 40 * 40;
   expect_the_hosts(mask, c, 1e-8);
 }
 

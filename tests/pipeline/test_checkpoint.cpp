@@ -147,7 +147,8 @@ TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
   flip(file, size - 3, 1);  // a byte of the last cell's held change
   EXPECT_NE(refusal(file, flow, execution).find("damaged"), std::string::npos) << refusal(file, flow, execution);
 
-  // a checkpoint of a layout before (format 04: no verification of the last jump) is refused, naming it
+  // a checkpoint of a layout before (format 04: no verification of the last jump; 05: the interior
+  // reading's drive) is refused, naming it
   std::filesystem::copy_file(dir / "intact.rpk", file, std::filesystem::copy_options::overwrite_existing);
   {
     std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
@@ -159,9 +160,9 @@ TEST(Checkpoint, CarriesTheHeldDensitiesOfThePressureExtrapolation) {
   {  // issue 49: a later format was called "written by an earlier rockperm build"
     std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
     f.seekp(7);
-    f.put('6');
+    f.put('7');
   }
-  EXPECT_NE(refusal(file, flow, execution).find("a later rockperm build (format 06"), std::string::npos)
+  EXPECT_NE(refusal(file, flow, execution).find("a later rockperm build (format 07"), std::string::npos)
       << refusal(file, flow, execution);
   std::filesystem::remove_all(dir);
 }

@@ -24,7 +24,8 @@ TEST(Report, JsonParsesBackWithTypedWarningsAndCsvQuotesNames) {
   r.status = RunStatus::converged;
   r.k.k_md = 123.5;
   r.steps = 1400;
-  r.drive = solve::SampleDrive{solve::PressureDrop{}, r.flow.force, r.flow.force};
+  r.drive.acceleration = r.flow.force;
+  r.drive.period = 1;
   r.warnings = {{"reynolds", "Reynolds number 0.2 > 0.1", 0.2, "flow.force"}};
   write_reports(dir, r);
   std::ifstream in(dir / "report.json");
@@ -109,7 +110,8 @@ TEST(Report, HtmlParsesAndHoldsTheNumbersOfTheJson) {
   r.percolation.pore = 20;
   r.percolation.connected = 18;
   r.history_md = {{100, 900.0}, {200, 1200.0}, {1400, 1234.56789012}};
-  r.drive = solve::SampleDrive{solve::PressureDrop{}, r.flow.force, r.flow.force};
+  r.drive.acceleration = r.flow.force;
+  r.drive.period = 1;
   write_reports(dir, r);
   std::ifstream in(dir / "report.json");
   const nlohmann::json j = nlohmann::json::parse(in);

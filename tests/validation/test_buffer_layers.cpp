@@ -1,13 +1,15 @@
-// Inlet/outlet buffers against exact references: samples whose permeability is known in closed
-// form, placed between pure-fluid buffers in a sealed channel. The buffers resist less than
-// the sample, so a pressure gradient builds up across it; k divided by the body force corrected
-// for the gradient inside the sample (lib/solve/pressure_planes.hpp) must be the exact value, and
-// divided by the body force alone it must not (else the tests show nothing). Every case runs
-// through the library pipeline (tests/pipeline_support.hpp), the correction as the run makes it.
+// Inlet/outlet buffers and the mirror image against exact references: samples whose permeability
+// is known in closed form, placed between pure-fluid buffers in a sealed channel or mirrored. The
+// buffers resist less than the sample, so a pressure gradient builds up across it; k is the whole
+// sample's, the potential lost face to face (lib/solve/pressure_planes.hpp), as a lab measures a
+// plug; divided by the body force alone it must be wrong (else the tests show nothing), and the
+// interior reading, kept as a check, is the k of the middle planes. Every case runs through the
+// library pipeline (tests/pipeline_support.hpp), the reading as the run makes it.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
+#include <string>
 
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/percolation.hpp"
@@ -20,13 +22,13 @@ namespace rockperm {
 namespace {
 
 struct BufferedK {
-  double corrected = 0;   // k from the interior gradient, voxel^2 over the whole cross-section
-  double end_planes = 0;  // k from the end planes
-  double plain = 0;       // k from the body force alone
+  double whole = 0;     // k of the whole sample, voxel^2 over the whole cross-section: the run's k
+  double interior = 0;  // k of the interior reading (the report's check)
+  double plain = 0;     // k from the body force alone
 };
 
 // Runs `sample` (flow along x) between buffers (or mirrored) to steady state through the
-// pipeline, as rockperm run does; its k is the corrected one, the others are read from it.
+// pipeline, as rockperm run does; its k is the whole sample's, the others are read beside it.
 BufferedK buffered_k(const geometry::PoreMask& sample, const geometry::Periodicity& lateral, double tau, double g,
                      int layers = 8, geometry::InletOutlet mode = geometry::InletOutlet::buffer) {
   pipeline::FlowSpec flow = testing::periodic_flow(tau, g, lateral);
@@ -37,7 +39,14 @@ BufferedK buffered_k(const geometry::PoreMask& sample, const geometry::Periodici
   EXPECT_TRUE(r.converged()) << "k changed by " << r.relative_change << " after " << r.steps << " steps";
   testing::record("steps", static_cast<double>(r.steps));
   const double nu_q = r.k.k_lattice * r.drive.acceleration;  // k = nu q / acceleration
-  return {r.k.k_lattice, nu_q / r.drive.end_planes, nu_q / g};
+  return {r.k.k_lattice, r.k_interior_md / r.k.k_md * r.k.k_lattice, nu_q / g};
+}
+
+// A run's two readings over a reference, as the test's record shows them: MODE_whole_over_OF and
+// MODE_interior_over_OF.
+void record_readings(const std::string& mode, const BufferedK& k, const std::string& of, double reference) {
+  testing::record(mode + "_whole_over_" + of, k.whole / reference);
+  testing::record(mode + "_interior_over_" + of, k.interior / reference);
 }
 
 // Poiseuille in a plane slit of h fluid voxels between half-way bounce-back walls, per unit
@@ -48,7 +57,7 @@ double slit_k(double h, double H) { return (h * h / 12.0 + 1.0 / 24.0) * h / H; 
 
 }  // namespace
 
-TEST(Validation, BufferLayersRecoverADuctInAWiderChannel) {
+TEST(Validation, BufferLayersChargeADuctInAWiderChannelItsEntranceAndExit) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const int a = 10, W = 14, L = 64;
   const geometry::PoreMask sample = testing::mask_from(geometry::Dims{L, W, W}, [&](auto, auto y, auto z) {
@@ -65,65 +74,78 @@ TEST(Validation, BufferLayersRecoverADuctInAWiderChannel) {
   for (int n = 1; n < 200; n += 2) series += std::tanh(n * pi / 2) / std::pow(n, 5);
   const double k_duct = h * h / 3 * (1 - 192 / std::pow(pi, 5) * series);  // continuum square duct
   const double k_exact = k_duct * a * a / (W * W);
-  testing::record("k_corrected_over_periodic", k.corrected / k_lattice);
-  testing::record("k_end_planes_over_periodic", k.end_planes / k_lattice);
+  testing::record("k_whole_over_periodic", k.whole / k_lattice);
+  testing::record("k_interior_over_periodic", k.interior / k_lattice);
   testing::record("k_uncorrected_over_periodic", k.plain / k_lattice);
   testing::record("periodic_over_continuum", k_lattice / k_exact);
-  EXPECT_NEAR(k.corrected / k_lattice, 1.0, 0.005);
+  // the interior of the duct is developed flow: its reading is the periodic duct's
+  EXPECT_NEAR(k.interior / k_lattice, 1.0, 0.005);
+  // the whole duct, face to face, adds what the flow from the buffer dissipates developing in it
+  // (as a tube between two reservoirs): measured 2.4 % below the developed duct, never above
+  EXPECT_LT(k.whole / k_lattice, 1.0);
+  EXPECT_GT(k.whole / k_lattice, 0.95);
   // the lattice sums the velocity at the nodes, the continuum integrates it (as for the slit)
   EXPECT_NEAR(k_lattice / k_exact, 1.0, 0.015);
   EXPECT_GT(std::abs(k.plain / k_exact - 1.0), 0.1) << "the correction was not needed: the test shows nothing";
 }
 
-TEST(Validation, BufferLayersRecoverTwoSlitsInSeries) {
+TEST(Validation, SlitsInSeriesWithDifferentEndsGiveTheWholeSamplesK) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  // a slit 4 voxels high for the first half of the sample, 6 high for the second, in a channel
-  // 10 high (periodic across y): series resistance, k = L / (L1 / k1 + L2 / k2). The step
-  // between them adds a contraction loss that the formula leaves out, about 0.2 % here (0.6 %
-  // at L = 128 for a 3-to-6 step, half that at 256): the sections are long to keep it small.
-  const int H = 10, L = 256, h1 = 4, h2 = 6;
+  // a slit 4 voxels high over the first and last eighth of the sample, 6 high between, in a
+  // channel 10 high (periodic across y): series resistance, k = L / sum(L_i / k_i). Mirrored, the
+  // period is that series twice, with no face; each step between slits adds a contraction loss
+  // that the formula leaves out (0.2-0.6 % on such lengths). Between buffers the whole sample also
+  // carries the flow's convergence from the channel into the slit and out of it.
+  const int H = 10, L = 256, end = L / 8, h1 = 4, h2 = 6;
   const geometry::PoreMask sample = testing::mask_from(geometry::Dims{L, 2, H}, [&](auto x, auto, auto z) {
-    const int h = x < L / 2 ? h1 : h2, lo = (H - h) / 2;
+    const int h = x < end || x >= L - end ? h1 : h2, lo = (H - h) / 2;
     return z >= lo && z < lo + h;
   });
-  const BufferedK k = buffered_k(sample, {false, true, false}, 0.8, 1e-6);
-  const double k_exact = L / ((L / 2) / slit_k(h1, H) + (L / 2) / slit_k(h2, H));
-  testing::record("k_corrected_over_exact", k.corrected / k_exact);
-  testing::record("k_end_planes_over_exact", k.end_planes / k_exact);
-  testing::record("k_uncorrected_over_exact", k.plain / k_exact);
-  EXPECT_NEAR(k.corrected / k_exact, 1.0, 0.005);
-  // the buffers are short against this long sample, so the correction is smaller than for the duct
-  EXPECT_GT(std::abs(k.plain / k_exact - 1.0), 0.02) << "the correction was not needed: the test shows nothing";
+  const double k_exact = L / (2.0 * end / slit_k(h1, H) + (L - 2.0 * end) / slit_k(h2, H));
+  const BufferedK mirror = buffered_k(sample, {false, true, false}, 0.8, 1e-6, 0, geometry::InletOutlet::mirror);
+  const BufferedK buffer = buffered_k(sample, {false, true, false}, 0.8, 1e-6);
+  record_readings("mirror", mirror, "exact", k_exact);
+  record_readings("buffer", buffer, "exact", k_exact);
+  // measured 0.9964 and 0.9885
+  EXPECT_NEAR(mirror.whole / k_exact, 1.0, 0.01);
+  EXPECT_NEAR(buffer.whole / k_exact, 1.0, 0.02);
+  EXPECT_LT(buffer.whole, mirror.whole);  // the faces' constriction is the sample's
+  // the interior sees the wide middle slit alone: far above the whole
+  EXPECT_GT(mirror.interior / k_exact - 1.0, 0.2) << "the interior reading would pass: the test shows nothing";
+  EXPECT_GT(buffer.interior / k_exact - 1.0, 0.2) << "the interior reading would pass: the test shows nothing";
 }
 
-TEST(Validation, BufferAndMirrorRecoverTheBulkKOfAPeriodicPack) {
+TEST(Validation, BufferAndMirrorInteriorsRecoverTheBulkKOfAPeriodicPack) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   // a sphere pack that is periodic along every axis has one bulk k, the periodic run's; cut at
   // its x faces and put between buffers or mirrored (lateral faces periodic, so that only the
   // x faces differ), the faces conduct unlike the bulk (pores cut open to the buffer, or
-  // joined to their own mirror image), and only the interior reading recovers it
+  // joined to their own mirror image): the whole cut sample's k carries them, as a lab's plug
+  // cut from the same rock would, and the interior check recovers the bulk
   const geometry::PoreMask pack = testing::sphere_pack_mask(48, 0.35, 4.5, 7);
   const double tau = 1.0, g = 1e-5;
   const auto periodic = testing::run_pipeline(pack, testing::periodic_flow(tau, g));
   // the same interior planes read in the periodic run: the k of that part of the pack with no
   // face anywhere near (the pack is not homogeneous at the scale of its length)
   const solve::PressureProfile profile = periodic.simulation->plane_profile();
-  const double k_bulk = periodic.result.k.k_lattice * g / solve::sample_drive(profile, g, 0, 48).acceleration;
+  const solve::SampleDrive interior = solve::sample_drive(profile, g, 0, 48);
+  const double k_bulk = periodic.result.k.k_lattice * g / interior.interior_acceleration;
   testing::record("periodic_whole_over_interior", periodic.result.k.k_lattice / k_bulk);
   geometry::PoreMask cut = pack;
   (void)keep_percolating_pores(cut, 0, {false, true, true});
   const BufferedK buffer = buffered_k(cut, {false, true, true}, tau, g, 10);
   const BufferedK mirror = buffered_k(cut, {false, true, true}, tau, g, 0, geometry::InletOutlet::mirror);
-  testing::record("buffer_interior_over_bulk", buffer.corrected / k_bulk);
-  testing::record("buffer_end_planes_over_bulk", buffer.end_planes / k_bulk);
-  testing::record("mirror_interior_over_bulk", mirror.corrected / k_bulk);
+  record_readings("buffer", buffer, "bulk", k_bulk);
+  record_readings("mirror", mirror, "bulk", k_bulk);
   testing::record("mirror_uncorrected_over_bulk", mirror.plain / k_bulk);
   // measured 1.011 and 1.015: the faces still reach about a pore (~1 %) into the interior
-  // window of this short pack, against 5.3 % for the whole-sample readings
-  EXPECT_NEAR(buffer.corrected / k_bulk, 1.0, 0.02);
-  EXPECT_NEAR(mirror.corrected / k_bulk, 1.0, 0.02);
-  EXPECT_GT(std::abs(buffer.end_planes / k_bulk - 1.0), 0.05) << "the faces did not matter: the test shows nothing";
-  EXPECT_GT(std::abs(mirror.plain / k_bulk - 1.0), 0.05) << "the faces did not matter: the test shows nothing";
+  // window of this short pack
+  EXPECT_NEAR(buffer.interior / k_bulk, 1.0, 0.02);
+  EXPECT_NEAR(mirror.interior / k_bulk, 1.0, 0.02);
+  EXPECT_GT(std::abs(buffer.whole / k_bulk - 1.0), 0.03) << "the faces did not matter: the test shows nothing";
+  // the two whole readings, the faces fed from open buffers and held equipotential by the mirror
+  // image, measured 1.043 and 1.053 of the bulk: the same cut faces, within a percent
+  EXPECT_NEAR(buffer.whole / mirror.whole, 1.0, 0.02);
 }
 
 }  // namespace rockperm

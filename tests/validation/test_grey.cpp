@@ -69,6 +69,39 @@ TEST(Validation, GreyLayersInSeriesGiveTheHarmonicPermeability) {
   EXPECT_NEAR(run.result.k.k_lattice / (K * (a + b) / b), 1.0, 1e-4);
 }
 
+// Layers in series along the flow whose ends differ from their middle (the first and last 8 of 64
+// planes of permeability K_end, the rest K_mid), between buffers and mirrored: k is the whole
+// sample's, the harmonic mean over every plane, L / sum(1 / K_i), as a lab measures the plug; the
+// interior reading (a check in the report) sees the middle alone and must miss it.
+TEST(Validation, GreyLayersInSeriesWithDifferentEndsGiveTheWholeSamplesHarmonicK) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const int L = 64, end = 8;
+  const double K_end = 0.04, K_mid = 0.01, tau = 0.8, g = 1e-6;
+  const geometry::Dims d{L, 2, 2};
+  geometry::PoreMask m = layered(d, [](auto, auto, auto) { return true; });
+  for (std::int64_t v = 0; v < static_cast<std::int64_t>(m.pore.size()); ++v) {
+    const std::int64_t x = v % L;
+    m.pore[static_cast<std::size_t>(v)] = static_cast<std::uint8_t>(geometry::PoreMask::open + (x < end || x >= L - end ? 1 : 2));
+  }
+  const double whole = L / (2.0 * end / K_end + (L - 2.0 * end) / K_mid);
+  for (const auto mode : {geometry::InletOutlet::buffer, geometry::InletOutlet::mirror}) {
+    pipeline::FlowSpec flow = testing::periodic_flow(tau, g, {false, true, true});
+    flow.grey_permeability = {K_end, K_mid};
+    flow.inlet_outlet = mode;
+    flow.buffer_layers = 6;
+    const auto run = testing::run_pipeline(m, flow);
+    const pipeline::SampleResult& r = run.result;
+    ASSERT_TRUE(r.converged()) << r.message;
+    const char* name = geometry::to_string(mode);
+    testing::record(std::string("grey_series_whole_over_exact_") + name, r.k.k_lattice / whole);
+    EXPECT_NEAR(r.k.k_lattice / whole, 1.0, 1e-4) << name;
+    ASSERT_GT(r.k_interior_md, 0) << name;
+    const double interior = r.k_interior_md / r.k.k_md * r.k.k_lattice;
+    testing::record(std::string("grey_series_interior_over_middle_") + name, interior / K_mid);
+    EXPECT_GT(std::abs(interior / whole - 1.0), 0.1) << name << ": the interior reading would pass: the test shows nothing";
+  }
+}
+
 // Parallel: layers along the flow (a open, b grey, periodic along z) against Brinkman's analytic
 // solution, and the same k at any tau (to 1e-4). The drag changes in one step at the interface,
 // which the lattice places between two nodes: k is 1.6 % above the analytic value where the

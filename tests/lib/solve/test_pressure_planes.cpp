@@ -43,14 +43,63 @@ TEST(PressurePlanes, InteriorReadingOfALinearProfileIsItsSlope) {
               1e-5 + (3e-4 * 64 + 1e-5) / 3.0 / (65.0 * 0.5 * (p.mean_rho(3, 4) + p.mean_rho(68, 69))), 1e-12);
 }
 
-TEST(PressurePlanes, ShortSamplesUseTheEndPlanesOrNoDrop) {
+TEST(PressurePlanes, ShortSamplesHaveNoInteriorReading) {
   const solve::PressureProfile p = profile_of(12, [](std::int64_t x) { return 1.0 - 1e-4 * x; });
   const solve::PressureDrop buffered = solve::interior_drop(p, 3, 9);  // 6 planes between buffers
   EXPECT_EQ(buffered.margin, 0);
   EXPECT_DOUBLE_EQ(buffered.length, 7.0);
+  EXPECT_FALSE(solve::sample_drive(p, 1e-5, 3, 9).has_interior());
   const solve::SampleDrive mirrored = solve::sample_drive(p, 1e-5, 0, 6);  // mirror: the sample starts at plane 0
   EXPECT_DOUBLE_EQ(mirrored.acceleration, 1e-5);
-  EXPECT_DOUBLE_EQ(mirrored.end_planes, 1e-5);
+  EXPECT_EQ(mirrored.period, 1);
+  EXPECT_FALSE(mirrored.has_interior());
+}
+
+// The whole sample between buffers: the potential p / rho - g x lost from the buffer plane before
+// the inlet face to the one after the outlet face, over the sample's own planes. Layers in series
+// (the density falling fast over the end eighths, slowly in the middle) give the harmonic mean of
+// their gradients, which the interior reading misses: it sees the middle alone.
+TEST(PressurePlanes, TheWholeSampleIsReadFaceToFaceAndTheInteriorIsACheck) {
+  // 4 buffer planes, a 64-plane sample [4, 68) whose first and last 8 planes lose 4e-4 of density
+  // per plane and the rest 1e-4; the buffers hydrostatic under g (p rises by rho g per plane)
+  constexpr double g = 1e-5;
+  const auto rho_at = [](std::int64_t x) {
+    double rho = 1.02;
+    for (std::int64_t p = 0; p < x; ++p) {
+      const bool buffer = p < 3 || p >= 68;  // the link from plane p to p + 1
+      const bool end = (p >= 3 && p < 12) || (p >= 59 && p < 68);
+      rho += buffer ? 3.0 * g : (end ? -4e-4 : -1e-4);
+    }
+    return rho;
+  };
+  static double table[72];
+  for (std::int64_t x = 0; x < 72; ++x) table[x] = rho_at(x);
+  const solve::PressureProfile p = profile_of(72, [](std::int64_t x) { return table[x]; });
+  const solve::SampleDrive d = solve::sample_drive(p, g, 4, 68);
+  EXPECT_EQ(d.period, 0);
+  // the links from plane 3 to plane 68: 65 of them, 18 fast and 47 slow, over the sample's 64 planes
+  const double rho_mean = 0.5 * (table[3] + table[68]);
+  const double potential = 65 * g + (18 * 4e-4 + 47 * 1e-4) / 3.0 / rho_mean;
+  EXPECT_NEAR(d.acceleration, potential / 64.0, 1e-12);
+  EXPECT_DOUBLE_EQ(d.velocity, 10.0 / 1.0);  // profile_of: every plane carries its cells' count
+  ASSERT_TRUE(d.has_interior());
+  // the interior slabs [12, 16) and [56, 60) lie in the slow middle: the middle's gradient alone
+  const double rho_interior = 0.5 * (p.mean_rho(12, 16) + p.mean_rho(56, 60));
+  EXPECT_NEAR(d.interior_acceleration, g + 1e-4 / 3.0 / rho_interior, 1e-12);
+  EXPECT_GT(d.acceleration / d.interior_acceleration - 1.0, 0.2) << "the ends did not matter: the test shows nothing";
+}
+
+// Between buffers the pressure of the planes beside the faces is weighted by the flux through
+// their cells (the power delivered to the sample per unit of flux): two cells, one carrying three
+// times the flux of the other at a higher density, read nearer the faster one's density.
+TEST(PressurePlanes, TheFacesPressureIsWeightedByTheFlux) {
+  solve::PressureProfile p;
+  p.drho_sum = {1e-3 + 3e-3, 0.0};
+  p.flux_sum = {1e-2 + 3e-2, 0.0};
+  p.weighted_sum = {1e-3 * 1e-2 + 3e-3 * 3e-2, 0.0};
+  p.cells = {2, 2};
+  EXPECT_NEAR(p.flux_weighted_rho(0), 1.0 + (1e-5 + 9e-5) / 4e-2, 1e-15);  // 1.0025; the plane mean 1.002
+  EXPECT_DOUBLE_EQ(p.flux_weighted_rho(1), 1.0);  // no flux: the plane mean
 }
 
 TEST(PressurePlanes, APlaneWithoutPoreIsAClearError) {
@@ -79,7 +128,7 @@ TEST(PressurePlanes, TheReadersPlanesAreTheCellsCoordinates) {
     const std::int64_t planes = mask.dims[axis];
     const solve::PlaneReader reader(cpu, lat, comm, axis, planes, 0, 1.0);
     const solve::PressureProfile profile = reader.read();
-    std::vector<double> pore(planes, 0), drho(planes, 0), flux(planes, 0);
+    std::vector<double> pore(planes, 0), drho(planes, 0), flux(planes, 0), weighted(planes, 0);
     for (std::int64_t z = 0; z < mask.dims.nz; ++z)
       for (std::int64_t y = 0; y < mask.dims.ny; ++y)
         for (std::int64_t x = 0; x < mask.dims.nx; ++x) {
@@ -94,6 +143,7 @@ TEST(PressurePlanes, TheReadersPlanesAreTheCellsCoordinates) {
       const std::int64_t at[3] = {xyz.x, xyz.y, xyz.z};
       drho[at[axis]] += m.drho[c];
       flux[at[axis]] += (*u[axis])[c];
+      weighted[at[axis]] += static_cast<double>(m.drho[c]) * (*u[axis])[c];
     }
     const double flux_scale = *std::max_element(flux.begin(), flux.end());
     ASSERT_GT(flux_scale, 0.0);
@@ -101,6 +151,10 @@ TEST(PressurePlanes, TheReadersPlanesAreTheCellsCoordinates) {
       EXPECT_EQ(profile.cells[q], pore[q]) << "axis " << axis << " plane " << q;
       EXPECT_NEAR(profile.flux_sum[q], flux[q], 1e-4 * flux_scale) << "axis " << axis << " plane " << q;
       EXPECT_NEAR(profile.drho_sum[q], drho[q], 1e-6 + 1e-4 * std::abs(drho[q])) << "axis " << axis << " plane " << q;
+      EXPECT_NEAR(profile.weighted_sum[q], weighted[q], 1e-10 + 1e-4 * std::abs(weighted[q])) << "axis " << axis << " plane " << q;
+      if (flux[q] > 1e-3 * flux_scale) {
+        EXPECT_NEAR(profile.flux_weighted_rho(q), 1.0 + weighted[q] / flux[q], 1e-6) << "axis " << axis << " plane " << q;
+      }
     }
   }
 }
