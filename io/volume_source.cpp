@@ -135,9 +135,21 @@ std::unique_ptr<SliceSource> open_volume(const VolumeSpec& spec) {
   require_regular(spec.path, "");
   confine(spec.path, spec.confine_to, "the scan");
   // a header's data file: a regular file beside it (in the confined folder, when there is one)
+  // Confined (a service's job), a data file that is missing, not a regular file or outside the
+  // folder gets one answer: three would tell a client what exists outside it, and of what kind.
   const auto checked = [&](RawLayout l) {
+    if (!spec.confine_to.empty()) {
+      std::error_code fec;
+      if (!resolves_inside(l.data_file, spec.confine_to) || !std::filesystem::is_regular_file(l.data_file, fec)) {
+        throw InputError("sample.volume.path",
+                         "the header " + spec.path.filename().string() + " names a data file (" +
+                             l.data_file.filename().string() +
+                             ") that is missing, not a regular file, or outside the folder of the scan (refused "
+                             "alike); a header may only name data files beside it, in the same upload or data root");
+      }
+      return l;
+    }
     require_regular(l.data_file, " (the data file named by the header " + spec.path.filename().string() + ")");
-    confine(l.data_file, spec.confine_to, "the data file");
     return l;
   };
   try {

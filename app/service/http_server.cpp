@@ -199,6 +199,22 @@ boost::system::error_code with_deadline(Session& s, double seconds, Start&& star
 
 }  // namespace
 
+// Whether the bytes hold a LF that no CR precedes.
+static bool bare_line_feed(const boost::beast::flat_buffer& buffer) {
+  const auto* b = static_cast<const char*>(buffer.data().data());
+  for (std::size_t i = 0; i < buffer.size(); ++i) {
+    if (b[i] == '\n' && (i == 0 || b[i - 1] != '\r')) return true;
+  }
+  return false;
+}
+
+// A port as a Host header writes it: 1 to 5 digits of a number 1..65535.
+static bool port_text(const std::string& text) {
+  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  const long port = std::stol(text);
+  return port >= 1 && port <= 65535;
+}
+
 // The Host a request names must be this service's: an address, localhost, or a name in
 // service.allowed_hosts. A page of another site whose name was made to resolve to this
 // address (DNS rebinding) names its own host, and is refused.
@@ -211,14 +227,18 @@ void check_host(const http::request_header<>& head, const std::vector<std::strin
     boost::system::error_code ec;
     if (close != std::string::npos) (void)boost::asio::ip::make_address_v6(host.substr(1, close - 1), ec);
     const std::string rest = close == std::string::npos ? "" : host.substr(close + 1);
-    const bool port_ok = rest.empty() || (rest.size() > 1 && rest[0] == ':' &&
-                                          rest.find_first_not_of("0123456789", 1) == std::string::npos);
+    const bool port_ok = rest.empty() || (rest.size() > 1 && rest[0] == ':' && port_text(rest.substr(1)));
     if (close == std::string::npos || ec || !port_ok) {
       throw HttpError{http::status::bad_request, "the Host header is not a host name or address"};
     }
     return;
   }
-  host = host.substr(0, host.rfind(':') == std::string::npos ? host.size() : host.rfind(':'));
+  if (const std::size_t colon = host.rfind(':'); colon != std::string::npos) {  // host:port, the port a port
+    if (!port_text(host.substr(colon + 1))) {
+      throw HttpError{http::status::bad_request, "the Host header's port is not a port number (1-65535)"};
+    }
+    host.erase(colon);
+  }
   std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
   boost::system::error_code ec;
   boost::asio::ip::make_address(host, ec);
@@ -289,6 +309,22 @@ void HttpServer::session(Session& s) {
             {
               const std::lock_guard lock(mutex_);
               if (stopping_) throw HttpError{http::status::service_unavailable, "the service is stopping; send it again"};
+            }
+            // a chunked body: what is buffered is parsed first, and framing left over that holds a
+            // bare LF would wait for a CRLF that never comes (Beast skips a lone LF): refused now
+            if (parser.chunked() && buffer.size() > 0) {
+              parser.eager(true);
+              boost::system::error_code parsed;
+              buffer.consume(parser.put(buffer.data(), parsed));
+              if (parsed && parsed != http::error::need_more) {
+                ec = parsed;
+                break;
+              }
+              if (parser.is_done()) break;
+              if (bare_line_feed(buffer)) {
+                throw HttpError{http::status::bad_request,
+                                "the chunked body's lines end in a bare LF; end them with CRLF (RFC 9112, 7.1)"};
+              }
             }
             s.reading_body = true;
             std::size_t got = 0;

@@ -123,6 +123,11 @@ FormData parse_form_data(const fs::path& body, const std::string& content_type, 
     const char* filename = g_mime_object_get_content_disposition_parameter(part, "filename");
     GMimeDataWrapper* content = g_mime_part_get_content(GMIME_PART(part));
     if (filename) {
+      if (form.files.size() >= files) {  // the delimiters counted files and fields together
+        throw TooManyParts("the form holds more than " + std::to_string(files) +
+                           " files; send a stack of more slices as one .zip or .tar (up to service.max_files = " +
+                           std::to_string(max_files) + " files)");
+      }
       const std::string stored = file_name(filename);
       if (!names.insert(stored).second) throw MalformedMultipart("the file " + stored + " is sent twice");
       const fs::path path = dir / stored;

@@ -69,8 +69,10 @@ RunOptions job_run_options(const ServiceConfig& config, const std::string& id, c
   // the scan's folder) inside one folder: its upload, the spool folder or the scan's data root
   const fs::path folder = job_folder(config, id, input);
   try {
+    std::error_code ec;  // a stack of slices is a folder: its files are its own folder's
+    const fs::path scan_folder = fs::is_directory(input, ec) ? input : input.parent_path();
     RunOptions o = sample_options(config.run_config, {}, config.state_dir / "jobs", sample,
-                                  OptionFiles{{folder}, input.parent_path()});
+                                  OptionFiles{{folder}, scan_folder});
     validate_run_options(o);
     o.spec.sample.volume.max_voxels = config.max_voxels;
     o.spec.sample.volume.confine_to = folder;

@@ -551,12 +551,11 @@ class Service final : public RequestHandler {
       if (!io::resolves_inside(resolved, root)) continue;
       return resolved;
     }
-    for (const fs::path& root : roots_) {
-      std::error_code ec;
-      const fs::path resolved = fs::canonical(asked.is_absolute() ? asked : root / asked, ec);
-      if (!ec) throw HttpError{http::status::forbidden, text + " lies outside the data roots of this server"};
-    }
-    throw HttpError{http::status::bad_request, text + ": no such file inside the data roots"};
+    // a file outside the roots (named, or reached through a link) and a missing one get one answer:
+    // a different one would tell a client what exists on the server outside them
+    throw HttpError{http::status::forbidden,
+                    text + " is no file inside the data roots of this server (a missing file and one outside them are "
+                           "refused alike); name a scan by its path inside a data root"};
   }
 
   ServiceConfig config_;

@@ -59,7 +59,13 @@ fs::path unpack_upload(const fs::path& dir, const std::vector<fs::path>& files, 
   return pick_scan(dir, all);
 }
 
-fs::path pick_scan(const fs::path& dir, const std::vector<fs::path>& all) {
+fs::path pick_scan(const fs::path& dir, const std::vector<fs::path>& files) {
+  // a table an option names (input.grey_labels = @table.csv) may come in the same upload: it is
+  // no part of the scan
+  std::vector<fs::path> all;
+  for (const fs::path& f : files) {
+    if (lower_extension(f) != ".csv") all.push_back(f);
+  }
   std::vector<fs::path> headers, tiffs;
   for (const fs::path& f : all) {
     const std::string ext = lower_extension(f);
@@ -76,10 +82,10 @@ fs::path pick_scan(const fs::path& dir, const std::vector<fs::path>& all) {
   if (tiffs.size() == 1 && all.size() == 1) return tiffs.front();
   if (tiffs.size() > 1 && tiffs.size() == all.size()) return dir;  // a stack of slices
   if (all.size() == 1) return all.front();
-  if (all.empty()) throw InputError("the upload holds no file");
+  if (all.empty()) throw InputError(files.empty() ? "the upload holds no file" : "the upload holds no scan, only tables (.csv)");
   throw InputError("the upload holds " + std::to_string(all.size()) + " files (" + names(all) +
                    "), which are not one scan: send one raw or TIFF file, an NRRD or MHD header with its data file, "
-                   "or TIFF slices (all .tif)");
+                   "or TIFF slices (all .tif), and beside it any .csv table an option names");
 }
 
 void check_scan(const io::VolumeSpec& volume, std::uint64_t max_voxels) {

@@ -67,7 +67,14 @@ json=(-H 'Content-Type: application/json')
 expect 403 "path traversal" "${json[@]}" -d '{"path": "../outside/secret.raw"}'
 expect 403 "absolute path outside" "${json[@]}" -d "{\"path\": \"$work/outside/secret.raw\"}"
 expect 403 "symbolic link out of the root" "${json[@]}" -d '{"path": "escape.raw"}'
-expect 400 "missing file" "${json[@]}" -d '{"path": "nothing.raw"}'
+expect 403 "missing file" "${json[@]}" -d '{"path": "nothing.raw"}'
+# a file outside the roots and a missing one get the same answer: no existence oracle
+outside_answer=$(api "$alice" POST /api/jobs "${json[@]}" -d "{\"path\": \"$work/outside/secret.raw\"}" | sed "s|$work/outside/secret.raw|X|")
+missing_answer=$(api "$alice" POST /api/jobs "${json[@]}" -d "{\"path\": \"$work/outside/nothing.raw\"}" | sed "s|$work/outside/nothing.raw|X|")
+[ "$outside_answer" = "$missing_answer" ] || fail "an existing file outside the roots and a missing one are told apart: $outside_answer / $missing_answer"
+linked_answer=$(api "$alice" POST /api/jobs "${json[@]}" -d '{"path": "escape.raw"}' | sed "s|escape.raw|X|")
+absent_answer=$(api "$alice" POST /api/jobs "${json[@]}" -d '{"path": "absent.raw"}' | sed "s|absent.raw|X|")
+[ "$linked_answer" = "$absent_answer" ] || fail "a link out of the root and a missing file are told apart: $linked_answer / $absent_answer"
 expect 400 "malformed JSON" "${json[@]}" -d '{"path": '
 expect 400 "unknown option" "${json[@]}" -d '{"path": "sphere_pack_64.raw", "options": {"lbm.nonsense": "1"}}'
 expect 400 "bad option value" "${json[@]}" -d '{"path": "sphere_pack_64.raw", "options": {"lbm.tau": "-3"}}'

@@ -179,6 +179,15 @@ for what, files in cases:
         fail("11: the refusal tells the size of /etc/shadow: %s" % text)
     if os.path.abspath(work) in text:
         fail("11: the refusal shows the server's paths: %s" % text)
+# one answer whether the named data file exists outside, is missing, or is no regular file: three
+# answers would tell a client what exists on the server, and of what kind (audit, issue 65)
+answers = set()
+for named in (os.path.abspath("outside/secret.raw"), "/no/such/file.raw", "missing.raw", "/etc", ".", "../../.."):
+    body, headers = multipart({"scan.nhdr": (nrrd % named).encode()}, {"options": json.dumps({"run.backend": "cpu"})})
+    st, _, reply = request("POST", "/api/jobs", token, body, headers)
+    answers.add((st, reply.decode().replace("(%s)" % os.path.basename(named), "(X)")))
+if len(answers) != 1:
+    fail("11: a header's data file outside, missing or not regular is told apart: %s" % answers)
 os.symlink(os.path.abspath("outside/secret.raw"), "data/link.raw")
 open("data/escape.nhdr", "w").write(nrrd % "../outside/secret.raw")
 open("data/linked.nhdr", "w").write(nrrd % "link.raw")
@@ -353,6 +362,18 @@ for what, head in (("two Host headers", "GET /api/health HTTP/1.1\r\nHost: 127.0
     answer = raw_exchange((head + "Connection: close\r\n\r\n").encode())
     if not answer.startswith(b"HTTP/1.1 400"):
         fail("49.14: %s was answered %s" % (what, answer[:120]))
+# a Host whose port is not a port (audit, issue 65): refused, not read as 127.0.0.1
+for host in ("127.0.0.1:80@evil.com", "localhost:99999", "localhost:", "[::1]:0"):
+    answer = raw_exchange(("GET /api/health HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host).encode())
+    if not answer.startswith(b"HTTP/1.1 400"):
+        fail("18: Host %s was answered %s" % (host, answer[:120]))
+# a chunked body whose lines end in a bare LF is answered at once, not held for request_timeout_s
+t0 = time.time()
+answer = raw_exchange(("POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                       "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                       "2\n{}\n0\n\n" % token).encode(), wait=timeout_s + 4)
+if not answer.startswith(b"HTTP/1.1 400") or time.time() - t0 > timeout_s / 2:
+    fail("49.14: a chunked body with bare LF line ends was answered after %.1f s: %s" % (time.time() - t0, answer[:120]))
 
 # --- 49.8: no one holds a connection by dripping a body ----------------------------------------------
 # without a token: a body is never read (before: Content-Length 1000000 and a byte every 3 s held the
