@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -41,7 +42,10 @@ void remove_outputs(const std::filesystem::path& dir, bool keep_checkpoint_and_c
 }  // namespace
 
 RunDirectory::RunDirectory(const parallel::Comm& comm, const std::filesystem::path& dir, DirectoryUse use) : dir_(dir) {
-  const auto release = [this] { (void)lock_.close(); };  // before the other ranks hear of the failure
+  const auto release = [this] {  // before the other ranks hear of the failure
+    if (lock_.valid() && !lock_path_.empty()) ::unlink(lock_path_.c_str());
+    (void)lock_.close();
+  };
   collectively(comm, [&] {
     if (!comm.root()) return;
     try {
@@ -63,11 +67,22 @@ void RunDirectory::take(const std::filesystem::path& dir, DirectoryUse use) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     throw InputError("output.dir", dir.string() + ": the run directory is not writable");
   }
+  // the lock file lives while the run does: a run that ends removes it before it lets go, so a
+  // run that took the lock of a file already removed (it opened the file just before) tries again
   const std::filesystem::path lock = dir / ".rockperm.lock";
-  lock_ = FileDescriptor(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!lock_.valid() || ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
-    throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
+  for (int attempt = 0;; ++attempt) {
+    lock_ = FileDescriptor(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (!lock_.valid() || ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+      throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
+    }
+    struct stat held {}, named {};
+    if (::fstat(lock_.get(), &held) == 0 && ::stat(lock.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+        held.st_dev == named.st_dev) {
+      break;
+    }
+    if (attempt == 8) throw InputError("output.dir", dir.string() + ": another rockperm run is using this directory");
   }
+  lock_path_ = lock;
   const bool has_report = std::filesystem::exists(dir / "report.json");
   const bool has_checkpoint = std::filesystem::exists(dir / checkpoint_name);
   switch (use) {
@@ -103,7 +118,10 @@ void RunDirectory::require_free_space(const parallel::Comm& comm, double bytes, 
   });
 }
 
-RunDirectory::~RunDirectory() = default;  // lock_ closes, which releases the lock
+RunDirectory::~RunDirectory() {
+  if (lock_.valid() && !lock_path_.empty()) ::unlink(lock_path_.c_str());  // while held: see take()
+  (void)lock_.close();  // releases the lock
+}
 
 const char* to_string(RunState s) {
   switch (s) {

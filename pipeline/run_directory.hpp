@@ -37,6 +37,7 @@ class RunDirectory {
   void take(const std::filesystem::path& dir, DirectoryUse use);  // rank 0: lock, check, clean
   std::filesystem::path dir_;
   FileDescriptor lock_;  // rank 0; closing it releases the lock
+  std::filesystem::path lock_path_;  // rank 0: removed at the end, while the lock is still held
 };
 
 // What a run directory holds against a run of `spec` whose configuration (config.ini) is

@@ -83,6 +83,25 @@ std::vector<std::string> arguments(const py::dict& options) {
   return args;
 }
 
+// The options of a call parsed as rockperm run parses them; a key it does not know is named in
+// Python's words (an options key, not a command-line flag).
+app::RunOptions parsed_options(const py::dict& options) {
+  bool help = false;
+  try {
+    return app::parse_run_options(arguments(options), help, false);
+  } catch (const InputError& e) {
+    std::string text = e.what();
+    const std::string flag = "command line: ", see = "; see rockperm run --help";
+    if (text.rfind(flag, 0) != 0) throw;
+    text = text.substr(flag.size());
+    if (const auto at = text.find(see); at != std::string::npos) text.erase(at);
+    for (std::size_t at = text.find("'--"); at != std::string::npos; at = text.find("'--", at)) text.erase(at + 1, 2);
+    throw InputError("options: " + text +
+                     "; the keys are the options of rockperm run by name, as in options={\"run.tolerance\": 1e-5} "
+                     "(every one in docs/reference/options.md)");
+  }
+}
+
 // A run's status as its exception (docs/manual/running-a-sample.md, "Statuses and exit codes"); converged and
 // not_converged come back as a result.
 py::object exception_for(pipeline::RunStatus s, const py::module_& m) {
@@ -107,6 +126,44 @@ struct Result {
     return tensor() || result.formation_factor_alone() ? std::numeric_limits<double>::quiet_NaN() : value;
   }
 };
+
+// A number as %.*g would print it.
+std::string number(double v, int digits) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*g", digits, v);
+  return text;
+}
+
+// What a Result says of itself: the status, k with its error (or that it was not solved), F with
+// its error where made, the axis and the porosity; a tensor's diagonal.
+std::string describe(const Result& r) {
+  const pipeline::SampleResult& s = r.result;
+  std::string out = "<rockperm.Result " + std::string(pipeline::to_string(s.status)) + ": ";
+  const auto error = [](double value, double relative) {
+    return std::isfinite(relative) ? " +- " + number(relative * std::abs(value), 2) : std::string(" +- ?");
+  };
+  if (r.tensor()) {
+    const auto d = s.tensor->diagonal_md();
+    if (d[0] > 0 || d[1] > 0 || d[2] > 0) {
+      out += "tensor, kxx = " + number(d[0], 6) + ", kyy = " + number(d[1], 6) + ", kzz = " + number(d[2], 6) + " mD";
+    } else {
+      out += "k not solved (F alone, per axis in to_dict())";
+    }
+    return out + ">";
+  }
+  if (s.formation_factor_alone()) {
+    out += "k not solved";
+  } else if (s.steps > 0) {
+    out += "k = " + number(s.k.k_md, 6) + error(s.k.k_md, s.error_estimate) + " mD";
+  } else {
+    out += "no k (" + s.message + ")";
+  }
+  if (s.conduction.done) out += ", F = " + number(s.conduction.formation_factor, 6) + error(s.conduction.formation_factor, s.conduction.error);
+  out += " along " + std::string(1, "xyz"[s.flow.flow_axis]) + ", porosity " + number(s.porosity(), 4);
+  if (s.grey.any()) out += " (total " + number(s.total_porosity(), 4) + ")";
+  return out + ">";
+}
+
 
 constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 
@@ -178,6 +235,10 @@ PYBIND11_MODULE(_rockperm, m) {
         }
         return not_a_number;
       }, "porosity of the resolved pores of the mask (grey voxels not counted)")
+      .def_property_readonly("total_porosity", [](const Result& r) {
+        return r.tensor() ? not_a_number : r.result.total_porosity();
+      }, "the total porosity a lab measures: the resolved pores and each grey phase's own porosity times its "
+         "voxels (porosity where no grey phase is declared; NaN for axis='all')")
       .def_property_readonly("connected_porosity", [](const Result& r) { return r.of_run(r.result.connected_porosity()); },
                              "porosity of the pores joined to both flow faces (NaN for axis='all': per axis in to_dict())")
       .def_property_readonly("steps", [](const Result& r) {
@@ -216,21 +277,13 @@ PYBIND11_MODULE(_rockperm, m) {
                                                  : pipeline::to_json(r.result);
         return py::module_::import("json").attr("loads")(text);
       }, "report.json as a dict")
-      .def("__repr__", [](const Result& r) {
-        const std::string status = pipeline::to_string(r.result.status);
-        if (r.tensor()) {
-          const auto d = r.result.tensor->diagonal_md();
-          return "<rockperm.Result " + status + ": tensor, kxx = " + std::to_string(d[0]) + ", kyy = " +
-                 std::to_string(d[1]) + ", kzz = " + std::to_string(d[2]) + " mD>";
-        }
-        return "<rockperm.Result " + status + ": k = " + std::to_string(r.result.k.k_md) + " mD>";
-      });
+      .def("__repr__", [](const Result& r) { return describe(r); });
 
   m.def(
       "_run",
-      [m](const py::array& mask, const py::dict& options, const py::object& progress, bool keep_fields, bool temporary) {
-        bool help = false;
-        const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
+      [m](const py::array& mask, const py::dict& options, const py::object& progress, bool keep_fields, bool temporary,
+          bool overwrite) {
+        const app::RunOptions parsed = parsed_options(options);
         app::validate_run_options(parsed);
         // the mask as the volume the run (the tensor's axes, the resolution study) reads
         std::optional<pipeline::ReadVolume> volume;
@@ -243,11 +296,22 @@ PYBIND11_MODULE(_rockperm, m) {
         }
         pipeline::RunRequest request;
         request.spec = parsed.spec;
-        request.use = pipeline::DirectoryUse::overwrite;
+        // a temporary directory is the call's own; a directory the caller names follows the command
+        // line's rule: an earlier run's results are refused unless overwrite=True
+        request.use = temporary || overwrite ? pipeline::DirectoryUse::overwrite : pipeline::DirectoryUse::fresh;
         request.configuration = [](const pipeline::RunSpec& spec) { return app::to_ini(spec); };
         request.command_line = "python: rockperm.permeability";
         request.validate = [&parsed] { app::validate_run_options(parsed); };
-        request.describe_input = [](const InputError& e) { return app::option_message(e); };
+        // the run directory's refusal in Python's words (overwrite=True, no --resume here)
+        request.describe_input = [](const InputError& e) {
+          std::string text = app::option_message(e);
+          const std::string cli = "replace it with --overwrite, or continue it with --resume ";
+          if (const auto at = text.find(cli); at != std::string::npos) {
+            const auto end = text.find_first_of(" [", at + cli.size());
+            text.replace(at, (end == std::string::npos ? text.size() : end) - at, "or replace it with overwrite=True");
+          }
+          return text;
+        };
         request.volume = [&volume]() -> const pipeline::ReadVolume& { return *volume; };
         request.keep_fields = keep_fields;
         // Ctrl-C: Python's handler only marks the signal while this thread holds no GIL; the run
@@ -257,11 +321,15 @@ PYBIND11_MODULE(_rockperm, m) {
         // exception reaches the caller
         std::unique_ptr<py::error_already_set> callback_error;
         std::atomic<bool> callback_failed{false};
-        request.stop_requested = [&interrupted, &callback_failed] {
+        // what a signal handler raised other than KeyboardInterrupt (rockperm's SIGTERM handler:
+        // SystemExit) reaches the caller as it is, once the run has stopped
+        std::unique_ptr<py::error_already_set> signal_error;
+        request.stop_requested = [&interrupted, &callback_failed, &signal_error] {
           if (interrupted || callback_failed) return true;
           py::gil_scoped_acquire gil;
           if (PyErr_CheckSignals() != 0) {
-            PyErr_Clear();
+            if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) PyErr_Clear();
+            else signal_error = std::make_unique<py::error_already_set>();
             interrupted = true;
           }
           return interrupted.load();
@@ -286,12 +354,14 @@ PYBIND11_MODULE(_rockperm, m) {
         } catch (const Error& e) {
           if (interrupted) throw py::error_already_set();  // unreachable: a stop returns a result
           if (callback_error) throw py::error_already_set(std::move(*callback_error));
+          if (signal_error) throw py::error_already_set(std::move(*signal_error));
           pipeline::SampleResult failed;
           pipeline::record_failure(e, request.describe_input, failed);
           PyErr_SetString(exception_for(failed.status, m).ptr(), failed.message.c_str());
           throw py::error_already_set();
         }
         if (callback_error) throw py::error_already_set(std::move(*callback_error));
+        if (signal_error) throw py::error_already_set(std::move(*signal_error));
         if (interrupted || r.result.status == pipeline::RunStatus::interrupted) {
           const std::string text = "rockperm: stopped at step " + std::to_string(r.result.steps) + " (interrupted); " +
                                    (temporary ? std::string("give output_dir to keep a stopped run's checkpoint")
@@ -302,13 +372,12 @@ PYBIND11_MODULE(_rockperm, m) {
         return r;
       },
       py::arg("mask"), py::arg("options"), py::arg("progress") = py::none(), py::arg("fields") = false,
-      py::arg("temporary") = false);
+      py::arg("temporary") = false, py::arg("overwrite") = false);
 
   m.def(
       "_plan",
       [m](const py::array& mask, const py::dict& options, int ranks, const std::vector<double>& gib) {
-        bool help = false;
-        const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
+        const app::RunOptions parsed = parsed_options(options);
         app::validate_run_options(parsed);
         const pipeline::RunSpec& spec = parsed.spec;
         const pipeline::ReadVolume volume =
@@ -340,8 +409,7 @@ PYBIND11_MODULE(_rockperm, m) {
   m.def(
       "_read",
       [](const py::dict& options) {
-        bool help = false;
-        const app::RunOptions parsed = app::parse_run_options(arguments(options), help, false);
+        const app::RunOptions parsed = parsed_options(options);
         parsed.spec.sample.validate();
         const pipeline::ReadVolume v = pipeline::read_volume(parsed.spec.sample, false);
         const geometry::PoreMask& mask = v.loaded.mask;

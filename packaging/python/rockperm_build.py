@@ -14,6 +14,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -42,10 +43,28 @@ def _run(command):
     subprocess.run(command, check=True, stdout=sys.stderr)
 
 
+def _announce(extra_args):
+    """Says before the build what it makes and how long that takes, and the switch that shortens it:
+    with nvcc on the PATH the module carries the CUDA backend (GPU runs), whose kernels take most of
+    the build (tens of minutes on 2 cores, against a few without)."""
+    cuda_off = any(a.replace(" ", "").upper() in ("-DROCKPERM_ENABLE_CUDA=OFF", "-DROCKPERM_ENABLE_CUDA=0")
+                   for a in extra_args)
+    nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc")
+    if nvcc and not cuda_off:
+        what = ("nvcc found (%s): building the module WITH the CUDA backend (GPU runs), tens of minutes on a few "
+                "cores; for a CPU-only module in a few minutes: ROCKPERM_CMAKE_ARGS=-DROCKPERM_ENABLE_CUDA=OFF pip install ."
+                % nvcc)
+    else:
+        what = "building the module for the CPU only (%s)" % ("ROCKPERM_ENABLE_CUDA=OFF" if cuda_off else "no nvcc found")
+    print("rockperm_build: " + what + "; the module links rockperm's whole library (runs, campaigns, the "
+          "service's code), as `rockperm` does", file=sys.stderr, flush=True)
+
+
 def _built_module():
     given = os.environ.get("ROCKPERM_BUILD_DIR")
     build = pathlib.Path(given) if given else ROOT / "build" / ("python-" + _tag())
     if not given:
+        _announce(shlex.split(os.environ.get("ROCKPERM_CMAKE_ARGS", "")))
         configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                      "-DPython3_EXECUTABLE=" + sys.executable, "-DROCKPERM_ENABLE_PYTHON=ON",
                      "-DROCKPERM_BUILD_TESTS=OFF"]

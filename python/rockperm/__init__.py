@@ -22,12 +22,14 @@ warnings.warn as RockpermWarning. Ctrl-C stops the run at its next check and rai
 KeyboardInterrupt; an exception raised by a progress callback stops it the same way and reaches
 the caller; the interpreter stays usable. The solver runs without the GIL.
 """
-import numbers
-import os
-import shutil
-import sys
-import tempfile
-import warnings
+import numbers as _numbers
+import os as _os
+import shutil as _shutil
+import signal as _signal
+import sys as _sys
+import tempfile as _tempfile
+import threading as _threading
+import warnings as _warnings
 
 try:
     import numpy as _np
@@ -35,7 +37,7 @@ except ImportError as _e:  # pragma: no cover - depends on the interpreter
     raise ImportError(
         "rockperm needs numpy, which this interpreter (%s) does not have: install it into this interpreter "
         "(python -m pip install numpy), or use one that has it (Debian's /usr/bin/python3 with python3-numpy, "
-        "or a venv made with --system-site-packages)" % sys.executable) from _e
+        "or a venv made with --system-site-packages)" % _sys.executable) from _e
 
 from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError, Result,
                         RuntimeFailure, __version__)
@@ -61,7 +63,7 @@ def _axis(axis):
     if isinstance(axis, str):
         if axis in ("x", "y", "z", "all"):
             return axis
-    elif isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+    elif isinstance(axis, _numbers.Integral) and not isinstance(axis, bool):
         if int(axis) in _NUMPY_AXES:
             return _NUMPY_AXES[int(axis)]
     else:
@@ -104,21 +106,22 @@ def _progress_callback(progress):
 
 def _warn(result):
     for code, message in result.warnings:
-        warnings.warn(RockpermWarning("rockperm: " + message, code), stacklevel=3)
+        _warnings.warn(RockpermWarning("rockperm: " + message, code), stacklevel=3)
     if result.status == "not_converged" and not any(code == "not_converged" for code, _ in result.warnings):
-        warnings.warn(RockpermWarning("rockperm: the run stopped without converging: " + result.message,
+        _warnings.warn(RockpermWarning("rockperm: the run stopped without converging: " + result.message,
                                       "not_converged"), stacklevel=3)
 
 
 def _print_progress(step, k_md, error, seconds):
     error_text = "?" if error != error or error == float("inf") else "%.2e" % error
     print("rockperm: step %8d  k = %.8g mD  error %s  %.1f s" % (step, k_md, error_text, seconds),
-          file=sys.stderr, flush=True)
+          file=_sys.stderr, flush=True)
 
 
 def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
                  inlet_outlet="buffer", lateral="sealed", backend="auto", storage="auto",
-                 progress=False, fields=False, output_dir=None, formation_factor=False, options=None):
+                 progress=False, fields=False, output_dir=None, overwrite=False, formation_factor=False,
+                 options=None):
     """Runs the sample to steady flow and returns its Result (k_mD, k_error_mD, status, to_dict()).
 
     mask: 3-D numpy array [z, y, x]: bool or 0/1 integers, 1/True = pore (as in PoreSpy); integer
@@ -131,8 +134,10 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
     stops the run and is raised here. fields: keep the velocity (m/s) and pressure (Pa) of every
     voxel: Result.velocity() [z, y, x, 3] and Result.pressure() [z, y, x] (one axis only; 16
     bytes per voxel). output_dir: the run directory, kept (report.json, config.ini, the
-    checkpoint; Result.report_path); without it the run works in a temporary directory that is
-    removed when the call returns (Result.report_path is None). formation_factor: also solve the
+    checkpoint; Result.report_path); one that holds an earlier run's report or checkpoint is
+    refused, as by `rockperm run`, unless overwrite=True (its results are then replaced). Without
+    it the run works in a temporary directory that is removed when the call returns, on an
+    exception, Ctrl-C or SIGTERM too (Result.report_path is None). formation_factor: also solve the
     electrical conduction of the brine (grains insulating): Result.formation_factor,
     formation_factor_error, tortuosity_factor (F phi) and cementation_exponent (Archie's m), NaN
     where not asked for. options: any other option of
@@ -152,20 +157,47 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
     if formation_factor:
         o["run.formation_factor"] = "on"
     o.update(options or {})
+    if not isinstance(overwrite, bool):
+        raise TypeError("overwrite must be True or False, not %s" % type(overwrite).__name__)
     if temporary:
-        output_dir = tempfile.mkdtemp(prefix="rockperm-")
-    o["output.dir"] = os.fspath(output_dir)
+        output_dir = _tempfile.mkdtemp(prefix="rockperm-")
+    o["output.dir"] = _os.fspath(output_dir)
     try:
-        result = _rockperm._run(mask, o, callback, bool(fields), temporary)
+        with _terminated_as_exit():
+            result = _rockperm._run(mask, o, callback, bool(fields), temporary, overwrite)
     finally:
         if temporary:
-            shutil.rmtree(output_dir, ignore_errors=True)
+            _shutil.rmtree(output_dir, ignore_errors=True)
     _warn(result)
     return result
 
 
+class _terminated_as_exit:
+    """SIGTERM during a run (a batch system's cancel, `kill`) stops it at its next check as Ctrl-C
+    does and leaves the interpreter by SystemExit(143), so that the temporary directory is removed
+    on the way out; where the program has a SIGTERM handler of its own, or this is not the main
+    thread, nothing changes."""
+
+    def __enter__(self):
+        self._previous = None
+        if _threading.current_thread() is _threading.main_thread() and \
+                _signal.getsignal(_signal.SIGTERM) is _signal.SIG_DFL:
+            self._previous = _signal.signal(_signal.SIGTERM, _terminated)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            _signal.signal(_signal.SIGTERM, self._previous)
+        return False
+
+
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def formation_factor(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None,
-                     inlet_outlet="buffer", lateral="sealed", backend="auto", output_dir=None, options=None):
+                     inlet_outlet="buffer", lateral="sealed", backend="auto", output_dir=None, overwrite=False,
+                     options=None):
     """The formation factor alone: the electrical conduction of the brine (grains insulating) on
     the sample prepared as for permeability(), without solving the flow (`run.formation_factor =
     only`). Returns a Result whose formation_factor, formation_factor_error, tortuosity_factor (F
@@ -178,7 +210,7 @@ def formation_factor(mask, voxel_size_um, axis="x", pore_labels=None, grey_label
     o["run.formation_factor"] = "only"
     return permeability(mask, voxel_size_um, axis=axis, pore_labels=pore_labels, grey_labels=grey_labels,
                         inlet_outlet=inlet_outlet, lateral=lateral, backend=backend, output_dir=output_dir,
-                        options=o)
+                        overwrite=overwrite, options=o)
 
 
 def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inlet_outlet="buffer",
@@ -195,7 +227,7 @@ def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inle
     axis = _axis(axis)
     if axis == "all":
         raise InputError("plan one axis at a time: 'x', 'y' or 'z'")
-    if isinstance(ranks, bool) or not isinstance(ranks, numbers.Integral):
+    if isinstance(ranks, bool) or not isinstance(ranks, _numbers.Integral):
         raise TypeError("ranks must be an integer, not %s" % type(ranks).__name__)
     if not 1 <= ranks <= 65536:
         raise InputError("ranks must be 1..65536, not %d" % ranks)
@@ -204,12 +236,21 @@ def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inle
         raise InputError("gpu_memory_gib must be one or more sizes in GiB, each > 0, not %r" % (gpu_memory_gib,))
     mask, pore_labels = _mask_and_labels(mask, pore_labels, options)
     o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
-    o["output.dir"] = tempfile.gettempdir()  # nothing is written
+    o["output.dir"] = _tempfile.gettempdir()  # nothing is written
     o.update(options or {})
     return _rockperm._plan(mask, o, int(ranks), sizes)
 
 
+def _voxel_size(voxel_size_um):
+    """The voxel size as a number of micrometres: a string or a bool is a mistake, not a number."""
+    if isinstance(voxel_size_um, bool) or not isinstance(voxel_size_um, _numbers.Real):
+        raise TypeError("voxel_size_um must be a number of micrometres (e.g. voxel_size_um=5.3), not %s %r"
+                        % (type(voxel_size_um).__name__, voxel_size_um))
+    return float(voxel_size_um)
+
+
 def _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral):
+    voxel_size_um = _voxel_size(voxel_size_um)
     # input.file names the sample in reports; the mask itself comes from memory
     o = {"input.file": "numpy-array", "input.voxel_size_um": voxel_size_um, "lbm.flow_axis": axis,
          "lbm.inlet_outlet": inlet_outlet, "lbm.lateral": lateral, "output.fields": "off",
@@ -228,9 +269,9 @@ def read(path, with_voxel_size=False, **input_options):
     pore_labels="0", type="uint16", crop_offset=(0, 0, 0), crop_size=(100, 100, 100).
     with_voxel_size: also return the voxel size (from the header or voxel_size_um).
     """
-    o = {"input.file": os.fspath(path)}
+    o = {"input.file": _os.fspath(path)}
     for key, value in input_options.items():
-        o["input." + key] = value
+        o["input." + key] = _voxel_size(value) if key == "voxel_size_um" else value
     if "input.voxel_size_um" not in o:
         o["input.voxel_size_um"] = 0  # from the header, where there is one
     codes, voxel = _rockperm._read(o)

@@ -44,6 +44,8 @@ class Result:
     @property
     def porosity(self) -> float: ...
     @property
+    def total_porosity(self) -> float: ...
+    @property
     def connected_porosity(self) -> float: ...
     @property
     def steps(self) -> int: ...
@@ -63,8 +65,13 @@ Progress = Union[bool, None, Callable[[int, float, float, float], Any]]
 def permeability(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ..., pore_labels: Optional[str] = ...,
                  grey_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ..., backend: str = ...,
                  storage: str = ..., progress: Progress = ..., fields: bool = ...,
-                 output_dir: Union[str, PathLike[str], None] = ..., formation_factor: bool = ...,
-                 options: Optional[Mapping[str, Any]] = ...) -> Result: ...
+                 output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
+                 formation_factor: bool = ..., options: Optional[Mapping[str, Any]] = ...) -> Result: ...
+
+def formation_factor(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ..., pore_labels: Optional[str] = ...,
+                     grey_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ..., backend: str = ...,
+                     output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
+                     options: Optional[Mapping[str, Any]] = ...) -> Result: ...
 
 def plan(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ..., pore_labels: Optional[str] = ...,
          grey_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ..., ranks: int = ...,

@@ -271,3 +271,87 @@ def test_plan_says_what_rockperm_plan_says():
         line = "%s propagation, %s: %.0f B per fluid cell" % (layout["propagation"], layout["storage"],
                                                             layout["bytes_per_cell"])
         assert line in out, out
+
+
+def test_a_result_says_what_it_holds():
+    # the repr names the status, k with its error or that k was not solved, F where made, the axis
+    # and the porosity; never a made-up k = 0
+    mask = np.zeros((16, 16, 16), dtype=bool)
+    mask[:, 6:10, 6:10] = True
+    mask[8, 6:10, 6:10] = False
+    mask[8, 6:8, 6:8] = True
+    f = rockperm.formation_factor(mask, voxel_size_um=1.0, axis="z", inlet_outlet="periodic", lateral="periodic",
+                                  backend="cpu", options={"run.tolerance": 1e-9})
+    text = repr(f)
+    assert "k not solved" in text and "k = 0" not in text, text
+    assert "F = 26.03" in text and "along z" in text and "porosity 0.0595" in text, text
+    # the stated error of a solve that reached rounding is its own, not the distance to its start
+    assert f.formation_factor_error <= 1e-9
+    assert f.formation_factor == pytest.approx(26.02995, abs=5e-5)
+    k = rockperm.permeability(mask, voxel_size_um=1.0, axis="z", inlet_outlet="periodic", lateral="periodic",
+                              backend="cpu")
+    assert "k = " in repr(k) and " +- " in repr(k) and "mD along z" in repr(k), repr(k)
+
+
+def test_a_voxel_size_is_a_number():
+    mask = np.ones((8, 8, 8), dtype=bool)
+    for bad in ("5", True, None):
+        with pytest.raises(TypeError, match="voxel_size_um"):
+            rockperm.permeability(mask, voxel_size_um=bad, backend="cpu")
+    with pytest.raises(TypeError, match="voxel_size_um"):
+        rockperm.read(SAMPLE, dims=(64, 64, 64), voxel_size_um="5")
+
+
+def test_an_output_dir_with_an_earlier_run_is_refused_unless_overwritten(tmp_path):
+    mask = np.ones((8, 8, 8), dtype=bool)
+    mask[:, 0, :] = False
+    common = dict(voxel_size_um=1.0, inlet_outlet="periodic", lateral="periodic", backend="cpu",
+                  output_dir=tmp_path / "run")
+    first = rockperm.permeability(mask, **common)
+    assert not (tmp_path / "run" / ".rockperm.lock").exists()  # the lock lives as long as the run
+    with pytest.raises(rockperm.InputError, match="earlier run.*overwrite=True"):
+        rockperm.permeability(mask, **common)
+    again = rockperm.permeability(mask, overwrite=True, **common)
+    assert again.k_mD == first.k_mD
+    assert sorted(p.name for p in (tmp_path / "run").iterdir() if p.name.startswith("."))  == []
+
+
+def test_a_misspelt_option_is_named_in_pythons_words():
+    mask = np.ones((8, 8, 8), dtype=bool)
+    with pytest.raises(rockperm.InputError) as e:
+        rockperm.permeability(mask, voxel_size_um=1.0, backend="cpu", options={"run.tolerence": 1e-6})
+    text = str(e.value)
+    assert "run.tolerence" in text and "options" in text, text
+    assert "--help" not in text and "--run" not in text and "command line" not in text, text
+
+
+def test_the_module_exposes_its_api_not_its_imports():
+    for name in ("os", "sys", "shutil", "tempfile", "numbers", "warnings", "signal"):
+        assert not hasattr(rockperm, name), name
+    assert "total_porosity" in dir(rockperm.Result)
+
+
+def test_sigterm_removes_the_temporary_run_directory(tmp_path):
+    # a batch system's cancel: the run stops at its next check, the temporary directory goes, and
+    # the interpreter leaves with 143 as after SIGTERM's default
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = textwrap.dedent("""
+        import sys, rockperm
+        mask = rockperm.read(sys.argv[1], dims=(64, 64, 64), voxel_size_um=5.0)
+        print("started", flush=True)
+        rockperm.permeability(mask, voxel_size_um=5.0, inlet_outlet="periodic", lateral="periodic",
+                              backend="cpu", options={"run.tolerance": 1e-9, "run.max_steps": 10000000})
+        print("not stopped")
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script, str(SAMPLE)], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(scratch)))
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(2.0)
+    assert list(scratch.glob("rockperm-*")), "the run made no temporary directory"
+    p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=120)
+    assert p.returncode == 143, out
+    assert "not stopped" not in out, out
+    assert not list(scratch.glob("rockperm-*")), out
