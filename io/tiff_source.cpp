@@ -73,6 +73,30 @@ void check_data_within_file(TIFF* t, const std::string& where) {
                        std::to_string(size) + " bytes); the file is truncated or damaged");
     }
   }
+  // uncompressed, each strip or tile holds exactly its rows' bytes: fewer, and libtiff would read
+  // the rest as whatever follows (or zeros) without a word
+  std::uint16_t compression = COMPRESSION_NONE;
+  TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+  if (compression != COMPRESSION_NONE) return;
+  std::uint32_t height = 0, rows_per_strip = 0;
+  TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height);
+  TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  for (std::uint64_t i = 0; i < pieces; ++i) {
+    std::uint64_t needed = 0;
+    if (tiled) {
+      needed = static_cast<std::uint64_t>(TIFFTileSize64(t));
+    } else {
+      const std::uint64_t first = i * static_cast<std::uint64_t>(rows_per_strip);
+      const std::uint64_t rows = first >= height ? 0 : std::min<std::uint64_t>(rows_per_strip, height - first);
+      needed = static_cast<std::uint64_t>(TIFFVStripSize64(t, static_cast<std::uint32_t>(rows)));
+    }
+    if (counts[i] < needed) {
+      throw InputError(where + ": " + (tiled ? "tile " : "strip ") + std::to_string(i) + " holds " +
+                       std::to_string(counts[i]) + " bytes of image data where its " +
+                       (tiled ? "pixels need " : "rows need ") + std::to_string(needed) +
+                       " (StripByteCounts/TileByteCounts); the file is truncated or damaged: write it again");
+    }
+  }
 }
 
 struct PageFormat {

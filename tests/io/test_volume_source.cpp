@@ -301,6 +301,40 @@ TEST(BadInput, AMultiPageTiffCutShortIsAnErrorNamingThePage) {
   EXPECT_EQ(error_of(spec), "");
 }
 
+// audit: an uncompressed strip whose StripByteCounts is smaller than its rows need was read
+// without a word (libtiff fills the rest) and the run went on to a k
+TEST(BadInput, AStripShorterThanItsRowsIsRefused) {
+  const fs::path dir = fresh_dir("shortstrip");
+  const auto write = [&](const fs::path& file, tmsize_t second) {
+    TIFF* t = TIFFOpen(file.c_str(), "w");
+    ASSERT_NE(t, nullptr);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 8u);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 8u);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 4u);
+    std::vector<std::uint8_t> rows(32, 1);
+    for (std::size_t i = 0; i < rows.size(); i += 3) rows[i] = 0;  // some pore (label 0)
+    TIFFWriteRawStrip(t, 0, rows.data(), 32);
+    TIFFWriteRawStrip(t, 1, rows.data(), second);  // rows 4..7: 32 bytes, or fewer
+    TIFFWriteDirectory(t);
+    TIFFClose(t);
+  };
+  write(dir / "short.tif", 20);
+  write(dir / "whole.tif", 32);
+  VolumeSpec spec;
+  spec.voxel_size_um = 1;
+  spec.path = dir / "short.tif";
+  const std::string e = error_of(spec);
+  EXPECT_NE(e.find("strip 1 holds 20 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("32"), std::string::npos) << e;
+  spec.path = dir / "whole.tif";
+  EXPECT_EQ(error_of(spec), "");
+}
+
 // audit: headers rockperm cannot read are named as unsupported, not as a size mismatch
 TEST(BadInput, UnsupportedHeaderFeaturesAreNamed) {
   const fs::path dir = fresh_dir("unsupported");
