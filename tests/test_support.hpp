@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -58,14 +59,29 @@ inline void record(const std::string& name, double value) {
   ::testing::Test::RecordProperty(name, text);
 }
 
-// A file of the repository, found from the working directory upwards (tests run from the
-// build tree or from the repository root; no path is baked in at build time).
+// A file of the repository: under $ROCKPERM_SOURCE_DIR where it is set, else found from the
+// working directory upwards, else from the test binary's own folder upwards (tests run from the
+// build tree, from the repository root or from anywhere else; no path is baked in at build time).
+// Empty where none holds it: repo_file_or_skip says so.
 inline std::filesystem::path repo_file(const std::string& relative) {
-  for (auto dir = std::filesystem::current_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (std::filesystem::exists(dir / relative)) return dir / relative;
-    if (dir == dir.parent_path()) break;
+  namespace fs = std::filesystem;
+  if (const char* root = std::getenv("ROCKPERM_SOURCE_DIR"); root && *root) {
+    return fs::exists(fs::path(root) / relative) ? fs::path(root) / relative : fs::path();
+  }
+  std::error_code ec;
+  const fs::path binary = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path start : {fs::current_path(), ec ? fs::path() : binary.parent_path()}) {
+    for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / relative)) return dir / relative;
+      if (dir == dir.parent_path()) break;
+    }
   }
   return {};
+}
+// Why a test that reads it skips where repo_file finds none.
+inline std::string repo_file_missing(const std::string& relative) {
+  return relative + " is neither under $ROCKPERM_SOURCE_DIR nor above the working directory or the test binary: "
+                    "run the tests from the repository, or set ROCKPERM_SOURCE_DIR to it";
 }
 
 inline geometry::PoreMask mask_from(const geometry::Dims& d,

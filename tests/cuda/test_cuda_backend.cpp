@@ -43,7 +43,7 @@ double k_of(const physics::FlowSums& s, const lattice::SparseLattice& lat, doubl
 
 lattice::SparseLattice sample_lattice(bool fused) {
   const auto file = testing::repo_file("samples/sphere_pack_64.raw");
-  if (file.empty()) throw std::runtime_error("samples/sphere_pack_64.raw not found above the working directory");
+  if (file.empty()) throw std::runtime_error(testing::repo_file_missing("samples/sphere_pack_64.raw"));
   io::VolumeSpec spec;
   spec.path = file;
   spec.dims = geometry::Dims{64, 64, 64};
@@ -78,11 +78,13 @@ void compare_after_steps(const lattice::SparseLattice& lat, backend::Propagation
 
 TEST(CudaBackend, TwoPassMatchesCpuOnTheBundledSampleAfter1000Steps) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
+  if (testing::repo_file("samples/sphere_pack_64.raw").empty()) GTEST_SKIP() << testing::repo_file_missing("samples/sphere_pack_64.raw");
   compare_after_steps(sample_lattice(false), backend::Propagation::two_pass, 1000);
 }
 
 TEST(CudaBackend, FusedMatchesCpuOnTheBundledSampleAfter1000Steps) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
+  if (testing::repo_file("samples/sphere_pack_64.raw").empty()) GTEST_SKIP() << testing::repo_file_missing("samples/sphere_pack_64.raw");
   compare_after_steps(sample_lattice(true), backend::Propagation::fused, 1000);
 }
 
@@ -121,6 +123,7 @@ TEST(CudaBackend, ReductionsMatchTheCpuOnTheSameState) {
 
 TEST(CudaBackend, SteadyPermeabilityOfTheSampleMatchesCpu) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
+  if (testing::repo_file("samples/sphere_pack_64.raw").empty()) GTEST_SKIP() << testing::repo_file_missing("samples/sphere_pack_64.raw");
   const lattice::SparseLattice lat = sample_lattice(true);
   const auto p = physics::make_collision_params(physics::CollisionModel::trt, 1.0, 3.0 / 16.0, 0, 1e-5);
   physics::FlowProblem problem;
@@ -292,6 +295,7 @@ TEST(CudaBackend, AutomaticTablesAreLineTablesWhereTheGroupedOnesDoNotFit) {
 
 TEST(CudaBackend, MemoryPerCellOfTheTwoPassIsAtMost112Bytes) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
+  if (testing::repo_file("samples/sphere_pack_64.raw").empty()) GTEST_SKIP() << testing::repo_file_missing("samples/sphere_pack_64.raw");
   const lattice::SparseLattice lat = sample_lattice(false);
   cuda::CudaBackend gpu(lat, physics::CollisionParams{}, 0);
   EXPECT_LE(gpu.bytes_per_cell(), 112.0 * lat.stride() / lat.fluid_count());
