@@ -161,6 +161,10 @@ std::string to_html(const SampleResult& r) {
     if (r.conduction.done) {
       row("formation-factor", "formation factor F (along the flow)", num(r.conduction.formation_factor, 6));
       row("formation-factor-error", "estimated error of F (relative)", num(r.conduction.error, 3));
+      if (r.conduction.formation_factor_interior > 0) {
+        row("formation-factor-interior", "F of the interior alone (a check; F is the whole sample's)",
+            num(r.conduction.formation_factor_interior, 6));
+      }
       row("tortuosity-factor", "tortuosity factor F phi", num(r.conduction.tortuosity_factor, 5));
       row("cementation-exponent", "Archie's cementation exponent m", num(r.conduction.cementation_exponent, 4));
     } else if (r.conduction.asked) {
@@ -191,7 +195,13 @@ std::string to_html(const SampleResult& r) {
     }
     o << "</table>\n<p>Share of the flow through pores narrower than 3 voxels: <span id=\"narrow-flow\">"
       << num(100 * r.narrow_flow_fraction, 4) << "</span> %. k of the two halves along the flow: <span id=\"halves\">"
-      << num(r.k_halves_md[0], 6) << " and " << num(r.k_halves_md[1], 6) << "</span> mD.</p>\n";
+      << num(r.k_halves_md[0], 6) << " and " << num(r.k_halves_md[1], 6) << "</span> mD.";
+    if (r.k_interior_md > 0) {  // k is the whole sample's; the interior is a representative-volume check
+      o << " k of the interior alone (the middle planes, L/8 in from each face): <span id=\"k-interior\">"
+        << num(r.k_interior_md, 6) << "</span> mD, " << num(100 * interior_difference(r), 3)
+        << " % off the whole sample's.";
+    }
+    o << "</p>\n";
   }
   if (!r.slices.empty()) {
     o << "<h2>Mid slice</h2>\n";

@@ -112,6 +112,7 @@ TEST(Report, HtmlParsesAndHoldsTheNumbersOfTheJson) {
   r.history_md = {{100, 900.0}, {200, 1200.0}, {1400, 1234.56789012}};
   r.drive.acceleration = r.flow.force;
   r.drive.period = 1;
+  r.k_interior_md = 1111.5;  // between buffers: the interior's k beside the whole sample's
   write_reports(dir, r);
   std::ifstream in(dir / "report.json");
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -121,6 +122,8 @@ TEST(Report, HtmlParsesAndHoldsTheNumbersOfTheJson) {
   EXPECT_EQ(std::stoll(html_text_by_id(html, "steps")), j["steps"].get<long long>());
   EXPECT_NEAR(std::stod(html_text_by_id(html, "porosity")), j["porosity"].get<double>(), 1e-6);
   EXPECT_EQ(html_text_by_id(html, "status"), j["status"].get<std::string>());
+  EXPECT_NEAR(std::stod(html_text_by_id(html, "k-interior")), j["trust"]["k_interior_mD"].get<double>(), 1e-3);
+  EXPECT_NE(j["trust"]["verdict"].get<std::string>().find("1111.5 mD"), std::string::npos) << j["trust"]["verdict"];
   EXPECT_NE(html.find("<h1>rock &lt;A&gt; &amp; &quot;B&quot;.raw</h1>"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos) << "the convergence chart";
   EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "nothing is fetched from the network";
