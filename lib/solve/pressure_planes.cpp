@@ -107,14 +107,6 @@ PressureProfile PlaneReader::read() const {
   return pressure_profile(sums, cells_, area_);
 }
 
-PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
-  PressureDrop d;
-  d.rho_in = profile.mean_rho(begin - 1, begin);
-  d.rho_out = profile.mean_rho(end, end + 1);
-  d.length = static_cast<double>(end - begin + 1);
-  return d;
-}
-
 InteriorSlabs interior_slabs(std::int64_t begin, std::int64_t end) {
   const std::int64_t length = end - begin;
   InteriorSlabs s;
@@ -127,9 +119,7 @@ InteriorSlabs interior_slabs(std::int64_t begin, std::int64_t end) {
 
 PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end) {
   const std::int64_t length = end - begin;
-  if (length < 8) {  // no interior to speak of: the end planes, or (mirror: no plane before) no drop
-    return begin > 0 ? end_plane_drop(profile, begin, end) : PressureDrop{};
-  }
+  if (length < 8) return PressureDrop{};  // no interior to speak of (margin 0)
   PressureDrop d;
   const InteriorSlabs slabs = interior_slabs(begin, end);
   d.margin = slabs.margin;

@@ -103,10 +103,7 @@ struct InteriorSlabs {
 };
 InteriorSlabs interior_slabs(std::int64_t begin, std::int64_t end);
 
-// The drop between the planes just outside the sample [begin, end): begin - 1 and end, L + 1 apart.
-PressureDrop end_plane_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end);
-// The drop across the interior of the sample (see above); below 8 planes there is none (margin 0,
-// the end planes where there are planes before the sample, no drop at all in mirror mode).
+// The drop across the interior of the sample (see above); below 8 planes there is none (margin 0).
 PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, std::int64_t end);
 
 // The body acceleration that drives the planes of a drop: g minus the pressure gradient,
@@ -114,7 +111,8 @@ PressureDrop interior_drop(const PressureProfile& profile, std::int64_t begin, s
 double effective_acceleration(double g, const PressureDrop& drop);
 
 // The acceleration across the whole sample [begin, end) between buffers: the potential lost
-// between the end planes (their flux-weighted densities, L + 1 apart) over the sample's L planes.
+// between the planes just outside its faces (begin - 1 and end, L + 1 apart; their flux-weighted
+// densities) over the sample's L planes.
 double whole_sample_acceleration(double g, const PressureProfile& profile, std::int64_t begin, std::int64_t end);
 
 // What buffer and mirror modes divide by: the whole sample's drive and Darcy velocity, and the

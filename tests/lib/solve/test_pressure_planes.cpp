@@ -38,16 +38,16 @@ TEST(PressurePlanes, InteriorReadingOfALinearProfileIsItsSlope) {
   EXPECT_DOUBLE_EQ(d.length, 44.0);  // slabs [12, 16) and [56, 60)
   const double rho = 0.5 * (d.rho_in + d.rho_out);
   EXPECT_NEAR(effective_acceleration(1e-5, d), 1e-5 + 1e-4 / rho, 1e-12);
-  // the end planes see the buffers' planes beside the faces too: the same slope here
-  EXPECT_NEAR(effective_acceleration(1e-5, end_plane_drop(p, 4, 68)),
-              1e-5 + (3e-4 * 64 + 1e-5) / 3.0 / (65.0 * 0.5 * (p.mean_rho(3, 4) + p.mean_rho(68, 69))), 1e-12);
+  // the whole sample, from the planes beside its faces (3 and 68, 65 apart) over its 64 planes: the
+  // sample's own 64 links and one of the buffers' (the profile carries no flux weights: plane means)
+  EXPECT_NEAR(solve::whole_sample_acceleration(1e-5, p, 4, 68),
+              (65 * 1e-5 + (3e-4 * 64 + 1e-5) / 3.0 / (0.5 * (p.mean_rho(3, 4) + p.mean_rho(68, 69)))) / 64.0, 1e-12);
 }
 
 TEST(PressurePlanes, ShortSamplesHaveNoInteriorReading) {
   const solve::PressureProfile p = profile_of(12, [](std::int64_t x) { return 1.0 - 1e-4 * x; });
   const solve::PressureDrop buffered = solve::interior_drop(p, 3, 9);  // 6 planes between buffers
   EXPECT_EQ(buffered.margin, 0);
-  EXPECT_DOUBLE_EQ(buffered.length, 7.0);
   EXPECT_FALSE(solve::sample_drive(p, 1e-5, 3, 9).has_interior());
   const solve::SampleDrive mirrored = solve::sample_drive(p, 1e-5, 0, 6);  // mirror: the sample starts at plane 0
   EXPECT_DOUBLE_EQ(mirrored.acceleration, 1e-5);
