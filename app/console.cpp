@@ -23,19 +23,16 @@ void print_sample(const pipeline::RunSpec& spec, const pipeline::Sample& s, cons
                 perc.total_porosity(), perc.connected_porosity(), 100.0 * perc.removed_fraction(),
                 spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
   } else {  // the resolved pores apart from the grey voxels, and the total with the grey phases' own pores
-    std::uint64_t grey_voxels = 0, grey_connected = 0;
-    double own = 0;
+    std::vector<pipeline::GreyPhaseReport> phases(grey.size());
     for (std::size_t c = 0; c < grey.size(); ++c) {
-      grey_voxels += s.grey_voxels_before[c];
-      grey_connected += s.grey_voxels[c];
-      own += grey[c].porosity * static_cast<double>(s.grey_voxels_before[c]);
+      phases[c].porosity = grey[c].porosity;
+      phases[c].voxels = s.grey_voxels_before[c];
+      phases[c].connected = s.grey_voxels[c];
     }
-    const double voxels = static_cast<double>(perc.voxels);
+    const pipeline::Porosities p = pipeline::porosities(perc, phases);
     std::printf("pore space  porosity %.4f resolved, connected %.4f; total %.4f with the grey phases' own pores "
                 "(%.2f %% of the pore and grey voxels removed%s); %llu fluid cells\n",
-                static_cast<double>(perc.pore - grey_voxels) / voxels,
-                static_cast<double>(perc.connected - grey_connected) / voxels,
-                (static_cast<double>(perc.pore - grey_voxels) + own) / voxels, 100.0 * perc.removed_fraction(),
+                p.resolved, p.connected, p.total, 100.0 * perc.removed_fraction(),
                 spec.sample.percolation_filter ? "" : ", filter off", static_cast<unsigned long long>(s.fluid));
   }
   const geometry::GreyMap& map = spec.sample.grey_map;
@@ -199,8 +196,7 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                 "porosity %.4f (total %.4f)\n",
                 100.0 * static_cast<double>(r.grey.voxels()) / static_cast<double>(r.percolation.voxels),
                 r.grey.phases.size(), 100.0 * r.grey.flow_fraction,
-                r.grey.subresolution_porosity(r.percolation.voxels),
-                r.porosity() + r.grey.subresolution_porosity(r.percolation.voxels));
+                r.grey.subresolution_porosity(r.percolation.voxels), r.total_porosity());
     if (r.grey.without_done) {
       std::printf("              with the grey voxels solid k = %.6g mD (%lld steps, %.2f s)%s%s\n", r.grey.k_without_md,
                   static_cast<long long>(r.grey.without_steps), r.grey.without_seconds,

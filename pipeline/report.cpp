@@ -82,25 +82,28 @@ double GreyReport::subresolution_porosity(std::uint64_t sample_voxels) const {
   return sample_voxels ? pore / static_cast<double>(sample_voxels) : 0.0;
 }
 
-double SampleResult::porosity() const {
-  return static_cast<double>(percolation.pore - grey.voxels()) / static_cast<double>(percolation.voxels);
-}
-
-double SampleResult::connected_porosity() const {
-  return static_cast<double>(percolation.connected - grey.connected()) / static_cast<double>(percolation.voxels);
-}
-
-double SampleResult::total_porosity() const {
-  return porosity() + grey.subresolution_porosity(percolation.voxels);
-}
-
-double SampleResult::connected_total_porosity() const {
-  double pore = connected_porosity();
-  for (const GreyPhaseReport& g : grey.phases) {
-    pore += g.porosity * static_cast<double>(g.connected) / static_cast<double>(percolation.voxels);
+Porosities porosities(const geometry::PercolationReport& percolation, const std::vector<GreyPhaseReport>& grey) {
+  const auto voxels = static_cast<double>(percolation.voxels);
+  std::uint64_t grey_before = 0, grey_after = 0;
+  double own_before = 0, own_after = 0;  // the grey phases' own pore volume
+  for (const GreyPhaseReport& g : grey) {
+    grey_before += g.voxels;
+    grey_after += g.connected;
+    own_before += g.porosity * static_cast<double>(g.voxels);
+    own_after += g.porosity * static_cast<double>(g.connected);
   }
-  return pore;
+  Porosities p;
+  p.resolved = static_cast<double>(percolation.pore - grey_before) / voxels;
+  p.connected = static_cast<double>(percolation.connected - grey_after) / voxels;
+  p.total = p.resolved + own_before / voxels;
+  p.connected_total = p.connected + own_after / voxels;
+  return p;
 }
+
+double SampleResult::porosity() const { return porosities(percolation, grey.phases).resolved; }
+double SampleResult::connected_porosity() const { return porosities(percolation, grey.phases).connected; }
+double SampleResult::total_porosity() const { return porosities(percolation, grey.phases).total; }
+double SampleResult::connected_total_porosity() const { return porosities(percolation, grey.phases).connected_total; }
 
 InputRecord input_record(const SampleResult& r) {
   const Provenance& p = r.provenance;

@@ -236,6 +236,16 @@ struct SampleResult {
   std::shared_ptr<const FlowFields> fields;
 };
 
+// The porosities of a sample from its percolation counts (grey voxels counted as pore there) and its
+// grey phases (declared porosity, voxels before and after the filter): the resolved pores, before
+// and after the filter, and with each grey phase's own porosity times its voxels (the total a lab
+// measures, and that of the connected space: F phi's and Archie's). One definition for the run's
+// console, reports and Python.
+struct Porosities {
+  double resolved = 0, connected = 0, total = 0, connected_total = 0;
+};
+Porosities porosities(const geometry::PercolationReport& percolation, const std::vector<GreyPhaseReport>& grey);
+
 // The interior's k over the whole sample's, less 1 (0 where there is no interior reading).
 double interior_difference(const SampleResult& r);
 

@@ -201,11 +201,11 @@ ConductionReadingSlabs reading_of(const ConductionProblem& p) {
 }
 
 // The interior reading of the finished potential, a representative-volume check: the current
-// density over the mean field between the interior slabs (lib/solve/pressure_planes.hpp); 0
-// where the sample has no interior (shorter than 8 planes, or periodic).
+// density over the mean field between the interior slabs (lib/solve/pressure_planes.hpp), where the
+// sample has an interior (buffers or mirror, 8 planes or more: has_interior).
+bool has_interior(const ConductionProblem& p) { return p.interior && p.sample_end - p.sample_begin >= 8; }
 double interior_conductivity(const ConductionOperator& op, const ConductionProblem& p, const std::vector<double>& x,
                              double current) {
-  if (!p.interior || p.sample_end - p.sample_begin < 8) return 0.0;
   const InteriorSlabs s = interior_slabs(p.sample_begin, p.sample_end);
   const std::array<double, 4> t = op.sums<4>([&](std::uint32_t c, std::uint64_t i, std::array<double, 4>& a) {
     const std::int64_t z = op.coordinate(c, p.axis);
@@ -447,12 +447,15 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
     result.error = rounding_error(result.residual);
     result.converged = result.error <= problem.tolerance;
   }
-  if (result.conductivity > 0) result.interior_conductivity = interior_conductivity(op, problem, engine->solution(), current);
+  // the finished potential, fetched once (from the device, on a GPU) for the interior check and the fields
+  const bool check_interior = result.conductivity > 0 && has_interior(problem);
+  std::vector<double> x;
+  if (check_interior || keep_potential) x = engine->solution();
+  if (check_interior) result.interior_conductivity = interior_conductivity(op, problem, x, current);
   result.field = field;
   result.device = engine->where();
   result.setup_seconds = setup_seconds;
   if (keep_potential) {
-    const std::vector<double> x = engine->solution();
     result.potential.resize(owned);
     for (std::uint64_t i = 0; i < owned; ++i) {
       const std::uint32_t c = op.begin() + static_cast<std::uint32_t>(i);
