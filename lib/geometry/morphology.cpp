@@ -1,0 +1,426 @@
+#include "lib/geometry/morphology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "lib/base/error.hpp"
+#include "lib/geometry/distance_transform.hpp"
+
+namespace rockperm::geometry {
+
+const char* to_string(EntryFaces f) { return name_in(entry_face_names, f); }
+
+namespace {
+
+// The links of the lattice the phases connect through: 6 faces, and 12 edges where open.
+struct Links {
+  int count = 0;
+  std::array<std::array<int, 3>, 18> d{};
+  explicit Links(EdgeContacts edges) {
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int n = std::abs(dx) + std::abs(dy) + std::abs(dz);
+          if (n == 1 || (n == 2 && edges == EdgeContacts::open)) d[static_cast<std::size_t>(count++)] = {dx, dy, dz};
+        }
+  }
+};
+
+// Calls f(u) for each neighbour u of voxel v inside the volume.
+template <class F>
+void each_neighbour(const Dims& dims, const Links& links, std::uint64_t v, F&& f) {
+  const auto nx = static_cast<std::uint64_t>(dims.nx), ny = static_cast<std::uint64_t>(dims.ny);
+  const auto x = static_cast<std::int64_t>(v % nx), y = static_cast<std::int64_t>((v / nx) % ny),
+             z = static_cast<std::int64_t>(v / (nx * ny));
+  for (int l = 0; l < links.count; ++l) {
+    const auto& d = links.d[static_cast<std::size_t>(l)];
+    const std::int64_t a = x + d[0], b = y + d[1], c = z + d[2];
+    if (a < 0 || b < 0 || c < 0 || a >= dims.nx || b >= dims.ny || c >= dims.nz) continue;
+    f(dims.linear(a, b, c));
+  }
+}
+
+// The voxels of the faces: the flow axis's first (inlet) and last (outlet) planes, or all six.
+enum class Faces { inlet, outlet, both, all };
+bool on_faces(const Dims& dims, int axis, Faces faces, std::uint64_t v) {
+  const auto nx = static_cast<std::uint64_t>(dims.nx), ny = static_cast<std::uint64_t>(dims.ny);
+  const std::int64_t c[3] = {static_cast<std::int64_t>(v % nx), static_cast<std::int64_t>((v / nx) % ny),
+                             static_cast<std::int64_t>(v / (nx * ny))};
+  switch (faces) {
+    case Faces::inlet: return c[axis] == 0;
+    case Faces::outlet: return c[axis] == dims[axis] - 1;
+    case Faces::both: return c[axis] == 0 || c[axis] == dims[axis] - 1;
+    case Faces::all:
+      for (int a = 0; a < 3; ++a)
+        if (c[a] == 0 || c[a] == dims[a] - 1) return true;
+      return false;
+  }
+  return false;
+}
+Faces faces_of(EntryFaces e) {
+  return e == EntryFaces::inlet ? Faces::inlet : e == EntryFaces::both ? Faces::both : Faces::all;
+}
+
+// Every pore voxel of `faces`, in raster order (threads fill per plane, joined in order).
+std::vector<std::uint64_t> face_voxels(const Dims& dims, const std::vector<std::uint8_t>& pore, int axis, Faces faces) {
+  std::vector<std::uint64_t> out;
+  const std::uint64_t n = dims.voxels();
+  // the faces are planes: walk only them where the faces are one axis's, else the whole
+  if (faces == Faces::all) {
+    for (std::uint64_t v = 0; v < n; ++v)
+      if (pore[v] && on_faces(dims, axis, faces, v)) out.push_back(v);
+    return out;
+  }
+  const std::int64_t lo = faces == Faces::outlet ? dims[axis] - 1 : 0;
+  const std::int64_t hi = faces == Faces::inlet ? 0 : dims[axis] - 1;
+  for (std::int64_t z = 0; z < dims.nz; ++z)
+    for (std::int64_t y = 0; y < dims.ny; ++y)
+      for (std::int64_t x = 0; x < dims.nx; ++x) {
+        const std::int64_t c[3] = {x, y, z};
+        if (c[axis] != lo && c[axis] != hi) continue;
+        const std::uint64_t v = dims.linear(x, y, z);
+        if (pore[v]) out.push_back(v);
+      }
+  return out;
+}
+
+// The bottleneck of every pore voxel from `seeds`: the largest t such that a path of pore voxels
+// with EDT^2 >= t joins it to a seed (the path's smallest EDT^2), -1 where none does. A priority
+// flood over the distinct values of EDT^2 (integers), highest first: each voxel queued once.
+std::vector<float> bottleneck(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
+                              const std::vector<std::uint64_t>& seeds, const Links& links) {
+  const std::uint64_t n = dims.voxels();
+  std::vector<float> a2(n, -1.0f);
+  float top = 0;
+  for (std::uint64_t v = 0; v < n; ++v)
+    if (pore[v]) top = std::max(top, edt2[v]);
+  const auto levels = static_cast<std::size_t>(top) + 1;  // EDT^2 is an integer below 2^24
+  std::vector<std::vector<std::uint64_t>> bucket(levels);
+  std::vector<std::uint8_t> queued(n, 0);
+  for (const std::uint64_t v : seeds) {
+    bucket[static_cast<std::size_t>(edt2[v])].push_back(v);
+    queued[v] = 1;
+  }
+  for (std::size_t level = levels; level-- > 0;) {
+    auto& b = bucket[level];
+    while (!b.empty()) {
+      const std::uint64_t v = b.back();
+      b.pop_back();
+      a2[v] = static_cast<float>(level);
+      each_neighbour(dims, links, v, [&](std::uint64_t u) {
+        if (!pore[u] || queued[u]) return;
+        queued[u] = 1;
+        bucket[std::min(level, static_cast<std::size_t>(edt2[u]))].push_back(u);
+      });
+    }
+    std::vector<std::uint64_t>().swap(b);
+  }
+  return a2;
+}
+
+// The centre threshold of a ball of radius R (voxels): EDT >= R cos + 1/2, as EDT^2.
+double centre_threshold(double radius, double cos_theta) {
+  const double e = radius * cos_theta + 0.5;
+  return e * e;
+}
+
+// Marks with `step` every domain voxel not yet taken (seq == not_taken) whose centre lies within
+// `radius` of a voxel with seed != 0.
+void cover(const Dims& dims, const std::vector<std::uint8_t>& seed, const std::vector<std::uint8_t>& domain,
+           double radius, std::uint16_t step, std::vector<std::uint16_t>& seq) {
+  const auto n = static_cast<std::int64_t>(dims.voxels());
+  const double r2 = radius * radius + 1e-6;  // squared distances are integers
+  if (radius <= 11) {  // the bounded transform: exact up to ceil(R)^2 >= R^2, a byte a voxel
+    const int r = static_cast<int>(std::ceil(radius));
+    const HostArray<std::uint8_t> sq = squared_distance_within(dims, seed.data(), r);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<std::size_t>(i);
+      if (domain[v] && seq[v] == not_taken && sq[v] != 255 && static_cast<double>(sq[v]) <= r2) seq[v] = step;
+    }
+    return;
+  }
+  const std::vector<float> d = distance_to(dims, seed);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto v = static_cast<std::size_t>(i);
+    const double dv = d[v];
+    if (domain[v] && seq[v] == not_taken && dv * dv <= r2) seq[v] = step;
+  }
+}
+
+// Union-find over voxels (uint32 parents where the volume allows, else uint64): the defending
+// phase's clusters built backwards in time.
+class Clusters {
+ public:
+  explicit Clusters(std::uint64_t n) : parent_(n), exit_(n, 0) {}
+  std::uint64_t find(std::uint64_t v) {
+    std::uint64_t r = v;
+    while (parent_[r] != r) r = parent_[r];
+    while (parent_[v] != r) {
+      const std::uint64_t next = parent_[v];
+      parent_[v] = r;
+      v = next;
+    }
+    return r;
+  }
+  void add(std::uint64_t v, bool exit) {
+    parent_[v] = v;
+    exit_[v] = exit ? 1 : 0;
+  }
+  void join(std::uint64_t a, std::uint64_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    if (a < b) std::swap(a, b);
+    parent_[a] = b;
+    exit_[b] = static_cast<std::uint8_t>(exit_[b] | exit_[a]);
+  }
+  bool exits(std::uint64_t v) { return exit_[find(v)] != 0; }
+
+ private:
+  std::vector<std::uint64_t> parent_;
+  std::vector<std::uint8_t> exit_;
+};
+
+// Trapping of the defending phase: a voxel the displacing phase takes at step s (seq) is kept by
+// the defending phase (seq = not_taken) where, after step s - 1, its cluster of the defending phase
+// (domain voxels with seq >= s, trapping applied) had no voxel on the exit faces. Built backwards:
+// the clusters after step s - 1 are those of the voxels taken at s or later, or not_taken. Exact with
+// respect to connectivity: a voxel reached later only through a trapped cluster is in that
+// cluster.
+void trap(const Dims& dims, const std::vector<std::uint8_t>& domain, std::vector<std::uint16_t>& seq,
+                   std::size_t steps, int axis, Faces exit_faces, const Links& links) {
+  const std::uint64_t n = dims.voxels();
+  // the voxels of each step, `steps` for those not_taken taken, by a counting sort
+  std::vector<std::uint64_t> start(steps + 2, 0);
+  for (std::uint64_t v = 0; v < n; ++v)
+    if (domain[v]) ++start[(seq[v] == not_taken ? steps : seq[v]) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  std::vector<std::uint64_t> order(start.back());
+  {
+    std::vector<std::uint64_t> at(start.begin(), start.end() - 1);
+    for (std::uint64_t v = 0; v < n; ++v)
+      if (domain[v]) order[at[seq[v] == not_taken ? steps : seq[v]]++] = v;
+  }
+  Clusters clusters(n);
+  std::vector<std::uint8_t> in(n, 0);
+  for (std::size_t s = steps + 1; s-- > 0;) {
+    const std::uint64_t begin = start[s], end = start[s + 1];
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::uint64_t v = order[i];
+      in[v] = 1;
+      clusters.add(v, on_faces(dims, axis, exit_faces, v));
+    }
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::uint64_t v = order[i];
+      each_neighbour(dims, links, v, [&](std::uint64_t u) {
+        if (in[u]) clusters.join(u, v);
+      });
+    }
+    if (s == steps) continue;  // not_taken taken: nothing to keep
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::uint64_t v = order[i];
+      if (!clusters.exits(v)) seq[v] = not_taken;
+    }
+  }
+}
+
+// The voxels of `phase` with no path through it to the exit faces.
+std::uint64_t isolated(const Dims& dims, const std::vector<std::uint8_t>& phase, int axis, Faces exit_faces,
+                       const Links& links) {
+  std::vector<std::uint8_t> seen(phase.size(), 0);
+  std::vector<std::uint64_t> stack = face_voxels(dims, phase, axis, exit_faces);
+  for (const std::uint64_t v : stack) seen[v] = 1;
+  std::uint64_t reached = stack.size();
+  while (!stack.empty()) {
+    const std::uint64_t v = stack.back();
+    stack.pop_back();
+    each_neighbour(dims, links, v, [&](std::uint64_t u) {
+      if (!phase[u] || seen[u]) return;
+      seen[u] = 1;
+      ++reached;
+      stack.push_back(u);
+    });
+  }
+  std::uint64_t all = 0;
+  for (const std::uint8_t p : phase) all += p ? 1 : 0;
+  return all - reached;
+}
+
+void check_radii(const std::vector<double>& radii, bool falling) {
+  if (radii.empty()) throw InputError("capillary.pressures", "no capillary pressure to displace at");
+  if (radii.size() > max_displacement_steps) {
+    throw InputError("capillary.pressures", "at most " + std::to_string(max_displacement_steps) + " capillary pressures per curve");
+  }
+  for (std::size_t i = 0; i < radii.size(); ++i) {
+    if (!(radii[i] > 0) || !std::isfinite(radii[i])) {
+      throw InputError("capillary.pressures", "a capillary pressure gives no positive finite ball radius");
+    }
+    if (i > 0 && (falling ? radii[i] >= radii[i - 1] : radii[i] <= radii[i - 1])) {
+      throw InputError("capillary.pressures", std::string("the capillary pressures must ") +
+                                                  (falling ? "rise" : "fall") + " strictly along the curve");
+    }
+  }
+}
+
+std::uint64_t count_defending(const std::vector<std::uint8_t>& domain, const std::vector<std::uint16_t>& seq,
+                              std::size_t j) {
+  std::uint64_t c = 0;
+  const auto n = static_cast<std::int64_t>(domain.size());
+#pragma omp parallel for reduction(+ : c) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto v = static_cast<std::size_t>(i);
+    if (domain[v] && (seq[v] == not_taken || seq[v] > j)) ++c;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<float> squared_pore_distance(const Dims& dims, const std::vector<std::uint8_t>& pore) {
+  std::vector<std::uint8_t> solid(pore.size());
+  for (std::size_t v = 0; v < pore.size(); ++v) solid[v] = pore[v] ? 0 : 1;
+  std::vector<float> d = distance_to(dims, solid);
+  for (std::size_t v = 0; v < d.size(); ++v) {
+    // exact integers: the transform's float root, squared back and rounded
+    d[v] = pore[v] ? (d[v] >= 1e18f ? 1e18f : std::round(d[v] * d[v])) : 0.0f;
+  }
+  return d;
+}
+
+EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
+                       const MorphologySpec& spec) {
+  EntryRadii r;
+  const Links links(spec.edges);
+  const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
+  if (entry.empty()) return r;
+  float top = 0;
+  for (const std::uint64_t v : entry) top = std::max(top, edt2[v]);
+  r.entry = (std::sqrt(static_cast<double>(top)) - 0.5) / spec.cos_theta;
+  // breakthrough: the widest centres joining the flow axis's two faces (whatever the entry)
+  const std::vector<float> a2 = bottleneck(dims, pore, edt2, face_voxels(dims, pore, spec.flow_axis, Faces::inlet), links);
+  float span = -1;
+  for (const std::uint64_t v : face_voxels(dims, pore, spec.flow_axis, Faces::outlet)) span = std::max(span, a2[v]);
+  r.breakthrough = span > 0 ? (std::sqrt(static_cast<double>(span)) - 0.5) / spec.cos_theta : 0.0;
+  return r;
+}
+
+Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
+                   const MorphologySpec& spec, const std::vector<double>& radii) {
+  check_radii(radii, true);
+  const Links links(spec.edges);
+  const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
+  if (entry.empty()) {
+    throw InputError("capillary.entry", std::string("no pore voxel on the entry face") +
+                                            (spec.entry == EntryFaces::inlet ? "" : "s") + " (" + to_string(spec.entry) +
+                                            ") of the sample: choose other entry faces or another flow axis");
+  }
+  if (spec.trap_wetting) {
+    if (spec.entry != EntryFaces::inlet) {
+      throw InputError("capillary.trapping", std::string("the wetting phase cannot leave: with entry faces '") +
+                                                 to_string(spec.entry) +
+                                                 "' no face is left for it to leave through; set trapping off (as "
+                                                 "in mercury injection, where it is evacuated) or enter at the inlet");
+    }
+    if (face_voxels(dims, pore, spec.flow_axis, Faces::outlet).empty()) {
+      throw InputError("capillary.trapping",
+                       "the wetting phase cannot leave: the outlet face has no pore voxel; set trapping off");
+    }
+  }
+  const std::uint64_t n = dims.voxels();
+  Displacement out;
+  out.radii = radii;
+  out.step.assign(n, not_taken);
+  const std::vector<float> a2 = bottleneck(dims, pore, edt2, entry, links);
+  std::vector<std::uint8_t> seed(n);
+  for (std::size_t j = 0; j < radii.size(); ++j) {
+    const double t = centre_threshold(radii[j], spec.cos_theta);
+    std::uint64_t seeds = 0;
+    const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for reduction(+ : seeds) schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto v = static_cast<std::size_t>(i);
+      seed[v] = a2[v] >= 0 && static_cast<double>(a2[v]) >= t - 1e-6 ? 1 : 0;
+      seeds += seed[v];
+    }
+    if (seeds > 0) cover(dims, seed, pore, radii[j], static_cast<std::uint16_t>(j), out.step);
+  }
+  if (spec.trap_wetting) {
+    trap(dims, pore, out.step, radii.size(), spec.flow_axis, Faces::outlet, links);
+    // the wetting phase trapped at the end: its clusters with no path to the outlet
+    std::vector<std::uint8_t> wetting(n);
+    const std::size_t last = radii.size() - 1;
+    for (std::uint64_t v = 0; v < n; ++v) wetting[v] = pore[v] && (out.step[v] == not_taken || out.step[v] > last);
+    out.trapped = isolated(dims, wetting, spec.flow_axis, Faces::outlet, links);
+  }
+  for (std::uint64_t v = 0; v < n; ++v) out.domain += pore[v] ? 1 : 0;
+  for (std::size_t j = 0; j < radii.size(); ++j) out.defending.push_back(count_defending(pore, out.step, j));
+  return out;
+}
+
+Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
+                    const MorphologySpec& spec, const Displacement& drained, const std::vector<double>& radii) {
+  check_radii(radii, false);
+  const Links links(spec.edges);
+  const std::uint64_t n = dims.voxels();
+  const std::size_t last = drained.radii.size() - 1;
+  // the non-wetting phase's domain: what the drainage left it
+  std::vector<std::uint8_t> domain(n);
+  for (std::uint64_t v = 0; v < n; ++v) domain[v] = pore[v] && drained.step[v] != not_taken && drained.step[v] <= last;
+  Displacement out;
+  out.radii = radii;
+  out.step.assign(n, not_taken);
+  std::vector<std::uint8_t> seed(n), kept(n);
+  const auto count = static_cast<std::int64_t>(n);
+  for (std::size_t j = 0; j < radii.size(); ++j) {
+    const double t = centre_threshold(radii[j], spec.cos_theta);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto v = static_cast<std::size_t>(i);
+      seed[v] = pore[v] && static_cast<double>(edt2[v]) >= t - 1e-6 ? 1 : 0;
+    }
+    // the balls that still fit keep their voxels (kept: step marks "covered"); the rest of the
+    // domain not yet left is left now
+    std::vector<std::uint16_t> covered(n, not_taken);
+    cover(dims, seed, domain, radii[j], 0, covered);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto v = static_cast<std::size_t>(i);
+      if (domain[v] && out.step[v] == not_taken && covered[v] == not_taken) out.step[v] = static_cast<std::uint16_t>(j);
+    }
+  }
+  trap(dims, domain, out.step, radii.size(), spec.flow_axis, faces_of(spec.entry), links);
+  {  // the non-wetting phase trapped at the end: its clusters with no path to its faces
+    std::vector<std::uint8_t> nonwetting(n);
+    const std::size_t end = radii.size() - 1;
+    for (std::uint64_t v = 0; v < n; ++v) nonwetting[v] = domain[v] && (out.step[v] == not_taken || out.step[v] > end);
+    out.trapped = isolated(dims, nonwetting, spec.flow_axis, faces_of(spec.entry), links);
+  }
+  // the defending phase here is the non-wetting one
+  for (std::uint64_t v = 0; v < n; ++v) out.domain += pore[v] ? 1 : 0;
+  for (std::size_t j = 0; j < radii.size(); ++j) out.defending.push_back(count_defending(domain, out.step, j));
+  return out;
+}
+
+std::vector<std::uint8_t> drained_phases(const std::vector<std::uint8_t>& pore, const Displacement& drainage,
+                                         std::size_t j) {
+  std::vector<std::uint8_t> p(pore.size());
+  for (std::size_t v = 0; v < pore.size(); ++v) {
+    p[v] = !pore[v] ? phase_solid
+                    : (drainage.step[v] != not_taken && drainage.step[v] <= j ? phase_nonwetting : phase_wetting);
+  }
+  return p;
+}
+
+std::vector<std::uint8_t> imbibed_phases(const std::vector<std::uint8_t>& pore, const Displacement& drainage,
+                                         const Displacement& imbibition, std::size_t j) {
+  std::vector<std::uint8_t> p = drained_phases(pore, drainage, drainage.radii.size() - 1);
+  for (std::size_t v = 0; v < pore.size(); ++v) {
+    if (p[v] == phase_nonwetting && imbibition.step[v] != not_taken && imbibition.step[v] <= j) p[v] = phase_wetting;
+  }
+  return p;
+}
+
+}  // namespace rockperm::geometry
