@@ -306,7 +306,8 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
   CampaignCounts counts;
   std::ostringstream csv;
   csv << "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,"
-         "input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent\r\n";
+         "input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent,entry_pressure_Pa,"
+         "breakthrough_pressure_Pa,residual_wetting_saturation,residual_nonwetting_saturation\r\n";
   Json samples = Json::array();
   for (const CampaignSample& s : manifest.samples) {
     const fs::path dir = campaign_dir / s.id;
@@ -347,6 +348,11 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
     if (diagonal.is_array()) row["flow_axis"] = "all";
     row["formation_factor"] = numbers(get("conduction", "formation_factor"));  // null where not asked or not made
     row["cementation_exponent"] = numbers(get("conduction", "cementation_exponent"));
+    // capillary.curves: the curves' summary (their points and k_r are in the sample's report.json)
+    for (const char* key : {"entry_pressure_Pa", "breakthrough_pressure_Pa", "residual_wetting_saturation",
+                            "residual_nonwetting_saturation"}) {
+      row[key] = get("two_phase", key);
+    }
     const auto text = [&](const char* key) {
       const Json& v = row[key];
       return v.is_string() ? v.get<std::string>() : v.is_number() ? number_text(v) : std::string();
@@ -356,7 +362,8 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
         << ',' << text("steps") << ',' << text("solve_seconds") << ',' << quoted(s.input.string()) << ','
         << text("input_sha256") << ',' << quoted(s.id) << ',' << quoted(text("message")) << ',' << text("kx_mD") << ','
         << text("ky_mD") << ',' << text("kz_mD") << ',' << text("formation_factor") << ','
-        << text("cementation_exponent") << "\r\n";
+        << text("cementation_exponent") << ',' << text("entry_pressure_Pa") << ',' << text("breakthrough_pressure_Pa")
+        << ',' << text("residual_wetting_saturation") << ',' << text("residual_nonwetting_saturation") << "\r\n";
     samples.push_back(std::move(row));
   }
   Json j;

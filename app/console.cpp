@@ -151,6 +151,55 @@ std::string total_porosity_text(const pipeline::SampleResult& r) {
 }
 }  // namespace
 
+namespace {
+std::string pressure(double pa) {
+  char b[32];
+  if (pa >= 1e6) std::snprintf(b, sizeof b, "%.4g MPa", pa / 1e6);
+  else if (pa >= 1e3) std::snprintf(b, sizeof b, "%.4g kPa", pa / 1e3);
+  else std::snprintf(b, sizeof b, "%.4g Pa", pa);
+  return b;
+}
+std::string phase_flow(const pipeline::PhaseFlow& f) {
+  char b[96];
+  if (!f.solved) return "not made";
+  if (!f.spans) return "0 (does not span)";
+  std::snprintf(b, sizeof b, "%.4g +- %.1g", f.kr, f.kr_error);
+  return b;
+}
+}  // namespace
+
+void print_two_phase_curves(const pipeline::TwoPhaseReport& t) {
+  std::printf("capillary     pore morphology: sigma %.4g N/m, theta %.4g deg (wetting %.4g), entry %s, wetting "
+              "trapping %s; %.2f s\n",
+              t.sigma_n_per_m, t.theta_deg, t.theta_wetting_deg, t.entry.c_str(), t.trapping ? "on" : "off",
+              t.morphology_seconds);
+  std::printf("              entry pressure %s, breakthrough %s; S_w of the connected pore space (%llu voxels)\n",
+              pressure(t.entry_pressure_pa).c_str(),
+              t.breakthrough_pressure_pa > 0 ? pressure(t.breakthrough_pressure_pa).c_str() : "none",
+              static_cast<unsigned long long>(t.pore_voxels));
+  // one row per pressure: the imbibition's points are the drainage's pressures, falling
+  const bool both = !t.imbibition.empty();
+  std::printf("              %10s  %10s  %10s%s\n", "Pc", "radius um", "S_w drain", both ? "  S_w imbibe" : "");
+  for (std::size_t i = 0; i < t.drainage.size(); ++i) {
+    const pipeline::CapillaryPoint& p = t.drainage[i];
+    std::printf("              %10s  %10.4g  %10.4f", pressure(p.pc_pa).c_str(), p.radius_um, p.saturation);
+    if (both && i < t.imbibition.size()) std::printf("  %11.4f", t.imbibition[t.imbibition.size() - 1 - i].saturation);
+    std::printf("\n");
+  }
+  std::printf("              residual saturations (trapped): wetting %.4f after drainage", t.residual_wetting);
+  if (both) std::printf(", non-wetting %.4f after imbibition to Pc = 0", t.residual_nonwetting);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+void print_relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std::size_t total) {
+  std::printf("relperm       %zu/%zu %s S_w %.4f (Pc %s): k_rw %s, k_rn %s (%lld + %lld steps, %.1f s)\n", done, total,
+              p.curve.c_str(), p.saturation, pressure(p.pc_pa).c_str(), phase_flow(p.wetting).c_str(),
+              phase_flow(p.nonwetting).c_str(), static_cast<long long>(p.wetting.steps),
+              static_cast<long long>(p.nonwetting.steps), p.wetting.seconds + p.nonwetting.seconds);
+  std::fflush(stdout);
+}
+
 void print_result(const pipeline::SampleResult& r, const std::filesystem::path& report) {
   const physics::Permeability& k = r.k;
   const bool f_alone = r.formation_factor_alone();
@@ -252,6 +301,19 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                   r.drive_adjustments, r.flow.force, pipeline::FlowSpec::target_mach);
     }
     std::printf("verdict       %s\n", pipeline::verdict(r).c_str());
+  }
+  if (r.two_phase.done) {
+    const pipeline::TwoPhaseReport& t = r.two_phase;
+    char residual[64] = "";
+    if (!t.imbibition.empty()) std::snprintf(residual, sizeof residual, ", residual S_nw %.4f", t.residual_nonwetting);
+    std::printf("two phases    entry %s, residual S_w %.4f%s; %zu relative permeability point(s) in %.1f s (the other "
+                "phase a no-slip wall)%s%s\n",
+                pressure(t.entry_pressure_pa).c_str(), t.residual_wetting, residual, t.relperm.size(),
+                t.relperm_seconds, t.note.empty() ? "" : "; ", t.note.c_str());
+    for (const pipeline::RelPermPoint& p : t.relperm) {
+      std::printf("              %-10s S_w %.4f  Pc %9s  k_rw %-18s k_rn %s\n", p.curve.c_str(), p.saturation,
+                  pressure(p.pc_pa).c_str(), phase_flow(p.wetting).c_str(), phase_flow(p.nonwetting).c_str());
+    }
   }
   if (!r.checkpoint.empty()) std::printf("checkpoint    %s\n", r.checkpoint.string().c_str());
   if (r.performance.ranks > 1) {

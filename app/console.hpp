@@ -22,6 +22,9 @@ void print_backend(const pipeline::Simulation& simulation, const pipeline::Execu
                    double ready_seconds, bool flow = true);
 void print_fields(const pipeline::FieldsWritten& fields, const pipeline::FieldSpec& spec);
 void print_result(const pipeline::SampleResult& result, const std::filesystem::path& report);
+// Two phases: the capillary pressure curves (made before the flow), each relative permeability point.
+void print_two_phase_curves(const pipeline::TwoPhaseReport& two_phase);
+void print_relperm_point(const pipeline::RelPermPoint& point, std::size_t done, std::size_t total);
 
 // One progress line every `seconds` at most (0: every check), and always the last one.
 class ProgressPrinter {

@@ -389,6 +389,120 @@ const std::vector<Option>& option_table() {
                  "e.g. a batch job's limit; 0: no limit",
                  [](RunSpec& s, const std::string& v) { s.execution.walltime_minutes = parse_double(v); },
                  [](const RunSpec& s) { return number(s.execution.walltime_minutes); }});
+    // [capillary]: two phases by pore morphology (pipeline/two_phase.hpp)
+    t.push_back({"capillary.curves", "two_phase.curves", "off",
+                 "two phases from the scan by pore morphology: drainage (the capillary pressure curve as the "
+                 "non-wetting phase invades) or both (drainage, then imbibition back from its last state: "
+                 "hysteresis and the trapped non-wetting phase), with the relative permeabilities of each phase "
+                 "at points of the curves (capillary.relperm); off: none",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.curves = parse_choice(v, pipeline::two_phase_curve_names); },
+                 [](const RunSpec& s) { return choice_name(s.two_phase.curves, pipeline::two_phase_curve_names); }});
+    t.push_back({"capillary.fluids", "two_phase.fluids", "brine-air",
+                 "the fluid pair whose values the auto settings below take: brine-air (sigma 0.072 N/m, theta 0, "
+                 "entry at the inlet, wetting phase trapped: a porous-plate test) or mercury (0.485 N/m, 140 "
+                 "degrees, entry at all faces, no trapping: mercury injection, MICP)",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.fluids = parse_choice(v, pipeline::two_phase_fluid_names); },
+                 [](const RunSpec& s) { return choice_name(s.two_phase.fluids, pipeline::two_phase_fluid_names); }});
+    t.push_back({"capillary.sigma", "two_phase.sigma", "auto",
+                 "interfacial tension (N/m), positive; auto: capillary.fluids'",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v == "auto") {
+                     s.two_phase.sigma_n_per_m = 0;
+                     return;
+                   }
+                   const double sigma = parse_double(v);
+                   if (!(sigma > 0)) throw InputError("'" + v + "' is not positive: the interfacial tension is in N/m (brine/air 0.072)");
+                   s.two_phase.sigma_n_per_m = sigma;
+                 },
+                 [](const RunSpec& s) { return s.two_phase.sigma_n_per_m > 0 ? number(s.two_phase.sigma_n_per_m) : std::string("auto"); }});
+    t.push_back({"capillary.theta", "two_phase.theta", "auto",
+                 "contact angle (degrees) in [0, 180), not 90: below 90 measured through the wetting phase (brine "
+                 "0), above it through the invading one (mercury 140), which then wets at 180 - theta; the "
+                 "invading phase is the non-wetting one; auto: capillary.fluids'",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v == "auto") {
+                     s.two_phase.theta_deg = -1;
+                     return;
+                   }
+                   const double theta = parse_double(v);
+                   if (!(theta >= 0 && theta < 180)) throw InputError("'" + v + "' is outside [0, 180) degrees");
+                   s.two_phase.theta_deg = theta;
+                 },
+                 [](const RunSpec& s) { return s.two_phase.theta_deg >= 0 ? number(s.two_phase.theta_deg) : std::string("auto"); }});
+    t.push_back({"capillary.entry", "two_phase.entry", "auto",
+                 "where the non-wetting phase enters: inlet (the flow axis's first face; the wetting phase leaves "
+                 "through the last), both (both faces of the flow axis) or all (the six faces); auto: "
+                 "capillary.fluids'",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v == "auto") s.two_phase.entry.reset();
+                   else s.two_phase.entry = parse_choice(v, geometry::entry_face_names);
+                 },
+                 [](const RunSpec& s) {
+                   return s.two_phase.entry ? choice_name(*s.two_phase.entry, geometry::entry_face_names) : std::string("auto");
+                 }});
+    t.push_back({"capillary.trapping", "two_phase.trapping", "auto",
+                 "on: in drainage, wetting phase that has lost every path to the outlet face stays (as on a "
+                 "porous plate; needs capillary.entry = inlet); off: it drains wherever the non-wetting phase "
+                 "reaches; auto: capillary.fluids'. Imbibition always traps the non-wetting phase",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v == "auto") s.two_phase.trapping.reset();
+                   else s.two_phase.trapping = parse_switch(v, "on", "off");
+                 },
+                 [](const RunSpec& s) {
+                   return s.two_phase.trapping ? std::string(*s.two_phase.trapping ? "on" : "off") : std::string("auto");
+                 }});
+    t.push_back({"capillary.pressures", "two_phase.pressures", "",
+                 "the capillary pressures of the curves (Pa), rising, separated by commas; empty: "
+                 "capillary.pressure_count of them from the entry pressure to that of a one-voxel radius",
+                 [](RunSpec& s, const std::string& v) {
+                   s.two_phase.pressures_pa.clear();
+                   std::stringstream in(v);
+                   for (std::string item; std::getline(in, item, ',');) {
+                     const auto a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+                     if (a == std::string::npos) throw InputError("an empty entry in the pressure list '" + v + "'");
+                     s.two_phase.pressures_pa.push_back(parse_double(item.substr(a, b - a + 1)));
+                   }
+                 },
+                 [](const RunSpec& s) {
+                   std::string out;
+                   for (const double p : s.two_phase.pressures_pa) out += (out.empty() ? "" : ",") + number(p);
+                   return out;
+                 }});
+    t.push_back({"capillary.pressure_count", "two_phase.pressures", "20",
+                 "with capillary.pressures empty: this many pressures, geometric from the entry pressure to that "
+                 "of a one-voxel inscribed radius (the smallest the scan resolves); at least 2",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.pressure_count = static_cast<int>(parse_integer(v)); },
+                 [](const RunSpec& s) { return std::to_string(s.two_phase.pressure_count); }});
+    t.push_back({"capillary.relperm", "two_phase.relperm", "5",
+                 "relative permeabilities: a count of points spread over each curve's two-phase range (0: none), "
+                 "or wetting saturations in (0, 1) separated by commas (the curves' points nearest them); k of "
+                 "each phase by the flow solve in the cells it holds, the other phase a no-slip wall",
+                 [](RunSpec& s, const std::string& v) {
+                   s.two_phase.relperm_saturations.clear();
+                   if (v.find_first_of(".,eE") == std::string::npos) {
+                     s.two_phase.relperm_points = static_cast<int>(parse_integer(v));
+                     return;
+                   }
+                   std::stringstream in(v);
+                   for (std::string item; std::getline(in, item, ',');) {
+                     const auto a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+                     if (a == std::string::npos) throw InputError("an empty entry in the saturation list '" + v + "'");
+                     const double sw = parse_double(item.substr(a, b - a + 1));
+                     if (!(sw > 0 && sw < 1)) throw InputError("saturation " + item + " is outside (0, 1)");
+                     s.two_phase.relperm_saturations.push_back(sw);
+                   }
+                 },
+                 [](const RunSpec& s) {
+                   if (s.two_phase.relperm_saturations.empty()) return std::to_string(s.two_phase.relperm_points);
+                   std::string out;
+                   for (const double sw : s.two_phase.relperm_saturations) out += (out.empty() ? "" : ",") + number(sw);
+                   return out;
+                 }});
+    t.push_back({"capillary.relperm_tolerance", "two_phase.relperm_tolerance", "1e-3",
+                 "each phase's flow is steady when its k may still change by less than this (relative; as "
+                 "run.tolerance for k); k_r's stated error adds k's",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.relperm_tolerance = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.two_phase.relperm_tolerance); }});
     // [output]
     t.push_back({"output.dir", "output.dir", "",
                  "run directory for report.json, report.csv, config.ini and the fields (default: <config name>.out "

@@ -61,6 +61,10 @@ class ConsoleObserver final : public pipeline::RunObserver {
       std::cout << "rockperm: " << "xyz"[axis] << ": " << r.message << "\n";
     }
   }
+  void two_phase_curves(const pipeline::TwoPhaseReport& t) override { print_two_phase_curves(t); }
+  void relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std::size_t total) override {
+    print_relperm_point(p, done, total);
+  }
   void tensor_ready(const pipeline::PermeabilityTensor& t, pipeline::RunStatus status,
                     const std::filesystem::path& report) override {
     std::cout << "tensor      " << t.message << " (" << pipeline::to_string(status) << ")\n"

@@ -1,5 +1,7 @@
 #include "io/field_writer.hpp"
 
+#include <algorithm>
+
 #include <vtkCellData.h>
 #include <vtkFieldData.h>
 #include <vtkFloatArray.h>
@@ -156,6 +158,39 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
   }
   commit_file(tmp, final_path);
   return name;
+}
+
+void write_label_image(const std::filesystem::path& path, const geometry::Dims& dims,
+                       const std::vector<std::uint8_t>& labels, const std::string& name, const std::string& meaning,
+                       double voxel_size_m) {
+  vtkNew<vtkImageData> image;
+  image->SetExtent(0, static_cast<int>(dims.nx), 0, static_cast<int>(dims.ny), 0, static_cast<int>(dims.nz));
+  image->SetSpacing(voxel_size_m, voxel_size_m, voxel_size_m);
+  vtkNew<vtkUnsignedCharArray> a;
+  a->SetName(name.c_str());
+  a->SetNumberOfTuples(static_cast<vtkIdType>(labels.size()));
+  std::copy(labels.begin(), labels.end(), a->GetPointer(0));
+  image->GetCellData()->AddArray(a);
+  image->GetCellData()->SetActiveScalars(name.c_str());
+  vtkNew<vtkStringArray> note;
+  note->SetName("units");
+  note->InsertNextValue(meaning);
+  image->GetFieldData()->AddArray(note);
+  ensure_directory(path.parent_path());
+  const std::filesystem::path tmp = temporary_name(path);
+  vtkObject::GlobalWarningDisplayOff();
+  vtkNew<vtkXMLImageDataWriter> writer;
+  writer->SetFileName(tmp.string().c_str());
+  writer->SetInputData(image);
+  writer->SetCompressorTypeToZLib();
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
+    discard_temporary(tmp);
+    throw OutputError(path.string() + ": VTK could not write the image (VTK error " +
+                      std::to_string(writer->GetErrorCode()) + ": disk full, file size limit or no permission)");
+  }
+  commit_file(tmp, path);
 }
 
 void write_field_index(const OutputGrid& g, const std::vector<std::pair<std::int64_t, std::int64_t>>& slabs) {

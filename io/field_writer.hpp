@@ -64,6 +64,13 @@ OutputGrid output_grid(const FieldOutput& out, const geometry::Dims& dims);
 // piece's file name, or "" when skipped. Throws InputError when the directory is not writable.
 std::string write_field_piece(const OutputGrid& grid, const FieldPiece& piece, int rank);
 
+// A labelled volume (one byte a voxel, x fastest) as one .vti of cell data `name` of voxels
+// `voxel_size_m`, with `meaning` as its note: the phases of a two-phase point (pipeline/two_phase.hpp).
+// Written to a temporary name and renamed; throws OutputError naming the file.
+void write_label_image(const std::filesystem::path& path, const geometry::Dims& dims,
+                       const std::vector<std::uint8_t>& labels, const std::string& name, const std::string& meaning,
+                       double voxel_size_m);
+
 // Rank 0: the .pvti naming every non-empty piece, given every rank's [z_begin, z_end).
 void write_field_index(const OutputGrid& grid, const std::vector<std::pair<std::int64_t, std::int64_t>>& slabs);
 

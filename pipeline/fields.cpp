@@ -27,6 +27,18 @@ struct FieldsPlan {};
 bool fields_supported() { return false; }
 #endif
 
+void write_phase_field(const std::filesystem::path& path, const geometry::Dims& dims,
+                       const std::vector<std::uint8_t>& phases, double voxel_size_um) {
+#if ROCKPERM_HAVE_VTK
+  io::write_label_image(path, dims, phases, "phase",
+                        "phase: 0 solid, 1 wetting, 2 non-wetting (pore morphology, report.json's two_phase); "
+                        "coordinates: m, the sample's own voxels",
+                        voxel_size_um * 1e-6);
+#else
+  (void)path, (void)dims, (void)phases, (void)voxel_size_um;
+#endif
+}
+
 FieldsOutput::~FieldsOutput() = default;
 FieldsOutput::FieldsOutput(FieldsOutput&&) noexcept = default;
 

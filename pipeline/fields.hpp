@@ -25,6 +25,11 @@ struct FieldsWritten {
 // True when this build can write fields (VTK found at build time).
 bool fields_supported();
 
+// The phases of a two-phase point (solid 0, wetting 1, non-wetting 2; x fastest) as `path` (.vti)
+// for ParaView, voxels of `voxel_size_um`. Nothing in a build without VTK.
+void write_phase_field(const std::filesystem::path& path, const geometry::Dims& dims,
+                       const std::vector<std::uint8_t>& phases, double voxel_size_um);
+
 class FieldsOutput {
  public:
   // Throws InputError (field "output.fields.crop" or ".stride") on every rank alike when the

@@ -128,6 +128,64 @@ std::optional<InputRecord> read_input_record(const nlohmann::json& j) {
   }
 }
 
+nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
+  using nlohmann::ordered_json;
+  const auto finite = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); };
+  const auto curve = [&](const std::vector<CapillaryPoint>& c) {
+    ordered_json pc = ordered_json::array(), radius = ordered_json::array(), sw = ordered_json::array(),
+                 j = ordered_json::array();
+    for (const CapillaryPoint& p : c) {
+      pc.push_back(p.pc_pa);
+      radius.push_back(p.radius_um);
+      sw.push_back(p.saturation);
+      j.push_back(p.leverett_j > 0 ? ordered_json(p.leverett_j) : ordered_json(nullptr));
+    }
+    return ordered_json{{"pc_Pa", pc}, {"radius_um", radius}, {"saturation_wetting", sw}, {"leverett_j", j}};
+  };
+  const auto phase = [&](const PhaseFlow& f) {
+    return ordered_json{{"solved", f.solved},
+                        {"spans", f.spans},
+                        {"k_mD", f.solved ? ordered_json(f.k_md) : ordered_json(nullptr)},
+                        {"kr", f.solved ? ordered_json(f.kr) : ordered_json(nullptr)},
+                        {"kr_error", f.solved ? finite(f.kr_error) : ordered_json(nullptr)},
+                        {"steps", f.steps},
+                        {"seconds", f.seconds},
+                        {"note", f.note}};
+  };
+  ordered_json points = ordered_json::array();
+  for (const RelPermPoint& p : t.relperm) {
+    points.push_back({{"curve", p.curve},
+                      {"point", p.point},
+                      {"pc_Pa", p.pc_pa},
+                      {"saturation_wetting", p.saturation},
+                      {"saturation_asked", p.target >= 0 ? ordered_json(p.target) : ordered_json(nullptr)},
+                      {"wetting", phase(p.wetting)},
+                      {"nonwetting", phase(p.nonwetting)},
+                      {"phase_field", p.field.empty() ? ordered_json(nullptr) : ordered_json(p.field)}});
+  }
+  return {{"done", t.done},
+          {"note", t.note},
+          {"method", "pore morphology (Hilpert & Miller 2001; contact angle: Schulz et al. 2015); k_r quasi-static, "
+                     "the other phase a no-slip wall"},
+          {"fluids", t.fluids},
+          {"sigma_N_per_m", t.sigma_n_per_m},
+          {"theta_deg", t.theta_deg},
+          {"theta_wetting_deg", t.theta_wetting_deg},
+          {"entry_faces", t.entry},
+          {"wetting_trapping", t.trapping},
+          {"entry_pressure_Pa", t.entry_pressure_pa},
+          {"breakthrough_pressure_Pa", t.breakthrough_pressure_pa > 0 ? ordered_json(t.breakthrough_pressure_pa) : ordered_json(nullptr)},
+          {"pore_voxels", t.pore_voxels},
+          {"drainage", curve(t.drainage)},
+          {"imbibition", t.imbibition.empty() ? ordered_json(nullptr) : curve(t.imbibition)},
+          {"residual_wetting_saturation", t.residual_wetting},
+          {"residual_nonwetting_saturation", t.imbibition.empty() ? ordered_json(nullptr) : ordered_json(t.residual_nonwetting)},
+          {"k_mD", t.k_md > 0 ? ordered_json(t.k_md) : ordered_json(nullptr)},
+          {"relative_permeability", points},
+          {"morphology_seconds", t.morphology_seconds},
+          {"relperm_seconds", t.relperm_seconds}};
+}
+
 std::string to_json(const SampleResult& r) {
   using nlohmann::ordered_json;
   const physics::Permeability& k = r.k;
@@ -234,6 +292,7 @@ std::string to_json(const SampleResult& r) {
                        {"setup_seconds", c.setup_seconds},
                        {"device", c.device}};
   }
+  if (r.two_phase.asked) j["two_phase"] = two_phase_json(r.two_phase);
   j["mass_drift"] = r.mass_drift;
   j["reynolds"] = k.reynolds;
   j["mach"] = k.mach;
@@ -311,7 +370,8 @@ std::string joined_warnings(const SampleResult& r) {
 std::string csv_header() {
   return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,k_error_estimate,flux_nonuniformity,reynolds,mach,"
          "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message,"
-         "formation_factor,formation_factor_error,cementation_exponent\r\n";
+         "formation_factor,formation_factor_error,cementation_exponent,entry_pressure_Pa,breakthrough_pressure_Pa,"
+         "residual_wetting_saturation,residual_nonwetting_saturation\r\n";
 }
 
 std::string to_csv_row(const SampleResult& r) {
@@ -333,6 +393,15 @@ std::string to_csv_row(const SampleResult& r) {
     << ',' << r.provenance.input_sha256 << ',' << quoted_csv(r.message) << ',';
   if (r.conduction.done) o << r.conduction.formation_factor << ',' << r.conduction.error << ',' << r.conduction.cementation_exponent;
   else o << ",,";
+  const TwoPhaseReport& t = r.two_phase;
+  o << ',';
+  if (t.done) o << t.entry_pressure_pa;
+  o << ',';
+  if (t.done && t.breakthrough_pressure_pa > 0) o << t.breakthrough_pressure_pa;
+  o << ',';
+  if (t.done) o << t.residual_wetting;
+  o << ',';
+  if (t.done && !t.imbibition.empty()) o << t.residual_nonwetting;
   o << "\r\n";
   return o.str();
 }

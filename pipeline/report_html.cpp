@@ -203,6 +203,51 @@ std::string to_html(const SampleResult& r) {
     }
     o << "</p>\n";
   }
+  if (r.two_phase.done) {
+    const TwoPhaseReport& t = r.two_phase;
+    o << "<h2 id=\"two-phases\">Two phases</h2>\n<p>Pore morphology (Hilpert &amp; Miller 2001; contact angle as "
+         "Schulz et al. 2015): sigma "
+      << num(t.sigma_n_per_m, 4) << " N/m, theta " << num(t.theta_deg, 4) << "&deg; (the wetting phase's "
+      << num(t.theta_wetting_deg, 4) << "&deg;), entry " << html_escape(t.entry) << ", wetting trapping "
+      << (t.trapping ? "on" : "off") << ". Entry pressure <span id=\"entry-pressure\">" << num(t.entry_pressure_pa, 6)
+      << "</span> Pa, breakthrough <span id=\"breakthrough-pressure\">"
+      << (t.breakthrough_pressure_pa > 0 ? num(t.breakthrough_pressure_pa, 6) : std::string("none")) << "</span> Pa. "
+      << "Residual wetting saturation <span id=\"residual-wetting\">" << num(t.residual_wetting, 4) << "</span>";
+    if (!t.imbibition.empty()) {
+      o << ", residual non-wetting saturation <span id=\"residual-nonwetting\">" << num(t.residual_nonwetting, 4)
+        << "</span> (imbibition to Pc = 0)";
+    }
+    o << ". S_w is a fraction of the connected pore space.</p>\n";
+    SvgSeries drainage{{}, true, "#1f5fa8"}, imbibition{{}, true, "#c2571a"};
+    for (const CapillaryPoint& p : t.drainage) drainage.points.emplace_back(p.saturation, p.pc_pa);
+    for (const CapillaryPoint& p : t.imbibition) imbibition.points.emplace_back(p.saturation, p.pc_pa);
+    o << "<figure id=\"capillary-pressure\">" << svg_chart({drainage, imbibition}, "wetting saturation S_w", "Pc (Pa)", false, true)
+      << "<figcaption>Capillary pressure: drainage (blue)" << (t.imbibition.empty() ? "" : ", imbibition (orange)")
+      << ".</figcaption></figure>\n";
+    if (!t.relperm.empty()) {
+      SvgSeries krw_d{{}, false, "#1f5fa8"}, krn_d{{}, false, "#c2571a"}, krw_i{{}, false, "#6fa0d8"},
+          krn_i{{}, false, "#e8a37a"};
+      for (const RelPermPoint& p : t.relperm) {
+        const bool d = p.curve == "drainage";
+        if (p.wetting.solved) (d ? krw_d : krw_i).points.emplace_back(p.saturation, p.wetting.kr);
+        if (p.nonwetting.solved) (d ? krn_d : krn_i).points.emplace_back(p.saturation, p.nonwetting.kr);
+      }
+      o << "<figure id=\"relative-permeability\">" << svg_chart({krw_d, krn_d, krw_i, krn_i}, "wetting saturation S_w", "k_r")
+        << "<figcaption>Relative permeability, quasi-static (the other phase a no-slip wall): k_rw blue, k_rn orange; "
+           "drainage dark, imbibition light.</figcaption></figure>\n";
+      o << "<table id=\"relperm-table\"><tr><th>curve</th><th>S_w</th><th>Pc (Pa)</th><th>k_rw</th><th>k_rn</th></tr>\n";
+      const auto kr = [](const PhaseFlow& f) {
+        return !f.solved ? std::string("not made") : !f.spans ? std::string("0 (does not span)")
+                                                             : html_number(f.kr, 5) + " &plusmn; " + html_number(f.kr_error, 2);
+      };
+      for (const RelPermPoint& p : t.relperm) {
+        o << "<tr><td>" << p.curve << "</td><td>" << num(p.saturation, 4) << "</td><td>" << num(p.pc_pa, 5) << "</td><td>"
+          << kr(p.wetting) << "</td><td>" << kr(p.nonwetting) << "</td></tr>\n";
+      }
+      o << "</table>\n";
+    }
+    if (!t.note.empty()) o << "<p>" << html_escape(t.note) << "</p>\n";
+  }
   if (!r.slices.empty()) {
     o << "<h2>Mid slice</h2>\n";
     for (const SliceImage& image : r.slices) {

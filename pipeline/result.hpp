@@ -161,12 +161,55 @@ struct ConductionReport {
   std::string device_note;  // why not on the rank's GPU where the flow ran on one; empty otherwise
 };
 
+// Two phases by pore morphology (pipeline/two_phase.hpp; run spec two_phase).
+struct CapillaryPoint {
+  double pc_pa = 0;          // capillary pressure
+  double radius_um = 0;      // the inscribed radius it enters: 2 sigma cos(theta_w) / Pc
+  double saturation = 0;     // S_w, of the connected pore space
+  double leverett_j = 0;     // Pc sqrt(k / phi) / (sigma cos theta_w); 0 where k is not known
+};
+// One phase's flow at one saturation: k_r = k_phase / k, its stated error (the two stops'), or 0
+// with the reason where it was not solved.
+struct PhaseFlow {
+  bool solved = false;     // a k of the phase (0 where it does not span: spans false)
+  bool spans = true;       // the phase joins the inlet and outlet faces
+  double k_md = 0, kr = 0, kr_error = 0;
+  std::int64_t steps = 0;
+  double seconds = 0;
+  std::string note;        // why not solved
+};
+struct RelPermPoint {
+  std::string curve;       // "drainage" or "imbibition"
+  std::size_t point = 0;   // index into that curve
+  double pc_pa = 0, saturation = 0;
+  double target = -1;      // the saturation asked for (two_phase.relperm_saturations), -1: spread
+  PhaseFlow wetting, nonwetting;
+  std::string field;       // the phases for ParaView (output.fields): the .vti's name in the run directory
+};
+struct TwoPhaseReport {
+  bool asked = false, done = false;
+  std::string note;                 // why not made, or what limits it
+  std::string fluids, entry;
+  double sigma_n_per_m = 0, theta_deg = 0, theta_wetting_deg = 0;
+  bool trapping = false;
+  double entry_pressure_pa = 0;         // the non-wetting phase first enters (the widest pore of its faces)
+  double breakthrough_pressure_pa = 0;  // it first spans the flow axis's faces
+  std::vector<CapillaryPoint> drainage, imbibition;
+  double residual_wetting = 0;      // S_w trapped after the drainage's last point
+  double residual_nonwetting = 0;   // S_nw trapped after the imbibition's last point (imbibition made)
+  std::uint64_t pore_voxels = 0;    // the connected pore space the saturations are fractions of
+  double morphology_seconds = 0, relperm_seconds = 0;
+  std::vector<RelPermPoint> relperm;
+  double k_md = 0;                  // the single-phase k k_r is relative to
+};
+
 // The share of the flow through pores narrower than 3 voxels above which k is under-resolved: the
 // verdict says so, and run.resolution_study = auto runs the study.
 inline constexpr double narrow_flow_limit = 0.1;
 
 struct PermeabilityTensor;  // pipeline/tensor.hpp
 struct FlowFields;          // pipeline/fields.hpp
+class TwoPhase;             // pipeline/two_phase.hpp
 
 struct SampleResult {
   InputIdentity input;
@@ -201,6 +244,7 @@ struct SampleResult {
   GreyReport grey;
   ResolutionStudy resolution;
   ConductionReport conduction;
+  TwoPhaseReport two_phase;
   // the porosity of the resolved pores (open voxels; grey ones are in `grey`), before and after
   // the percolation filter: PercolationReport's where no grey phase is declared
   double porosity() const;
@@ -234,6 +278,8 @@ struct SampleResult {
   std::shared_ptr<const PermeabilityTensor> tensor;
   // RunRequest::keep_fields (rank 0): velocity and pressure on the sample's voxels
   std::shared_ptr<const FlowFields> fields;
+  // RunRequest::keep_phases with spec.two_phase (rank 0): the curves' phases, point by point
+  std::shared_ptr<const TwoPhase> two_phase_state;
 };
 
 // The porosities of a sample from its percolation counts (grey voxels counted as pore there) and its

@@ -16,6 +16,7 @@
 #include "pipeline/report.hpp"
 #include "pipeline/simulation.hpp"
 #include "pipeline/tensor.hpp"
+#include "pipeline/two_phase.hpp"
 #include "rockperm/config.hpp"
 
 namespace rockperm::pipeline {
@@ -293,6 +294,12 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
   result.performance.ranks = comm.size();
   try {
     collectively(comm, [&] { request.validate ? request.validate() : request.spec.validate(); });
+    // two phases: the curves first (cheap), so that what they cannot meet is said before the flow
+    std::shared_ptr<TwoPhase> two_phase;
+    if (request.spec.two_phase.enabled()) {
+      two_phase = std::make_shared<TwoPhase>(comm, request);
+      if (request.observer && comm.root()) request.observer->two_phase_curves(two_phase->report());
+    }
     run_stages(comm, request, directory, result);
     // the companion runs (decided alike on every rank: the result's status and sums are shared)
     const bool without_grey = request.spec.without_grey && request.spec.permeability && result.grey.connected() > 0 &&
@@ -314,6 +321,15 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
     }
     if (without_grey) run_without_grey(comm, companions, result);
     if (resolution) run_resolution_study(comm, companions, result);
+    if (two_phase) {
+      if (result.status == RunStatus::interrupted) {
+        result.two_phase = two_phase->report();
+        result.two_phase.note = "relative permeabilities not made: the run was stopped (they are made on --resume)";
+      } else {
+        two_phase->finish(comm, companions, result);
+      }
+      if (request.keep_phases && comm.root()) result.two_phase_state = two_phase;
+    }
   } catch (const Error& e) {
     report_failure(comm, dir, e, request.describe_input, result);
     throw;

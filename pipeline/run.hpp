@@ -66,6 +66,10 @@ class RunObserver {
   virtual void axis_started(int /*axis*/, bool /*kept*/, bool /*resumed*/) {}
   virtual void axis_ended(int /*axis*/, const SampleResult&, const std::filesystem::path& /*report*/) {}
   virtual void tensor_ready(const PermeabilityTensor&, RunStatus, const std::filesystem::path& /*report*/) {}
+  // Two phases (spec.two_phase, pipeline/two_phase.hpp): the capillary pressure curves, made before
+  // the flow; each relative permeability point as it is done (`done` of `total`).
+  virtual void two_phase_curves(const TwoPhaseReport&) {}
+  virtual void relperm_point(const RelPermPoint&, std::size_t /*done*/, std::size_t /*total*/) {}
 };
 
 struct RunRequest {
@@ -93,6 +97,7 @@ struct RunRequest {
   std::function<bool()> stop_requested;
   solve::ProgressFn progress;                // after every check (rank 0)
   bool keep_fields = false;                  // also the flow fields in memory (result.fields)
+  bool keep_phases = false;                  // spec.two_phase: its phases in memory (result.two_phase_state)
   RunObserver* observer = nullptr;           // rank 0's stages, where a front end shows them
   // The front end's checks of its options, made once the directory is held (so that their
   // failure leaves a report); throws InputError or PhysicsError. RunSpec::validate where unset.

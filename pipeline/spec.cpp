@@ -207,6 +207,61 @@ void OutputSpec::validate() const {
   if (dir.empty()) throw InputError("output.dir", "no run directory given");
 }
 
+double TwoPhaseSpec::sigma() const {
+  return sigma_n_per_m > 0 ? sigma_n_per_m : fluids == Fluids::mercury ? 0.485 : 0.072;
+}
+double TwoPhaseSpec::theta() const { return theta_deg >= 0 ? theta_deg : fluids == Fluids::mercury ? 140.0 : 0.0; }
+double TwoPhaseSpec::cos_wetting() const { return std::abs(std::cos(theta() * 3.14159265358979323846 / 180.0)); }
+geometry::EntryFaces TwoPhaseSpec::entry_faces() const {
+  return entry ? *entry : fluids == Fluids::mercury ? geometry::EntryFaces::all : geometry::EntryFaces::inlet;
+}
+bool TwoPhaseSpec::trap_wetting() const { return trapping ? *trapping : fluids != Fluids::mercury; }
+
+void TwoPhaseSpec::validate() const {
+  if (!enabled()) return;
+  if (!(sigma_n_per_m >= 0) || !std::isfinite(sigma_n_per_m)) {  // 0: the fluids'
+    throw InputError("two_phase.sigma", "the interfacial tension must be positive (N/m; brine/air 0.072, mercury 0.485)");
+  }
+  const double t = theta();
+  if (!(t >= 0 && t < 180)) {
+    throw InputError("two_phase.theta", "the contact angle must be in [0, 180) degrees (brine/air 0, mercury 140)");
+  }
+  if (std::abs(t - 90) < 1e-9 || cos_wetting() < 1e-3) {
+    throw InputError("two_phase.theta", "a contact angle of 90 degrees has no capillary pressure (cos theta = 0): "
+                                        "neither phase wets, and the morphology needs one that does; use an angle "
+                                        "below 90 (through the wetting phase) or above it (through the invading one)");
+  }
+  if (pressures_pa.empty() && pressure_count < 2) {
+    throw InputError("two_phase.pressures", "no pressures: give a list of capillary pressures (Pa) or a count of at least 2");
+  }
+  if (pressure_count > static_cast<int>(geometry::max_displacement_steps)) {
+    throw InputError("two_phase.pressures", "at most " + std::to_string(geometry::max_displacement_steps) + " pressures");
+  }
+  for (std::size_t i = 0; i < pressures_pa.size(); ++i) {
+    if (!(pressures_pa[i] > 0) || !std::isfinite(pressures_pa[i])) {
+      throw InputError("two_phase.pressures", "capillary pressures must be positive (Pa)");
+    }
+    if (i > 0 && !(pressures_pa[i] > pressures_pa[i - 1])) {
+      throw InputError("two_phase.pressures", "give the capillary pressures rising, each once (Pa)");
+    }
+  }
+  for (const double s : relperm_saturations) {
+    if (!(s > 0 && s < 1)) throw InputError("two_phase.relperm", "relative permeability saturations must be in (0, 1)");
+  }
+  if (!(relperm_tolerance >= 1e-9 && relperm_tolerance <= 0.1)) {
+    throw InputError("two_phase.relperm_tolerance", "the relative permeabilities' tolerance must be in [1e-9, 0.1]");
+  }
+  if (relperm_points < 0 || relperm_points > 100) {
+    throw InputError("two_phase.relperm", "the number of relative permeability points must be in [0, 100]");
+  }
+  if (entry_faces() != geometry::EntryFaces::inlet && trap_wetting()) {
+    throw InputError("two_phase.trapping", std::string("the wetting phase cannot leave: with entry faces '") +
+                                               geometry::to_string(entry_faces()) +
+                                               "' no face is left for it to leave through; set trapping off (as in "
+                                               "mercury injection, where it is evacuated) or enter at the inlet");
+  }
+}
+
 void RunSpec::validate() const {
   sample.validate();
   flow.validate();
@@ -214,6 +269,18 @@ void RunSpec::validate() const {
   output.validate();
   if (!permeability && !formation_factor) {
     throw InputError("formation_factor", "a run makes k, F or both; with k off F must be on (run.formation_factor = only)");
+  }
+  two_phase.validate();
+  if (two_phase.enabled() && (!sample.grey().empty())) {
+    throw InputError("two_phase.curves", "capillary curves need a sample without grey phases: the morphology places "
+                                         "fluids in resolved pores only; drop the grey labels (or make them pore or solid)");
+  }
+  if (two_phase.enabled() && !permeability) {
+    throw InputError("two_phase.curves", "capillary curves and relative permeabilities need the flow (k): "
+                                         "run.formation_factor = only solves none");
+  }
+  if (two_phase.enabled() && all_axes) {
+    throw InputError("two_phase.curves", "capillary curves are made along one flow axis: choose x, y or z");
   }
   if (!(grey_cementation >= 1.0 && grey_cementation <= 5.0)) {
     throw InputError("grey_cementation", "the grey phases' cementation exponent must be in [1, 5] (Archie's m: "

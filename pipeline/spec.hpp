@@ -5,12 +5,14 @@
 // path here ("flow.tau", "output.fields.crop"), which a front end maps to its own option names.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "io/volume_source.hpp"
 #include "lib/base/names.hpp"
 #include "lib/geometry/grey_map.hpp"
 #include "lib/geometry/inlet_outlet.hpp"
+#include "lib/geometry/morphology.hpp"
 #include "lib/geometry/pore_mask.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/parallel/halo_transport.hpp"
@@ -146,6 +148,46 @@ struct OutputSpec {
   void validate() const;
 };
 
+// Two phases from the scan (pipeline/two_phase.hpp; the [capillary] options): capillary pressure
+// curves by pore morphology (lib/geometry/morphology.hpp) and the quasi-static relative
+// permeabilities, k of each phase by the flow solve in the cells it holds, the other phase a wall.
+struct TwoPhaseSpec {
+  enum class Curves { off, drainage, both };  // both: drainage, then imbibition from its last state
+  Curves curves = Curves::off;
+  // The fluid pair whose defaults the unset values take: brine/air (0.072 N/m, 0 degrees, entry at
+  // the inlet, wetting trapped) or mercury/vacuum (0.485 N/m, 140 degrees, entry at all faces, no
+  // trapping: the vacuum is evacuated): MICP.
+  enum class Fluids { brine_air, mercury };
+  Fluids fluids = Fluids::brine_air;
+  double sigma_n_per_m = 0;  // interfacial tension; 0: the fluids'
+  // Contact angle in degrees, in [0, 180) and not 90: below 90 measured through the wetting phase
+  // (brine), above it through the invading one (mercury's 140), which wets at 180 - theta; the
+  // invading phase is always the non-wetting one. Negative: the fluids'.
+  double theta_deg = -1;
+  std::optional<geometry::EntryFaces> entry;  // unset: the fluids'
+  std::optional<bool> trapping;               // wetting trapped in drainage; unset: the fluids'
+  std::vector<double> pressures_pa;           // rising; empty: `pressure_count` of them
+  int pressure_count = 20;  // from the entry pressure to that of a one-voxel inscribed radius, geometric
+  // Relative permeabilities at these wetting saturations (the curve's points nearest them), else at
+  // `relperm_points` points spread over each curve's range (0: none)
+  std::vector<double> relperm_saturations;
+  int relperm_points = 5;
+  // each phase's flow stops at this tolerance (as run.tolerance for k): k_r to a tenth of a percent
+  // is finer than any lab's, and a tight phase takes steps for every digit more
+  double relperm_tolerance = 1e-3;
+  bool enabled() const { return curves != Curves::off; }
+  double sigma() const;
+  double theta() const;
+  double cos_wetting() const;  // cos of the wetting phase's angle: |cos theta|
+  geometry::EntryFaces entry_faces() const;
+  bool trap_wetting() const;
+  void validate() const;
+};
+inline constexpr std::array<Named<TwoPhaseSpec::Curves>, 3> two_phase_curve_names{
+    {{"off", TwoPhaseSpec::Curves::off}, {"drainage", TwoPhaseSpec::Curves::drainage}, {"both", TwoPhaseSpec::Curves::both}}};
+inline constexpr std::array<Named<TwoPhaseSpec::Fluids>, 2> two_phase_fluid_names{
+    {{"brine-air", TwoPhaseSpec::Fluids::brine_air}, {"mercury", TwoPhaseSpec::Fluids::mercury}}};
+
 struct RunSpec {
   SampleSpec sample;
   FlowSpec flow;
@@ -168,6 +210,7 @@ struct RunSpec {
   // no step of the flow is taken and report.json's permeability is null)
   bool permeability = true;
   double grey_cementation = 2.0;
+  TwoPhaseSpec two_phase;
   ExecutionSpec execution;
   OutputSpec output;
   void validate() const;  // everything above

@@ -26,6 +26,7 @@
 #include "pipeline/memory_plan.hpp"
 #include "pipeline/sample.hpp"
 #include "pipeline/tensor.hpp"
+#include "pipeline/two_phase.hpp"
 
 namespace py = pybind11;
 using namespace rockperm;
@@ -272,6 +273,17 @@ PYBIND11_MODULE(_rockperm, m) {
       .def("pressure", [](const Result& r) { return field_array(r, false); },
            "fields=True: the pressure (Pa) of every voxel of the mask, [z, y, x] float32, the deviation from the "
            "mean gradient's; NaN where nothing flows")
+      .def("phases", [](const Result& r, const std::string& curve, std::size_t point) {
+        const auto& state = r.result.two_phase_state;
+        if (!state) throw InputError("this result keeps no phases: run capillary_pressure or relative_permeability with phases=True");
+        const geometry::Dims d = state->dims();
+        std::vector<std::uint8_t> p = state->phases(curve, point);
+        py::array_t<std::uint8_t> out({d.nz, d.ny, d.nx});
+        std::copy(p.begin(), p.end(), out.mutable_data());
+        return out;
+      }, py::arg("curve"), py::arg("point"),
+         "phases=True: the phases at point `point` of `curve` ('drainage' or 'imbibition') as uint8 [z, y, x]: 0 "
+         "solid, 1 wetting, 2 non-wetting (the sample's voxels, the pores cut off from the faces solid)")
       .def("to_dict", [](const Result& r) {
         const std::string text = r.result.tensor ? pipeline::tensor_json(*r.result.tensor, r.result.input.name)
                                                  : pipeline::to_json(r.result);
@@ -282,7 +294,7 @@ PYBIND11_MODULE(_rockperm, m) {
   m.def(
       "_run",
       [m](const py::array& mask, const py::dict& options, const py::object& progress, bool keep_fields, bool temporary,
-          bool overwrite) {
+          bool overwrite, bool keep_phases) {
         const app::RunOptions parsed = parsed_options(options);
         app::validate_run_options(parsed);
         // the mask as the volume the run (the tensor's axes, the resolution study) reads
@@ -314,6 +326,7 @@ PYBIND11_MODULE(_rockperm, m) {
         };
         request.volume = [&volume]() -> const pipeline::ReadVolume& { return *volume; };
         request.keep_fields = keep_fields;
+        request.keep_phases = keep_phases;
         // Ctrl-C: Python's handler only marks the signal while this thread holds no GIL; the run
         // asks at every check, stops there (status interrupted), and KeyboardInterrupt follows
         std::atomic<bool> interrupted{false};
@@ -372,7 +385,7 @@ PYBIND11_MODULE(_rockperm, m) {
         return r;
       },
       py::arg("mask"), py::arg("options"), py::arg("progress") = py::none(), py::arg("fields") = false,
-      py::arg("temporary") = false, py::arg("overwrite") = false);
+      py::arg("temporary") = false, py::arg("overwrite") = false, py::arg("phases") = false);
 
   m.def(
       "_plan",

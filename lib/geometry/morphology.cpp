@@ -250,16 +250,16 @@ std::uint64_t isolated(const Dims& dims, const std::vector<std::uint8_t>& phase,
 }
 
 void check_radii(const std::vector<double>& radii, bool falling) {
-  if (radii.empty()) throw InputError("capillary.pressures", "no capillary pressure to displace at");
+  if (radii.empty()) throw InputError("two_phase.pressures", "no capillary pressure to displace at");
   if (radii.size() > max_displacement_steps) {
-    throw InputError("capillary.pressures", "at most " + std::to_string(max_displacement_steps) + " capillary pressures per curve");
+    throw InputError("two_phase.pressures", "at most " + std::to_string(max_displacement_steps) + " capillary pressures per curve");
   }
   for (std::size_t i = 0; i < radii.size(); ++i) {
     if (!(radii[i] > 0) || !std::isfinite(radii[i])) {
-      throw InputError("capillary.pressures", "a capillary pressure gives no positive finite ball radius");
+      throw InputError("two_phase.pressures", "a capillary pressure gives no positive finite ball radius");
     }
     if (i > 0 && (falling ? radii[i] >= radii[i - 1] : radii[i] <= radii[i - 1])) {
-      throw InputError("capillary.pressures", std::string("the capillary pressures must ") +
+      throw InputError("two_phase.pressures", std::string("the capillary pressures must ") +
                                                   (falling ? "rise" : "fall") + " strictly along the curve");
     }
   }
@@ -313,19 +313,19 @@ Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, cons
   const Links links(spec.edges);
   const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
   if (entry.empty()) {
-    throw InputError("capillary.entry", std::string("no pore voxel on the entry face") +
+    throw InputError("two_phase.entry", std::string("no pore voxel on the entry face") +
                                             (spec.entry == EntryFaces::inlet ? "" : "s") + " (" + to_string(spec.entry) +
                                             ") of the sample: choose other entry faces or another flow axis");
   }
   if (spec.trap_wetting) {
     if (spec.entry != EntryFaces::inlet) {
-      throw InputError("capillary.trapping", std::string("the wetting phase cannot leave: with entry faces '") +
+      throw InputError("two_phase.trapping", std::string("the wetting phase cannot leave: with entry faces '") +
                                                  to_string(spec.entry) +
                                                  "' no face is left for it to leave through; set trapping off (as "
                                                  "in mercury injection, where it is evacuated) or enter at the inlet");
     }
     if (face_voxels(dims, pore, spec.flow_axis, Faces::outlet).empty()) {
-      throw InputError("capillary.trapping",
+      throw InputError("two_phase.trapping",
                        "the wetting phase cannot leave: the outlet face has no pore voxel; set trapping off");
     }
   }
@@ -363,6 +363,7 @@ Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, cons
 Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
                     const MorphologySpec& spec, const Displacement& drained, const std::vector<double>& radii) {
   check_radii(radii, false);
+  if (radii.size() + 1 > max_displacement_steps) throw InputError("two_phase.pressures", "too many capillary pressures");
   const Links links(spec.edges);
   const std::uint64_t n = dims.voxels();
   const std::size_t last = drained.radii.size() - 1;
@@ -371,33 +372,31 @@ Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, con
   for (std::uint64_t v = 0; v < n; ++v) domain[v] = pore[v] && drained.step[v] != not_taken && drained.step[v] <= last;
   Displacement out;
   out.radii = radii;
-  out.step.assign(n, not_taken);
-  std::vector<std::uint8_t> seed(n), kept(n);
+  // held[v]: the last step whose balls still cover v, the largest radius first, so that the phase at
+  // step j is what balls of radius R_j or larger cover (the drainage's memory read backwards: at the
+  // drainage's own last radius the imbibition starts where it ended, whatever the voxel grid does
+  // to balls of one radius alone)
+  std::vector<std::uint16_t> held(n, not_taken);
+  std::vector<std::uint8_t> seed(n);
   const auto count = static_cast<std::int64_t>(n);
-  for (std::size_t j = 0; j < radii.size(); ++j) {
+  for (std::size_t j = radii.size(); j-- > 0;) {
     const double t = centre_threshold(radii[j], spec.cos_theta);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < count; ++i) {
       const auto v = static_cast<std::size_t>(i);
       seed[v] = pore[v] && static_cast<double>(edt2[v]) >= t - 1e-6 ? 1 : 0;
     }
-    // the balls that still fit keep their voxels (kept: step marks "covered"); the rest of the
-    // domain not yet left is left now
-    std::vector<std::uint16_t> covered(n, not_taken);
-    cover(dims, seed, domain, radii[j], 0, covered);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto v = static_cast<std::size_t>(i);
-      if (domain[v] && out.step[v] == not_taken && covered[v] == not_taken) out.step[v] = static_cast<std::uint16_t>(j);
-    }
+    cover(dims, seed, domain, radii[j], static_cast<std::uint16_t>(j), held);
   }
-  trap(dims, domain, out.step, radii.size(), spec.flow_axis, faces_of(spec.entry), links);
-  {  // the non-wetting phase trapped at the end: its clusters with no path to its faces
-    std::vector<std::uint8_t> nonwetting(n);
-    const std::size_t end = radii.size() - 1;
-    for (std::uint64_t v = 0; v < n; ++v) nonwetting[v] = domain[v] && (out.step[v] == not_taken || out.step[v] > end);
-    out.trapped = isolated(dims, nonwetting, spec.flow_axis, faces_of(spec.entry), links);
+  // a voxel leaves at the step after the last that holds it; step radii.size() is Pc -> 0 (no
+  // ball fits): everything not trapped has left by then
+  const std::size_t steps = radii.size() + 1;
+  out.step.assign(n, not_taken);
+  for (std::uint64_t v = 0; v < n; ++v) {
+    if (domain[v]) out.step[v] = held[v] == not_taken ? 0 : static_cast<std::uint16_t>(held[v] + 1);
   }
+  trap(dims, domain, out.step, steps, spec.flow_axis, faces_of(spec.entry), links);
+  for (std::uint64_t v = 0; v < n; ++v) out.trapped += domain[v] && out.step[v] == not_taken ? 1 : 0;
   // the defending phase here is the non-wetting one
   for (std::uint64_t v = 0; v < n; ++v) out.domain += pore[v] ? 1 : 0;
   for (std::size_t j = 0; j < radii.size(); ++j) out.defending.push_back(count_defending(domain, out.step, j));

@@ -64,7 +64,7 @@ struct Displacement {
   std::vector<double> radii;            // R of each step, voxels
   std::vector<std::uint64_t> defending; // voxels of the defending phase after each step
   std::uint64_t domain = 0;             // voxels the two phases share (the pore space)
-  std::uint64_t trapped = 0;            // defending voxels trapped after the last step
+  std::uint64_t trapped = 0;            // defending voxels trapped at the end (imbibition: at Pc -> 0)
   std::vector<std::uint16_t> step;      // per voxel of the volume (not_taken outside the domain)
   // the phases after step j: drained_phases(), imbibed_phases()
 };
@@ -81,7 +81,7 @@ struct EntryRadii {
 std::vector<float> squared_pore_distance(const Dims& dims, const std::vector<std::uint8_t>& pore);
 
 // Drainage of `pore` (non-zero: pore) at radii falling strictly. Throws InputError
-// ("capillary.entry") where no pore touches the entry faces, ("capillary.trapping") where the
+// ("two_phase.entry") where no pore touches the entry faces, ("two_phase.trapping") where the
 // wetting phase is trapped but cannot leave (entry not `inlet`, or no pore on the exit face).
 Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
                    const MorphologySpec& spec, const std::vector<double>& radii);
@@ -89,7 +89,8 @@ EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, 
                        const MorphologySpec& spec);
 
 // Imbibition at radii rising strictly, from the non-wetting voxels of `drained` after its
-// last step: the non-wetting phase trapped where it loses every path to its entry faces.
+// last step: the non-wetting phase trapped where it loses every path to its entry faces. `trapped`
+// is what stays as Pc falls to 0 after the last radius (the residual non-wetting saturation).
 Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
                     const MorphologySpec& spec, const Displacement& drained, const std::vector<double>& radii);
 

@@ -43,7 +43,8 @@ from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError
                         RuntimeFailure, __version__)
 from . import _rockperm
 
-__all__ = ["permeability", "formation_factor", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+__all__ = ["permeability", "formation_factor", "capillary_pressure", "relative_permeability", "TwoPhase",
+           "CapillaryCurve", "RelPermPoint", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
            "OutputError", "RuntimeFailure", "RockpermWarning", "__version__"]
 
 
@@ -149,7 +150,6 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
         raise InputError("fields=True keeps the fields of one run: choose axis 'x', 'y' or 'z'")
     callback = _progress_callback(progress)
     mask, pore_labels = _mask_and_labels(mask, pore_labels, options)
-    temporary = output_dir is None
     o = _options(voxel_size_um, axis, pore_labels, grey_labels, inlet_outlet, lateral)
     o.update({"run.backend": backend, "run.storage": storage})
     if not isinstance(formation_factor, bool):
@@ -157,14 +157,20 @@ def permeability(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=No
     if formation_factor:
         o["run.formation_factor"] = "on"
     o.update(options or {})
+    return _call(mask, o, callback, bool(fields), output_dir, overwrite)
+
+
+def _call(mask, o, callback, fields, output_dir, overwrite, phases=False):
+    """A run of the prepared mask and options in output_dir (None: a temporary directory, removed)."""
     if not isinstance(overwrite, bool):
         raise TypeError("overwrite must be True or False, not %s" % type(overwrite).__name__)
+    temporary = output_dir is None
     if temporary:
         output_dir = _tempfile.mkdtemp(prefix="rockperm-")
     o["output.dir"] = _os.fspath(output_dir)
     try:
         with _terminated_as_exit():
-            result = _rockperm._run(mask, o, callback, bool(fields), temporary, overwrite)
+            result = _rockperm._run(mask, o, callback, fields, temporary, overwrite, phases)
     finally:
         if temporary:
             _shutil.rmtree(output_dir, ignore_errors=True)
@@ -211,6 +217,162 @@ def formation_factor(mask, voxel_size_um, axis="x", pore_labels=None, grey_label
     return permeability(mask, voxel_size_um, axis=axis, pore_labels=pore_labels, grey_labels=grey_labels,
                         inlet_outlet=inlet_outlet, lateral=lateral, backend=backend, output_dir=output_dir,
                         overwrite=overwrite, options=o)
+
+
+class CapillaryCurve:
+    """One capillary pressure curve: numpy arrays, one value per pressure, in the curve's order
+    (drainage: Pc rising; imbibition: falling). pc_Pa: the capillary pressure; radius_um: the
+    inscribed radius it enters, 2 sigma cos(theta_w) / Pc; saturation: S_w, the wetting phase's
+    fraction of the connected pore space; leverett_j: Pc sqrt(k / phi) / (sigma cos theta_w)."""
+
+    def __init__(self, d):
+        self.pc_Pa = _np.asarray(d["pc_Pa"], dtype=float)
+        self.radius_um = _np.asarray(d["radius_um"], dtype=float)
+        self.saturation = _np.asarray(d["saturation_wetting"], dtype=float)
+        self.leverett_j = _np.asarray([_np.nan if j is None else j for j in d["leverett_j"]], dtype=float)
+
+    def __len__(self):
+        return len(self.pc_Pa)
+
+    def __repr__(self):
+        return "<rockperm.CapillaryCurve %d points, Pc %.4g..%.4g Pa, S_w %.4f..%.4f>" % (
+            len(self), self.pc_Pa.min(), self.pc_Pa.max(), self.saturation.min(), self.saturation.max())
+
+
+class RelPermPoint:
+    """One relative permeability point: curve ('drainage' or 'imbibition') and its index point,
+    saturation (S_w), pc_Pa, krw and krn with their stated errors krw_error and krn_error (k_r = 0
+    where the phase does not span: wetting_spans, nonwetting_spans; NaN where not made, note says
+    why), saturation_asked (NaN: spread by count)."""
+
+    def __init__(self, d):
+        nan = float("nan")
+        self.curve, self.point = d["curve"], d["point"]
+        self.saturation, self.pc_Pa = d["saturation_wetting"], d["pc_Pa"]
+        asked = d["saturation_asked"]
+        self.saturation_asked = nan if asked is None else asked
+        w, n = d["wetting"], d["nonwetting"]
+        self.krw = nan if w["kr"] is None else w["kr"]
+        self.krn = nan if n["kr"] is None else n["kr"]
+        self.krw_error = nan if w["kr_error"] is None else w["kr_error"]
+        self.krn_error = nan if n["kr_error"] is None else n["kr_error"]
+        self.wetting_spans, self.nonwetting_spans = w["spans"], n["spans"]
+        self.note = "; ".join(x for x in (w["note"], n["note"]) if x)
+
+    def __repr__(self):
+        return "<rockperm.RelPermPoint %s S_w %.4f: krw %.4g, krn %.4g>" % (self.curve, self.saturation, self.krw,
+                                                                             self.krn)
+
+
+class TwoPhase:
+    """Two phases from the scan by pore morphology (capillary_pressure, relative_permeability):
+    drainage and imbibition (None where not made) as CapillaryCurve, entry_pressure_Pa,
+    breakthrough_pressure_Pa (NaN: the non-wetting phase never spans), residual_wetting and
+    residual_nonwetting saturations (trapped; NaN without imbibition), relperm: the RelPermPoint
+    list, k_mD (the single-phase k the k_r are relative to), result: the run's Result (to_dict()
+    holds report.json), and phases(curve, point): uint8 [z, y, x] (0 solid, 1 wetting, 2
+    non-wetting) where asked with phases=True."""
+
+    def __init__(self, result):
+        t = result.to_dict()["two_phase"]
+        nan = float("nan")
+        self.result = result
+        self.drainage = CapillaryCurve(t["drainage"])
+        self.imbibition = None if t["imbibition"] is None else CapillaryCurve(t["imbibition"])
+        self.entry_pressure_Pa = t["entry_pressure_Pa"]
+        self.breakthrough_pressure_Pa = nan if t["breakthrough_pressure_Pa"] is None else t["breakthrough_pressure_Pa"]
+        self.residual_wetting = t["residual_wetting_saturation"]
+        r = t["residual_nonwetting_saturation"]
+        self.residual_nonwetting = nan if r is None else r
+        self.relperm = [RelPermPoint(p) for p in t["relative_permeability"]]
+        self.k_mD = nan if t["k_mD"] is None else t["k_mD"]
+        self.sigma_N_per_m, self.theta_deg = t["sigma_N_per_m"], t["theta_deg"]
+        self.note = t["note"]
+
+    def phases(self, curve, point):
+        return self.result.phases(curve, point)
+
+    def __repr__(self):
+        return "<rockperm.TwoPhase entry %.4g Pa, residual S_w %.4f, %d k_r point(s)>" % (
+            self.entry_pressure_Pa, self.residual_wetting, len(self.relperm))
+
+
+def _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count, relperm,
+               phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir, overwrite, options):
+    axis = _axis(axis)
+    if axis == "all":
+        raise InputError("two phases are made along one flow axis: choose 'x', 'y' or 'z'")
+    if curves not in ("drainage", "both"):
+        raise InputError("curves must be 'drainage' or 'both' (drainage, then imbibition), not %r" % (curves,))
+    for name, value in (("trapping", trapping), ("phases", phases)):
+        if value is not None and not isinstance(value, bool):
+            raise TypeError("%s must be True or False, not %s" % (name, type(value).__name__))
+    callback = _progress_callback(progress)
+    mask, pore_labels = _mask_and_labels(mask, pore_labels, options)
+    o = _options(voxel_size_um, axis, pore_labels, None, inlet_outlet, lateral)
+    o.update({"run.backend": backend, "capillary.curves": curves, "capillary.fluids": fluids})
+    if sigma is not None:
+        o["capillary.sigma"] = sigma
+    if theta is not None:
+        o["capillary.theta"] = theta
+    if entry is not None:
+        o["capillary.entry"] = entry
+    if trapping is not None:
+        o["capillary.trapping"] = trapping
+    if pressures is not None:
+        values = [float(p) for p in _np.atleast_1d(_np.asarray(pressures, dtype=float))]
+        o["capillary.pressures"] = ",".join(repr(p) for p in values)
+    else:
+        if isinstance(count, bool) or not isinstance(count, _numbers.Integral):
+            raise TypeError("count must be an integer, not %s" % type(count).__name__)
+        o["capillary.pressure_count"] = int(count)
+    if isinstance(relperm, bool):
+        raise TypeError("relperm must be a count or saturations, not bool")
+    if isinstance(relperm, _numbers.Integral):
+        o["capillary.relperm"] = int(relperm)
+    else:
+        values = [float(s) for s in _np.atleast_1d(_np.asarray(relperm, dtype=float))]
+        if not values:
+            raise InputError("relperm: give a count or at least one saturation in (0, 1)")
+        o["capillary.relperm"] = ",".join(repr(v) for v in values)
+    o.update(options or {})
+    return TwoPhase(_call(mask, o, callback, False, output_dir, overwrite, bool(phases)))
+
+
+def capillary_pressure(mask, voxel_size_um, axis="x", curves="drainage", fluids="brine-air", sigma=None, theta=None,
+                       entry=None, trapping=None, pressures=None, count=20, phases=False, pore_labels=None,
+                       inlet_outlet="buffer", lateral="sealed", backend="auto", progress=False, output_dir=None,
+                       overwrite=False, options=None):
+    """Capillary pressure curves of the mask by pore morphology (Hilpert & Miller 2001): drainage,
+    or both (drainage, then imbibition). Returns a TwoPhase.
+
+    fluids: 'brine-air' (sigma 0.072 N/m, theta 0, entry at the inlet face, wetting phase trapped)
+    or 'mercury' (0.485 N/m, 140 degrees, all faces, no trapping: MICP); sigma (N/m), theta
+    (degrees: below 90 through the wetting phase, above it through the invading one), entry
+    ('inlet', 'both', 'all') and trapping override them. pressures: Pa, rising; else `count` of
+    them from the entry pressure to that of a one-voxel radius. phases=True keeps the phases of
+    every point (TwoPhase.phases(curve, point)). The single-phase k is solved too (Leverett's J
+    needs it). The other arguments are permeability()'s; options: any `capillary.*` or other
+    option of `rockperm run`.
+    """
+    return _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count, 0,
+                      phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir, overwrite, options)
+
+
+def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="drainage", fluids="brine-air",
+                          sigma=None, theta=None, entry=None, trapping=None, pressures=None, count=20, phases=False,
+                          pore_labels=None, inlet_outlet="buffer", lateral="sealed", backend="auto", progress=False,
+                          output_dir=None, overwrite=False, options=None):
+    """Quasi-static relative permeabilities: k of each phase by the flow solve in the cells it holds
+    on the capillary pressure curves (the other phase a no-slip wall, which neglects the momentum
+    passed across the interface), over the single-phase k. saturations: a count of points spread
+    over each curve's two-phase range, or wetting saturations in (0, 1) (the curves' points nearest
+    them; one no curve reaches is refused, naming the nearest reached). Returns a TwoPhase whose
+    relperm lists the points. The other arguments are capillary_pressure()'s.
+    """
+    return _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count,
+                      saturations, phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir,
+                      overwrite, options)
 
 
 def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inlet_outlet="buffer",

@@ -57,7 +57,44 @@ class Result:
     def tensor(self) -> Optional[npt.NDArray[np.float64]]: ...
     def velocity(self) -> npt.NDArray[np.float32]: ...
     def pressure(self) -> npt.NDArray[np.float32]: ...
+    def phases(self, curve: str, point: int) -> npt.NDArray[np.uint8]: ...
     def to_dict(self) -> Dict[str, Any]: ...
+
+class CapillaryCurve:
+    pc_Pa: npt.NDArray[np.float64]
+    radius_um: npt.NDArray[np.float64]
+    saturation: npt.NDArray[np.float64]
+    leverett_j: npt.NDArray[np.float64]
+    def __len__(self) -> int: ...
+
+class RelPermPoint:
+    curve: str
+    point: int
+    saturation: float
+    saturation_asked: float
+    pc_Pa: float
+    krw: float
+    krn: float
+    krw_error: float
+    krn_error: float
+    wetting_spans: bool
+    nonwetting_spans: bool
+    note: str
+
+class TwoPhase:
+    result: Result
+    drainage: CapillaryCurve
+    imbibition: Optional[CapillaryCurve]
+    entry_pressure_Pa: float
+    breakthrough_pressure_Pa: float
+    residual_wetting: float
+    residual_nonwetting: float
+    relperm: List[RelPermPoint]
+    k_mD: float
+    sigma_N_per_m: float
+    theta_deg: float
+    note: str
+    def phases(self, curve: str, point: int) -> npt.NDArray[np.uint8]: ...
 
 Axis = Union[Literal["x", "y", "z", "all"], int]
 Progress = Union[bool, None, Callable[[int, float, float, float], Any]]
@@ -72,6 +109,24 @@ def formation_factor(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ...
                      grey_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ..., backend: str = ...,
                      output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
                      options: Optional[Mapping[str, Any]] = ...) -> Result: ...
+
+def capillary_pressure(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ..., curves: str = ...,
+                       fluids: str = ..., sigma: Optional[float] = ..., theta: Optional[float] = ...,
+                       entry: Optional[str] = ..., trapping: Optional[bool] = ...,
+                       pressures: Optional[Sequence[float]] = ..., count: int = ..., phases: bool = ...,
+                       pore_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ...,
+                       backend: str = ..., progress: Progress = ...,
+                       output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
+                       options: Optional[Mapping[str, Any]] = ...) -> TwoPhase: ...
+
+def relative_permeability(mask: npt.ArrayLike, voxel_size_um: float, saturations: Union[int, Sequence[float]] = ...,
+                          axis: Axis = ..., curves: str = ..., fluids: str = ..., sigma: Optional[float] = ...,
+                          theta: Optional[float] = ..., entry: Optional[str] = ..., trapping: Optional[bool] = ...,
+                          pressures: Optional[Sequence[float]] = ..., count: int = ..., phases: bool = ...,
+                          pore_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ...,
+                          backend: str = ..., progress: Progress = ...,
+                          output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
+                          options: Optional[Mapping[str, Any]] = ...) -> TwoPhase: ...
 
 def plan(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ..., pore_labels: Optional[str] = ...,
          grey_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ..., ranks: int = ...,

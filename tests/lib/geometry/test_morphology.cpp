@@ -256,6 +256,13 @@ TEST(Morphology, WettingTrappingMatchesAStepByStepSearch) {
     EXPECT_GT(kept, 0u) << "the pack traps nothing: not a test of trapping";
     EXPECT_GT(trapped.trapped, 0u);
     for (std::size_t j = 0; j < radii.size(); ++j) EXPECT_GE(trapped.defending[j], free.defending[j]);
+    // imbibition back along the same radii starts where the drainage ended, and ends with what it traps
+    const std::vector<double> back(radii.rbegin(), radii.rend());
+    const Displacement im = imbibe(d, pore, edt2, spec, trapped, back);
+    EXPECT_EQ(im.defending[0], trapped.domain - trapped.defending.back());
+    for (std::size_t j = 1; j < back.size(); ++j) EXPECT_LE(im.defending[j], im.defending[j - 1]);
+    EXPECT_LE(im.trapped, im.defending.back());
+    EXPECT_GT(im.trapped, 0u);
   }
 }
 
@@ -271,7 +278,7 @@ TEST(Morphology, RefusesWhatItCannotDisplace) {
     drain(d, pore, edt2, spec, {2.0, 1.0});
     FAIL() << "trapping with no exit accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "capillary.trapping");
+    EXPECT_EQ(e.field(), "two_phase.trapping");
     EXPECT_NE(std::string(e.what()).find("cannot leave"), std::string::npos);
   }
   spec.trap_wetting = false;
@@ -283,6 +290,6 @@ TEST(Morphology, RefusesWhatItCannotDisplace) {
     drain(d, inner, squared_pore_distance(d, inner), spec, {2.0});
     FAIL() << "an entry face with no pore accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "capillary.entry");
+    EXPECT_EQ(e.field(), "two_phase.entry");
   }
 }
