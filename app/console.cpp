@@ -182,9 +182,14 @@ void print_two_phase_curves(const pipeline::TwoPhaseReport& t) {
   std::printf("              %10s  %10s  %10s%s\n", "Pc", "radius um", "S_w drain", both ? "  S_w imbibe" : "");
   for (std::size_t i = 0; i < t.drainage.size(); ++i) {
     const pipeline::CapillaryPoint& p = t.drainage[i];
-    std::printf("              %10s  %10.4g  %10.4f", pressure(p.pc_pa).c_str(), p.radius_um, p.saturation);
+    std::printf("              %10s  %10.4g%s %10.4f", pressure(p.pc_pa).c_str(), p.radius_um, p.resolved ? " " : "*",
+                p.saturation);
     if (both && i < t.imbibition.size()) std::printf("  %11.4f", t.imbibition[t.imbibition.size() - 1 - i].saturation);
     std::printf("\n");
+  }
+  if (!t.drainage.empty() && !t.drainage.back().resolved) {
+    std::printf("              * below one voxel: the scan does not resolve pores that narrow (the non-wetting phase "
+                "spans the sample only there)\n");
   }
   std::printf("              residual saturations (trapped): wetting %.4f after drainage", t.residual_wetting);
   if (both) std::printf(", non-wetting %.4f after imbibition to Pc = 0", t.residual_nonwetting);

@@ -470,7 +470,8 @@ const std::vector<Option>& option_table() {
                  }});
     t.push_back({"capillary.pressure_count", "two_phase.pressures", "20",
                  "with capillary.pressures empty: this many pressures, geometric from the entry pressure to that "
-                 "of a one-voxel inscribed radius (the smallest the scan resolves); at least 2",
+                 "of a one-voxel inscribed radius (the smallest the scan resolves), or on to the breakthrough where "
+                 "the non-wetting phase spans the sample only below a voxel (at most half a voxel); at least 2",
                  [](RunSpec& s, const std::string& v) { s.two_phase.pressure_count = static_cast<int>(parse_integer(v)); },
                  [](const RunSpec& s) { return std::to_string(s.two_phase.pressure_count); }});
     t.push_back({"capillary.relperm", "two_phase.relperm", "5",

@@ -133,14 +133,16 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
   const auto finite = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); };
   const auto curve = [&](const std::vector<CapillaryPoint>& c) {
     ordered_json pc = ordered_json::array(), radius = ordered_json::array(), sw = ordered_json::array(),
-                 j = ordered_json::array();
+                 j = ordered_json::array(), resolved = ordered_json::array();
     for (const CapillaryPoint& p : c) {
+      resolved.push_back(p.resolved);
       pc.push_back(p.pc_pa);
       radius.push_back(p.radius_um);
       sw.push_back(p.saturation);
       j.push_back(p.leverett_j > 0 ? ordered_json(p.leverett_j) : ordered_json(nullptr));
     }
-    return ordered_json{{"pc_Pa", pc}, {"radius_um", radius}, {"saturation_wetting", sw}, {"leverett_j", j}};
+    return ordered_json{{"pc_Pa", pc}, {"radius_um", radius}, {"saturation_wetting", sw}, {"leverett_j", j},
+                        {"resolved", resolved}};
   };
   const auto phase = [&](const PhaseFlow& f) {
     return ordered_json{{"solved", f.solved},

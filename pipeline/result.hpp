@@ -167,6 +167,7 @@ struct CapillaryPoint {
   double radius_um = 0;      // the inscribed radius it enters: 2 sigma cos(theta_w) / Pc
   double saturation = 0;     // S_w, of the connected pore space
   double leverett_j = 0;     // Pc sqrt(k / phi) / (sigma cos theta_w); 0 where k is not known
+  bool resolved = true;      // the radius is at least a voxel (below it the scan does not resolve the pores)
 };
 // One phase's flow at one saturation: k_r = k_phase / k, its stated error (the two stops'), or 0
 // with the reason where it was not solved.

@@ -94,7 +94,8 @@ TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(s
     const double h = s.voxel_um * 1e-6;           // m
     const double two_sigma = 2.0 * tp.sigma();    // Pc = 2 sigma / R (R the meniscus radius, m)
     const auto pc_of = [&](double radius_voxels) { return two_sigma / (radius_voxels * h); };
-    const geometry::EntryRadii entry = geometry::entry_radii(s.dims, s.pore, edt2, m);
+    std::vector<float> inlet_reach;  // the flood from the inlet, made once for the entry radii and the drainage
+    const geometry::EntryRadii entry = geometry::entry_radii(s.dims, s.pore, edt2, m, &inlet_reach);
     if (entry.entry <= 0) {
       throw InputError("two_phase.entry", std::string("no pore voxel of the connected pore space on the entry face") +
                                               (m.entry == geometry::EntryFaces::inlet ? "" : "s") + " (" +
@@ -104,8 +105,11 @@ TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(s
     r.breakthrough_pressure_pa = entry.breakthrough > 0 ? pc_of(entry.breakthrough) : 0.0;
     std::vector<double> radii;
     if (tp.pressures_pa.empty()) {
-      // from the entry to a one-voxel inscribed radius (the smallest the scan resolves), geometric
-      const double smallest = 1.0 / m.cos_theta;
+      // from the entry to a one-voxel inscribed radius (the smallest the scan resolves), geometric;
+      // where the non-wetting phase spans the sample only below it (tight rock: throats narrower
+      // than a voxel), on to that breakthrough, down to half a voxel (every pore voxel a centre)
+      double smallest = 1.0 / m.cos_theta;
+      if (entry.breakthrough > 0 && entry.breakthrough < smallest) smallest = std::max(entry.breakthrough, 0.5 / m.cos_theta);
       const auto n = static_cast<std::size_t>(tp.pressure_count);
       if (entry.entry <= smallest * (1 + 1e-12)) {
         radii = {entry.entry};
@@ -117,12 +121,14 @@ TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(s
     } else {
       for (const double pc : tp.pressures_pa) radii.push_back(two_sigma / (pc * h));
     }
-    s.drainage = geometry::drain(s.dims, s.pore, edt2, m, radii);
+    s.drainage = geometry::drain(s.dims, s.pore, edt2, m, radii, &inlet_reach);
+    std::vector<float>().swap(inlet_reach);
     const auto domain = static_cast<double>(s.drainage.domain);
     r.pore_voxels = s.drainage.domain;
     for (std::size_t j = 0; j < radii.size(); ++j) {
       r.drainage.push_back({pc_of(radii[j]), radii[j] * m.cos_theta * s.voxel_um,
-                            static_cast<double>(s.drainage.defending[j]) / domain, 0.0});
+                            static_cast<double>(s.drainage.defending[j]) / domain, 0.0,
+                            radii[j] * m.cos_theta >= 1.0 - 1e-9});
     }
     r.residual_wetting = static_cast<double>(s.drainage.trapped) / domain;
     if (tp.curves == TwoPhaseSpec::Curves::both) {
@@ -131,7 +137,8 @@ TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(s
       s.imbibed = true;
       for (std::size_t j = 0; j < back.size(); ++j) {
         r.imbibition.push_back({pc_of(back[j]), back[j] * m.cos_theta * s.voxel_um,
-                                1.0 - static_cast<double>(s.imbibition.defending[j]) / domain, 0.0});
+                                static_cast<double>(s.imbibition.domain - s.imbibition.defending[j]) / domain, 0.0,
+                                back[j] * m.cos_theta >= 1.0 - 1e-9});
       }
       r.residual_nonwetting = static_cast<double>(s.imbibition.trapped) / domain;
     }
@@ -251,6 +258,7 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
   if (s.point_count > 0 && result.converged()) {
     RunRequest phase_request = request;  // each phase's flow to the relative permeabilities' tolerance
     phase_request.spec.execution.monitor.tolerance = request.spec.two_phase.relperm_tolerance;
+    phase_request.spec.sample.percolation_filter = true;  // a phase's pockets off the faces carry no flow
     const double k_error = std::isfinite(result.error_estimate) ? result.error_estimate : 0.0;
     for (std::size_t i = 0; i < s.point_count; ++i) {
       RelPermPoint point;

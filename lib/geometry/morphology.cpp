@@ -1,8 +1,11 @@
 #include "lib/geometry/morphology.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
+
+#include <omp.h>
 
 #include "lib/base/error.hpp"
 #include "lib/geometry/distance_transform.hpp"
@@ -62,26 +65,34 @@ Faces faces_of(EntryFaces e) {
   return e == EntryFaces::inlet ? Faces::inlet : e == EntryFaces::both ? Faces::both : Faces::all;
 }
 
-// Every pore voxel of `faces`, in raster order (threads fill per plane, joined in order).
+// Every pore voxel of `faces`, in raster order. One axis's faces are walked plane by plane; all six
+// by the whole volume's boundary shell.
 std::vector<std::uint64_t> face_voxels(const Dims& dims, const std::vector<std::uint8_t>& pore, int axis, Faces faces) {
   std::vector<std::uint64_t> out;
-  const std::uint64_t n = dims.voxels();
-  // the faces are planes: walk only them where the faces are one axis's, else the whole
   if (faces == Faces::all) {
-    for (std::uint64_t v = 0; v < n; ++v)
-      if (pore[v] && on_faces(dims, axis, faces, v)) out.push_back(v);
+    for (std::int64_t z = 0; z < dims.nz; ++z)
+      for (std::int64_t y = 0; y < dims.ny; ++y) {
+        const bool shell = z == 0 || z == dims.nz - 1 || y == 0 || y == dims.ny - 1;
+        for (std::int64_t x = 0; x < dims.nx; x += shell || x == dims.nx - 1 ? 1 : dims.nx - 1) {
+          const std::uint64_t v = dims.linear(x, y, z);
+          if (pore[v]) out.push_back(v);
+        }
+      }
     return out;
   }
-  const std::int64_t lo = faces == Faces::outlet ? dims[axis] - 1 : 0;
-  const std::int64_t hi = faces == Faces::inlet ? 0 : dims[axis] - 1;
-  for (std::int64_t z = 0; z < dims.nz; ++z)
-    for (std::int64_t y = 0; y < dims.ny; ++y)
-      for (std::int64_t x = 0; x < dims.nx; ++x) {
-        const std::int64_t c[3] = {x, y, z};
-        if (c[axis] != lo && c[axis] != hi) continue;
-        const std::uint64_t v = dims.linear(x, y, z);
+  std::vector<std::int64_t> planes;
+  if (faces != Faces::outlet) planes.push_back(0);
+  if (faces != Faces::inlet && (planes.empty() || dims[axis] > 1)) planes.push_back(dims[axis] - 1);
+  const int a = axis == 0 ? 1 : 0, b = axis == 2 ? 1 : 2;  // the face's two axes
+  for (const std::int64_t p : planes)
+    for (std::int64_t j = 0; j < dims[b]; ++j)
+      for (std::int64_t i = 0; i < dims[a]; ++i) {
+        std::int64_t c[3];
+        c[axis] = p, c[a] = i, c[b] = j;
+        const std::uint64_t v = dims.linear(c[0], c[1], c[2]);
         if (pore[v]) out.push_back(v);
       }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -125,29 +136,108 @@ double centre_threshold(double radius, double cos_theta) {
   return e * e;
 }
 
-// Marks with `step` every domain voxel not yet taken (seq == not_taken) whose centre lies within
-// `radius` of a voxel with seed != 0.
-void cover(const Dims& dims, const std::vector<std::uint8_t>& seed, const std::vector<std::uint8_t>& domain,
-           double radius, std::uint16_t step, std::vector<std::uint16_t>& seq) {
-  const auto n = static_cast<std::int64_t>(dims.voxels());
-  const double r2 = radius * radius + 1e-6;  // squared distances are integers
-  if (radius <= 11) {  // the bounded transform: exact up to ceil(R)^2 >= R^2, a byte a voxel
-    const int r = static_cast<int>(std::ceil(radius));
-    const HostArray<std::uint8_t> sq = squared_distance_within(dims, seed.data(), r);
-#pragma omp parallel for schedule(static)
+// The centres of each step: the voxels whose value (the reach a2, or EDT^2) first meets the step's
+// centre threshold at that step (thresholds falling along the steps), each list in raster order.
+// Only these can take voxels at their step: an older centre's ball of the smaller radius lies
+// inside the ball it had. One pass over the volume, the threads' runs joined in order.
+std::vector<std::vector<std::uint64_t>> centres_by_step(const std::vector<float>& value,
+                                                        const std::vector<std::uint8_t>& mask,
+                                                        const std::vector<double>& thresholds) {
+  const std::size_t steps = thresholds.size();
+  const auto n = static_cast<std::int64_t>(value.size());
+  std::vector<std::vector<std::uint64_t>> out(steps);
+#pragma omp parallel
+  {
+    std::vector<std::vector<std::uint64_t>> local(steps);
+#pragma omp for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) {
       const auto v = static_cast<std::size_t>(i);
-      if (domain[v] && seq[v] == not_taken && sq[v] != 255 && static_cast<double>(sq[v]) <= r2) seq[v] = step;
+      if (!mask[v] || value[v] < 0) continue;
+      const double a = value[v];
+      // the first step whose threshold it meets (thresholds fall: a binary search)
+      std::size_t lo = 0, hi = steps;
+      while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (a >= thresholds[mid] - 1e-6) hi = mid;
+        else lo = mid + 1;
+      }
+      if (lo < steps) local[lo].push_back(static_cast<std::uint64_t>(i));
+    }
+    // each thread's chunk is contiguous and in thread order (static schedule): joined in order
+#pragma omp for schedule(static) ordered
+    for (int t = 0; t < omp_get_num_threads(); ++t) {
+#pragma omp ordered
+      for (std::size_t j = 0; j < steps; ++j) out[j].insert(out[j].end(), local[j].begin(), local[j].end());
+    }
+  }
+  return out;
+}
+
+// Marks with `step` every domain voxel not yet taken (seq == not_taken) whose centre lies within
+// `radius` of a centre of `list` (raster order). Few centres: their balls are stamped one by one;
+// many: a distance transform of the planes their balls reach (the first centre's plane less the
+// radius to the last's plus it), whichever is less work. `scratch`: a zeroed byte a voxel, left
+// zeroed.
+void cover(const Dims& dims, const std::vector<std::uint64_t>& list, const std::vector<std::uint8_t>& domain,
+           double radius, std::uint16_t step, std::vector<std::uint16_t>& seq, std::vector<std::uint8_t>& scratch) {
+  if (list.empty()) return;
+  const std::int64_t plane = dims.nx * dims.ny;
+  const auto first = static_cast<std::int64_t>(list.front()) / plane, last = static_cast<std::int64_t>(list.back()) / plane;
+  const auto reach = static_cast<std::int64_t>(std::ceil(radius));
+  const std::int64_t z0 = std::max<std::int64_t>(0, first - reach), z1 = std::min(dims.nz, last + reach + 1);
+  const Dims part{dims.nx, dims.ny, z1 - z0};
+  const std::int64_t offset = z0 * plane, n = (z1 - z0) * plane;
+  const double r2 = radius * radius + 1e-6;  // squared distances are integers
+  std::vector<std::array<std::int32_t, 3>> ball;
+  for (std::int64_t dz = -reach; dz <= reach; ++dz)
+    for (std::int64_t dy = -reach; dy <= reach; ++dy)
+      for (std::int64_t dx = -reach; dx <= reach; ++dx)
+        if (static_cast<double>(dx * dx + dy * dy + dz * dz) <= r2) {
+          ball.push_back({static_cast<std::int32_t>(dx), static_cast<std::int32_t>(dy), static_cast<std::int32_t>(dz)});
+        }
+  // a transform reads and writes every voxel of its planes a few times (the bounded one 2R + 1
+  // times along y and z); a ball's stamp touches its voxels once, scattered
+  const double transform_cost = static_cast<double>(n) * (radius <= 11 ? 2.0 * static_cast<double>(reach) + 6.0 : 40.0);
+  if (static_cast<double>(list.size()) * static_cast<double>(ball.size()) < transform_cost) {
+    const auto nx = static_cast<std::uint64_t>(dims.nx), ny = static_cast<std::uint64_t>(dims.ny);
+    const auto count = static_cast<std::int64_t>(list.size());
+    // threads may write the same voxel: the same value, `step`, where it was not_taken
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::int64_t k = 0; k < count; ++k) {
+      const std::uint64_t c = list[static_cast<std::size_t>(k)];
+      const auto x = static_cast<std::int64_t>(c % nx), y = static_cast<std::int64_t>((c / nx) % ny),
+                 z = static_cast<std::int64_t>(c / (nx * ny));
+      for (const auto& o : ball) {
+        const std::int64_t a = x + o[0], b = y + o[1], cz = z + o[2];
+        if (a < 0 || b < 0 || cz < 0 || a >= dims.nx || b >= dims.ny || cz >= dims.nz) continue;
+        const std::uint64_t v = dims.linear(a, b, cz);
+        if (!domain[v]) continue;
+        std::atomic_ref<std::uint16_t> at(seq[v]);
+        if (at.load(std::memory_order_relaxed) == not_taken) at.store(step, std::memory_order_relaxed);
+      }
     }
     return;
   }
-  const std::vector<float> d = distance_to(dims, seed);
+  for (const std::uint64_t c : list) scratch[c] = 1;
+  if (radius <= 11) {  // the bounded transform: exact up to ceil(R)^2 >= R^2, a byte a voxel
+    const HostArray<std::uint8_t> sq = squared_distance_within(part, scratch.data() + offset, static_cast<int>(reach));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto v = static_cast<std::size_t>(i);
-    const double dv = d[v];
-    if (domain[v] && seq[v] == not_taken && dv * dv <= r2) seq[v] = step;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<std::size_t>(offset + i);
+      const std::uint8_t q = sq[static_cast<std::size_t>(i)];
+      if (domain[v] && seq[v] == not_taken && q != 255 && static_cast<double>(q) <= r2) seq[v] = step;
+    }
+  } else {
+    const std::vector<std::uint8_t> part_seed(scratch.begin() + offset, scratch.begin() + offset + n);
+    const std::vector<float> d = distance_to(part, part_seed);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<std::size_t>(offset + i);
+      const double dv = d[static_cast<std::size_t>(i)];
+      if (domain[v] && seq[v] == not_taken && dv * dv <= r2) seq[v] = step;
+    }
   }
+  for (const std::uint64_t c : list) scratch[c] = 0;
 }
 
 // Union-find over voxels (uint32 parents where the volume allows, else uint64): the defending
@@ -265,33 +355,59 @@ void check_radii(const std::vector<double>& radii, bool falling) {
   }
 }
 
-std::uint64_t count_defending(const std::vector<std::uint8_t>& domain, const std::vector<std::uint16_t>& seq,
-                              std::size_t j) {
-  std::uint64_t c = 0;
+// The defending phase's voxels after every step: the domain's voxels taken after it, or never.
+std::vector<std::uint64_t> count_defending(const std::vector<std::uint8_t>& domain, const std::vector<std::uint16_t>& seq,
+                                           std::size_t steps) {
+  std::vector<std::uint64_t> taken(steps + 1, 0);  // [s]: taken at step s; [steps]: never
   const auto n = static_cast<std::int64_t>(domain.size());
-#pragma omp parallel for reduction(+ : c) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto v = static_cast<std::size_t>(i);
-    if (domain[v] && (seq[v] == not_taken || seq[v] > j)) ++c;
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> local(steps + 1, 0);
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<std::size_t>(i);
+      if (domain[v]) ++local[seq[v] == not_taken || seq[v] >= steps ? steps : seq[v]];
+    }
+#pragma omp critical
+    for (std::size_t k = 0; k <= steps; ++k) taken[k] += local[k];
   }
+  std::vector<std::uint64_t> defending(steps);
+  std::uint64_t left = 0;
+  for (std::size_t k = 0; k <= steps; ++k) left += taken[k];
+  for (std::size_t j = 0; j < steps; ++j) {
+    left -= taken[j];
+    defending[j] = left;
+  }
+  return defending;
+}
+
+std::uint64_t count_set(const std::vector<std::uint8_t>& mask) {
+  std::uint64_t c = 0;
+  const auto n = static_cast<std::int64_t>(mask.size());
+#pragma omp parallel for reduction(+ : c) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) c += mask[static_cast<std::size_t>(i)] ? 1 : 0;
   return c;
 }
 
 }  // namespace
 
 std::vector<float> squared_pore_distance(const Dims& dims, const std::vector<std::uint8_t>& pore) {
+  const auto n = static_cast<std::int64_t>(pore.size());
   std::vector<std::uint8_t> solid(pore.size());
-  for (std::size_t v = 0; v < pore.size(); ++v) solid[v] = pore[v] ? 0 : 1;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) solid[static_cast<std::size_t>(i)] = pore[static_cast<std::size_t>(i)] ? 0 : 1;
   std::vector<float> d = distance_to(dims, solid);
-  for (std::size_t v = 0; v < d.size(); ++v) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
     // exact integers: the transform's float root, squared back and rounded
-    d[v] = pore[v] ? (d[v] >= 1e18f ? 1e18f : std::round(d[v] * d[v])) : 0.0f;
+    float& e = d[static_cast<std::size_t>(i)];
+    e = pore[static_cast<std::size_t>(i)] ? (e >= 1e18f ? 1e18f : std::round(e * e)) : 0.0f;
   }
   return d;
 }
 
 EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
-                       const MorphologySpec& spec) {
+                       const MorphologySpec& spec, std::vector<float>* inlet_reach) {
   EntryRadii r;
   const Links links(spec.edges);
   const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
@@ -300,15 +416,16 @@ EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, 
   for (const std::uint64_t v : entry) top = std::max(top, edt2[v]);
   r.entry = (std::sqrt(static_cast<double>(top)) - 0.5) / spec.cos_theta;
   // breakthrough: the widest centres joining the flow axis's two faces (whatever the entry)
-  const std::vector<float> a2 = bottleneck(dims, pore, edt2, face_voxels(dims, pore, spec.flow_axis, Faces::inlet), links);
+  std::vector<float> a2 = bottleneck(dims, pore, edt2, face_voxels(dims, pore, spec.flow_axis, Faces::inlet), links);
   float span = -1;
   for (const std::uint64_t v : face_voxels(dims, pore, spec.flow_axis, Faces::outlet)) span = std::max(span, a2[v]);
   r.breakthrough = span > 0 ? (std::sqrt(static_cast<double>(span)) - 0.5) / spec.cos_theta : 0.0;
+  if (inlet_reach) *inlet_reach = std::move(a2);
   return r;
 }
 
 Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
-                   const MorphologySpec& spec, const std::vector<double>& radii) {
+                   const MorphologySpec& spec, const std::vector<double>& radii, const std::vector<float>* inlet_reach) {
   check_radii(radii, true);
   const Links links(spec.edges);
   const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
@@ -333,19 +450,20 @@ Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, cons
   Displacement out;
   out.radii = radii;
   out.step.assign(n, not_taken);
-  const std::vector<float> a2 = bottleneck(dims, pore, edt2, entry, links);
-  std::vector<std::uint8_t> seed(n);
+  // the flood from the entry faces (the caller's, where it made the inlet's for these faces)
+  std::vector<float> own;
+  if (!(inlet_reach && spec.entry == EntryFaces::inlet && inlet_reach->size() == n)) own = bottleneck(dims, pore, edt2, entry, links);
+  const std::vector<float>& a2 = own.empty() ? *inlet_reach : own;
+  // Only the centres new at a step can take voxels: an older centre's ball of the smaller radius
+  // lies inside the ball it had. A step with no new centre takes nothing; the others dilate the
+  // new ones alone.
+  std::vector<double> thresholds;
+  for (const double r : radii) thresholds.push_back(centre_threshold(r, spec.cos_theta));
+  std::vector<std::vector<std::uint64_t>> centres = centres_by_step(a2, pore, thresholds);
+  std::vector<std::uint8_t> scratch(n, 0);
   for (std::size_t j = 0; j < radii.size(); ++j) {
-    const double t = centre_threshold(radii[j], spec.cos_theta);
-    std::uint64_t seeds = 0;
-    const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for reduction(+ : seeds) schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto v = static_cast<std::size_t>(i);
-      seed[v] = a2[v] >= 0 && static_cast<double>(a2[v]) >= t - 1e-6 ? 1 : 0;
-      seeds += seed[v];
-    }
-    if (seeds > 0) cover(dims, seed, pore, radii[j], static_cast<std::uint16_t>(j), out.step);
+    cover(dims, centres[j], pore, radii[j], static_cast<std::uint16_t>(j), out.step, scratch);
+    std::vector<std::uint64_t>().swap(centres[j]);
   }
   if (spec.trap_wetting) {
     trap(dims, pore, out.step, radii.size(), spec.flow_axis, Faces::outlet, links);
@@ -355,8 +473,8 @@ Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, cons
     for (std::uint64_t v = 0; v < n; ++v) wetting[v] = pore[v] && (out.step[v] == not_taken || out.step[v] > last);
     out.trapped = isolated(dims, wetting, spec.flow_axis, Faces::outlet, links);
   }
-  for (std::uint64_t v = 0; v < n; ++v) out.domain += pore[v] ? 1 : 0;
-  for (std::size_t j = 0; j < radii.size(); ++j) out.defending.push_back(count_defending(pore, out.step, j));
+  out.domain = count_set(pore);
+  out.defending = count_defending(pore, out.step, radii.size());
   return out;
 }
 
@@ -377,16 +495,15 @@ Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, con
   // drainage's own last radius the imbibition starts where it ended, whatever the voxel grid does
   // to balls of one radius alone)
   std::vector<std::uint16_t> held(n, not_taken);
-  std::vector<std::uint8_t> seed(n);
-  const auto count = static_cast<std::int64_t>(n);
-  for (std::size_t j = radii.size(); j-- > 0;) {
-    const double t = centre_threshold(radii[j], spec.cos_theta);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-      const auto v = static_cast<std::size_t>(i);
-      seed[v] = pore[v] && static_cast<double>(edt2[v]) >= t - 1e-6 ? 1 : 0;
-    }
-    cover(dims, seed, domain, radii[j], static_cast<std::uint16_t>(j), held);
+  // the radii from the largest: their thresholds fall as drain()'s do
+  std::vector<double> thresholds;
+  for (std::size_t j = radii.size(); j-- > 0;) thresholds.push_back(centre_threshold(radii[j], spec.cos_theta));
+  std::vector<std::vector<std::uint64_t>> centres = centres_by_step(edt2, pore, thresholds);
+  std::vector<std::uint8_t> scratch(n, 0);
+  for (std::size_t k = 0; k < radii.size(); ++k) {
+    const std::size_t j = radii.size() - 1 - k;
+    cover(dims, centres[k], domain, radii[j], static_cast<std::uint16_t>(j), held, scratch);
+    std::vector<std::uint64_t>().swap(centres[k]);
   }
   // a voxel leaves at the step after the last that holds it; step radii.size() is Pc -> 0 (no
   // ball fits): everything not trapped has left by then
@@ -398,8 +515,8 @@ Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, con
   trap(dims, domain, out.step, steps, spec.flow_axis, faces_of(spec.entry), links);
   for (std::uint64_t v = 0; v < n; ++v) out.trapped += domain[v] && out.step[v] == not_taken ? 1 : 0;
   // the defending phase here is the non-wetting one
-  for (std::uint64_t v = 0; v < n; ++v) out.domain += pore[v] ? 1 : 0;
-  for (std::size_t j = 0; j < radii.size(); ++j) out.defending.push_back(count_defending(domain, out.step, j));
+  out.domain = count_set(pore);
+  out.defending = count_defending(domain, out.step, radii.size());
   return out;
 }
 

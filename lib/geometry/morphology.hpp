@@ -83,10 +83,14 @@ std::vector<float> squared_pore_distance(const Dims& dims, const std::vector<std
 // Drainage of `pore` (non-zero: pore) at radii falling strictly. Throws InputError
 // ("two_phase.entry") where no pore touches the entry faces, ("two_phase.trapping") where the
 // wetting phase is trapped but cannot leave (entry not `inlet`, or no pore on the exit face).
+// `inlet_reach`: entry_radii's flood from the inlet face, where the caller kept it (the same
+// flood the drainage makes for entry = inlet: made once).
 Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
-                   const MorphologySpec& spec, const std::vector<double>& radii);
+                   const MorphologySpec& spec, const std::vector<double>& radii,
+                   const std::vector<float>* inlet_reach = nullptr);
+// `inlet_reach`, where given, receives the flood from the inlet face (for drain()).
 EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
-                       const MorphologySpec& spec);
+                       const MorphologySpec& spec, std::vector<float>* inlet_reach = nullptr);
 
 // Imbibition at radii rising strictly, from the non-wetting voxels of `drained` after its
 // last step: the non-wetting phase trapped where it loses every path to its entry faces. `trapped`

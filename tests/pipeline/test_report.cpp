@@ -167,7 +167,7 @@ TEST(Report, TheManualsExitCodesAreTheCodes) {
 
 // docs/reference/report-json.md lists every field of report.json: each key of a report with every
 // optional block present (grey phases with a map and the run without them, the resolution study,
-// the formation factor, a reason and a warning), to the fields of the objects inside its blocks
+// the formation factor, two phases, a reason and a warning), to the fields of the objects inside its blocks
 // and lists, is named there in backquotes.
 TEST(Report, EveryFieldOfReportJsonIsInTheReference) {
   const std::filesystem::path page = testing::repo_file("docs/reference/report-json.md");
@@ -187,6 +187,9 @@ TEST(Report, EveryFieldOfReportJsonIsInTheReference) {
   r.resolution.asked = true;
   r.conduction.asked = true;
   r.conduction.grey_phase_cementation = {2.0};
+  r.two_phase.asked = r.two_phase.done = true;
+  r.two_phase.drainage = r.two_phase.imbibition = {CapillaryPoint{1e4, 5, 0.5, 0.3}};
+  r.two_phase.relperm = {RelPermPoint{}};
   r.k_halves_md = {1.0, 2.0};
   r.warnings = {{"reynolds", "Reynolds number 0.2 > 0.1", 0.2, "flow.force"}};
   r.history_md = {{100, 1.0}};

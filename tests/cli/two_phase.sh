@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Two phases through the command line (issue 66): capillary curves and k_r in report.json,
+# report.html, report.csv and the console; the phases as .vti where the build writes fields; the
+# same curves and k_r on three MPI ranks and after a stop and resume; and every bad setting refused
+# with one message, exit 2 and a report saying input_error.
+#   two_phase.sh ROCKPERM MAKE_PACK WORKDIR [MPIEXEC]
+set -uo pipefail
+rockperm=$1 make_pack=$2 work=$3 mpiexec=${4:-}
+export OMP_NUM_THREADS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+"$make_pack" --dims "32 32 32" --porosity 0.35 --radius 5 --out p.raw >make.log || exit 1
+common=(--input.file="$PWD/p.raw" --input.dims="32 32 32" --input.voxel_size_um=4 --run.backend=cpu --capillary.curves=both)
+"$rockperm" run "${common[@]}" --capillary.pressure_count=12 --capillary.relperm=2 --output.dir one >one.log 2>&1 ||
+  fail "one rank: $(tail -5 one.log)"
+grep -q "^capillary     pore morphology: sigma 0.072 N/m" one.log || fail "no capillary line: $(head -20 one.log)"
+grep -q "^relperm       1/" one.log || fail "no relperm progress line"
+grep -q "^two phases    entry" one.log || fail "no two-phase summary"
+python3 - one/report.json one/report.csv one/report.html <<'PY' || fail "one-rank reports"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["two_phase"]
+assert t["done"] and t["fluids"] == "brine-air" and t["entry_faces"] == "inlet" and t["wetting_trapping"], t
+d, i = t["drainage"], t["imbibition"]
+assert len(d["pc_Pa"]) == 12 and len(i["pc_Pa"]) == 12, t
+assert d["pc_Pa"] == sorted(d["pc_Pa"]) and abs(d["pc_Pa"][0] - t["entry_pressure_Pa"]) < 1e-9 * d["pc_Pa"][0], d
+sw = d["saturation_wetting"]
+assert all(a >= b for a, b in zip(sw, sw[1:])) and sw[0] <= 1 and sw[-1] < 0.6, sw
+assert i["saturation_wetting"][0] == sw[-1], (i, sw)       # imbibition starts where drainage ended
+points = [(p["curve"], p["saturation_wetting"]) for p in t["relative_permeability"]]
+assert ("imbibition", sw[-1]) not in points, points         # that state's k_r is the drainage's
+assert 0 < t["residual_nonwetting_saturation"] < 1 - sw[-1], t
+assert all(j is not None and j > 0 for j in d["leverett_j"]), d
+assert len(t["relative_permeability"]) >= 3, t["relative_permeability"]
+assert len(a := [p for p in t["relative_permeability"] if p["curve"] == "imbibition"]) >= 1, t
+for p in t["relative_permeability"]:
+    for ph in ("wetting", "nonwetting"):
+        f = p[ph]
+        assert f["solved"], p
+        assert 0 <= f["kr"] <= 1, p
+        assert f["spans"] or f["kr"] == 0, p
+    assert p["wetting"]["kr"] + p["nonwetting"]["kr"] < 1, p
+import csv
+row = next(csv.DictReader(open(sys.argv[2], newline="")))
+for key in ("entry_pressure_Pa", "residual_nonwetting_saturation"):
+    assert abs(float(row[key]) - t[key]) <= 1e-9 * t[key], (key, row[key], t[key])
+html = open(sys.argv[3]).read()
+assert 'id="capillary-pressure"' in html and 'id="relative-permeability"' in html and 'id="relperm-table"' in html
+PY
+if grep -q '"fields_written"\|fields.pvti' one.log || [ -f one/fields.pvti ]; then
+  ls one/phases_drainage_*.vti >/dev/null 2>&1 || fail "fields on, but no phase field written"
+fi
+# three ranks: the same curves, the same k_r (one thread a rank: three ranks share two cores;
+# one point at a saturation whose phases both flow, k_r to 1e-2)
+if [ -n "$mpiexec" ]; then
+  small=(--capillary.pressure_count=12 --capillary.relperm=0.45 --capillary.relperm_tolerance=1e-2 --output.fields=off)
+  OMP_NUM_THREADS=1 "$rockperm" run "${common[@]}" "${small[@]}" --output.dir single >single.log 2>&1 ||
+    fail "one rank, one point: $(tail -5 single.log)"
+  OMP_NUM_THREADS=1 $mpiexec -n 3 --oversubscribe "$rockperm" run "${common[@]}" "${small[@]}" --output.dir three \
+    >three.log 2>&1 || fail "three ranks: $(tail -5 three.log)"
+  python3 - single/report.json three/report.json <<'PY' || fail "three ranks differ from one"
+import json, sys
+a, b = (json.load(open(f))["two_phase"] for f in sys.argv[1:3])
+for c in ("drainage", "imbibition"):
+    assert a[c]["saturation_wetting"] == b[c]["saturation_wetting"], c
+for p, q in zip(a["relative_permeability"], b["relative_permeability"]):
+    for ph in ("wetting", "nonwetting"):
+        x, y = p[ph]["kr"], q[ph]["kr"]
+        assert abs(x - y) <= 1e-9 * max(abs(x), 1e-30), (ph, x, y)
+PY
+fi
+# a stop (a wall-time limit of a few checks), then --resume: the same curves and k_r as the run above
+"$rockperm" run "${common[@]}" --capillary.pressure_count=12 --capillary.relperm=2 --run.walltime_minutes=0.002 \
+  --output.dir stopped >stopped.log 2>&1
+[ $? -eq 6 ] || fail "a stopped run should end interrupted (6): $(tail -3 stopped.log)"
+"$rockperm" run --resume stopped --run.walltime_minutes=0 >resumed.log 2>&1 || fail "resume: $(tail -5 resumed.log)"
+python3 - one/report.json stopped/report.json <<'PY' || fail "the resumed run's two phases differ"
+import json, sys
+a, b = (json.load(open(f))["two_phase"] for f in sys.argv[1:3])
+for c in ("drainage", "imbibition"):
+    assert a[c]["saturation_wetting"] == b[c]["saturation_wetting"], c
+assert len(a["relative_permeability"]) == len(b["relative_permeability"])
+for p, q in zip(a["relative_permeability"], b["relative_permeability"]):
+    for ph in ("wetting", "nonwetting"):
+        x, y = p[ph]["kr"], q[ph]["kr"]
+        assert abs(x - y) <= 1e-6 * max(abs(x), 1e-30), (ph, x, y)
+PY
+# a run whose k does not converge: the curves, but no k_r (k_r is relative to k), said
+"$rockperm" run "${common[@]}" --capillary.relperm=2 --run.max_steps=100 --output.dir capped >capped.log 2>&1
+[ $? -eq 5 ] || fail "a capped run should end not_converged (5): $(tail -3 capped.log)"
+python3 -c "
+import json; t = json.load(open('capped/report.json'))['two_phase']
+assert t['relative_permeability'] == [] and 'did not converge' in t['note'], t" || fail "capped run's two_phase block"
+
+# bad settings: one message each, exit 2, report.json says input_error
+bad() {
+  local want=$1; shift
+  "$rockperm" run "${common[@]}" --output.dir "bad$#" "$@" >bad.log 2>&1
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$* exit $rc, not 2: $(tail -2 bad.log)"
+  grep -q "$want" bad.log || fail "$*: no '$want' in: $(cat bad.log)"
+  rm -rf "bad$#"
+}
+bad "outside \[0, 180) degrees" --capillary.theta=180
+bad "a contact angle of 90 degrees has no capillary pressure" --capillary.theta=90
+bad "not positive: the interfacial tension" --capillary.sigma=0
+bad "not positive: the interfacial tension" --capillary.sigma=-0.07
+bad "no pressures" --capillary.pressure_count=1
+bad "rising" --capillary.pressures=2000,1000
+bad "the wetting phase cannot leave" --capillary.entry=all --capillary.trapping=on
+bad "nearest reached is S_w" --capillary.relperm=0.01
+bad "without grey phases" --input.grey_labels="1:0.1:1mD" --input.pore_labels=0
+"$rockperm" run "${common[@]}" --capillary.relperm=0.01 --output.dir refused >refused.log 2>&1
+python3 -c "
+import json; r = json.load(open('refused/report.json')); assert r['status'] == 'input_error' and r['steps'] == 0, r" ||
+  fail "a refused saturation took steps or left no report"
+exit $failures
