@@ -3,7 +3,9 @@
 # on tight512 (tools/time_to_k.sh's: 512^3, 10 %, between buffers) the time of the drainage curve
 # of 20 pressures (and of both curves) beside k's, and k_r at 10 points of the drainage curve.
 # Run from the repository root after `source .devbundle/env.sh`:
-#   OUT=DIR [PARTS="tests curves relperm"] [CASE=tight512] bash tools/device_two_phase.sh
+#   OUT=DIR [PARTS="tests curves relperm"] [CASE=tight512|pack512] [RELPERM_OPTIONS="--run.storage=fp16"]
+#   bash tools/device_two_phase.sh
+# pack512: 512^3, 30 %, spheres 24 voxels across, between buffers (the non-wetting phase spans).
 set -uo pipefail
 out=${OUT:-/tmp/two_phase}
 mkdir -p "$out"
@@ -47,11 +49,11 @@ if [[ $parts == *curves* ]]; then
     >"$out/drain.log" 2>&1; summary "$work/drain" "drainage (20)"
   rockperm run "${common[@]}" --capillary.curves=both --capillary.relperm=0 --output.dir "$work/both" \
     >"$out/both.log" 2>&1; summary "$work/both" "drainage+imbibition"
-  grep -A24 "^capillary" "$out/both.log" | head -30
+  grep -A26 "^capillary" "$out/both.log" | head -30
 fi
 if [[ $parts == *relperm* ]]; then
   echo "== ${CASE:-tight512}: k_r at 10 points of the drainage curve"
   timeout "${RELPERM_LIMIT:-420}" rockperm run "${common[@]}" --capillary.curves=drainage --capillary.relperm=10 \
-    --output.dir "$work/kr" >"$out/kr.log" 2>&1
-  echo "exit $?"; summary "$work/kr" "k_r (10 points)" || tail -5 "$out/kr.log"
+    ${RELPERM_OPTIONS:-} --output.dir "$work/kr" >"$out/kr.log" 2>&1
+  echo "exit $? ${RELPERM_OPTIONS:-}"; summary "$work/kr" "k_r (10 points)" || tail -5 "$out/kr.log"
 fi

@@ -379,6 +379,16 @@ void Runner::record(const Job& job, const RunOptions& options) {
         if (c.contains(key) && c[key].is_number()) details[key] = c[key];
       }
     }
+    if (report.contains("two_phase") && report["two_phase"].is_object()) {  // capillary.curves: the summary
+      const Json& t = report["two_phase"];
+      for (const char* key : {"entry_pressure_Pa", "breakthrough_pressure_Pa", "residual_wetting_saturation",
+                              "residual_nonwetting_saturation"}) {
+        if (t.contains(key) && t[key].is_number()) details[key] = t[key];
+      }
+      if (t.contains("relative_permeability") && t["relative_permeability"].is_array()) {
+        details["relative_permeability_points"] = t["relative_permeability"].size();
+      }
+    }
     details["warnings"] = Json::array();
     if (report.contains("warnings") && report["warnings"].is_array()) {
       for (const Json& w : report["warnings"]) {

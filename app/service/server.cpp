@@ -323,7 +323,10 @@ class Service final : public RequestHandler {
         std::error_code ec;
         for (const auto& e : fs::directory_iterator(dir, ec)) {
           const std::string n = e.path().filename().string();
-          if (n.rfind("fields", 0) == 0 && (e.path().extension() == ".vti" || e.path().extension() == ".pvti")) {
+          // the flow fields, and the phases of each two-phase point (capillary.curves)
+          const bool flow = n.rfind("fields", 0) == 0 && (e.path().extension() == ".vti" || e.path().extension() == ".pvti");
+          const bool phases = n.rfind("phases_", 0) == 0 && e.path().extension() == ".vti" && e.is_regular_file(ec);
+          if (flow || phases) {
             fields.push_back(e.path());
           }
         }

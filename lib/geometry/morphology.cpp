@@ -16,31 +16,54 @@ const char* to_string(EntryFaces f) { return name_in(entry_face_names, f); }
 
 namespace {
 
-// The links of the lattice the phases connect through: 6 faces, and 12 edges where open.
+// The links of the lattice the phases connect through: 6 faces, and 12 edges where open; as
+// offsets along each axis and in the volume's raster order.
 struct Links {
   int count = 0;
   std::array<std::array<int, 3>, 18> d{};
-  explicit Links(EdgeContacts edges) {
+  std::array<std::int64_t, 18> step{};  // raster offsets
+  Links(EdgeContacts edges, const Dims& dims) {
     for (int dz = -1; dz <= 1; ++dz)
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
           const int n = std::abs(dx) + std::abs(dy) + std::abs(dz);
-          if (n == 1 || (n == 2 && edges == EdgeContacts::open)) d[static_cast<std::size_t>(count++)] = {dx, dy, dz};
+          if (n == 1 || (n == 2 && edges == EdgeContacts::open)) {
+            d[static_cast<std::size_t>(count)] = {dx, dy, dz};
+            step[static_cast<std::size_t>(count++)] = dx + dy * dims.nx + dz * dims.nx * dims.ny;
+          }
         }
   }
 };
 
-// Calls f(u) for each neighbour u of voxel v inside the volume.
+// Calls f(u) for each neighbour u of voxel v inside the volume: an interior voxel by the raster
+// offsets alone, one on the volume's boundary with its coordinates checked.
 template <class F>
 void each_neighbour(const Dims& dims, const Links& links, std::uint64_t v, F&& f) {
-  const auto nx = static_cast<std::uint64_t>(dims.nx), ny = static_cast<std::uint64_t>(dims.ny);
-  const auto x = static_cast<std::int64_t>(v % nx), y = static_cast<std::int64_t>((v / nx) % ny),
-             z = static_cast<std::int64_t>(v / (nx * ny));
+  std::int64_t x, y, z;
+  if (v < (std::uint64_t{1} << 32) && dims.nx * dims.ny < (std::int64_t{1} << 32)) {  // 32-bit divisions: cheaper
+    const auto w = static_cast<std::uint32_t>(v), nx = static_cast<std::uint32_t>(dims.nx),
+               plane = static_cast<std::uint32_t>(dims.nx * dims.ny);
+    z = w / plane;
+    const std::uint32_t r = w - static_cast<std::uint32_t>(z) * plane;
+    y = r / nx;
+    x = r - static_cast<std::uint32_t>(y) * nx;
+  } else {
+    const auto nx = static_cast<std::uint64_t>(dims.nx), plane = nx * static_cast<std::uint64_t>(dims.ny);
+    z = static_cast<std::int64_t>(v / plane);
+    y = static_cast<std::int64_t>((v % plane) / nx);
+    x = static_cast<std::int64_t>(v % nx);
+  }
+  if (x > 0 && y > 0 && z > 0 && x < dims.nx - 1 && y < dims.ny - 1 && z < dims.nz - 1) {
+    for (int l = 0; l < links.count; ++l) {
+      f(static_cast<std::uint64_t>(static_cast<std::int64_t>(v) + links.step[static_cast<std::size_t>(l)]));
+    }
+    return;
+  }
   for (int l = 0; l < links.count; ++l) {
     const auto& d = links.d[static_cast<std::size_t>(l)];
     const std::int64_t a = x + d[0], b = y + d[1], c = z + d[2];
     if (a < 0 || b < 0 || c < 0 || a >= dims.nx || b >= dims.ny || c >= dims.nz) continue;
-    f(dims.linear(a, b, c));
+    f(static_cast<std::uint64_t>(static_cast<std::int64_t>(v) + links.step[static_cast<std::size_t>(l)]));
   }
 }
 
@@ -409,7 +432,7 @@ std::vector<float> squared_pore_distance(const Dims& dims, const std::vector<std
 EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
                        const MorphologySpec& spec, std::vector<float>* inlet_reach) {
   EntryRadii r;
-  const Links links(spec.edges);
+  const Links links(spec.edges, dims);
   const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
   if (entry.empty()) return r;
   float top = 0;
@@ -427,7 +450,7 @@ EntryRadii entry_radii(const Dims& dims, const std::vector<std::uint8_t>& pore, 
 Displacement drain(const Dims& dims, const std::vector<std::uint8_t>& pore, const std::vector<float>& edt2,
                    const MorphologySpec& spec, const std::vector<double>& radii, const std::vector<float>* inlet_reach) {
   check_radii(radii, true);
-  const Links links(spec.edges);
+  const Links links(spec.edges, dims);
   const std::vector<std::uint64_t> entry = face_voxels(dims, pore, spec.flow_axis, faces_of(spec.entry));
   if (entry.empty()) {
     throw InputError("two_phase.entry", std::string("no pore voxel on the entry face") +
@@ -482,7 +505,7 @@ Displacement imbibe(const Dims& dims, const std::vector<std::uint8_t>& pore, con
                     const MorphologySpec& spec, const Displacement& drained, const std::vector<double>& radii) {
   check_radii(radii, false);
   if (radii.size() + 1 > max_displacement_steps) throw InputError("two_phase.pressures", "too many capillary pressures");
-  const Links links(spec.edges);
+  const Links links(spec.edges, dims);
   const std::uint64_t n = dims.voxels();
   const std::size_t last = drained.radii.size() - 1;
   // the non-wetting phase's domain: what the drainage left it

@@ -355,3 +355,48 @@ def test_sigterm_removes_the_temporary_run_directory(tmp_path):
     assert p.returncode == 143, out
     assert "not stopped" not in out, out
     assert not list(scratch.glob("rockperm-*")), out
+
+
+def _tubes():
+    """Two straight tubes along x (numpy axis 2) of radii 2.5 and 5 voxels, apart: [z, y, x]."""
+    z, y = np.mgrid[0:16, 0:30]
+    section = ((y - 7) ** 2 + (z - 7.5) ** 2 <= 2.5 ** 2) | ((y - 20) ** 2 + (z - 7.5) ** 2 <= 25)
+    return np.repeat(section[:, :, None], 12, axis=2)
+
+
+def test_capillary_pressure_gives_typed_curves_and_phases(tmp_path):
+    t = rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, curves="both", count=8, phases=True,
+                                    inlet_outlet="periodic", backend="cpu")
+    assert isinstance(t, rockperm.TwoPhase) and isinstance(t.drainage, rockperm.CapillaryCurve)
+    assert len(t.drainage) == 8 and len(t.imbibition) == 8
+    assert t.drainage.pc_Pa.dtype == np.float64 and np.all(np.diff(t.drainage.pc_Pa) > 0)
+    assert t.drainage.pc_Pa[0] == pytest.approx(t.entry_pressure_Pa, rel=1e-12)
+    # the wide tube first (entry at its inscribed radius), S_w falling
+    assert t.drainage.saturation[0] < 1 and np.all(np.diff(t.drainage.saturation) <= 0)
+    assert np.all(t.drainage.leverett_j > 0)
+    assert t.imbibition.saturation[0] == t.drainage.saturation[-1]
+    assert t.relperm == [] and t.k_mD > 0
+    p = t.phases("drainage", 0)
+    assert p.shape == (16, 30, 12) and p.dtype == np.uint8
+    assert set(np.unique(p)) <= {0, 1, 2} and (p == 2).sum() > 0
+    assert np.array_equal(p > 0, _tubes())  # the pores are the mask's: [z, y, x], as numpy's
+    assert p[7, 20, 0] == 2 and p[7, 7, 0] == 1  # the wide tube's core non-wetting, the narrow one wetting
+
+
+def test_relative_permeability_at_asked_saturations_and_refusals():
+    t = rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, saturations=[0.2], count=6,
+                                       inlet_outlet="periodic", backend="cpu")
+    assert len(t.relperm) == 1
+    pt = t.relperm[0]
+    assert isinstance(pt, rockperm.RelPermPoint) and pt.curve == "drainage" and pt.saturation_asked == 0.2
+    assert pt.wetting_spans and pt.nonwetting_spans
+    assert 0 < pt.krw < 1 and 0 < pt.krn < 1 and pt.krw + pt.krn < 1
+    with pytest.raises(rockperm.InputError, match="nearest reached"):
+        rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, saturations=[0.001], count=6,
+                                       inlet_outlet="periodic", backend="cpu")
+    with pytest.raises(rockperm.InputError, match="90 degrees"):
+        rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, theta=90, backend="cpu")
+    with pytest.raises(rockperm.InputError, match="'drainage' or 'both'"):
+        rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, curves="imbibition")
+    with pytest.raises(TypeError):
+        rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, trapping="yes")
