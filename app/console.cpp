@@ -163,7 +163,7 @@ std::string phase_flow(const pipeline::PhaseFlow& f) {
   char b[96];
   if (!f.solved) return "not made";
   if (!f.spans) return "0 (does not span)";
-  std::snprintf(b, sizeof b, "%.4g +- %.1g", f.kr, f.kr_error);
+  std::snprintf(b, sizeof b, "%.4g +- %.1g%s", f.kr, f.kr_error, f.converged ? "" : " (not converged)");
   return b;
 }
 }  // namespace

@@ -28,6 +28,19 @@ double parse_double(const std::string& text) {
   throw InputError("'" + text + "' is not a number");
 }
 
+// "a, b, c": numbers separated by commas, spaces around each allowed; `what` names the list in
+// the message of an empty entry.
+std::vector<double> parse_number_list(const std::string& text, const char* what) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+    if (a == std::string::npos) throw InputError(std::string("an empty entry in the ") + what + " '" + text + "'");
+    out.push_back(parse_double(item.substr(a, b - a + 1)));
+  }
+  return out;
+}
+
 std::int64_t parse_integer(const std::string& text) {
   try {
     std::size_t used = 0;
@@ -454,15 +467,7 @@ const std::vector<Option>& option_table() {
     t.push_back({"capillary.pressures", "two_phase.pressures", "",
                  "the capillary pressures of the curves (Pa), rising, separated by commas; empty: "
                  "capillary.pressure_count of them from the entry pressure to that of a one-voxel radius",
-                 [](RunSpec& s, const std::string& v) {
-                   s.two_phase.pressures_pa.clear();
-                   std::stringstream in(v);
-                   for (std::string item; std::getline(in, item, ',');) {
-                     const auto a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
-                     if (a == std::string::npos) throw InputError("an empty entry in the pressure list '" + v + "'");
-                     s.two_phase.pressures_pa.push_back(parse_double(item.substr(a, b - a + 1)));
-                   }
-                 },
+                 [](RunSpec& s, const std::string& v) { s.two_phase.pressures_pa = parse_number_list(v, "pressure list"); },
                  [](const RunSpec& s) {
                    std::string out;
                    for (const double p : s.two_phase.pressures_pa) out += (out.empty() ? "" : ",") + number(p);
@@ -484,12 +489,8 @@ const std::vector<Option>& option_table() {
                      s.two_phase.relperm_points = static_cast<int>(parse_integer(v));
                      return;
                    }
-                   std::stringstream in(v);
-                   for (std::string item; std::getline(in, item, ',');) {
-                     const auto a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
-                     if (a == std::string::npos) throw InputError("an empty entry in the saturation list '" + v + "'");
-                     const double sw = parse_double(item.substr(a, b - a + 1));
-                     if (!(sw > 0 && sw < 1)) throw InputError("saturation " + item + " is outside (0, 1)");
+                   for (const double sw : parse_number_list(v, "saturation list")) {
+                     if (!(sw > 0 && sw < 1)) throw InputError("saturation " + number(sw) + " is outside (0, 1)");
                      s.two_phase.relperm_saturations.push_back(sw);
                    }
                  },

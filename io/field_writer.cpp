@@ -45,6 +45,27 @@ OutputGrid output_grid(const FieldOutput& out, const geometry::Dims& dims) {
 
 namespace {
 std::string piece_name(const OutputGrid& g, int rank) { return g.out.name + "_" + std::to_string(rank) + ".vti"; }
+
+// `image` as the compressed .vti `path`, through a temporary name (never a partial file under the
+// final one); `what` names it in the error.
+void write_image(vtkImageData* image, const std::filesystem::path& path, const char* what) {
+  const std::filesystem::path tmp = temporary_name(path);
+  // VTK's own messages (coloured for a terminal) would come beside ours: the writer's error code
+  // is read below and reported in one line naming the file
+  vtkObject::GlobalWarningDisplayOff();
+  vtkNew<vtkXMLImageDataWriter> writer;
+  writer->SetFileName(tmp.string().c_str());
+  writer->SetInputData(image);
+  writer->SetCompressorTypeToZLib();
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
+    discard_temporary(tmp);
+    throw OutputError(path.string() + ": VTK could not write the " + what + " (VTK error " +
+                      std::to_string(writer->GetErrorCode()) + ": disk full, file size limit or no permission)");
+  }
+  commit_file(tmp, path);
+}
 }  // namespace
 
 std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int rank) {
@@ -140,23 +161,7 @@ std::string write_field_piece(const OutputGrid& g, const FieldPiece& piece, int 
 
   ensure_directory(o.dir);
   const std::string name = piece_name(g, rank);
-  const std::filesystem::path final_path = o.dir / name;
-  const std::filesystem::path tmp = temporary_name(final_path);
-  // VTK's own messages (coloured for a terminal) would come beside ours: the writer's error code
-  // is read below and reported in one line naming the file
-  vtkObject::GlobalWarningDisplayOff();
-  vtkNew<vtkXMLImageDataWriter> writer;
-  writer->SetFileName(tmp.string().c_str());
-  writer->SetInputData(image);
-  writer->SetCompressorTypeToZLib();
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
-    discard_temporary(tmp);  // never renamed: no partial piece under the final name
-    throw OutputError(final_path.string() + ": VTK could not write the field piece (VTK error " +
-                      std::to_string(writer->GetErrorCode()) + ": disk full, file size limit or no permission)");
-  }
-  commit_file(tmp, final_path);
+  write_image(image, o.dir / name, "field piece");
   return name;
 }
 
@@ -177,20 +182,7 @@ void write_label_image(const std::filesystem::path& path, const geometry::Dims& 
   note->InsertNextValue(meaning);
   image->GetFieldData()->AddArray(note);
   ensure_directory(path.parent_path());
-  const std::filesystem::path tmp = temporary_name(path);
-  vtkObject::GlobalWarningDisplayOff();
-  vtkNew<vtkXMLImageDataWriter> writer;
-  writer->SetFileName(tmp.string().c_str());
-  writer->SetInputData(image);
-  writer->SetCompressorTypeToZLib();
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
-    discard_temporary(tmp);
-    throw OutputError(path.string() + ": VTK could not write the image (VTK error " +
-                      std::to_string(writer->GetErrorCode()) + ": disk full, file size limit or no permission)");
-  }
-  commit_file(tmp, path);
+  write_image(image, path, "image");
 }
 
 void write_field_index(const OutputGrid& g, const std::vector<std::pair<std::int64_t, std::int64_t>>& slabs) {

@@ -146,6 +146,7 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
   };
   const auto phase = [&](const PhaseFlow& f) {
     return ordered_json{{"solved", f.solved},
+                        {"converged", f.solved && f.converged},
                         {"spans", f.spans},
                         {"k_mD", f.solved ? ordered_json(f.k_md) : ordered_json(nullptr)},
                         {"kr", f.solved ? ordered_json(f.kr) : ordered_json(nullptr)},

@@ -238,7 +238,8 @@ std::string to_html(const SampleResult& r) {
       o << "<table id=\"relperm-table\"><tr><th>curve</th><th>S_w</th><th>Pc (Pa)</th><th>k_rw</th><th>k_rn</th></tr>\n";
       const auto kr = [](const PhaseFlow& f) {
         return !f.solved ? std::string("not made") : !f.spans ? std::string("0 (does not span)")
-                                                             : html_number(f.kr, 5) + " &plusmn; " + html_number(f.kr_error, 2);
+                                                             : html_number(f.kr, 5) + " &plusmn; " + html_number(f.kr_error, 2) +
+                                                                   (f.converged ? "" : " (not converged)");
       };
       for (const RelPermPoint& p : t.relperm) {
         o << "<tr><td>" << p.curve << "</td><td>" << num(p.saturation, 4) << "</td><td>" << num(p.pc_pa, 5) << "</td><td>"

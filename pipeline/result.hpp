@@ -173,6 +173,7 @@ struct CapillaryPoint {
 // with the reason where it was not solved.
 struct PhaseFlow {
   bool solved = false;     // a k of the phase (0 where it does not span: spans false)
+  bool converged = true;   // solved to the tolerance (false: stopped at the step limit, kr_error says how far)
   bool spans = true;       // the phase joins the inlet and outlet faces
   double k_md = 0, kr = 0, kr_error = 0;
   std::int64_t steps = 0;

@@ -260,6 +260,11 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
     phase_request.spec.execution.monitor.tolerance = request.spec.two_phase.relperm_tolerance;
     phase_request.spec.sample.percolation_filter = true;  // a phase's pockets off the faces carry no flow
     const double k_error = std::isfinite(result.error_estimate) ? result.error_estimate : 0.0;
+    // a phase's solve stops at ten times k's steps (at least 20000, at most the run's limit): a phase
+    // near its percolation threshold relaxes far more slowly than the sample, and its k_r is then
+    // stated with the error it has
+    const std::int64_t phase_steps =
+        std::min(request.spec.execution.max_steps, std::max<std::int64_t>(20000, 10 * result.steps));
     for (std::size_t i = 0; i < s.point_count; ++i) {
       RelPermPoint point;
       const State::Point* p = comm.root() ? &s.points[i] : nullptr;
@@ -295,15 +300,24 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
             run_companion(comm, phase_request,
                           companion_sample(comm, phase_request, request.spec.flow, std::nullopt, SampleView{}, mask,
                                            s.voxel_um, name),
-                          request.spec.flow);
+                          request.spec.flow, phase_steps);
         flow.steps = c.result.steps;
         flow.seconds = c.seconds;
-        if (c.done()) {
+        const bool stated = c.ending == CompanionRun::Ending::not_converged && std::isfinite(c.result.error_estimate) &&
+                            c.result.k.k_md > 0;
+        if (c.done() || stated) {
+          // converged; or stopped at its step limit with k and a stated error (a phase whose pores barely
+          // join the faces relaxes slowly): reported with that error, said so
           flow.solved = true;
+          flow.converged = c.done();
           flow.k_md = c.result.k.k_md;
           flow.kr = result.k.k_md > 0 ? c.result.k.k_md / result.k.k_md : 0.0;
           const double e = std::isfinite(c.result.error_estimate) ? c.result.error_estimate : 0.0;
           flow.kr_error = flow.kr * (e + k_error);
+          if (!c.done()) {
+            flow.note = "did not converge in " + std::to_string(c.result.steps) +
+                        " steps (its pores barely join the faces); k_r as it stood, with its stated error";
+          }
         } else if (c.no_path) {
           flow.solved = true;
           flow.spans = false;

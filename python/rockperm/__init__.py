@@ -243,7 +243,8 @@ class RelPermPoint:
     """One relative permeability point: curve ('drainage' or 'imbibition') and its index point,
     saturation (S_w), pc_Pa, krw and krn with their stated errors krw_error and krn_error (k_r = 0
     where the phase does not span: wetting_spans, nonwetting_spans; NaN where not made, note says
-    why), saturation_asked (NaN: spread by count)."""
+    why; converged False where a phase stopped at its step limit, its k_r stated with its error),
+    saturation_asked (NaN: spread by count)."""
 
     def __init__(self, d):
         nan = float("nan")
@@ -257,6 +258,7 @@ class RelPermPoint:
         self.krw_error = nan if w["kr_error"] is None else w["kr_error"]
         self.krn_error = nan if n["kr_error"] is None else n["kr_error"]
         self.wetting_spans, self.nonwetting_spans = w["spans"], n["spans"]
+        self.converged = bool(w["converged"] or not w["solved"]) and bool(n["converged"] or not n["solved"])
         self.note = "; ".join(x for x in (w["note"], n["note"]) if x)
 
     def __repr__(self):

@@ -79,6 +79,7 @@ class RelPermPoint:
     krn_error: float
     wetting_spans: bool
     nonwetting_spans: bool
+    converged: bool
     note: str
 
 class TwoPhase:

@@ -177,14 +177,25 @@ fi
 printf 'id,input,input.dims,lbm.flow_axis,lbm.inlet_outlet,lbm.lateral\nt1,scans/s3.raw,28 28 28,all,periodic,periodic\n' >t.csv
 "$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor.log 2>&1
 [ $? -eq 0 ] || fail "tensor campaign: $(tail -3 tensor.log)"
-grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+,,.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
+grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+,,,,,,.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
 
 # --- a row asking for the formation factor: F and Archie's m in the summary -----------------------
 printf 'id,input,input.dims,run.formation_factor\nf1,scans/s2.raw,28 28 28,on\nf0,scans/s2.raw,28 28 28,off\n' >f.csv
 "$rockperm" campaign --manifest f.csv --config base.ini --dir formation >formation.log 2>&1
 [ $? -eq 0 ] || fail "formation campaign: $(tail -3 formation.log)"
-grep -qE '^"f1",converged,.*,[0-9.]+,[0-9.]+.?$' formation/campaign.csv || fail "F row: $(cat formation/campaign.csv)"
+grep -qE '^"f1",converged,.*,[0-9.]+,[0-9.]+,,,,.?$' formation/campaign.csv || fail "F row: $(cat formation/campaign.csv)"
 grep -qE '^"f0",converged,.*,,.?$' formation/campaign.csv || fail "a row without F has F: $(cat formation/campaign.csv)"
+# --- a row asking for the capillary curves: their summary in the table ---------------------------
+printf 'id,input,input.dims,capillary.curves,capillary.relperm\nc1,scans/s2.raw,28 28 28,both,0\n' >c.csv
+"$rockperm" campaign --manifest c.csv --config base.ini --dir capillary >capillary.log 2>&1
+[ $? -eq 0 ] || fail "capillary campaign: $(tail -3 capillary.log)"
+python3 - capillary/campaign.csv capillary/c1/report.json <<'PY' || fail "capillary row: $(cat capillary/campaign.csv)"
+import csv, json, sys
+row = next(csv.DictReader(open(sys.argv[1], newline="")))
+t = json.load(open(sys.argv[2]))["two_phase"]
+for key in ("entry_pressure_Pa", "residual_wetting_saturation", "residual_nonwetting_saturation"):
+    assert abs(float(row[key]) - t[key]) <= 1e-9 * max(t[key], 1e-30), (key, row[key], t[key])
+PY
 for a in x y z; do [ -s "tensor/t1/$a/report.json" ] || fail "tensor: no $a/report.json"; done
 # the tensor's page: the 3 x 3 matrix (periodic: every term measured), the symmetry error, links to the axes
 for ij in xx xy xz yx yy yz zx zy zz; do
