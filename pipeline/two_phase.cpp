@@ -276,15 +276,17 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         point.saturation = curve[p->index].saturation;
         point.target = p->target;
       }
+      // rank 0: the point's phases, once for both phases' masks and the field
+      const std::vector<std::uint8_t> state = p ? phases(point.curve, point.point) : std::vector<std::uint8_t>{};
       for (const std::uint8_t phase : {geometry::phase_wetting, geometry::phase_nonwetting}) {
         PhaseFlow& flow = phase == geometry::phase_wetting ? point.wetting : point.nonwetting;
         geometry::PoreMask mask;  // rank 0: the phase's cells pore, the rest solid
         std::uint64_t cells = 0;
         if (p) {
-          std::vector<std::uint8_t> codes = phases(point.curve, point.point);
-          for (auto& c : codes) {
-            c = c == phase ? geometry::PoreMask::open : geometry::PoreMask::solid;
-            cells += c;
+          std::vector<std::uint8_t> codes(state.size());
+          for (std::size_t v = 0; v < state.size(); ++v) {
+            codes[v] = state[v] == phase ? geometry::PoreMask::open : geometry::PoreMask::solid;
+            cells += codes[v];
           }
           mask = geometry::PoreMask(s.dims, codes);
         }
@@ -330,7 +332,7 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         parallel::collectively(comm, [&] {
           if (!comm.root()) return;
           point.field = "phases_" + point.curve + "_" + std::to_string(point.point) + ".vti";
-          write_phase_field(request.spec.output.dir / point.field, s.dims, phases(point.curve, point.point), s.voxel_um);
+          write_phase_field(request.spec.output.dir / point.field, s.dims, state, s.voxel_um);
         });
       }
       if (comm.root()) {

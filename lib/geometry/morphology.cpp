@@ -263,7 +263,7 @@ void cover(const Dims& dims, const std::vector<std::uint64_t>& list, const std::
   for (const std::uint64_t c : list) scratch[c] = 0;
 }
 
-// Union-find over voxels (uint32 parents where the volume allows, else uint64): the defending
+// Union-find over voxels (64-bit parents, path compression): the defending
 // phase's clusters built backwards in time.
 class Clusters {
  public:
