@@ -497,8 +497,10 @@ void Runner::track_slurm() {
       }
       continue;
     }
-    // it ended: squeue's last word, else sacct's (a job gone from squeue's memory)
+    // it ended: squeue's last word, else sacct's (a job gone from squeue's memory); a job that
+    // squeue left out while sacct still has it pending or running is followed on, not ended
     SlurmState last = it != queue->end() ? it->second : slurm_accounting(job.scheduler_id).value_or(SlurmState{});
+    if (it == queue->end() && !last.state.empty() && !last.ended()) continue;
     conclude_slurm(job, last.state, last.reason);
   }
 }

@@ -4,7 +4,8 @@
 # a copy of the script and a background "node" runs the jobs one at a time, while STATE/hold
 # does not exist; `scontrol requeue` of a running job gives its ranks TERM and runs it again;
 # STATE/refuse makes sbatch refuse, STATE/timeout_next ends the next job TIMEOUT unrun,
-# STATE/squeue_down makes squeue fail. Every call is logged in STATE/<command>.log.
+# STATE/squeue_down makes squeue fail, STATE/squeue_omits makes it list no job. States are
+# written whole (a new file moved over the old), as a real squeue never shows half a state. Every call is logged in STATE/<command>.log.
 # usage: fake_slurm.sh STATE BIN
 set -euo pipefail
 F=$(mkdir -p "$1" && cd "$1" && pwd) bin=$2
@@ -24,8 +25,9 @@ id=\$(( \$(cat "\$F/next" 2>/dev/null || echo 100) + 1 ))
 echo "\$id" >"\$F/next"
 cp "\$script" "\$F/\$id.script"
 echo "\$name" >"\$F/\$id.name"
-echo "PENDING|Priority" >"\$F/\$id.state"
-if [ -e "\$F/timeout_next" ]; then rm -f "\$F/timeout_next"; echo "TIMEOUT|None" >"\$F/\$id.state"; echo "\$id"; exit 0; fi
+put() { echo "\$2" >"\$F/\$1.state.\$\$" && mv -f "\$F/\$1.state.\$\$" "\$F/\$1.state"; }  # as squeue sees it: whole
+put "\$id" "PENDING|Priority"
+if [ -e "\$F/timeout_next" ]; then rm -f "\$F/timeout_next"; put "\$id" "TIMEOUT|None"; echo "\$id"; exit 0; fi
 setsid nohup bash "\$F/node.sh" "\$id" "\$log" "\$ntasks" >/dev/null 2>&1 &
 echo "\$id"
 FAKE
@@ -33,23 +35,24 @@ cat >"$F/node.sh" <<'FAKE'
 #!/usr/bin/env bash
 # runs job $1 when no job runs and `hold` is gone; again where it was requeued
 F=$(dirname "$0") id=$1 log=$2
+put() { echo "$2" >"$F/$1.state.$$" && mv -f "$F/$1.state.$$" "$F/$1.state"; }  # never a torn state for squeue
 while :; do
   while [ -e "$F/hold" ] || ! mkdir "$F/busy" 2>/dev/null; do
-    grep -q '^PENDING' "$F/$id.state" && { [ -e "$F/hold" ] && echo "PENDING|Resources" >"$F/$id.state"; }
+    grep -q '^PENDING' "$F/$id.state" && { [ -e "$F/hold" ] && ! grep -q '|Resources$' "$F/$id.state" && put "$id" "PENDING|Resources"; }
     grep -q '^CANCELLED' "$F/$id.state" && exit 0
     sleep 0.1
   done
   grep -q '^CANCELLED' "$F/$id.state" && { rmdir "$F/busy"; exit 0; }
-  echo "RUNNING|None" >"$F/$id.state"
+  put "$id" "RUNNING|None"
   echo run >>"$F/$id.runs"
   SLURM_JOB_ID=$id SLURM_NTASKS=$3 bash "$F/$id.script" >>"$log" 2>&1 &
   echo $! >"$F/$id.pid"
   wait $!
   rc=$?
   rmdir "$F/busy"
-  if grep -q '^REQUEUED' "$F/$id.state"; then echo "PENDING|BeginTime" >"$F/$id.state"; continue; fi
+  if grep -q '^REQUEUED' "$F/$id.state"; then put "$id" "PENDING|BeginTime"; continue; fi
   grep -q '^CANCELLED' "$F/$id.state" && exit 0
-  [ "$rc" -eq 0 ] && echo "COMPLETED|None" >"$F/$id.state" || echo "FAILED|NonZeroExitCode" >"$F/$id.state"
+  [ "$rc" -eq 0 ] && put "$id" "COMPLETED|None" || put "$id" "FAILED|NonZeroExitCode"
   exit 0
 done
 FAKE
@@ -58,6 +61,7 @@ cat >"$bin/squeue" <<FAKE
 F=$F
 echo "\$*" >>"\$F/squeue.log"
 [ -e "\$F/squeue_down" ] && { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }
+[ -e "\$F/squeue_omits" ] && exit 0  # a squeue that leaves the jobs out (sacct still knows them)
 for s in "\$F"/*.state; do  # ID|NAME|STATE|REASON
   [ -e "\$s" ] || continue
   id=\$(basename "\$s" .state)
@@ -74,7 +78,7 @@ cat >"$bin/scancel" <<FAKE
 #!/usr/bin/env bash
 F=$F
 echo "\$*" >>"\$F/scancel.log"
-echo "CANCELLED|None" >"\$F/\$1.state"
+echo "CANCELLED|None" >"\$F/\$1.state.\$\$" && mv -f "\$F/\$1.state.\$\$" "\$F/\$1.state"
 [ -s "\$F/\$1.pid" ] && pkill -TERM -P "\$(cat "\$F/\$1.pid")"
 exit 0
 FAKE
@@ -85,10 +89,10 @@ F=$F
 [ "\$1" = requeue ] || exit 1
 echo "\$*" >>"\$F/scontrol.log"
 if [ "\${SLURM_JOB_ID:-}" != "\$2" ] && grep -q '^RUNNING' "\$F/\$2.state"; then
-  echo "REQUEUED|None" >"\$F/\$2.state"
+  echo "REQUEUED|None" >"\$F/\$2.state.\$\$" && mv -f "\$F/\$2.state.\$\$" "\$F/\$2.state"
   pkill -TERM -P "\$(cat "\$F/\$2.pid")"
 else
-  echo "REQUEUED|None" >"\$F/\$2.state"
+  echo "REQUEUED|None" >"\$F/\$2.state.\$\$" && mv -f "\$F/\$2.state.\$\$" "\$F/\$2.state"
 fi
 FAKE
 chmod +x "$bin"/*

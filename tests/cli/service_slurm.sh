@@ -6,9 +6,9 @@
 # the command line (and no job option); a restart of the server while its jobs pend in Slurm
 # follows them to their end, each run once; a cancel reaches scancel; `scontrol requeue` of a
 # running job stops it with a checkpoint and the requeued job resumes to the k of an
-# uninterrupted run; a job Slurm ends without a report (TIMEOUT), a job sbatch refuses and a
-# squeue that fails each get an honest answer; settings that would reach sbatch as more than a
-# name are refused at the start.
+# uninterrupted run; a job Slurm ends without a report (TIMEOUT), a job sbatch refuses, a
+# squeue that fails and one that leaves out a job sacct still has pending each get an honest
+# answer; settings that would reach sbatch as more than a name are refused at the start.
 # usage: service_slurm.sh ROCKPERM SAMPLE_DIR WORK_DIR
 set -uo pipefail
 rockperm=$1 samples=$2 work=$3 name=service_slurm here=$(cd "$(dirname "$0")" && pwd)
@@ -145,6 +145,17 @@ r=$(wait_finished "$alice" "$i") || exit 1
 [ "$(field "$r" "['status']")" = converged ] || fail "the job after squeue came back: $r"
 r=$(wait_finished "$alice" "$j") || exit 1
 [ "$(field "$r" "['status']")" = converged ] || fail "the job held while squeue failed: $r"
+# --- a squeue that leaves out a job sacct still has pending: followed on, not taken for ended ---
+touch "$F/hold"
+l=$(submit '{"run.backend": "cpu", "output.fields": "off"}') || exit 1
+wait_for 20 "job $l was not submitted" submitted "$l"
+touch "$F/squeue_omits"
+sleep 2
+[ "$(job_state "$l" "['state']")" = running ] ||
+  fail "a job squeue left out while sacct had it pending was taken for ended: $(api "$alice" GET "/api/jobs/$l")"
+rm -f "$F/squeue_omits" "$F/hold"
+r=$(wait_finished "$alice" "$l") || exit 1
+[ "$(field "$r" "['status']")" = converged ] || fail "the job squeue left out for a while: $r"
 kill -TERM "$pid"
 wait "$pid" 2>/dev/null
 echo "$name: ok"
