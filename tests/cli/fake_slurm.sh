@@ -4,12 +4,19 @@
 # a copy of the script and a background "node" runs the jobs one at a time, while STATE/hold
 # does not exist; `scontrol requeue` of a running job gives its ranks TERM and runs it again;
 # STATE/refuse makes sbatch refuse, STATE/timeout_next ends the next job TIMEOUT unrun,
-# STATE/squeue_down makes squeue fail, STATE/squeue_omits makes it list no job. States are
-# written whole (a new file moved over the old), as a real squeue never shows half a state. Every call is logged in STATE/<command>.log.
+# STATE/squeue_down makes squeue fail, STATE/squeue_omits makes it list no job. Every state is
+# written by STATE/put.sh, whole. Every call is logged in STATE/<command>.log.
 # usage: fake_slurm.sh STATE BIN
 set -euo pipefail
 F=$(mkdir -p "$1" && cd "$1" && pwd) bin=$2
 mkdir -p "$bin"
+cat >"$F/put.sh" <<'FAKE'
+#!/usr/bin/env bash
+# put.sh ID STATE: job ID's state, written whole (a new file moved over the old): a real squeue
+# never shows half a state, and a torn one would drop the job from its answer
+F=$(dirname "$0")
+echo "$2" >"$F/$1.state.$$" && mv -f "$F/$1.state.$$" "$F/$1.state"
+FAKE
 cat >"$bin/sbatch" <<FAKE
 #!/usr/bin/env bash
 # sbatch --parsable ... SCRIPT: a copy of the script, run by a background "node" in turn
@@ -25,7 +32,7 @@ id=\$(( \$(cat "\$F/next" 2>/dev/null || echo 100) + 1 ))
 echo "\$id" >"\$F/next"
 cp "\$script" "\$F/\$id.script"
 echo "\$name" >"\$F/\$id.name"
-put() { echo "\$2" >"\$F/\$1.state.\$\$" && mv -f "\$F/\$1.state.\$\$" "\$F/\$1.state"; }  # as squeue sees it: whole
+put() { bash "\$F/put.sh" "\$@"; }
 put "\$id" "PENDING|Priority"
 if [ -e "\$F/timeout_next" ]; then rm -f "\$F/timeout_next"; put "\$id" "TIMEOUT|None"; echo "\$id"; exit 0; fi
 setsid nohup bash "\$F/node.sh" "\$id" "\$log" "\$ntasks" >/dev/null 2>&1 &
@@ -35,7 +42,7 @@ cat >"$F/node.sh" <<'FAKE'
 #!/usr/bin/env bash
 # runs job $1 when no job runs and `hold` is gone; again where it was requeued
 F=$(dirname "$0") id=$1 log=$2
-put() { echo "$2" >"$F/$1.state.$$" && mv -f "$F/$1.state.$$" "$F/$1.state"; }  # never a torn state for squeue
+put() { bash "$F/put.sh" "$@"; }
 while :; do
   while [ -e "$F/hold" ] || ! mkdir "$F/busy" 2>/dev/null; do
     grep -q '^PENDING' "$F/$id.state" && { [ -e "$F/hold" ] && ! grep -q '|Resources$' "$F/$id.state" && put "$id" "PENDING|Resources"; }
@@ -78,7 +85,7 @@ cat >"$bin/scancel" <<FAKE
 #!/usr/bin/env bash
 F=$F
 echo "\$*" >>"\$F/scancel.log"
-echo "CANCELLED|None" >"\$F/\$1.state.\$\$" && mv -f "\$F/\$1.state.\$\$" "\$F/\$1.state"
+bash "\$F/put.sh" "\$1" "CANCELLED|None"
 [ -s "\$F/\$1.pid" ] && pkill -TERM -P "\$(cat "\$F/\$1.pid")"
 exit 0
 FAKE
@@ -88,11 +95,10 @@ cat >"$bin/scontrol" <<FAKE
 F=$F
 [ "\$1" = requeue ] || exit 1
 echo "\$*" >>"\$F/scontrol.log"
-if [ "\${SLURM_JOB_ID:-}" != "\$2" ] && grep -q '^RUNNING' "\$F/\$2.state"; then
-  echo "REQUEUED|None" >"\$F/\$2.state.\$\$" && mv -f "\$F/\$2.state.\$\$" "\$F/\$2.state"
-  pkill -TERM -P "\$(cat "\$F/\$2.pid")"
-else
-  echo "REQUEUED|None" >"\$F/\$2.state.\$\$" && mv -f "\$F/\$2.state.\$\$" "\$F/\$2.state"
-fi
+running=0
+[ "\${SLURM_JOB_ID:-}" != "\$2" ] && grep -q '^RUNNING' "\$F/\$2.state" && running=1
+bash "\$F/put.sh" "\$2" "REQUEUED|None"
+[ "\$running" = 1 ] && pkill -TERM -P "\$(cat "\$F/\$2.pid")"
+exit 0
 FAKE
 chmod +x "$bin"/*
