@@ -307,7 +307,8 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
   std::ostringstream csv;
   csv << "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,"
          "input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent,entry_pressure_Pa,"
-         "breakthrough_pressure_Pa,residual_wetting_saturation,residual_nonwetting_saturation\r\n";
+         "breakthrough_pressure_Pa,residual_wetting_saturation,residual_nonwetting_saturation,forchheimer_k_mD,"
+         "forchheimer_beta_per_m,forchheimer_c_F,reynolds_1pct,reynolds_10pct\r\n";
   Json samples = Json::array();
   for (const CampaignSample& s : manifest.samples) {
     const fs::path dir = campaign_dir / s.id;
@@ -353,6 +354,14 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
                             "residual_nonwetting_saturation"}) {
       row[key] = get("two_phase", key);
     }
+    // forchheimer.sweep: the fit and the onsets (the points are in the sample's report.json)
+    const Json fit = get("forchheimer", "fit");
+    for (const auto& [column, key] : {std::pair{"forchheimer_k_mD", "k_mD"}, std::pair{"forchheimer_beta_per_m", "beta_per_m"},
+                                      std::pair{"forchheimer_c_F", "c_F"}}) {
+      row[column] = fit.is_object() && fit.contains(key) ? fit[key] : Json();
+    }
+    row["reynolds_1pct"] = get("forchheimer", "reynolds_1pct");
+    row["reynolds_10pct"] = get("forchheimer", "reynolds_10pct");
     const auto text = [&](const char* key) {
       const Json& v = row[key];
       return v.is_string() ? v.get<std::string>() : v.is_number() ? number_text(v) : std::string();
@@ -363,7 +372,9 @@ CampaignCounts write_campaign_summary(const fs::path& campaign_dir, const Manife
         << text("input_sha256") << ',' << quoted(s.id) << ',' << quoted(text("message")) << ',' << text("kx_mD") << ','
         << text("ky_mD") << ',' << text("kz_mD") << ',' << text("formation_factor") << ','
         << text("cementation_exponent") << ',' << text("entry_pressure_Pa") << ',' << text("breakthrough_pressure_Pa")
-        << ',' << text("residual_wetting_saturation") << ',' << text("residual_nonwetting_saturation") << "\r\n";
+        << ',' << text("residual_wetting_saturation") << ',' << text("residual_nonwetting_saturation") << ','
+        << text("forchheimer_k_mD") << ',' << text("forchheimer_beta_per_m") << ',' << text("forchheimer_c_F") << ','
+        << text("reynolds_1pct") << ',' << text("reynolds_10pct") << "\r\n";
     samples.push_back(std::move(row));
   }
   Json j;

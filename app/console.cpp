@@ -205,6 +205,16 @@ void print_relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std:
   std::fflush(stdout);
 }
 
+void print_forchheimer_point(const pipeline::ForchheimerPoint& p, std::size_t index, std::size_t total) {
+  char error[32] = "";
+  if (std::isfinite(p.error)) std::snprintf(error, sizeof error, " +- %.1g", p.error * p.k_md);
+  std::printf("forchheimer   %zu/%zu Re %-9.4g k_app %.6g%s mD, %.5f of k (Re_k %.3g, Ma %.3f, tau %.4f; %lld steps, "
+              "%.1f s)%s\n",
+              index, total - 1, p.reynolds, p.k_md, error, p.k_ratio, p.reynolds_k, p.mach, p.tau,
+              static_cast<long long>(p.steps), p.seconds, p.converged ? "" : " not converged");
+  std::fflush(stdout);
+}
+
 void print_result(const pipeline::SampleResult& r, const std::filesystem::path& report) {
   const physics::Permeability& k = r.k;
   const bool f_alone = r.formation_factor_alone();
@@ -319,6 +329,27 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
       std::printf("              %-10s S_w %.4f  Pc %9s  k_rw %-18s k_rn %s\n", p.curve.c_str(), p.saturation,
                   pressure(p.pc_pa).c_str(), phase_flow(p.wetting).c_str(), phase_flow(p.nonwetting).c_str());
     }
+  }
+  if (r.forchheimer.asked) {
+    const pipeline::ForchheimerReport& f = r.forchheimer;
+    const auto onset = [](double re) {
+      char b[32] = "beyond the sweep";
+      if (std::isfinite(re)) std::snprintf(b, sizeof b, "%.3g", re);
+      return std::string(b);
+    };
+    if (f.fit.done) {
+      std::printf("forchheimer   k %.6g mD, beta %.4g 1/m, c_F = beta sqrt(k) %.4g (Forchheimer's line over Re %.3g to "
+                  "%.3g, residual %.2g %%)\n",
+                  f.fit.k_md, f.fit.beta_per_m, f.fit.c_f, f.points[f.fit.first].reynolds,
+                  f.points[f.fit.last].reynolds, 100 * f.fit.residual);
+    }
+    if (f.done) {
+      std::printf("              k_app falls 1 %% below k at Re %s, 10 %% at Re %s (Re = rho (q / phi) d / mu, pore "
+                  "diameter d = %.4g um); %lld steps, %.1f s\n",
+                  onset(f.reynolds_1pct).c_str(), onset(f.reynolds_10pct).c_str(), f.pore_diameter_um,
+                  static_cast<long long>(f.steps), f.seconds);
+    }
+    if (!f.note.empty()) std::printf("forchheimer   %s\n", f.note.c_str());
   }
   if (!r.checkpoint.empty()) std::printf("checkpoint    %s\n", r.checkpoint.string().c_str());
   if (r.performance.ranks > 1) {

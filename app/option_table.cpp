@@ -505,6 +505,33 @@ const std::vector<Option>& option_table() {
                  "run.tolerance for k); k_r's stated error adds k's",
                  [](RunSpec& s, const std::string& v) { s.two_phase.relperm_tolerance = parse_double(v); },
                  [](const RunSpec& s) { return number(s.two_phase.relperm_tolerance); }});
+    // [forchheimer]: beyond Darcy, a rate sweep after k (pipeline/forchheimer.hpp)
+    t.push_back({"forchheimer.sweep", "forchheimer.sweep", "off",
+                 "on: after k, raise the drive in steps to forchheimer.max_reynolds and report the apparent "
+                 "permeability k_app at each pore Reynolds number, Forchheimer's beta (1/k_app = 1/k + beta rho q / mu) "
+                 "and where k_app falls 1 % and 10 % below k; off: creeping flow only",
+                 [](RunSpec& s, const std::string& v) { s.forchheimer.enabled = parse_switch(v, "on", "off"); },
+                 [](const RunSpec& s) { return std::string(s.forchheimer.enabled ? "on" : "off"); }});
+    t.push_back({"forchheimer.max_reynolds", "forchheimer.max_reynolds", "10",
+                 "the sweep's top pore Reynolds number, Re = rho (q / phi) d / mu on the pore diameter d = 4 phi / S",
+                 [](RunSpec& s, const std::string& v) { s.forchheimer.max_reynolds = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.forchheimer.max_reynolds); }});
+    t.push_back({"forchheimer.min_reynolds", "forchheimer.min_reynolds", "auto",
+                 "the sweep's first pore Reynolds number above the creeping run; auto: forchheimer.max_reynolds / 100",
+                 [](RunSpec& s, const std::string& v) { s.forchheimer.min_reynolds = v == "auto" ? 0.0 : parse_double(v); },
+                 [](const RunSpec& s) {
+                   return s.forchheimer.min_reynolds > 0 ? number(s.forchheimer.min_reynolds) : std::string("auto");
+                 }});
+    t.push_back({"forchheimer.points", "forchheimer.points", "8",
+                 "rates in the sweep above the creeping run, geometric from forchheimer.min_reynolds to "
+                 "forchheimer.max_reynolds (at least 2)",
+                 [](RunSpec& s, const std::string& v) { s.forchheimer.points = static_cast<int>(parse_integer(v)); },
+                 [](const RunSpec& s) { return std::to_string(s.forchheimer.points); }});
+    t.push_back({"forchheimer.tolerance", "forchheimer.tolerance", "1e-3",
+                 "each rate's flow is steady when its k_app may still change by less than this (relative; as "
+                 "run.tolerance for k)",
+                 [](RunSpec& s, const std::string& v) { s.forchheimer.tolerance = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.forchheimer.tolerance); }});
     // [output]
     t.push_back({"output.dir", "output.dir", "",
                  "run directory for report.json, report.csv, config.ini and the fields (default: <config name>.out "

@@ -65,6 +65,9 @@ class ConsoleObserver final : public pipeline::RunObserver {
   void relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std::size_t total) override {
     print_relperm_point(p, done, total);
   }
+  void forchheimer_point(const pipeline::ForchheimerPoint& p, std::size_t index, std::size_t total) override {
+    print_forchheimer_point(p, index, total);
+  }
   void tensor_ready(const pipeline::PermeabilityTensor& t, pipeline::RunStatus status,
                     const std::filesystem::path& report) override {
     std::cout << "tensor      " << t.message << " (" << pipeline::to_string(status) << ")\n"

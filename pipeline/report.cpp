@@ -189,6 +189,63 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
           {"relperm_seconds", t.relperm_seconds}};
 }
 
+nlohmann::ordered_json forchheimer_json(const ForchheimerReport& f) {
+  using nlohmann::ordered_json;
+  ordered_json re = ordered_json::array(), re_k = ordered_json::array(), x = ordered_json::array(),
+               k = ordered_json::array(), ratio = ordered_json::array(), error = ordered_json::array(),
+               mach = ordered_json::array(), tau = ordered_json::array(), force = ordered_json::array(),
+               steps = ordered_json::array(), converged = ordered_json::array(), fo = ordered_json::array();
+  const double k_fit_m2 = f.fit.k_md * 1e-3 * physics::m2_per_darcy;
+  for (const ForchheimerPoint& p : f.points) {
+    re.push_back(p.reynolds);
+    re_k.push_back(p.reynolds_k);
+    x.push_back(p.inertial_per_m);
+    k.push_back(p.k_md);
+    ratio.push_back(p.k_ratio);
+    error.push_back(finite_or_null(p.error));
+    mach.push_back(p.mach);
+    tau.push_back(p.tau);
+    force.push_back(p.force);
+    steps.push_back(p.steps);
+    converged.push_back(p.converged);
+    fo.push_back(f.fit.done ? ordered_json(k_fit_m2 * f.fit.beta_per_m * p.inertial_per_m) : ordered_json(nullptr));
+  }
+  ordered_json fit = nullptr;
+  if (f.fit.done) {
+    fit = {{"k_mD", f.fit.k_md},
+           {"beta_per_m", f.fit.beta_per_m},
+           {"c_F", f.fit.c_f},
+           {"residual", f.fit.residual},
+           {"points", {f.fit.first, f.fit.last}},
+           {"reynolds_range", {f.points[f.fit.first].reynolds, f.points[f.fit.last].reynolds}}};
+  }
+  return {{"done", f.done},
+          {"note", f.note},
+          {"method", "rate sweep from the creeping state; Forchheimer's law 1/k_app = 1/k + beta rho q / mu fitted "
+                     "(least squares) over the points past a 1 % fall of k_app"},
+          {"reynolds_definition", "Re = rho (q / phi) d / mu, d = 4 phi / S (the pore surface per volume S: the voxel "
+                                  "faces' count times 2/3); reynolds_k = rho q sqrt(k_app) / mu"},
+          {"pore_diameter_um", f.pore_diameter_um},
+          {"k_mD", f.k_md},
+          {"points", {{"reynolds", re},
+                      {"reynolds_k", re_k},
+                      {"rho_q_over_mu_per_m", x},
+                      {"k_app_mD", k},
+                      {"k_app_over_k", ratio},
+                      {"k_app_error", error},
+                      {"forchheimer_number", fo},
+                      {"mach", mach},
+                      {"tau", tau},
+                      {"force_lattice", force},
+                      {"steps", steps},
+                      {"converged", converged}}},
+          {"fit", fit},
+          {"reynolds_1pct", finite_or_null(f.reynolds_1pct)},
+          {"reynolds_10pct", finite_or_null(f.reynolds_10pct)},
+          {"steps", f.steps},
+          {"seconds", f.seconds}};
+}
+
 std::string to_json(const SampleResult& r) {
   using nlohmann::ordered_json;
   const physics::Permeability& k = r.k;
@@ -296,6 +353,7 @@ std::string to_json(const SampleResult& r) {
                        {"device", c.device}};
   }
   if (r.two_phase.asked) j["two_phase"] = two_phase_json(r.two_phase);
+  if (r.forchheimer.asked) j["forchheimer"] = forchheimer_json(r.forchheimer);
   j["mass_drift"] = r.mass_drift;
   j["reynolds"] = k.reynolds;
   j["mach"] = k.mach;
@@ -374,7 +432,8 @@ std::string csv_header() {
   return "sample,path,status,k_mD,k_m2,porosity,connected_porosity,tortuosity,steps,k_error_estimate,flux_nonuniformity,reynolds,mach,"
          "flow_axis,voxel_size_um,collision,tau,force,inlet_outlet,warnings,mflups,backend,version,sha256,message,"
          "formation_factor,formation_factor_error,cementation_exponent,entry_pressure_Pa,breakthrough_pressure_Pa,"
-         "residual_wetting_saturation,residual_nonwetting_saturation\r\n";
+         "residual_wetting_saturation,residual_nonwetting_saturation,forchheimer_k_mD,forchheimer_beta_per_m,"
+         "forchheimer_c_F,reynolds_1pct,reynolds_10pct\r\n";
 }
 
 std::string to_csv_row(const SampleResult& r) {
@@ -405,6 +464,14 @@ std::string to_csv_row(const SampleResult& r) {
   if (t.done) o << t.residual_wetting;
   o << ',';
   if (t.done && !t.imbibition.empty()) o << t.residual_nonwetting;
+  const ForchheimerReport& fh = r.forchheimer;
+  o << ',';
+  if (fh.fit.done) o << fh.fit.k_md << ',' << fh.fit.beta_per_m << ',' << fh.fit.c_f;
+  else o << ",,";
+  o << ',';
+  if (std::isfinite(fh.reynolds_1pct) && fh.done) o << fh.reynolds_1pct;
+  o << ',';
+  if (std::isfinite(fh.reynolds_10pct) && fh.done) o << fh.reynolds_10pct;
   o << "\r\n";
   return o.str();
 }

@@ -249,6 +249,52 @@ std::string to_html(const SampleResult& r) {
     }
     if (!t.note.empty()) o << "<p>" << html_escape(t.note) << "</p>\n";
   }
+  if (r.forchheimer.asked) {
+    const ForchheimerReport& f = r.forchheimer;
+    o << "<h2 id=\"forchheimer\">Beyond Darcy</h2>\n<p>A rate sweep from the creeping state: k_app = &mu; q / "
+         "(&minus;&nabla;p) at each pore Reynolds number Re = &rho; (q / &phi;) d / &mu; on the pore diameter d = 4 "
+         "&phi; / S = "
+      << num(f.pore_diameter_um, 4) << " &micro;m.";
+    if (f.fit.done) {
+      o << " Forchheimer's line 1/k_app = 1/k + &beta; &rho; q / &mu; over Re " << num(f.points[f.fit.first].reynolds, 3)
+        << " to " << num(f.points[f.fit.last].reynolds, 3) << ": k <span id=\"forchheimer-k\">" << num(f.fit.k_md, 5)
+        << "</span> mD (creeping " << num(f.k_md, 5) << " mD), &beta; <span id=\"forchheimer-beta\">"
+        << num(f.fit.beta_per_m, 4) << "</span> 1/m, c_F = &beta; &radic;k <span id=\"forchheimer-cf\">"
+        << num(f.fit.c_f, 4) << "</span> (Ward), residual " << num(100 * f.fit.residual, 2) << " %.";
+    }
+    if (f.done) {
+      o << " k_app falls 1 % below k at Re <span id=\"reynolds-1pct\">"
+        << (std::isfinite(f.reynolds_1pct) ? num(f.reynolds_1pct, 3) : std::string("beyond the sweep"))
+        << "</span> and 10 % at Re <span id=\"reynolds-10pct\">"
+        << (std::isfinite(f.reynolds_10pct) ? num(f.reynolds_10pct, 3) : std::string("beyond the sweep")) << "</span>.";
+    }
+    o << "</p>\n";
+    if (f.done) {
+      SvgSeries measured{{}, false, "#1f5fa8"}, line{{}, true, "#c2571a"};
+      for (const ForchheimerPoint& p : f.points) {
+        measured.points.emplace_back(p.inertial_per_m, 1.0 / (p.k_md * 1e-3 * physics::m2_per_darcy));
+      }
+      if (f.fit.done) {
+        const double a = 1.0 / (f.fit.k_md * 1e-3 * physics::m2_per_darcy);
+        for (const ForchheimerPoint& p : {f.points.front(), f.points.back()}) {
+          line.points.emplace_back(p.inertial_per_m, a + f.fit.beta_per_m * p.inertial_per_m);
+        }
+      }
+      o << "<figure id=\"forchheimer-plot\">" << svg_chart({measured, line}, "rho q / mu (1/m)", "1 / k_app (1/m^2)")
+        << "<figcaption>1/k_app against &rho; q / &mu; (blue)" << (f.fit.done ? ", Forchheimer's line (orange)" : "")
+        << ".</figcaption></figure>\n";
+      o << "<table id=\"forchheimer-table\"><tr><th>Re</th><th>Re_k</th><th>k_app (mD)</th><th>k_app / k</th>"
+           "<th>Ma</th><th>tau</th><th>steps</th></tr>\n";
+      for (const ForchheimerPoint& p : f.points) {
+        o << "<tr><td>" << num(p.reynolds, 4) << "</td><td>" << num(p.reynolds_k, 4) << "</td><td>" << num(p.k_md, 6)
+          << (std::isfinite(p.error) ? " &plusmn; " + html_number(p.error * p.k_md, 2) : std::string()) << "</td><td>"
+          << num(p.k_ratio, 5) << (p.converged ? "" : " (not converged)") << "</td><td>" << num(p.mach, 3)
+          << "</td><td>" << num(p.tau, 4) << "</td><td>" << p.steps << "</td></tr>\n";
+      }
+      o << "</table>\n";
+    }
+    if (!f.note.empty()) o << "<p>" << html_escape(f.note) << "</p>\n";
+  }
   if (!r.slices.empty()) {
     o << "<h2>Mid slice</h2>\n";
     for (const SliceImage& image : r.slices) {

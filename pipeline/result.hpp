@@ -205,6 +205,42 @@ struct TwoPhaseReport {
   double k_md = 0;                  // the single-phase k k_r is relative to
 };
 
+// Beyond Darcy: the rate sweep (pipeline/forchheimer.hpp; run spec forchheimer). Point 0 is the
+// run's own creeping k.
+struct ForchheimerPoint {
+  double reynolds = 0;         // pore Re = (q / phi) d / nu (ForchheimerSpec)
+  double reynolds_k = 0;       // q sqrt(k_app) / nu, on the permeability's length
+  double inertial_per_m = 0;   // rho q / mu (1/m): the abscissa of Forchheimer's line
+  double k_md = 0;             // k_app
+  double k_ratio = 1;          // k_app / k
+  double error = 0;            // k_app's stated relative error (the stop's; +inf where unknown)
+  double mach = 0;             // of the fastest velocity
+  double tau = 0, force = 0;   // lattice units, as run
+  std::int64_t steps = 0;
+  double seconds = 0;
+  bool converged = true;
+};
+struct ForchheimerFit {
+  bool done = false;
+  double k_md = 0;             // 1 / intercept
+  double beta_per_m = 0;       // slope: the inertial (non-Darcy) coefficient
+  double c_f = 0;              // beta sqrt(k): Ward's dimensionless Forchheimer coefficient
+  double residual = 0;         // rms of (fitted - measured) / measured k_app over the points used
+  std::size_t first = 0, last = 0;  // the points used, inclusive
+};
+struct ForchheimerReport {
+  bool asked = false, done = false;
+  std::string note;                 // why not made, or what limits it
+  double pore_diameter_um = 0;      // d of the pore Reynolds number
+  double k_md = 0;                  // the run's k the ratios are relative to
+  std::vector<ForchheimerPoint> points;
+  ForchheimerFit fit;
+  // the pore Re where k_app first falls 1 % and 10 % below k (interpolated); NaN: not within the sweep
+  double reynolds_1pct = 0, reynolds_10pct = 0;
+  double seconds = 0;
+  std::int64_t steps = 0;           // of the sweep's steps above the creeping run
+};
+
 // The share of the flow through pores narrower than 3 voxels above which k is under-resolved: the
 // verdict says so, and run.resolution_study = auto runs the study.
 inline constexpr double narrow_flow_limit = 0.1;
@@ -247,6 +283,7 @@ struct SampleResult {
   ResolutionStudy resolution;
   ConductionReport conduction;
   TwoPhaseReport two_phase;
+  ForchheimerReport forchheimer;
   // the porosity of the resolved pores (open voxels; grey ones are in `grey`), before and after
   // the percolation filter: PercolationReport's where no grey phase is declared
   double porosity() const;

@@ -13,6 +13,7 @@
 #include "pipeline/slab_sample.hpp"
 #include "pipeline/conduction.hpp"
 #include "pipeline/driver.hpp"
+#include "pipeline/forchheimer.hpp"
 #include "pipeline/report.hpp"
 #include "pipeline/simulation.hpp"
 #include "pipeline/tensor.hpp"
@@ -63,6 +64,13 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   result.sample_dims = sample.sample_dims;
   result.voxel_size_um = sample.voxel_size_um;
   const FlowSpec flow = resolve_flow(spec.flow, sample);  // tau and force, where auto
+  if (spec.forchheimer.enabled && spec.permeability) {  // a top out of the lattice's reach: said before any step
+    try {
+      check_forchheimer_reach(spec.forchheimer, sample.pores);
+    } catch (const InputError& e) {  // every rank's pore statistics are the sample's
+      throw on_all_ranks(InputError(e.field(), e.detail()));
+    }
+  }
   result.flow = flow;
   const ExecutionSpec execution = worker_execution(spec.execution, request.device_slot);
   const ExecutionPlan plan = plan_execution(comm, execution, sample.plane_fluid);
@@ -93,7 +101,9 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   };
   drive.checkpoint_interval = spec.execution.checkpoint_interval;
   drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
-  drive.checkpoint_at_end = spec.execution.checkpoint_at_end;
+  // a Forchheimer sweep keeps k's converged state while it runs: a stop in the sweep resumes from it
+  const bool sweep = spec.forchheimer.enabled && spec.permeability;
+  drive.checkpoint_at_end = spec.execution.checkpoint_at_end || sweep;
   drive.walltime_minutes = spec.execution.walltime_minutes;
   drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
   // F alone (run.formation_factor = only): no step of the flow, no checkpoint of it
@@ -164,12 +174,14 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
     record_memory();
     return;  // no fields of a state that is not steady
   }
-  if (!spec.execution.checkpoint_at_end && comm.root()) {
+  const auto drop_checkpoint = [&] {
+    if (spec.execution.checkpoint_at_end || !comm.root()) return;
     // the run ended by itself: an earlier checkpoint would only resume what is done
     std::error_code ec;
     std::filesystem::remove(drive.checkpoint, ec);
     result.checkpoint.clear();
-  }
+  };
+  if (!sweep) drop_checkpoint();
   std::vector<float> potential;  // for the fields, where they are written
   if (spec.formation_factor) {
     add_conduction(comm, simulation, spec, result, solve::ConductionProblem::Preconditioner::multigrid,
@@ -188,6 +200,36 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   if (request.keep_fields) {
     FlowFields kept = gather_fields(comm, simulation, spec.output.fields);
     if (comm.root()) result.fields = std::make_shared<FlowFields>(std::move(kept));
+  }
+  if (sweep) {  // after k's fields: the sweep moves the state on
+    SweepSettings settings;
+    settings.stop_requested = drive.stop_requested;
+    if (spec.execution.walltime_minutes > 0) {
+      settings.walltime_minutes = std::max(
+          1e-3, spec.execution.walltime_minutes -
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() / 60.0);
+    }
+    settings.progress = [&](const solve::Progress& p) {
+      if (observer) observer->progress(p);
+      if (request.progress && comm.root()) request.progress(p);
+    };
+    if (observer) {
+      settings.point_done = [observer](const ForchheimerPoint& p, std::size_t i, std::size_t n) {
+        observer->forchheimer_point(p, i, n);
+      };
+    }
+    // a step's limit: as a phase's flow (ten times k's steps, at least 20000), within the run's
+    const std::int64_t step_limit =
+        std::min(spec.execution.max_steps, std::max<std::int64_t>(20000, 10 * result.steps));
+    const std::string stopped = run_forchheimer(comm, simulation, spec.forchheimer, step_limit, settings, result);
+    if (!stopped.empty()) {
+      result.status = RunStatus::interrupted;
+      result.message = "stopped during the Forchheimer sweep (" + stopped + "); k is converged; continue with: "
+                       "rockperm run --resume " + spec.output.dir.string() +
+                       " (the sweep starts again from k's converged state, kept in the checkpoint)";
+    } else {
+      drop_checkpoint();
+    }
   }
   result.timings.finish = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_end).count();
   record_memory();

@@ -90,14 +90,7 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
     execution_.monitor.measure_lag = 64;
     execution_.monitor.average_noise = true;
   }
-  // the first interval of the pressure extrapolation: a third of the estimated pressure time, so
-  // that the slow mode shrinks by about a half over it (the ratio then reads well)
-  if (execution_.extrapolation.first_interval <= 0) {
-    const double length = static_cast<double>(sample.dims[flow_.flow_axis]);
-    const solve::TimeScales t = solve::time_scales(sample.pores, length, physics::viscosity(flow_.tau));
-    execution_.extrapolation.first_interval = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(t.pressure / 3.0), solve::ExtrapolationSettings::min_interval, 20000);
-  }
+  auto_first_interval_ = execution_.extrapolation.first_interval <= 0;
   sample_.input = sample.input;
   sample_.dims = sample.dims;
   sample_.sample_dims = sample.sample_dims;
@@ -145,14 +138,7 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
   planes_.emplace(*backend_, lattice_.lattice, comm_, axis, sample.dims[axis], lattice_.first_local_z,
                   static_cast<double>(sample.dims.voxels()) / planes);
 
-  solve::RunControls controls;
-  controls.max_steps = execution.max_steps;
-  controls.check_interval = execution.check_interval;
-  controls.propagation = plan_.propagation;
-  controls.monitor = execution_.monitor;
-  controls.extrapolation = execution_.extrapolation;
-  loop_.emplace(*stepper_, sample.fluid, [this](const physics::FlowSums& s) { return measure(s); }, controls,
-                [this] { before_ = planes_->read(); });
+  start_loop();
   // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
   setup_seconds_ = sample.read_seconds + std::max(sample.percolation_seconds + sample.pore_seconds, sample.hash_seconds) +
                    lattice_.seconds +
@@ -160,6 +146,59 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
 }
 
 Simulation::~Simulation() = default;
+
+void Simulation::start_loop() {
+  // the first interval of the pressure extrapolation: a third of the estimated pressure time, so
+  // that the slow mode shrinks by about a half over it (the ratio then reads well)
+  if (auto_first_interval_) {
+    const double length = static_cast<double>(sample_.dims[flow_.flow_axis]);
+    const solve::TimeScales t = solve::time_scales(sample_.pores, length, physics::viscosity(flow_.tau));
+    execution_.extrapolation.first_interval = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(t.pressure / 3.0), solve::ExtrapolationSettings::min_interval, 20000);
+  }
+  solve::RunControls controls;
+  controls.max_steps = execution_.max_steps;
+  controls.check_interval = execution_.check_interval;
+  controls.propagation = plan_.propagation;
+  controls.monitor = execution_.monitor;
+  controls.extrapolation = execution_.extrapolation;
+  loop_.emplace(*stepper_, sample_.fluid, [this](const physics::FlowSums& s) { return measure(s); }, controls,
+                [this] { before_ = planes_->read(); });
+}
+
+void Simulation::redrive(double tau, double force, double velocity_factor, double density_factor,
+                         std::int64_t max_steps, double tolerance) {
+  macroscopic_.reset();
+  flow_.tau = tau;
+  flow_.force = force;
+  flow_.auto_force = false;  // a sweep's step is set for its Reynolds number, not lowered to creeping flow
+  problem_.tau = tau;
+  problem_.acceleration = force;
+  params_ = collision_params();
+  drive_.acceleration = force;
+  drive_.velocity *= velocity_factor;
+  drive_.interior_acceleration = force;
+  drive_.interior_velocity *= velocity_factor;
+  backend_->rescale(static_cast<float>(velocity_factor), params_);
+  // the density deviation to density_factor of what it was: as a jump of the pressure extrapolation
+  // from held densities of zero (rho += (density_factor / velocity_factor - 1) rho), on either
+  // backend; where the memory for the held densities cannot be had it keeps the velocity's factor
+  if (velocity_factor != 0 && density_factor != velocity_factor) {
+    const std::size_t owned = static_cast<std::size_t>(lattice_.lattice.owned_end() - lattice_.lattice.owned_begin());
+    bool held = false;
+    try {
+      backend_->restore_held_densities(std::vector<float>(2 * owned, 0.0f));
+      held = true;
+    } catch (const std::bad_alloc&) {
+    } catch (const RuntimeFailure&) {  // a GPU without the memory
+    }
+    if (comm_.max(held ? 0.0 : 1.0) == 0) backend_->extrapolate_density(static_cast<float>(density_factor / velocity_factor - 1.0));
+  }
+  backend_->restore_held_densities({});
+  execution_.max_steps = max_steps;
+  execution_.monitor.tolerance = tolerance;
+  start_loop();
+}
 
 solve::Measurement Simulation::measure(const physics::FlowSums& sums) {
   const solve::PressureProfile profile = planes_->read();

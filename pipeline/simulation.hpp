@@ -39,6 +39,16 @@ class Simulation {
   // Advances until converged or at the step limit; `progress` is called after every check.
   void run(const solve::ProgressFn& progress = {});
 
+  // A new drive for a step of a rate sweep (pipeline/forchheimer.hpp): tau and force replaced (an
+  // auto force no longer adjusts them), the state's velocity scaled by `velocity_factor` and its
+  // density deviation by `density_factor` (the new drive's steady state, were the flow creeping:
+  // the velocity goes with g / nu, the pressure with g), and the loop started again, its steps
+  // counted from 0 to `max_steps`, stopping at `tolerance`.
+  void redrive(double tau, double force, double velocity_factor, double density_factor, std::int64_t max_steps,
+               double tolerance);
+  // The loop's last check: k_app, its stated error, Re and Ma, whatever the validity limits say.
+  const solve::SolverResult& loop_result() const { return loop_->result(); }
+
   // The result as of the last check (collective: the slowest rank's exchange time).
   SampleResult result() const;
   std::string backend_description() const;  // this rank's backend
@@ -85,6 +95,7 @@ class Simulation {
   solve::Measurement measure(const physics::FlowSums& sums);
   void add_trust(SampleResult& r) const;  // collective
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
+  void start_loop();                      // the time loop of execution_ and flow_, from step 0
 
   parallel::Comm comm_;
   Sample sample_;  // without the mask (the width classes on rank 0)
@@ -101,6 +112,7 @@ class Simulation {
   std::optional<solve::SteadyStateLoop> loop_;
   solve::SampleDrive drive_;
   int drive_adjustments_ = 0;
+  bool auto_first_interval_ = false;  // the extrapolation's first interval from the time scales (of flow_.tau)
   double setup_seconds_ = 0;
   double backend_seconds_ = 0;  // of the setup: the backend's start (device memory, upload)
   mutable std::optional<backend::Macroscopic> macroscopic_;  // of the current state; reset when it changes

@@ -262,6 +262,28 @@ void TwoPhaseSpec::validate() const {
   }
 }
 
+void ForchheimerSpec::validate() const {
+  if (!enabled) return;
+  if (!(max_reynolds > 0) || !std::isfinite(max_reynolds) || max_reynolds > 1000) {
+    throw InputError("forchheimer.max_reynolds", "the sweep's top pore Reynolds number must be in (0, 1000] (10 is the "
+                                                 "default: well past the end of Darcy flow in rock)");
+  }
+  if (min_reynolds < 0 || !std::isfinite(min_reynolds) || (min_reynolds > 0 && !(min_reynolds < max_reynolds))) {
+    throw InputError("forchheimer.min_reynolds", "the sweep's first pore Reynolds number must be positive and below "
+                                                 "forchheimer.max_reynolds (0: a hundredth of it)");
+  }
+  if (points < 2) {
+    throw InputError("forchheimer.points", "a sweep needs at least 2 rates above the creeping one (a fit of k and beta "
+                                           "needs two points past Darcy flow; 8 is the default)");
+  }
+  if (points > max_points) {
+    throw InputError("forchheimer.points", "at most " + std::to_string(max_points) + " rates in a sweep");
+  }
+  if (!(tolerance >= 1e-9 && tolerance <= 0.1)) {
+    throw InputError("forchheimer.tolerance", "the sweep's tolerance must be in [1e-9, 0.1] (relative change of k_app)");
+  }
+}
+
 void RunSpec::validate() const {
   sample.validate();
   flow.validate();
@@ -281,6 +303,11 @@ void RunSpec::validate() const {
   }
   if (two_phase.enabled() && all_axes) {
     throw InputError("two_phase.curves", "capillary curves are made along one flow axis: choose x, y or z");
+  }
+  forchheimer.validate();
+  if (forchheimer.enabled && !permeability) {
+    throw InputError("forchheimer.sweep", "a Forchheimer sweep raises the flow's drive: it needs the flow (k), and "
+                                          "run.formation_factor = only solves none");
   }
   if (!(grey_cementation >= 1.0 && grey_cementation <= 5.0)) {
     throw InputError("grey_cementation", "the grey phases' cementation exponent must be in [1, 5] (Archie's m: "

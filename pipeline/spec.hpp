@@ -188,6 +188,27 @@ inline constexpr std::array<Named<TwoPhaseSpec::Curves>, 3> two_phase_curve_name
 inline constexpr std::array<Named<TwoPhaseSpec::Fluids>, 2> two_phase_fluid_names{
     {{"brine-air", TwoPhaseSpec::Fluids::brine_air}, {"mercury", TwoPhaseSpec::Fluids::mercury}}};
 
+// Beyond Darcy (pipeline/forchheimer.hpp; the [forchheimer] options): after k, the drive raised in
+// steps to a pore Reynolds number, each step's apparent permeability k_app = nu q / g read as k is,
+// from the previous step's field; Forchheimer's law 1/k_app = 1/k + beta rho q / mu fitted where
+// the flow has left Darcy's. The pore Reynolds number is Re = (q / phi) d / nu on the pore diameter
+// d = 4 phi / S, S the pore surface per volume (the voxel faces' count times 2/3: a staircase's
+// faces are 3/2 of the smooth surface they approximate, averaged over orientations).
+struct ForchheimerSpec {
+  bool enabled = false;
+  double max_reynolds = 10;  // the sweep's top
+  double min_reynolds = 0;   // its first step above the creeping run's; 0: max_reynolds / 100
+  int points = 8;            // steps above the creeping run, geometric from min to max (at least 2)
+  // each step stops as k does (run.tolerance), at this tolerance: k_app to a tenth of a percent
+  // resolves a 1 % fall
+  double tolerance = 1e-3;
+  static constexpr double target_mach = 0.1;   // the fastest velocity's Mach number a step is set for
+  static constexpr double min_tau = 0.51;      // the lowest tau a step may take (TRT stays stable)
+  static constexpr int max_points = 64;
+  double first_reynolds() const { return min_reynolds > 0 ? min_reynolds : max_reynolds / 100.0; }
+  void validate() const;
+};
+
 struct RunSpec {
   SampleSpec sample;
   FlowSpec flow;
@@ -211,6 +232,7 @@ struct RunSpec {
   bool permeability = true;
   double grey_cementation = 2.0;
   TwoPhaseSpec two_phase;
+  ForchheimerSpec forchheimer;
   ExecutionSpec execution;
   OutputSpec output;
   void validate() const;  // everything above

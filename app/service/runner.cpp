@@ -389,6 +389,21 @@ void Runner::record(const Job& job, const RunOptions& options) {
         details["relative_permeability_points"] = t["relative_permeability"].size();
       }
     }
+    if (report.contains("forchheimer") && report["forchheimer"].is_object()) {  // forchheimer.sweep: the summary
+      const Json& f = report["forchheimer"];
+      if (f.contains("fit") && f["fit"].is_object()) {
+        for (const auto& [key, name] : {std::pair{"k_mD", "forchheimer_k_mD"}, std::pair{"beta_per_m", "forchheimer_beta_per_m"},
+                                        std::pair{"c_F", "forchheimer_c_F"}}) {
+          if (f["fit"].contains(key) && f["fit"][key].is_number()) details[name] = f["fit"][key];
+        }
+      }
+      for (const char* key : {"reynolds_1pct", "reynolds_10pct"}) {
+        if (f.contains(key) && f[key].is_number()) details[key] = f[key];
+      }
+      if (f.contains("points") && f["points"].is_object() && f["points"].contains("reynolds")) {
+        details["forchheimer_points"] = f["points"]["reynolds"].size();
+      }
+    }
     details["warnings"] = Json::array();
     if (report.contains("warnings") && report["warnings"].is_array()) {
       for (const Json& w : report["warnings"]) {

@@ -44,7 +44,7 @@ from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError
 from . import _rockperm
 
 __all__ = ["permeability", "formation_factor", "capillary_pressure", "relative_permeability", "TwoPhase",
-           "CapillaryCurve", "RelPermPoint", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+           "CapillaryCurve", "RelPermPoint", "forchheimer", "Forchheimer", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
            "OutputError", "RuntimeFailure", "RockpermWarning", "__version__"]
 
 
@@ -375,6 +375,80 @@ def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="
     return _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count,
                       saturations, phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir,
                       overwrite, options)
+
+
+class Forchheimer:
+    """A rate sweep beyond Darcy (forchheimer()): per rate, numpy arrays reynolds (the pore Reynolds
+    number rho (q/phi) d / mu), reynolds_k (rho q sqrt(k_app) / mu), rho_q_over_mu (1/m), k_app_mD,
+    k_app_over_k, k_app_error (relative; NaN where unknown), mach, tau, steps and converged (bool);
+    point 0 is the creeping run. k_mD: the creeping k; fitted (False where the sweep has fewer than
+    two rates past a 1 % fall of k_app: note says why), and then Forchheimer's line
+    1/k_app = 1/k + beta rho q / mu: fit_k_mD, beta_per_m, c_F (beta sqrt(k), Ward's), fit_residual;
+    NaN otherwise. reynolds_1pct and reynolds_10pct: the pore Re where k_app first falls 1 % and
+    10 % below k (NaN: beyond the sweep). pore_diameter_um: d. result: the run's Result (to_dict()
+    holds report.json)."""
+
+    def __init__(self, result):
+        f = result.to_dict()["forchheimer"]
+        nan = float("nan")
+        p = f["points"]
+        self.result = result
+        self.reynolds = _np.asarray(p["reynolds"], dtype=float)
+        self.reynolds_k = _np.asarray(p["reynolds_k"], dtype=float)
+        self.rho_q_over_mu = _np.asarray(p["rho_q_over_mu_per_m"], dtype=float)
+        self.k_app_mD = _np.asarray(p["k_app_mD"], dtype=float)
+        self.k_app_over_k = _np.asarray(p["k_app_over_k"], dtype=float)
+        self.k_app_error = _np.asarray([nan if e is None else e for e in p["k_app_error"]], dtype=float)
+        self.mach = _np.asarray(p["mach"], dtype=float)
+        self.tau = _np.asarray(p["tau"], dtype=float)
+        self.steps = _np.asarray(p["steps"], dtype=_np.int64)
+        self.converged = _np.asarray(p["converged"], dtype=bool)
+        self.k_mD = f["k_mD"]
+        self.pore_diameter_um = f["pore_diameter_um"]
+        fit = f["fit"]
+        self.fitted = fit is not None
+        self.fit_k_mD = fit["k_mD"] if fit else nan
+        self.beta_per_m = fit["beta_per_m"] if fit else nan
+        self.c_F = fit["c_F"] if fit else nan
+        self.fit_residual = fit["residual"] if fit else nan
+        self.reynolds_1pct = nan if f["reynolds_1pct"] is None else f["reynolds_1pct"]
+        self.reynolds_10pct = nan if f["reynolds_10pct"] is None else f["reynolds_10pct"]
+        self.note = f["note"]
+
+    def __repr__(self):
+        return "<rockperm.Forchheimer %d rate(s) to Re %.3g: beta %.4g 1/m, k_app/k %.4f at the top>" % (
+            len(self.reynolds), self.reynolds[-1] if len(self.reynolds) else float("nan"), self.beta_per_m,
+            self.k_app_over_k[-1] if len(self.k_app_over_k) else float("nan"))
+
+
+def forchheimer(mask, voxel_size_um, max_reynolds=10.0, points=8, min_reynolds=None, axis="x", pore_labels=None,
+                inlet_outlet="buffer", lateral="sealed", backend="auto", progress=False, output_dir=None,
+                overwrite=False, options=None):
+    """Beyond Darcy: k, then the drive raised in `points` rates geometric from min_reynolds (None: a
+    hundredth of max_reynolds) to max_reynolds (the pore Reynolds number rho (q/phi) d / mu, d = 4
+    phi / S), each rate's apparent permeability k_app, and Forchheimer's beta fitted. Returns a
+    Forchheimer. A top the lattice cannot reach on the sample's pores raises InputError naming the
+    reach. The other arguments are permeability()'s; options: any `forchheimer.*` or other option
+    of `rockperm run`.
+    """
+    axis = _axis(axis)
+    if axis == "all":
+        raise InputError("a Forchheimer sweep runs along one flow axis here: choose 'x', 'y' or 'z' "
+                         "(rockperm run with lbm.flow_axis = all makes one per axis)")
+    if isinstance(points, bool) or not isinstance(points, _numbers.Integral):
+        raise TypeError("points must be an integer, not %s" % type(points).__name__)
+    for name, value in (("max_reynolds", max_reynolds), ("min_reynolds", min_reynolds)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, _numbers.Real)):
+            raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
+    callback = _progress_callback(progress)
+    mask, pore_labels = _mask_and_labels(mask, pore_labels, options)
+    o = _options(voxel_size_um, axis, pore_labels, None, inlet_outlet, lateral)
+    o.update({"run.backend": backend, "forchheimer.sweep": "on", "forchheimer.max_reynolds": float(max_reynolds),
+              "forchheimer.points": int(points)})
+    if min_reynolds is not None:
+        o["forchheimer.min_reynolds"] = float(min_reynolds)
+    o.update(options or {})
+    return Forchheimer(_call(mask, o, callback, False, output_dir, overwrite))
 
 
 def plan(mask, voxel_size_um, axis="x", pore_labels=None, grey_labels=None, inlet_outlet="buffer",

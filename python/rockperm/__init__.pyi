@@ -129,6 +129,36 @@ def relative_permeability(mask: npt.ArrayLike, voxel_size_um: float, saturations
                           output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
                           options: Optional[Mapping[str, Any]] = ...) -> TwoPhase: ...
 
+class Forchheimer:
+    result: Result
+    reynolds: npt.NDArray[np.float64]
+    reynolds_k: npt.NDArray[np.float64]
+    rho_q_over_mu: npt.NDArray[np.float64]
+    k_app_mD: npt.NDArray[np.float64]
+    k_app_over_k: npt.NDArray[np.float64]
+    k_app_error: npt.NDArray[np.float64]
+    mach: npt.NDArray[np.float64]
+    tau: npt.NDArray[np.float64]
+    steps: npt.NDArray[np.int64]
+    converged: npt.NDArray[np.bool_]
+    k_mD: float
+    pore_diameter_um: float
+    fitted: bool
+    fit_k_mD: float
+    beta_per_m: float
+    c_F: float
+    fit_residual: float
+    reynolds_1pct: float
+    reynolds_10pct: float
+    note: str
+    def __init__(self, result: Result) -> None: ...
+
+def forchheimer(mask: npt.ArrayLike, voxel_size_um: float, max_reynolds: float = ..., points: int = ...,
+                min_reynolds: Optional[float] = ..., axis: Axis = ..., pore_labels: Optional[str] = ...,
+                inlet_outlet: str = ..., lateral: str = ..., backend: str = ..., progress: Progress = ...,
+                output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
+                options: Optional[Mapping[str, Any]] = ...) -> Forchheimer: ...
+
 def plan(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = ..., pore_labels: Optional[str] = ...,
          grey_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ..., ranks: int = ...,
          gpu_memory_gib: Sequence[float] = ..., options: Optional[Mapping[str, Any]] = ...) -> Dict[str, Any]: ...

@@ -400,3 +400,35 @@ def test_relative_permeability_at_asked_saturations_and_refusals():
         rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, curves="imbibition")
     with pytest.raises(TypeError):
         rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, trapping="yes")
+
+
+def _sphere_cell():
+    """A periodic simple-cubic cell of one sphere (16^3, radius 5): pore outside, [z, y, x]."""
+    z, y, x = np.mgrid[0:16, 0:16, 0:16] - 7.5
+    return x ** 2 + y ** 2 + z ** 2 > 25
+
+
+def test_forchheimer_gives_typed_points_a_fit_and_refusals():
+    f = rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, max_reynolds=40, min_reynolds=1, points=4,
+                             inlet_outlet="periodic", lateral="periodic", backend="cpu")
+    assert isinstance(f, rockperm.Forchheimer)
+    assert f.reynolds.dtype == np.float64 and len(f.reynolds) == 5 and np.all(np.diff(f.reynolds) > 0)
+    assert f.k_app_mD[0] == pytest.approx(f.k_mD, rel=1e-12)  # point 0 is the creeping k
+    assert f.k_app_over_k[-1] < 0.99 and np.all(np.diff(f.k_app_over_k) < 1e-4)  # inertia lowers k_app
+    assert f.converged.dtype == np.bool_ and f.steps.dtype == np.int64
+    # the sweep's numbers are report.json's, and the command line's for the same options
+    d = f.result.to_dict()["forchheimer"]
+    assert list(f.k_app_mD) == d["points"]["k_app_mD"]
+    if f.fitted:
+        assert f.beta_per_m > 0 and f.c_F == pytest.approx(f.beta_per_m * np.sqrt(f.fit_k_mD * 9.869233e-16), rel=1e-9)
+    else:
+        assert np.isnan(f.beta_per_m) and f.note
+    with pytest.raises(rockperm.InputError, match="beyond the lattice's reach"):
+        rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, max_reynolds=900, inlet_outlet="periodic",
+                             lateral="periodic", backend="cpu")
+    with pytest.raises(rockperm.InputError, match="at least 2 rates"):
+        rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, points=1, backend="cpu")
+    with pytest.raises(TypeError, match="points must be an integer"):
+        rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, points=2.5)
+    with pytest.raises(rockperm.InputError, match="one flow axis"):
+        rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, axis="all")

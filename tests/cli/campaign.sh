@@ -37,7 +37,7 @@ k_html=$(grep -o 'id="k-s1">[0-9.e+-]*' full/report.html | cut -d'>' -f2)
 awk -v a="$k_csv" -v b="$k_html" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < (1e-6 * a) ^ 2) }' ||
   fail "report.html k of s1 ($k_html) is not campaign.csv's ($k_csv)"
 [ -s full/s1/report.html ] || fail "no report.html for s1"
-[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent,entry_pressure_Pa,breakthrough_pressure_Pa,residual_wetting_saturation,residual_nonwetting_saturation" ] ||
+[ "$(head -1 full/campaign.csv | tr -d '\r')" = "id,status,k_mD,k_error_estimate,porosity,connected_porosity,flow_axis,tau,steps,solve_seconds,input,input_sha256,run_directory,message,kx_mD,ky_mD,kz_mD,formation_factor,cementation_exponent,entry_pressure_Pa,breakthrough_pressure_Pa,residual_wetting_saturation,residual_nonwetting_saturation,forchheimer_k_mD,forchheimer_beta_per_m,forchheimer_c_F,reynolds_1pct,reynolds_10pct" ] ||
   fail "header: $(head -1 full/campaign.csv)"
 for s in s1 s2 s3 broken; do [ -s "full/$s/report.json" ] || fail "no report for $s"; done
 grep -q '"flow_axis": "y"' full/s2/report.json || fail "the row's override of lbm.flow_axis was not used"

@@ -19,6 +19,7 @@
 #include "pipeline/checkpoint.hpp"
 #include "pipeline/conduction.hpp"
 #include "pipeline/fields.hpp"
+#include "pipeline/forchheimer.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/slab_sample.hpp"
 #include "pipeline/tensor.hpp"
@@ -106,6 +107,44 @@ TEST(PipelineRanks, MirroredPackGivesOneK) {
   geometry::PoreMask m = pack(geometry::Dims{16, 16, 16}, 0.4, 3);
   (void)keep_percolating_pores(m, 2, {true, true, false});
   expect_same_k_on_every_rank_count(m, flow, pipeline::PropagationChoice::two_pass);
+}
+
+// Issue 68: a Forchheimer sweep of a pack between buffers along the decomposed axis makes the same
+// steps on every rank count: each point's tau and force are set from reduced sums, so its k_app,
+// steps and Mach number are one rank's (to 1e-12: k itself is).
+TEST(PipelineRanks, AForchheimerSweepIsOneRanks) {
+  pipeline::FlowSpec flow = testing::periodic_flow(1.0, 1e-6, {false, false, false});
+  flow.flow_axis = 2;
+  flow.inlet_outlet = geometry::InletOutlet::buffer;
+  flow.buffer_layers = 3;
+  geometry::PoreMask m = pack(geometry::Dims{16, 16, 24}, 0.45, 7);
+  (void)keep_percolating_pores(m, 2, {false, false, false});
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-6;
+  settings.max_steps = 20000;
+  const parallel::Comm world = parallel::Comm::world();
+  pipeline::ForchheimerSpec spec;
+  spec.enabled = true;
+  spec.min_reynolds = 0.5;
+  spec.max_reynolds = 5;
+  spec.points = 3;
+  spec.tolerance = 1e-5;
+  auto single = testing::run_pipeline(parallel::Comm(), m, flow, settings);
+  auto decomposed = testing::run_pipeline(world, m, flow, settings);
+  ASSERT_TRUE(single.result.converged());
+  EXPECT_TRUE(pipeline::run_forchheimer(parallel::Comm(), *single.simulation, spec, 20000, {}, single.result).empty());
+  EXPECT_TRUE(pipeline::run_forchheimer(world, *decomposed.simulation, spec, 20000, {}, decomposed.result).empty());
+  const auto& a = single.result.forchheimer.points;
+  const auto& b = decomposed.result.forchheimer.points;
+  ASSERT_EQ(a.size(), 4u) << single.result.forchheimer.note;
+  ASSERT_EQ(b.size(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(b[i].steps, a[i].steps) << world.size() << " ranks, point " << i;
+    EXPECT_EQ(b[i].tau, a[i].tau) << i;
+    EXPECT_NEAR(b[i].k_md / a[i].k_md, 1.0, 1e-12) << world.size() << " ranks, point " << i;
+    EXPECT_NEAR(b[i].mach / a[i].mach, 1.0, 1e-12) << i;
+  }
+  EXPECT_LT(a.back().k_ratio, 0.999);  // the sweep does leave Darcy flow
 }
 
 // The fields a run keeps in memory (RunRequest::keep_fields) are gathered from every rank's slab

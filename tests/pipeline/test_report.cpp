@@ -190,6 +190,8 @@ TEST(Report, EveryFieldOfReportJsonIsInTheReference) {
   r.two_phase.asked = r.two_phase.done = true;
   r.two_phase.drainage = r.two_phase.imbibition = {CapillaryPoint{1e4, 5, 0.5, 0.3}};
   r.two_phase.relperm = {RelPermPoint{}};
+  r.forchheimer.asked = r.forchheimer.done = r.forchheimer.fit.done = true;
+  r.forchheimer.points = {ForchheimerPoint{}, ForchheimerPoint{}};
   r.k_halves_md = {1.0, 2.0};
   r.warnings = {{"reynolds", "Reynolds number 0.2 > 0.1", 0.2, "flow.force"}};
   r.history_md = {{100, 1.0}};
