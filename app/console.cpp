@@ -207,7 +207,7 @@ void print_relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std:
 
 void print_forchheimer_point(const pipeline::ForchheimerPoint& p, std::size_t index, std::size_t total) {
   char error[32] = "";
-  if (std::isfinite(p.error)) std::snprintf(error, sizeof error, " +- %.1g", p.error * p.k_md);
+  if (std::isfinite(p.error)) std::snprintf(error, sizeof error, " +- %.1g", (p.error + p.lattice_error) * p.k_md);
   std::printf("forchheimer   %zu/%zu Re %-9.4g k_app %.6g%s mD, %.5f of k (Re_k %.3g, Ma %.3f, tau %.4f; %lld steps, "
               "%.1f s)%s\n",
               index, total - 1, p.reynolds, p.k_md, error, p.k_ratio, p.reynolds_k, p.mach, p.tau,

@@ -3,7 +3,8 @@
 // (spec.forchheimer; docs/manual/forchheimer.md):
 //
 //   the run's converged creeping state (point 0) -> for each pore Reynolds number of the sweep,
-//   geometric from its first to its top: tau for the Mach number of its fastest velocity, the
+//   geometric from its first to its top, while the fastest cell's u_max / nu stays within what the
+//   lattice holds: tau for the Mach number of its fastest velocity, the
 //   force from Forchheimer's law as measured so far, the state scaled to it (velocity with g / nu,
 //   density with g), the loop to its own stop -> k_app(Re) -> Forchheimer's line
 //   1/k_app = 1/k + beta (rho q / mu) fitted over the points past a 1 % fall, and the Reynolds
@@ -27,9 +28,9 @@ namespace rockperm::pipeline {
 // orientations). 0 where the pore space has no surface.
 double pore_diameter_voxels(const geometry::PoreStatistics& pores);
 
-// The highest pore Reynolds number the lattice reaches on pores `diameter` voxels wide, at
-// tau >= ForchheimerSpec::min_tau and the fastest velocity at ForchheimerSpec::target_mach, where
-// that velocity is `peak` times the mean pore velocity q / phi.
+// The highest pore Reynolds number the lattice reaches on pores `diameter` voxels wide, where the
+// fastest velocity is `peak` times the mean pore velocity q / phi: there that velocity crosses
+// ForchheimerSpec::max_grid_reynolds voxels per viscous time (u_max / nu = Re peak / d, whatever tau).
 double reachable_reynolds(double diameter, double peak);
 
 // Before any step: throws InputError (forchheimer.max_reynolds) where the sweep's top is beyond the

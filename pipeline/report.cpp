@@ -194,7 +194,8 @@ nlohmann::ordered_json forchheimer_json(const ForchheimerReport& f) {
   ordered_json re = ordered_json::array(), re_k = ordered_json::array(), x = ordered_json::array(),
                k = ordered_json::array(), ratio = ordered_json::array(), error = ordered_json::array(),
                mach = ordered_json::array(), tau = ordered_json::array(), force = ordered_json::array(),
-               steps = ordered_json::array(), converged = ordered_json::array(), fo = ordered_json::array();
+               steps = ordered_json::array(), converged = ordered_json::array(), fo = ordered_json::array(),
+               lattice = ordered_json::array();
   const double k_fit_m2 = f.fit.k_md * 1e-3 * physics::m2_per_darcy;
   for (const ForchheimerPoint& p : f.points) {
     re.push_back(p.reynolds);
@@ -203,6 +204,7 @@ nlohmann::ordered_json forchheimer_json(const ForchheimerReport& f) {
     k.push_back(p.k_md);
     ratio.push_back(p.k_ratio);
     error.push_back(finite_or_null(p.error));
+    lattice.push_back(p.lattice_error);
     mach.push_back(p.mach);
     tau.push_back(p.tau);
     force.push_back(p.force);
@@ -233,6 +235,7 @@ nlohmann::ordered_json forchheimer_json(const ForchheimerReport& f) {
                       {"k_app_mD", k},
                       {"k_app_over_k", ratio},
                       {"k_app_error", error},
+                      {"k_app_lattice_error", lattice},
                       {"forchheimer_number", fo},
                       {"mach", mach},
                       {"tau", tau},

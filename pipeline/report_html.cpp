@@ -287,7 +287,8 @@ std::string to_html(const SampleResult& r) {
            "<th>Ma</th><th>tau</th><th>steps</th></tr>\n";
       for (const ForchheimerPoint& p : f.points) {
         o << "<tr><td>" << num(p.reynolds, 4) << "</td><td>" << num(p.reynolds_k, 4) << "</td><td>" << num(p.k_md, 6)
-          << (std::isfinite(p.error) ? " &plusmn; " + html_number(p.error * p.k_md, 2) : std::string()) << "</td><td>"
+          << (std::isfinite(p.error) ? " &plusmn; " + html_number((p.error + p.lattice_error) * p.k_md, 2) : std::string())
+          << "</td><td>"
           << num(p.k_ratio, 5) << (p.converged ? "" : " (not converged)") << "</td><td>" << num(p.mach, 3)
           << "</td><td>" << num(p.tau, 4) << "</td><td>" << p.steps << "</td></tr>\n";
       }

@@ -213,7 +213,10 @@ struct ForchheimerPoint {
   double inertial_per_m = 0;   // rho q / mu (1/m): the abscissa of Forchheimer's line
   double k_md = 0;             // k_app
   double k_ratio = 1;          // k_app / k
-  double error = 0;            // k_app's stated relative error (the stop's; +inf where unknown)
+  double error = 0;            // k_app's stated relative error, the stop's (+inf where unknown)
+  // the lattice's own relative error at speed, one-sided (k_app reads low): 1e-4 (u_max / nu)^2, as
+  // a straight duct (exactly Darcy) measures it from u_max / nu = 0.2 to 9.8 (docs/ACCURACY.md)
+  double lattice_error = 0;
   double mach = 0;             // of the fastest velocity
   double tau = 0, force = 0;   // lattice units, as run
   std::int64_t steps = 0;

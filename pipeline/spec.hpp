@@ -203,7 +203,12 @@ struct ForchheimerSpec {
   // resolves a 1 % fall
   double tolerance = 1e-3;
   static constexpr double target_mach = 0.1;   // the fastest velocity's Mach number a step is set for
-  static constexpr double min_tau = 0.51;      // the lowest tau a step may take (TRT stays stable)
+  // the fastest cell's u_max / nu (its grid Reynolds number) a step may reach: TRT held 9.7 on a
+  // tight pack and diverged at 16.8 (docs/ACCURACY.md, "Beyond Darcy")
+  static constexpr double max_grid_reynolds = 10;
+  // k_app's own error at speed, relative: this times (u_max / nu)^2 (a straight duct's, which has no
+  // inertia: 1e-5 at u_max / nu 0.36, 1.9e-4 at 1.36, 9.0e-3 at 9.8)
+  static constexpr double lattice_error_coefficient = 1e-4;
   static constexpr int max_points = 64;
   double first_reynolds() const { return min_reynolds > 0 ? min_reynolds : max_reynolds / 100.0; }
   void validate() const;

@@ -380,7 +380,8 @@ def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="
 class Forchheimer:
     """A rate sweep beyond Darcy (forchheimer()): per rate, numpy arrays reynolds (the pore Reynolds
     number rho (q/phi) d / mu), reynolds_k (rho q sqrt(k_app) / mu), rho_q_over_mu (1/m), k_app_mD,
-    k_app_over_k, k_app_error (relative; NaN where unknown), mach, tau, steps and converged (bool);
+    k_app_over_k, k_app_error (relative, the stop's; NaN where unknown), k_app_lattice_error
+    (relative, one-sided: the lattice's own error at speed), mach, tau, steps and converged (bool);
     point 0 is the creeping run. k_mD: the creeping k; fitted (False where the sweep has fewer than
     two rates past a 1 % fall of k_app: note says why), and then Forchheimer's line
     1/k_app = 1/k + beta rho q / mu: fit_k_mD, beta_per_m, c_F (beta sqrt(k), Ward's), fit_residual;
@@ -399,6 +400,7 @@ class Forchheimer:
         self.k_app_mD = _np.asarray(p["k_app_mD"], dtype=float)
         self.k_app_over_k = _np.asarray(p["k_app_over_k"], dtype=float)
         self.k_app_error = _np.asarray([nan if e is None else e for e in p["k_app_error"]], dtype=float)
+        self.k_app_lattice_error = _np.asarray(p["k_app_lattice_error"], dtype=float)
         self.mach = _np.asarray(p["mach"], dtype=float)
         self.tau = _np.asarray(p["tau"], dtype=float)
         self.steps = _np.asarray(p["steps"], dtype=_np.int64)

@@ -137,6 +137,7 @@ class Forchheimer:
     k_app_mD: npt.NDArray[np.float64]
     k_app_over_k: npt.NDArray[np.float64]
     k_app_error: npt.NDArray[np.float64]
+    k_app_lattice_error: npt.NDArray[np.float64]
     mach: npt.NDArray[np.float64]
     tau: npt.NDArray[np.float64]
     steps: npt.NDArray[np.int64]

@@ -416,6 +416,7 @@ def test_forchheimer_gives_typed_points_a_fit_and_refusals():
     assert f.k_app_mD[0] == pytest.approx(f.k_mD, rel=1e-12)  # point 0 is the creeping k
     assert f.k_app_over_k[-1] < 0.99 and np.all(np.diff(f.k_app_over_k) < 1e-4)  # inertia lowers k_app
     assert f.converged.dtype == np.bool_ and f.steps.dtype == np.int64
+    assert np.all(f.k_app_lattice_error >= 0) and f.k_app_lattice_error[-1] > f.k_app_lattice_error[0]
     # the sweep's numbers are report.json's, and the command line's for the same options
     d = f.result.to_dict()["forchheimer"]
     assert list(f.k_app_mD) == d["points"]["k_app_mD"]

@@ -84,6 +84,8 @@ TEST(Forchheimer, AStraightDuctStaysDarcyAtEveryRate) {
   for (const pipeline::ForchheimerPoint& p : s.report.points) {
     EXPECT_TRUE(p.converged);
     worst = std::max(worst, std::abs(p.k_ratio - 1.0));
+    // the stated error at speed covers what the duct shows
+    EXPECT_LE(std::abs(p.k_ratio - 1.0), 1.5 * p.lattice_error + 2e-5) << "Re " << p.reynolds << ", tau " << p.tau;
   }
   testing::record("duct_worst_k_app_deviation", worst);
   // measured 1.9e-4 at Re 10 (tau 0.63, Ma 0.1): the lattice's own error at speed
