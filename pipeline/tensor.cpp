@@ -77,6 +77,16 @@ Json to_json(const PermeabilityTensor& t, const std::string& sample_name) {
     f_error.push_back(a && a->formation_factor_error ? Json(*a->formation_factor_error) : Json());
   }
   if (any_f) j["formation_factor"] = {{"diagonal", f}, {"error", f_error}};
+  // forchheimer.sweep: each axis's beta and onsets (its own report.json has the points)
+  bool any_sweep = false;
+  Json beta = Json::array(), re1 = Json::array(), re10 = Json::array();
+  for (const auto& a : t.axes) {
+    any_sweep = any_sweep || (a && a->forchheimer);
+    beta.push_back(a ? optional_number(a->beta_per_m) : Json());
+    re1.push_back(a ? optional_number(a->reynolds_1pct) : Json());
+    re10.push_back(a ? optional_number(a->reynolds_10pct) : Json());
+  }
+  if (any_sweep) j["forchheimer"] = {{"beta_per_m", beta}, {"reynolds_1pct", re1}, {"reynolds_10pct", re10}};
   for (const auto& a : t.axes) {  // the sample's own figures, from the first axis that has them
     if (!a) continue;
     if (!j.contains("porosity") && a->porosity) j["porosity"] = *a->porosity;
@@ -136,6 +146,14 @@ std::string tensor_html(const Json& j) {
     o << "<tr><th>formation factor F along x, y, z</th><td id=\"formation-factor\">" << number(f[0], 6) << ", "
       << number(f[1], 6) << ", " << number(f[2], 6) << "</td></tr>\n";
   }
+  if (j.contains("forchheimer")) {
+    const Json& b = j["forchheimer"]["beta_per_m"];
+    const Json& r1 = j["forchheimer"]["reynolds_1pct"];
+    o << "<tr><th>Forchheimer &beta; along x, y, z (1/m)</th><td id=\"forchheimer-beta\">" << number(b[0], 4) << ", "
+      << number(b[1], 4) << ", " << number(b[2], 4) << "</td></tr>\n"
+      << "<tr><th>pore Re of a 1 % fall of k_app along x, y, z</th><td>" << number(r1[0], 3) << ", " << number(r1[1], 3)
+      << ", " << number(r1[2], 3) << "</td></tr>\n";
+  }
   if (j.contains("porosity")) o << "<tr><th>porosity</th><td>" << number(j["porosity"], 6) << "</td></tr>\n";
   o << "</table>\n<h2>The three runs</h2>\n<table><tr><th>flow along</th><th>status</th><th>k (mD)</th><th>steps</th>"
        "<th>report</th></tr>\n";
@@ -169,6 +187,11 @@ AxisOutcome AxisOutcome::of(const SampleResult& r) {
     a.formation_factor = r.conduction.formation_factor;
     a.formation_factor_error = r.conduction.error;
   }
+  const ForchheimerReport& f = r.forchheimer;
+  a.forchheimer = f.asked;
+  if (f.fit.done) a.beta_per_m = f.fit.beta_per_m;
+  if (f.done && std::isfinite(f.reynolds_1pct)) a.reynolds_1pct = f.reynolds_1pct;
+  if (f.done && std::isfinite(f.reynolds_10pct)) a.reynolds_10pct = f.reynolds_10pct;
   a.input = input_record(r);
   return a;
 }
@@ -203,6 +226,16 @@ std::optional<AxisOutcome> read_axis_outcome(const fs::path& report_json) {
     if (const auto c = r.find("conduction"); c != r.end() && c->is_object() && (*c)["formation_factor"].is_number()) {
       a.formation_factor = (*c)["formation_factor"].get<double>();
       if ((*c)["formation_factor_error"].is_number()) a.formation_factor_error = (*c)["formation_factor_error"].get<double>();
+    }
+    if (const auto f = r.find("forchheimer"); f != r.end() && f->is_object()) {
+      a.forchheimer = true;
+      if (const auto fit = f->find("fit"); fit != f->end() && fit->is_object() && (*fit)["beta_per_m"].is_number()) {
+        a.beta_per_m = (*fit)["beta_per_m"].get<double>();
+      }
+      for (auto [key, slot] : {std::pair{"reynolds_1pct", &a.reynolds_1pct}, {"reynolds_10pct", &a.reynolds_10pct}}) {
+        const auto v = f->find(key);
+        if (v != f->end() && v->is_number()) *slot = v->get<double>();
+      }
     }
     if (const auto it = r.find("input"); it != r.end()) a.input = read_input_record(*it).value_or(InputRecord{});
     return a;

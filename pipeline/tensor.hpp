@@ -29,6 +29,10 @@ struct AxisOutcome {
   std::optional<double> porosity, connected_porosity;
   // run.formation_factor: F along this axis and its stated error (absent: not asked or not made)
   std::optional<double> formation_factor, formation_factor_error;
+  // forchheimer.sweep: Forchheimer's beta (1/m) and the pore Re of the 1 % and 10 % falls of k_app
+  // along this axis (absent: not reached or not made); `forchheimer` whether the sweep was asked
+  bool forchheimer = false;
+  std::optional<double> beta_per_m, reynolds_1pct, reynolds_10pct;
   InputRecord input;
 
   bool no_path() const { return status == RunStatus::invalid_physics && reason == "no_path"; }

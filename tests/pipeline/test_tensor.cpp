@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <limits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,11 @@ TEST(PermeabilityTensor, AKeptAxisReadsBackAsItsRunsOutcome) {
   r.conduction.asked = r.conduction.done = true;
   r.conduction.formation_factor = 12.345678901234567;
   r.conduction.error = 3.2e-6;
+  r.forchheimer.asked = r.forchheimer.done = r.forchheimer.fit.done = true;
+  r.forchheimer.points = {ForchheimerPoint{}, ForchheimerPoint{}};
+  r.forchheimer.fit.beta_per_m = 3.4771234567e5;
+  r.forchheimer.reynolds_1pct = 1.6226278452948006;
+  r.forchheimer.reynolds_10pct = std::numeric_limits<double>::quiet_NaN();  // beyond the sweep: absent
   const fs::path dir = fs::temp_directory_path() / ("rockperm_tensor_unit_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "report.json") << to_json(r);
@@ -116,6 +122,11 @@ TEST(PermeabilityTensor, AKeptAxisReadsBackAsItsRunsOutcome) {
   EXPECT_EQ(back->formation_factor, direct.formation_factor);
   EXPECT_EQ(back->formation_factor_error, direct.formation_factor_error);
   ASSERT_TRUE(back->formation_factor);
+  EXPECT_TRUE(back->forchheimer);
+  EXPECT_EQ(back->beta_per_m, direct.beta_per_m);
+  EXPECT_EQ(back->reynolds_1pct, direct.reynolds_1pct);
+  EXPECT_FALSE(back->reynolds_10pct);
+  ASSERT_TRUE(back->beta_per_m);
   EXPECT_EQ(back->input.path, "/data/scan.raw");
   EXPECT_EQ(back->input.sha256, "ab12");
   EXPECT_FALSE(read_axis_outcome(dir / "missing.json"));
