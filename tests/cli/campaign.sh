@@ -177,13 +177,25 @@ fi
 printf 'id,input,input.dims,lbm.flow_axis,lbm.inlet_outlet,lbm.lateral\nt1,scans/s3.raw,28 28 28,all,periodic,periodic\n' >t.csv
 "$rockperm" campaign --manifest t.csv --config base.ini --dir tensor >tensor.log 2>&1
 [ $? -eq 0 ] || fail "tensor campaign: $(tail -3 tensor.log)"
-grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+,,,,,,.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
+grep -qE '^"t1",converged,.*,[0-9.]+,[0-9.]+,[0-9.]+,,,,,,,,,,,.?$' tensor/campaign.csv || fail "tensor row: $(cat tensor/campaign.csv)"
 
 # --- a row asking for the formation factor: F and Archie's m in the summary -----------------------
 printf 'id,input,input.dims,run.formation_factor\nf1,scans/s2.raw,28 28 28,on\nf0,scans/s2.raw,28 28 28,off\n' >f.csv
 "$rockperm" campaign --manifest f.csv --config base.ini --dir formation >formation.log 2>&1
 [ $? -eq 0 ] || fail "formation campaign: $(tail -3 formation.log)"
-grep -qE '^"f1",converged,.*,[0-9.]+,[0-9.]+,,,,.?$' formation/campaign.csv || fail "F row: $(cat formation/campaign.csv)"
+grep -qE '^"f1",converged,.*,[0-9.]+,[0-9.]+,,,,,,,,,.?$' formation/campaign.csv || fail "F row: $(cat formation/campaign.csv)"
+
+# --- a row asking for the rate sweep beyond Darcy: its onset in the summary, its points in the report
+printf 'id,input,input.dims,lbm.inlet_outlet,lbm.lateral,forchheimer.sweep,forchheimer.min_reynolds,forchheimer.max_reynolds,forchheimer.points\nb1,scans/s2.raw,28 28 28,periodic,periodic,on,1,20,3\n' >b.csv
+"$rockperm" campaign --manifest b.csv --config base.ini --dir beyond >beyond.log 2>&1
+[ $? -eq 0 ] || fail "sweep campaign: $(tail -3 beyond.log)"
+grep -qE '^"b1",converged,.*,[0-9.e+-]+,[0-9.e+-]*.?$' beyond/campaign.csv || fail "sweep row: $(cat beyond/campaign.csv)"
+python3 - beyond/b1/report.json <<'PY' || fail "sweep report"
+import json, sys
+f = json.load(open(sys.argv[1]))["forchheimer"]
+assert f["done"] and len(f["points"]["reynolds"]) >= 3, f
+assert f["reynolds_1pct"] is not None and 1 < f["reynolds_1pct"] < 20, f
+PY
 grep -qE '^"f0",converged,.*,,.?$' formation/campaign.csv || fail "a row without F has F: $(cat formation/campaign.csv)"
 # --- a row asking for the capillary curves: their summary in the table ---------------------------
 printf 'id,input,input.dims,capillary.curves,capillary.relperm\nc1,scans/s2.raw,28 28 28,both,0\n' >c.csv
