@@ -21,8 +21,6 @@ std::string text(double v, int digits = 3) {
   return o.str();
 }
 
-constexpr double max_grid_reynolds() { return ForchheimerSpec::max_grid_reynolds; }
-
 // A point of the sweep from a check of the loop.
 ForchheimerPoint point_of(const physics::Permeability& k, double tau, double force, double phi, double diameter,
                           double dx_m, double k_md) {
@@ -31,6 +29,7 @@ ForchheimerPoint point_of(const physics::Permeability& k, double tau, double for
   p.reynolds = q / phi * diameter / nu;
   p.reynolds_k = k.reynolds;
   p.inertial_per_m = q / nu / dx_m;
+  p.darcy_velocity = q;
   p.k_md = k.k_md;
   p.k_ratio = k_md > 0 ? k.k_md / k_md : 0.0;
   p.mach = k.mach;
@@ -48,7 +47,7 @@ double pore_diameter_voxels(const geometry::PoreStatistics& pores) {
 }
 
 double reachable_reynolds(double diameter, double peak) {
-  return max_grid_reynolds() * diameter / std::max(peak, 1.0);  // Re = (u_max / nu) d / peak
+  return ForchheimerSpec::max_grid_reynolds * diameter / std::max(peak, 1.0);  // Re = (u_max / nu) d / peak
 }
 
 void check_forchheimer_reach(const ForchheimerSpec& spec, const geometry::PoreStatistics& pores) {
@@ -59,7 +58,7 @@ void check_forchheimer_reach(const ForchheimerSpec& spec, const geometry::PoreSt
     throw InputError("forchheimer.max_reynolds",
                      "a pore Reynolds number of " + text(spec.max_reynolds) + " is beyond the lattice's reach on this "
                      "sample: its pores are " + text(d) + " voxels across (4 phi / S), and the lattice holds the fastest "
-                     "velocity at most " + text(max_grid_reynolds()) + " voxels per viscous time (u_max / nu), so even "
+                     "velocity at most " + text(ForchheimerSpec::max_grid_reynolds) + " voxels per viscous time (u_max / nu), so even "
                      "with a slit's flat profile (the fastest 1.5 times the mean) the flow reaches at most Re " +
                      text(reach) + "; ask at most that, or scan the rock finer (the reach grows with the pores' width "
                      "in voxels)");
@@ -159,18 +158,18 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
     const ForchheimerPoint& last = report.points.back();
     if (!(target > last.reynolds * 1.01)) continue;  // the creeping run is already there
     // the fastest velocity over the mean pore velocity, as the last point measured it
-    const double last_q = last.inertial_per_m * dx_m * physics::viscosity(last.tau);
+    const double last_q = last.darcy_velocity;
     const double peak = std::max(1.0, last.mach * std::sqrt(d3q19::cs2) / (last_q / phi));
     // the lattice holds the fastest cell's u_max / nu (its grid Reynolds number, Re peak / d: the
     // same at any tau) up to max_grid_reynolds; tau then keeps u_max at Mach 0.1 or below
     const double grid_reynolds = target * peak / d;
-    if (grid_reynolds > max_grid_reynolds()) {
-      const double reach = 0.98 * max_grid_reynolds() * d / peak;
+    if (grid_reynolds > ForchheimerSpec::max_grid_reynolds) {
+      const double reach = 0.98 * ForchheimerSpec::max_grid_reynolds * d / peak;
       const bool at_reach = !(reach > last.reynolds * 1.05);  // nothing left to gain: the last rate is the reach
       limit = "the sweep ends at Re " + text(at_reach ? last.reynolds : reach) + ", short of Re " + text(target) +
               ": there the fastest velocity (" + text(peak, 3) + " times the mean pore velocity, on pores " + text(d) +
               " voxels across) would cross " + text(grid_reynolds, 3) + " voxels per viscous time (u_max / nu), beyond "
-              "the " + text(max_grid_reynolds(), 3) + " the lattice holds stably; a finer scan reaches further";
+              "the " + text(ForchheimerSpec::max_grid_reynolds, 3) + " the lattice holds stably; a finer scan reaches further";
       if (at_reach) break;
       target = reach;
     }
@@ -183,8 +182,8 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
     double b = 0;
     if (report.points.size() >= 2) {
       const ForchheimerPoint& p = report.points[report.points.size() - 2];
-      const double x1 = p.inertial_per_m * dx_m, x2 = last.inertial_per_m * dx_m;
-      const double y1 = p.k_ratio > 0 ? 1.0 / (p.k_ratio * k0_lattice) : 0, y2 = 1.0 / (last.k_ratio * k0_lattice);
+      const double x1 = p.darcy_velocity / physics::viscosity(p.tau), x2 = last_q / physics::viscosity(last.tau);
+      const double y1 = 1.0 / (p.k_ratio * k0_lattice), y2 = 1.0 / (last.k_ratio * k0_lattice);
       if (x2 > x1 && y2 > y1) b = (y2 - y1) / (x2 - x1);
     }
     const double g = nu * q * (1.0 / k0_lattice + b * q / nu);

@@ -211,6 +211,7 @@ struct ForchheimerPoint {
   double reynolds = 0;         // pore Re = (q / phi) d / nu (ForchheimerSpec)
   double reynolds_k = 0;       // q sqrt(k_app) / nu, on the permeability's length
   double inertial_per_m = 0;   // rho q / mu (1/m): the abscissa of Forchheimer's line
+  double darcy_velocity = 0;   // q, lattice units (the next rate's drive is set from it)
   double k_md = 0;             // k_app
   double k_ratio = 1;          // k_app / k
   double error = 0;            // k_app's stated relative error, the stop's (+inf where unknown)

@@ -119,11 +119,12 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
 
-  const DriveOutcome outcome = !spec.permeability ? DriveOutcome{}
-                                                  : pipeline::drive(comm, simulation, drive, [&](const solve::Progress& p) {
-                                                      if (observer) observer->progress(p);
-                                                      if (request.progress && comm.root()) request.progress(p);
-                                                    });
+  const solve::ProgressFn show_progress = [&](const solve::Progress& p) {  // k's checks and the sweep's
+    if (observer) observer->progress(p);
+    if (request.progress && comm.root()) request.progress(p);
+  };
+  const DriveOutcome outcome =
+      !spec.permeability ? DriveOutcome{} : pipeline::drive(comm, simulation, drive, show_progress);
   const auto loop_end = std::chrono::steady_clock::now();
   settle_input_hash(comm, sample);  // where it outlasted the solve: waited for now
   Provenance provenance = result.provenance;
@@ -209,10 +210,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
           1e-3, spec.execution.walltime_minutes -
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() / 60.0);
     }
-    settings.progress = [&](const solve::Progress& p) {
-      if (observer) observer->progress(p);
-      if (request.progress && comm.root()) request.progress(p);
-    };
+    settings.progress = show_progress;
     if (observer) {
       settings.point_done = [observer](const ForchheimerPoint& p, std::size_t i, std::size_t n) {
         observer->forchheimer_point(p, i, n);

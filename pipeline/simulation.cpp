@@ -166,20 +166,24 @@ void Simulation::start_loop() {
                 [this] { before_ = planes_->read(); });
 }
 
-void Simulation::redrive(double tau, double force, double velocity_factor, double density_factor,
-                         std::int64_t max_steps, double tolerance) {
-  macroscopic_.reset();
+void Simulation::set_drive(double tau, double force, double force_factor, double velocity_factor) {
   flow_.tau = tau;
   flow_.force = force;
-  flow_.auto_force = false;  // a sweep's step is set for its Reynolds number, not lowered to creeping flow
   problem_.tau = tau;
   problem_.acceleration = force;
   params_ = collision_params();
-  drive_.acceleration = force;
+  drive_.acceleration *= force_factor;
   drive_.velocity *= velocity_factor;
-  drive_.interior_acceleration = force;
+  drive_.interior_acceleration *= force_factor;
   drive_.interior_velocity *= velocity_factor;
   backend_->rescale(static_cast<float>(velocity_factor), params_);
+}
+
+void Simulation::redrive(double tau, double force, double velocity_factor, double density_factor,
+                         std::int64_t max_steps, double tolerance) {
+  macroscopic_.reset();
+  flow_.auto_force = false;  // a sweep's step is set for its Reynolds number, not lowered to creeping flow
+  set_drive(tau, force, force / flow_.force, velocity_factor);
   // the density deviation to density_factor of what it was: as a jump of the pressure extrapolation
   // from held densities of zero (rho += (density_factor / velocity_factor - 1) rho), on either
   // backend; where the memory for the held densities cannot be had it keeps the velocity's factor
@@ -246,14 +250,7 @@ void Simulation::adjust_drive() {
   if (!(over > 2.0)) return;
   // the same on every rank: Re and Ma come from the reduced sums
   const double factor = 1.0 / over;
-  flow_.force *= factor;
-  problem_.acceleration = flow_.force;
-  params_ = collision_params();
-  drive_.acceleration *= factor;
-  drive_.velocity *= factor;
-  drive_.interior_acceleration *= factor;
-  drive_.interior_velocity *= factor;
-  backend_->rescale(static_cast<float>(factor), params_);
+  set_drive(flow_.tau, flow_.force * factor, factor, factor);
   ++drive_adjustments_;
 }
 
@@ -337,10 +334,7 @@ void Simulation::restore(const State& s) {
   drive_ = s.drive;
   drive_adjustments_ = s.drive_adjustments;
   if (s.force > 0 && s.force != flow_.force) {  // an adjusted drive: the populations are already its
-    flow_.force = s.force;
-    problem_.acceleration = flow_.force;
-    params_ = collision_params();
-    backend_->rescale(1.0f, params_);
+    set_drive(flow_.tau, s.force, 1.0, 1.0);
   }
 }
 

@@ -96,6 +96,10 @@ class Simulation {
   void add_trust(SampleResult& r) const;  // collective
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
   void start_loop();                      // the time loop of execution_ and flow_, from step 0
+  // tau and force replaced, the drive's accelerations scaled by force_factor and its velocities and
+  // the populations by velocity_factor (Backend::rescale): the auto force's adjustment, a restored
+  // adjusted drive (factors 1) and a sweep's new rate
+  void set_drive(double tau, double force, double force_factor, double velocity_factor);
 
   parallel::Comm comm_;
   Sample sample_;  // without the mask (the width classes on rank 0)
