@@ -203,7 +203,7 @@ struct ForchheimerSpec {
   // resolves a 1 % fall
   double tolerance = 1e-3;
   static constexpr double target_mach = 0.1;   // the fastest velocity's Mach number a step is set for
-  // the fastest cell's u_max / nu (its grid Reynolds number) a step may reach: TRT held 9.7 on a
+  // the fastest cell's u_max / nu (its grid Reynolds number) a step may reach: TRT held 9.8 on a
   // tight pack and diverged at 16.8 (docs/ACCURACY.md, "Beyond Darcy")
   static constexpr double max_grid_reynolds = 10;
   // k_app's own error at speed, relative: this times (u_max / nu)^2 (a straight duct's, which has no
