@@ -22,7 +22,6 @@ namespace {
 using solve::ConductionMultigrid;
 using solve::ConductionOperator;
 using solve::ConductionReadingSlabs;
-using solve::conduction::faces;
 
 template <class T>
 DeviceBuffer<T> uploaded(const T* host, std::size_t count) {
@@ -55,17 +54,19 @@ class GpuEngine final : public solve::ConductionEngine {
             const ConductionReadingSlabs& reading, std::string name)
       : op_(op), reading_(reading), name_(std::move(name)) {
     const std::uint64_t owned = op.owned(), cells = op.cells();
-    // the operator as the host built it; the faces' conductances made here from the cells'
-    neighbour_ = uploaded(op.neighbour_data(), owned * faces);
+    const auto links = static_cast<std::uint64_t>(op.links());
+    // the operator as the host built it; the links' conductances made here from the cells'
+    neighbour_ = uploaded(op.neighbour_data(), owned * links);
     diagonal_ = uploaded(op.diagonal_data(), owned);
     inverse_ = uploaded(op.inverse_data(), owned);
-    conductance_ = DeviceBuffer<double>(owned * faces);
+    conductance_ = DeviceBuffer<double>(owned * links);
     {
       const DeviceBuffer<double> sigma = uploaded(op.sigma_data(), cells);
       // the uploads (cudaMemcpy from pageable memory on the legacy stream) may still be in flight
       // when they return, and stream_ does not wait for that stream: wait here
       ROCKPERM_CUDA_CHECK(cudaDeviceSynchronize());
-      launch_conduction_conductances(owned, op.begin(), neighbour_.data(), sigma.data(), conductance_.data(), stream_.get());
+      launch_conduction_conductances(owned, op.begin(), op.links(), neighbour_.data(), sigma.data(), conductance_.data(),
+                                     stream_.get());
       stream_.synchronize();
     }
     if (reading.kind == ConductionReadingSlabs::Kind::sample) {
@@ -84,7 +85,7 @@ class GpuEngine final : public solve::ConductionEngine {
     }
     plane_first_ = uploaded(first);
     plane_end_ = uploaded(end);
-    view_ = {owned, op.begin(), neighbour_.data(), conductance_.data(), diagonal_.data(), inverse_.data(),
+    view_ = {owned, op.begin(), op.links(), neighbour_.data(), conductance_.data(), diagonal_.data(), inverse_.data(),
              coordinate_.data(), plane_first_.data(), plane_end_.data(), narrow(first.size())};
     x_ = DeviceBuffer<double>(cells);
     p_ = DeviceBuffer<double>(cells);
@@ -216,7 +217,7 @@ class GpuEngine final : public solve::ConductionEngine {
       if (l > 0) d.rhs = DeviceBuffer<double>(n);
       d.x = DeviceBuffer<double>(n);
       d.work = DeviceBuffer<double>(n);
-      d.view = {n, d.col.data(), d.val.data(), l > 0 ? d.diagonal.data() : diagonal_.data(),
+      d.view = {n, h.links, d.col.data(), d.val.data(), l > 0 ? d.diagonal.data() : diagonal_.data(),
                 l > 0 ? d.inverse.data() : inverse_.data(), d.parent.data(), d.first_child.data(), d.children.data()};
     }
     x_level_.resize(levels_.size());
@@ -285,12 +286,12 @@ class GpuEngine final : public solve::ConductionEngine {
 
 }  // namespace
 
-double conduction_engine_bytes(std::uint64_t owned, std::uint64_t cells, bool multigrid) {
-  // per owned cell: faces (4 + 8) x 6, diagonal, inverse, coordinate, r, z, q; the multigrid's
-  // first level (faces (4 + 4) x 6, parent, two vectors, children) and its coarser levels, at
+double conduction_engine_bytes(std::uint64_t owned, std::uint64_t cells, bool multigrid, int links) {
+  // per owned cell: links (4 + 8) x links, diagonal, inverse, coordinate, r, z, q; the multigrid's
+  // first level (links (4 + 4) x links, parent, two vectors, children) and its coarser levels, at
   // most about half again; x and p over every local cell, and the cells' conductivities while
-  // the faces' are made
-  const double per_owned = 72 + 8 + 8 + 4 + 24 + (multigrid ? 1.5 * (48 + 4 + 16 + 4) : 0.0);
+  // the links' are made
+  const double per_owned = 12.0 * links + 8 + 8 + 4 + 24 + (multigrid ? 1.5 * (8.0 * links + 4 + 16 + 4) : 0.0);
   return static_cast<double>(owned) * per_owned + static_cast<double>(cells) * 24.0;
 }
 
@@ -305,7 +306,7 @@ solve::ConductionEngineFactory conduction_engine_on(int device, std::string* not
     ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
     std::size_t free = 0, total = 0;
     ROCKPERM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    const double needed = conduction_engine_bytes(op.owned(), op.cells(), multigrid != nullptr);
+    const double needed = conduction_engine_bytes(op.owned(), op.cells(), multigrid != nullptr, op.links());
     if (needed > 0.9 * static_cast<double>(free)) {
       if (note) {
         std::ostringstream o;

@@ -17,6 +17,7 @@ solve::ConductionEngineFactory conduction_engine_on(int device, std::string* not
 
 // Device bytes the engine takes for `owned` owned and `cells` local cells (multigrid levels included
 // as a 1/3 share of the first), what the factory checks against the free memory.
-double conduction_engine_bytes(std::uint64_t owned, std::uint64_t cells, bool multigrid);
+// for a stencil of `links` links a cell (6 faces or 18)
+double conduction_engine_bytes(std::uint64_t owned, std::uint64_t cells, bool multigrid, int links = 6);
 
 }  // namespace rockperm::cuda

@@ -7,7 +7,9 @@ namespace rockperm::cuda {
 
 namespace {
 
-using solve::conduction::faces;
+using solve::conduction::link_ahead;
+using solve::conduction::link_component;
+using solve::conduction::link_weight;
 using solve::conduction::none;
 constexpr int cell_threads = 256;
 constexpr int plane_threads = 512;
@@ -34,27 +36,36 @@ __device__ void block_sum(double (&acc)[K], double* out) {
 // (A p)_i of owned cell i, p over local cells
 __device__ inline double product(const ConductionOperatorView& op, const double* p, std::uint64_t i) {
   double v = op.diagonal[i] * p[op.begin + i];
-  for (int f = 0; f < faces; ++f) {
-    const std::uint32_t j = op.neighbour[i * faces + f];
-    if (j != none) v -= op.conductance[i * faces + f] * p[j];
+  const auto links = static_cast<unsigned>(op.links);
+  for (unsigned f = 0; f < links; ++f) {
+    const std::uint32_t j = op.neighbour[i * links + f];
+    if (j != none) v -= op.conductance[i * links + f] * p[j];
   }
   return v;
 }
 
-__global__ void conductances_kernel(std::uint64_t owned, std::uint32_t begin, const std::uint32_t* neighbour,
+__global__ void conductances_kernel(std::uint64_t owned, std::uint32_t begin, int links, const std::uint32_t* neighbour,
                                     const double* sigma, double* conductance) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= owned) return;
-  for (int f = 0; f < faces; ++f) {
-    const std::uint32_t j = neighbour[i * faces + f];
-    conductance[i * faces + f] = j == none ? 0.0 : solve::conduction::face_conductance(sigma[begin + i], sigma[j]);
+  const auto L = static_cast<unsigned>(links);
+  for (unsigned f = 0; f < L; ++f) {
+    const std::uint32_t j = neighbour[i * L + f];
+    conductance[i * L + f] =
+        j == none ? 0.0 : link_weight(links, static_cast<int>(f)) * solve::conduction::face_conductance(sigma[begin + i], sigma[j]);
   }
 }
 
 __global__ void drive_kernel(ConductionOperatorView op, int axis, double* r) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= op.owned) return;
-  r[i] = op.conductance[i * faces + 2 * axis + 1] - op.conductance[i * faces + 2 * axis];
+  const auto L = static_cast<unsigned>(op.links);
+  double b = 0;
+  for (unsigned f = 0; f < L; ++f) {
+    const int e = link_component(op.links, static_cast<int>(f), axis);
+    if (e != 0) b += e == 1 ? -op.conductance[i * L + f] : op.conductance[i * L + f];
+  }
+  r[i] = b;
 }
 
 __global__ void apply_kernel(ConductionOperatorView op, const double* p, double* q, double* out) {
@@ -99,14 +110,14 @@ __global__ void read_kernel(ConductionOperatorView op, solve::ConductionReadingS
   for (std::uint64_t i = op.plane_first[blockIdx.x] + threadIdx.x; i < op.plane_end[blockIdx.x]; i += plane_threads) {
     const double xc = x[op.begin + i];
     const std::int64_t t = sample ? op.coordinate[i] : 0;
-    for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
-      const std::uint32_t j = op.neighbour[i * faces + f];
+    const auto L = static_cast<unsigned>(op.links);
+    for (unsigned f = 0; f < L; ++f) {  // each link once: the one ahead of its cell
+      if (!link_ahead(op.links, static_cast<int>(f))) continue;
+      const std::uint32_t j = op.neighbour[i * L + f];
       if (j == none) continue;
-      const double g = op.conductance[i * faces + f];
-      const double drop = xc - x[j] + (f / 2 == rd.axis ? 1.0 : 0.0);
-      acc[0] += g * drop * drop;
-      if (f / 2 == rd.axis) acc[1] += g * drop;
-      if (sample) acc[2] += solve::conduction::sample_share(t, f / 2 == rd.axis, g, rd.in, rd.out) * g * drop * drop;
+      const double g = op.conductance[i * L + f];
+      solve::conduction::add_link_reading(xc, x[j], g, g / link_weight(op.links, static_cast<int>(f)),
+                                          link_component(op.links, static_cast<int>(f), rd.axis), t, sample, rd.in, rd.out, acc);
     }
   }
   block_sum<3>(acc, out);
@@ -114,9 +125,10 @@ __global__ void read_kernel(ConductionOperatorView op, solve::ConductionReadingS
 
 __device__ inline double level_product(const ConductionLevelView& L, const double* x, std::uint64_t i) {
   double ax = L.diagonal[i] * x[i];
-  for (int f = 0; f < faces; ++f) {
-    const std::uint32_t j = L.col[i * faces + f];
-    if (j != none) ax -= static_cast<double>(L.val[i * faces + f]) * x[j];
+  const auto links = static_cast<unsigned>(L.links);
+  for (unsigned f = 0; f < links; ++f) {
+    const std::uint32_t j = L.col[i * links + f];
+    if (j != none) ax -= static_cast<double>(L.val[i * links + f]) * x[j];
   }
   return ax;
 }
@@ -147,10 +159,10 @@ __global__ void prolong_kernel(ConductionLevelView L, double scale, const double
 
 }  // namespace
 
-void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, const std::uint32_t* neighbour,
+void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, int links, const std::uint32_t* neighbour,
                                     const double* sigma, double* conductance, cudaStream_t stream) {
   if (owned == 0) return;
-  conductances_kernel<<<blocks_for(owned), cell_threads, 0, stream>>>(owned, begin, neighbour, sigma, conductance);
+  conductances_kernel<<<blocks_for(owned), cell_threads, 0, stream>>>(owned, begin, links, neighbour, sigma, conductance);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

@@ -15,10 +15,11 @@
 
 namespace rockperm::cuda {
 
-// The operator of a rank's owned cells: face f of owned cell i at [i * 6 + f] (the host's layout).
+// The operator of a rank's owned cells: link l of owned cell i at [i * links + l] (the host's layout).
 struct ConductionOperatorView {
   std::uint64_t owned = 0;
   std::uint32_t begin = 0;           // local index of the first owned cell
+  int links = solve::conduction::faces;  // the stencil's (conduction_face.hpp)
   const std::uint32_t* neighbour;    // local index (ghosts included), or 0xffffffff
   const double* conductance;         // 0 where there is no neighbour
   const double* diagonal;
@@ -29,10 +30,11 @@ struct ConductionOperatorView {
   std::uint32_t planes = 0;
 };
 
-// A multigrid level (lib/solve/conduction_system.hpp, ConductionMultigrid::Level): face f of
-// cell i at [i * 6 + f].
+// A multigrid level (lib/solve/conduction_system.hpp, ConductionMultigrid::Level): slot f of
+// cell i at [i * links + f].
 struct ConductionLevelView {
   std::uint64_t n = 0;
+  int links = solve::conduction::faces;
   const std::uint32_t* col;
   const float* val;
   const double* diagonal;
@@ -42,10 +44,11 @@ struct ConductionLevelView {
   const std::uint32_t* children;
 };
 
-// conductance[i * 6 + f] = face_conductance(sigma[begin + i], sigma[j]) of neighbour j, 0 where none
-void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, const std::uint32_t* neighbour,
+// conductance[i * links + l] = link_weight(l) face_conductance(sigma[begin + i], sigma[j]) of
+// neighbour j, 0 where none
+void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, int links, const std::uint32_t* neighbour,
                                     const double* sigma, double* conductance, cudaStream_t stream);
-// r = g(behind) - g(ahead) along `axis`
+// r = -sum over the links of g e along `axis` (on faces: g behind - g ahead)
 void launch_conduction_drive(const ConductionOperatorView& op, int axis, double* r, cudaStream_t stream);
 // q = A p (p over local cells), out[plane] = sum of p.q
 void launch_conduction_apply(const ConductionOperatorView& op, const double* p, double* q, double* out, cudaStream_t stream);

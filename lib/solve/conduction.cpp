@@ -18,8 +18,11 @@ std::int64_t ConductionProblem::automatic_iterations(const geometry::Dims& whole
 }
 
 using conduction::face_conductance;
-using conduction::face_direction;
 using conduction::faces;
+using conduction::link_ahead;
+using conduction::link_component;
+using conduction::link_direction;
+using conduction::link_opposite;
 using conduction::none;
 
 ConductionOperator::ConductionOperator(const parallel::Comm& comm, const lattice::SparseLattice& local,
@@ -38,23 +41,32 @@ ConductionOperator::ConductionOperator(const parallel::Comm& comm, const lattice
     highest = std::max(highest, phase);
     sigma_[c] = phase < problem.conductivity.size() ? problem.conductivity[phase] : 0.0;
   }
-  if (n > 0 && highest >= problem.conductivity.size()) {
+  if (n > 0 && highest >= problem.conductivity.size() && problem.cell_conductivity.empty()) {
     throw RuntimeFailure("internal: conduction: no conductivity for phase " + std::to_string(highest));
   }
-  const std::uint64_t owned = end_ - begin_;
-  // The face neighbours ahead (+x, +y, +z) of every local cell from the lattice's tables (its own,
-  // or built a few planes at a time where it deferred them), those behind by inverting them: a
-  // cell's neighbour behind is the cell whose neighbour ahead it is (SparseLattice::neighbour's
-  // search per link took seconds on a 512^3 scan).
-  neighbours_ = HostArray<std::uint32_t>(owned * faces);
+  if (!problem.cell_conductivity.empty()) {
+    if (problem.cell_conductivity.size() != n) throw RuntimeFailure("internal: conduction: a conductivity per cell of the wrong size");
 #pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < static_cast<std::int64_t>(owned * faces); ++k) neighbours_[static_cast<std::uint64_t>(k)] = none;
-  const auto set_behind = [&](std::uint32_t from, int axis, std::uint32_t j) {  // j is from's neighbour ahead
-    if (j != none && j >= begin_ && j < end_) neighbours_[static_cast<std::uint64_t>(j - begin_) * faces + 2 * axis + 1] = from;
-  };
-  const auto set_ahead = [&](std::uint32_t c, int axis, std::uint32_t j) {
-    if (c >= begin_ && c < end_) neighbours_[static_cast<std::uint64_t>(c - begin_) * faces + 2 * axis] = j;
-    set_behind(c, axis, j);
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(n); ++k) {
+      sigma_[static_cast<std::uint64_t>(k)] = problem.cell_conductivity[static_cast<std::size_t>(k)];
+    }
+  }
+  links_ = problem.stencil == ConductionProblem::Stencil::links ? conduction::links18 : faces;
+  const auto L = static_cast<std::uint64_t>(links_);
+  const std::uint64_t owned = end_ - begin_;
+  // The neighbours ahead (directions 1..9 of the flow's, of which the faces are 1, 2, 3) of every
+  // local cell from the lattice's tables (its own, or built a few planes at a time where it
+  // deferred them), those behind by inverting them: a cell's neighbour behind is the cell whose
+  // neighbour ahead it is (SparseLattice::neighbour's search per link took seconds on a 512^3 scan).
+  neighbours_ = HostArray<std::uint32_t>(owned * L);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(owned * L); ++k) neighbours_[static_cast<std::uint64_t>(k)] = none;
+  std::vector<int> ahead;  // the links ahead
+  for (int l = 0; l < links_; ++l)
+    if (link_ahead(links_, l)) ahead.push_back(l);
+  const auto set_ahead = [&](std::uint32_t c, int l, std::uint32_t j) {  // j: c's neighbour across link l (ahead)
+    if (c >= begin_ && c < end_) neighbours_[static_cast<std::uint64_t>(c - begin_) * L + static_cast<unsigned>(l)] = j;
+    if (j != none && j >= begin_ && j < end_) neighbours_[static_cast<std::uint64_t>(j - begin_) * L + static_cast<unsigned>(link_opposite(links_, l))] = c;
   };
   if (local.has_tables()) {
     const auto& table = local.neighbours();
@@ -62,7 +74,7 @@ ConductionOperator::ConductionOperator(const parallel::Comm& comm, const lattice
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(n); ++k) {
       const auto c = static_cast<std::uint32_t>(k);
-      for (int axis = 0; axis < 3; ++axis) set_ahead(c, axis, table[static_cast<std::uint64_t>(face_direction[2 * axis] - 1) * stride + c]);
+      for (const int l : ahead) set_ahead(c, l, table[static_cast<std::uint64_t>(link_direction(links_, l) - 1) * stride + c]);
     }
   } else {
     const auto& o = local.plane_offsets();
@@ -78,9 +90,9 @@ ConductionOperator::ConductionOperator(const parallel::Comm& comm, const lattice
         if (first == end) continue;
         const lattice::TableWindow w = local.table_window(first, end, scratch);
         for (std::uint64_t c = first; c < end; ++c) {
-          for (int axis = 0; axis < 3; ++axis) {
-            set_ahead(static_cast<std::uint32_t>(c), axis,
-                      w.positive[static_cast<std::uint64_t>(face_direction[2 * axis] - 1) * w.stride + c - w.first]);
+          for (const int l : ahead) {
+            set_ahead(static_cast<std::uint32_t>(c), l,
+                      w.positive[static_cast<std::uint64_t>(link_direction(links_, l) - 1) * w.stride + c - w.first]);
           }
         }
       }
@@ -92,11 +104,11 @@ ConductionOperator::ConductionOperator(const parallel::Comm& comm, const lattice
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned); ++i) {
     const std::uint32_t c = begin_ + static_cast<std::uint32_t>(i);
     double d = 0;
-    for (int f = 0; f < faces; ++f) {
-      std::uint32_t& j = neighbours_[static_cast<std::uint64_t>(i) * faces + f];
+    for (int l = 0; l < links_; ++l) {
+      std::uint32_t& j = neighbours_[static_cast<std::uint64_t>(i) * L + static_cast<unsigned>(l)];
       if (j != none && (sigma_[c] <= 0 || sigma_[j] <= 0)) j = none;  // no current through an insulating cell
       if (j == none) continue;
-      d += face_conductance(sigma_[c], sigma_[j]);
+      d += conduction::link_weight(links_, l) * face_conductance(sigma_[c], sigma_[j]);
     }
     diagonal_[static_cast<std::size_t>(i)] = d;
     inverse_[static_cast<std::size_t>(i)] = d > 0 ? 1.0 / d : 0.0;
@@ -242,7 +254,12 @@ class HostEngine final : public ConductionEngine {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned_); ++i) {
       const auto u = static_cast<std::uint64_t>(i);
-      r_[u] = op_.conductance(u, 2 * axis + 1) - op_.conductance(u, 2 * axis);
+      double b = 0;  // -G sum over the links of g e along the axis (on faces: g behind - g ahead)
+      for (int l = 0; l < op_.links(); ++l) {
+        const int e = link_component(op_.links(), l, axis);
+        if (e != 0) b += e == 1 ? -op_.conductance(u, l) : op_.conductance(u, l);
+      }
+      r_[u] = b;
     }
     precondition();
 #pragma omp parallel for schedule(static)
@@ -254,9 +271,9 @@ class HostEngine final : public ConductionEngine {
     op_.exchange(p_.data());
     planes = op_.plane_sums<1>([&](std::uint32_t c, std::uint64_t i, std::array<double, 1>& a) {
       double v = op_.diagonal(i) * p_[c];
-      for (int f = 0; f < faces; ++f) {
-        const std::uint32_t j = op_.neighbour(i, f);
-        if (j != none) v -= op_.conductance(i, f) * p_[j];
+      for (int l = 0; l < op_.links(); ++l) {
+        const std::uint32_t j = op_.neighbour(i, l);
+        if (j != none) v -= op_.conductance(i, l) * p_[j];
       }
       q_[i] = v;
       a[0] += p_[c] * v;
@@ -287,16 +304,15 @@ class HostEngine final : public ConductionEngine {
     const ConductionReadingSlabs& rd = reading_;
     const int axis = rd.axis;
     const bool sample = rd.kind == ConductionReadingSlabs::Kind::sample;
+    const int links = op_.links();
     planes = op_.plane_sums<3>([&](std::uint32_t c, std::uint64_t i, std::array<double, 3>& a) {
       const std::int64_t t = sample ? op_.coordinate(c, axis) : 0;
-      for (int f = 0; f < faces; f += 2) {  // each face once: the one ahead of its cell
-        const std::uint32_t j = op_.neighbour(i, f);
+      for (int l = 0; l < links; ++l) {  // each link once: the one ahead of its cell
+        if (!link_ahead(links, l)) continue;
+        const std::uint32_t j = op_.neighbour(i, l);
         if (j == none) continue;
-        const double g = op_.conductance(i, f);
-        const double drop = x_[c] - x_[j] + (f / 2 == axis ? 1.0 : 0.0);
-        a[0] += g * drop * drop;
-        if (f / 2 == axis) a[1] += g * drop;  // the current ahead
-        if (sample) a[2] += conduction::sample_share(t, f / 2 == axis, g, rd.in, rd.out) * g * drop * drop;
+        conduction::add_link_reading(x_[c], x_[j], op_.conductance(i, l), op_.unit_conductance(i, l),
+                                     link_component(links, l, axis), t, sample, rd.in, rd.out, a.data());
       }
     });
   }
@@ -450,7 +466,7 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
   // the finished potential, fetched once (from the device, on a GPU) for the interior check and the fields
   const bool check_interior = result.conductivity > 0 && has_interior(problem);
   std::vector<double> x;
-  if (check_interior || keep_potential) x = engine->solution();
+  if (check_interior || keep_potential || problem.keep_solution) x = engine->solution();
   if (check_interior) result.interior_conductivity = interior_conductivity(op, problem, x, current);
   result.field = field;
   result.device = engine->where();
@@ -462,6 +478,7 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
       result.potential[i] = static_cast<float>(x[i] - static_cast<double>(op.coordinate(c, axis)));
     }
   }
+  if (problem.keep_solution) result.solution = std::move(x);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

@@ -63,6 +63,14 @@ struct ConductionProblem {
   // conductivity / sigma_w of each phase of the lattice's cells (0: open pore, c: grey phase c);
   // a phase beyond the list is an internal error
   std::vector<double> conductivity{1.0};
+  // where not empty: the conductivity of each of the lattice's local cells (ghosts included), in
+  // place of its phase's (the flow's Darcy-scale start: a conductance from the pore width)
+  std::vector<double> cell_conductivity;
+  // the links a cell conducts through: its 6 faces (the formation factor, as PoreSpy), or the
+  // flow's 18 D3Q19 links weighted 6 w_q (conduction_face.hpp), which join whatever the flow joins
+  enum class Stencil { faces, links };
+  Stencil stencil = Stencil::faces;
+  bool keep_solution = false;  // ConductionResult::solution
   std::uint64_t region_voxels = 0;  // all voxels of the lattice's whole period (every rank's), fluid and solid
   // the sample's planes along the axis inside the period; `interior`: read inside the sample
   // (buffers or mirror image), else the whole period is the sample
@@ -105,6 +113,9 @@ struct ConductionResult {
   std::string device = "host";  // where it ran (ConductionEngine::where)
   // the potential V / (G voxel) = phi - x along the axis of this rank's owned cells, in cell order
   std::vector<float> potential;
+  // with ConductionProblem::keep_solution: x of the owned cells (V / (G voxel) = x - the coordinate
+  // along the axis), in cell order, in double precision
+  std::vector<double> solution;
 };
 
 struct ConductionReading {

@@ -9,16 +9,16 @@
 
 namespace rockperm::solve {
 
-using conduction::faces;
 using conduction::none;
 
 namespace {
 // (A x)_i on level L
 double product(const ConductionMultigrid::Level& L, const std::vector<double>& x, std::uint64_t i) {
   double ax = L.diagonal[i] * x[i];
-  for (int f = 0; f < faces; ++f) {
-    const std::uint32_t j = L.col[i * faces + static_cast<unsigned>(f)];
-    if (j != none) ax -= L.val[i * faces + static_cast<unsigned>(f)] * x[j];
+  const auto links = static_cast<unsigned>(L.links);
+  for (unsigned f = 0; f < links; ++f) {
+    const std::uint32_t j = L.col[i * links + f];
+    if (j != none) ax -= L.val[i * links + f] * x[j];
   }
   return ax;
 }
@@ -28,8 +28,10 @@ double product(const ConductionMultigrid::Level& L, const std::vector<double>& x
 ConductionMultigrid::ConductionMultigrid(const ConductionOperator& op) {
   Level fine;
   fine.n = op.owned();
-  fine.col = HostArray<std::uint32_t>(fine.n * faces);
-  fine.val = HostArray<float>(fine.n * faces);
+  fine.links = op.links();
+  const auto links = static_cast<unsigned>(fine.links);
+  fine.col = HostArray<std::uint32_t>(fine.n * links);
+  fine.val = HostArray<float>(fine.n * links);
   fine.diagonal = HostArray<double>(fine.n);
   fine.inverse = HostArray<double>(fine.n);
   fine.block = HostArray<std::array<std::int32_t, 3>>(fine.n);
@@ -38,11 +40,11 @@ ConductionMultigrid::ConductionMultigrid(const ConductionOperator& op) {
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(fine.n); ++k) {
     const auto i = static_cast<std::uint64_t>(k);
     const auto c = static_cast<std::uint32_t>(begin + i);
-    for (int f = 0; f < faces; ++f) {
-      const std::uint32_t j = op.neighbour(i, f);
+    for (unsigned f = 0; f < links; ++f) {
+      const std::uint32_t j = op.neighbour(i, static_cast<int>(f));
       const bool coupled = j != none && j >= begin && j < begin + fine.n;  // else none, or a ghost: another rank's
-      fine.col[i * faces + static_cast<unsigned>(f)] = coupled ? static_cast<std::uint32_t>(j - begin) : none;
-      fine.val[i * faces + static_cast<unsigned>(f)] = coupled ? static_cast<float>(op.conductance(i, f)) : 0.0f;
+      fine.col[i * links + f] = coupled ? static_cast<std::uint32_t>(j - begin) : none;
+      fine.val[i * links + f] = coupled ? static_cast<float>(op.conductance(i, static_cast<int>(f))) : 0.0f;
     }
     fine.diagonal[i] = op.diagonal(i);
     fine.inverse[i] = op.inverse(i);
@@ -135,33 +137,37 @@ ConductionMultigrid::Level ConductionMultigrid::coarsen(Level& fine) {
   c.first_child[c.n] = fine.n;
   // the Galerkin operator: the faces between aggregates summed (the diagonal keeps what the
   // fine diagonal held beyond those faces: its ghost couplings, which no aggregate carries)
-  c.col = HostArray<std::uint32_t>(c.n * faces);
-  c.val = HostArray<float>(c.n * faces);
+  // (an aggregate of 2 x 2 x 2 blocks meets its neighbours through the offsets its cells' links
+  // have: as many slots as the stencil's links)
+  c.links = fine.links;
+  const auto links = static_cast<unsigned>(c.links);
+  c.col = HostArray<std::uint32_t>(c.n * links);
+  c.val = HostArray<float>(c.n * links);
   c.diagonal = HostArray<double>(c.n);
   c.inverse = HostArray<double>(c.n);
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(c.n); ++k) {
     const auto a = static_cast<std::uint64_t>(k);
     double diagonal = 0;
-    std::uint32_t* col = c.col.data() + a * faces;
-    float* val = c.val.data() + a * faces;
-    std::fill(col, col + faces, none);
-    std::fill(val, val + faces, 0.0f);
+    std::uint32_t* col = c.col.data() + a * links;
+    float* val = c.val.data() + a * links;
+    std::fill(col, col + links, none);
+    std::fill(val, val + links, 0.0f);
     for (std::uint64_t ch = c.first_child[a]; ch < c.first_child[a + 1]; ++ch) {
       const std::uint32_t i = c.children[ch];
       diagonal += fine.diagonal[i];
-      for (int f = 0; f < faces; ++f) {
-        const std::uint32_t j = fine.col[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
+      for (unsigned f = 0; f < links; ++f) {
+        const std::uint32_t j = fine.col[static_cast<std::uint64_t>(i) * links + f];
         if (j == none) continue;
-        const double g = fine.val[static_cast<std::uint64_t>(i) * faces + static_cast<unsigned>(f)];
+        const double g = fine.val[static_cast<std::uint64_t>(i) * links + f];
         const std::uint32_t b = fine.parent[j];
         if (b == a) {
           diagonal -= g;  // a face inside the aggregate: no longer a coupling
           continue;
         }
-        int slot = 0;
-        while (slot < faces && col[slot] != none && col[slot] != b) ++slot;
-        if (slot == faces) throw RuntimeFailure("internal: conduction: an aggregate with more than 6 neighbours");
+        unsigned slot = 0;
+        while (slot < links && col[slot] != none && col[slot] != b) ++slot;
+        if (slot == links) throw RuntimeFailure("internal: conduction: an aggregate with more neighbours than the stencil's links");
         col[slot] = b;
         val[slot] += static_cast<float>(g);
       }

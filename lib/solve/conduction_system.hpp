@@ -43,16 +43,20 @@ class ConductionOperator {
   std::uint32_t begin() const { return begin_; }
   std::uint64_t owned() const { return end_ - begin_; }
   std::uint64_t cells() const { return local_.fluid_count(); }
+  // the stencil's links per cell (conduction_face.hpp: 6 faces or 18 links)
+  int links() const { return links_; }
   double sigma(std::uint32_t c) const { return sigma_[c]; }
-  // the face neighbour of owned cell i (local index, ghosts included), or none where no current passes
-  std::uint32_t neighbour(std::uint64_t i, int f) const { return neighbours_[i * conduction::faces + static_cast<unsigned>(f)]; }
-  double conductance(std::uint64_t i, int f) const {
-    const std::uint32_t j = neighbour(i, f);
+  // the neighbour across link l of owned cell i (local index, ghosts included), or none where no current passes
+  std::uint32_t neighbour(std::uint64_t i, int l) const { return neighbours_[i * static_cast<unsigned>(links_) + static_cast<unsigned>(l)]; }
+  // the cells' face conductance across link l, and the link's (its weight times that)
+  double unit_conductance(std::uint64_t i, int l) const {
+    const std::uint32_t j = neighbour(i, l);
     return j == conduction::none ? 0.0 : conduction::face_conductance(sigma_[begin_ + i], sigma_[j]);
   }
+  double conductance(std::uint64_t i, int l) const { return conduction::link_weight(links_, l) * unit_conductance(i, l); }
   double diagonal(std::uint64_t i) const { return diagonal_[i]; }
   double inverse(std::uint64_t i) const { return inverse_[i]; }
-  // the arrays behind these: neighbour_data()[i * faces + f], sigma_data()[local cell], the others per owned cell
+  // the arrays behind these: neighbour_data()[i * links() + l], sigma_data()[local cell], the others per owned cell
   const std::uint32_t* neighbour_data() const { return neighbours_.data(); }
   const double* sigma_data() const { return sigma_.data(); }
   const double* diagonal_data() const { return diagonal_.data(); }
@@ -117,6 +121,7 @@ class ConductionOperator {
   parallel::Comm comm_;
   const lattice::SparseLattice& local_;
   ConductionSlab slab_;
+  int links_ = conduction::faces;
   std::uint32_t begin_ = 0, end_ = 0;
   // HostArray: filled on the threads, so that the first touch of their pages is spread too
   HostArray<double> sigma_;
@@ -145,7 +150,8 @@ class ConductionMultigrid {
   // HostArrays, filled on the threads
   struct Level {
     std::uint64_t n = 0;
-    HostArray<std::uint32_t> col;  // faces per cell, [i * faces + f]: the neighbour's index on this level, or none
+    int links = conduction::faces;  // slots per cell: the operator's links (the aggregates of a stencil keep its reach)
+    HostArray<std::uint32_t> col;  // links per cell, [i * links + l]: a neighbour's index on this level, or none
     HostArray<float> val;          // its conductance
     HostArray<double> diagonal;    // the full operator's (ghost couplings included)
     HostArray<double> inverse;     // 1 / it, 0 for a cell that couples to nothing

@@ -122,5 +122,27 @@ TEST(CudaConduction, APackBetweenBuffersIsReadWholeAsOnTheHost) {
   expect_the_hosts(mask, c, 1e-8);
 }
 
+// The flow's 18 links (the Darcy-scale start's stencil): periodic, and between buffers (where the
+// sample's share of a link behind is read on the plane before), as on the host.
+TEST(CudaConduction, OnTheLinksAPackGivesTheHostsFPeriodicAndBetweenBuffers) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const PoreMask pack = testing::sphere_pack_mask(40, 0.35, 3.0, 11);
+  Case periodic = periodic_case(pack, 1, Preconditioner::multigrid, 1e-9);
+  periodic.problem.stencil = solve::ConductionProblem::Stencil::links;
+  expect_the_hosts(pack, periodic, 1e-8);
+  const Dims d{52, 40, 40};
+  const PoreMask mask = testing::mask_from(d, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+    return x < 6 || x >= 46 || pack.pore[pack.dims.linear(x - 6, y, z)] != 0;
+  });
+  Case c = periodic_case(mask, 0, Preconditioner::multigrid, 1e-9);
+  c.periodic = {true, false, false};
+  c.problem.sample_begin = 6;
+  c.problem.sample_end = 46;
+  c.problem.interior = true;
+  c.problem.sample_voxels = 40 * 40 * 40;
+  c.problem.stencil = solve::ConductionProblem::Stencil::links;
+  expect_the_hosts(mask, c, 1e-8);
+}
+
 }  // namespace
 }  // namespace rockperm

@@ -12,6 +12,7 @@
 
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/percolation.hpp"
+#include "lib/physics/d3q19.hpp"
 #include "lib/solve/conduction.hpp"
 #include "tests/test_support.hpp"
 
@@ -96,46 +97,53 @@ TEST(Conduction, InsulatingSpheresOnACubicLatticeFollowRayleigh) {
 }
 
 // An independent solve of the same voxels, written here on the voxel grid (not the lattice, its
-// tables or its planes): the potential phi on every voxel of a periodic box, faces conducting
-// between two pore voxels of a phase's conductivity by their harmonic mean, a unit mean field
-// along x; plain conjugate gradients to a relative residual of 1e-13; sigma_eff the dissipation
-// per voxel. rockperm's F on a random pack with a grey phase agrees to 1e-8.
-TEST(Conduction, AnIndependentSolveOnTheVoxelGridGivesTheSameF) {
-  const Dims d{14, 12, 10};
-  PoreMask mask = testing::random_mask(d, 0.7, 11);
-  for (std::size_t v = 0; v < mask.pore.size(); v += 5) {
-    if (mask.pore[v] != 0) mask.pore[v] = PoreMask::open + 1;  // a grey phase in every fifth pore voxel
-  }
-  const std::vector<double> conductivity{1.0, 0.2};
+// tables or its planes): the potential phi on every voxel of a periodic box, each link (the 6
+// faces, or the 18 D3Q19 links weighted 6 w_q) conducting between two pore voxels of a phase's
+// conductivity by their harmonic mean, a unit mean field along x; plain conjugate gradients to a
+// relative residual of 1e-13; sigma_eff the dissipation per voxel.
+double independent_conductivity(const PoreMask& mask, const std::vector<double>& conductivity, bool links18) {
+  const Dims d = mask.dims;
   const std::size_t n = mask.pore.size();
+  std::vector<std::array<int, 3>> offsets;  // the links ahead (their opposites are behind)
+  std::vector<double> weights;
+  for (int q = 1; q <= d3q19::half; ++q) {
+    const int norm = std::abs(d3q19::cx(q)) + std::abs(d3q19::cy(q)) + std::abs(d3q19::cz(q));
+    if (!links18 && norm > 1) continue;
+    offsets.push_back({d3q19::cx(q), d3q19::cy(q), d3q19::cz(q)});
+    weights.push_back(links18 ? 6.0 * d3q19::weight(q) : 1.0);
+  }
   const auto sigma = [&](std::size_t v) { return mask.pore[v] == 0 ? 0.0 : conductivity[mask.pore[v] - 1]; };
   const auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) {
     return static_cast<std::size_t>(d.linear((x + d.nx) % d.nx, (y + d.ny) % d.ny, (z + d.nz) % d.nz));
   };
-  const auto g = [&](std::size_t a, std::size_t b) {
+  const auto g = [&](std::size_t a, std::size_t b, std::size_t k) {
     const double sa = sigma(a), sb = sigma(b);
-    return sa > 0 && sb > 0 ? 2 * sa * sb / (sa + sb) : 0.0;
+    return sa > 0 && sb > 0 ? weights[k] * 2 * sa * sb / (sa + sb) : 0.0;
   };
-  // A phi = b: (A phi)_v = sum over faces g (phi_v - phi_w); b_v = g(behind) - g(ahead) along x
-  const auto apply = [&](const std::vector<double>& p, std::vector<double>& q) {
+  // each link ahead of a voxel once: f(v, w, k, e_x) for link k from v to w
+  const auto each_link = [&](auto&& f) {
     for (std::int64_t z = 0; z < d.nz; ++z)
       for (std::int64_t y = 0; y < d.ny; ++y)
-        for (std::int64_t x = 0; x < d.nx; ++x) {
-          const std::size_t v = at(x, y, z);
-          double sum = 0;
-          for (const std::size_t w : {at(x + 1, y, z), at(x - 1, y, z), at(x, y + 1, z), at(x, y - 1, z), at(x, y, z + 1), at(x, y, z - 1)}) {
-            sum += g(v, w) * (p[v] - p[w]);
+        for (std::int64_t x = 0; x < d.nx; ++x)
+          for (std::size_t k = 0; k < offsets.size(); ++k) {
+            const auto& e = offsets[k];
+            f(at(x, y, z), at(x + e[0], y + e[1], z + e[2]), k, e[0]);
           }
-          q[v] = sum;
-        }
   };
-  std::vector<double> phi(n, 0.0), r(n), p(n), q(n);
-  for (std::int64_t z = 0; z < d.nz; ++z)
-    for (std::int64_t y = 0; y < d.ny; ++y)
-      for (std::int64_t x = 0; x < d.nx; ++x) {
-        const std::size_t v = at(x, y, z);
-        r[v] = g(v, at(x - 1, y, z)) - g(v, at(x + 1, y, z));
-      }
+  // A phi = b: (A phi)_v = sum over links g (phi_v - phi_w); b_v = -sum over links g e_x
+  const auto apply = [&](const std::vector<double>& p, std::vector<double>& q) {
+    std::fill(q.begin(), q.end(), 0.0);
+    each_link([&](std::size_t v, std::size_t w, std::size_t k, int) {
+      const double flow = g(v, w, k) * (p[v] - p[w]);
+      q[v] += flow;
+      q[w] -= flow;
+    });
+  };
+  std::vector<double> phi(n, 0.0), r(n, 0.0), p(n), q(n);
+  each_link([&](std::size_t v, std::size_t w, std::size_t k, int ex) {
+    r[v] -= g(v, w, k) * ex;
+    r[w] += g(v, w, k) * ex;
+  });
   p = r;
   const auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
     double s = 0;
@@ -155,22 +163,84 @@ TEST(Conduction, AnIndependentSolveOnTheVoxelGridGivesTheSameF) {
     for (std::size_t i = 0; i < n; ++i) p[i] = r[i] + next / rr * p[i];
     rr = next;
   }
-  ASSERT_LE(rr, 1e-26 * rr0) << "the plain CG did not converge";
-  double dissipation = 0;  // each face once, ahead: the drop of V = phi - x
-  for (std::int64_t z = 0; z < d.nz; ++z)
-    for (std::int64_t y = 0; y < d.ny; ++y)
-      for (std::int64_t x = 0; x < d.nx; ++x) {
-        const std::size_t v = at(x, y, z);
-        const std::size_t ahead[3] = {at(x + 1, y, z), at(x, y + 1, z), at(x, y, z + 1)};
-        for (int a = 0; a < 3; ++a) {
-          const double drop = phi[v] - phi[ahead[a]] + (a == 0 ? 1.0 : 0.0);
-          dissipation += g(v, ahead[a]) * drop * drop;
-        }
-      }
-  const double independent = dissipation / static_cast<double>(n);
-  const solve::ConductionResult res = conduct(mask, 0, conductivity, 1e-10);
-  ASSERT_TRUE(res.converged);
-  EXPECT_NEAR(res.conductivity / independent, 1.0, 1e-8) << res.conductivity << " against " << independent;
+  EXPECT_LE(rr, 1e-26 * rr0) << "the plain CG did not converge";
+  double dissipation = 0;  // the drop of V = phi - x
+  each_link([&](std::size_t v, std::size_t w, std::size_t k, int ex) {
+    const double drop = phi[v] - phi[w] + ex;
+    dissipation += g(v, w, k) * drop * drop;
+  });
+  return dissipation / static_cast<double>(n);
+}
+
+// rockperm's F on a random pack with a grey phase agrees with the independent solve to 1e-8, on
+// the faces (the formation factor's stencil) and on the flow's 18 links (the Darcy-scale start's).
+TEST(Conduction, AnIndependentSolveOnTheVoxelGridGivesTheSameF) {
+  const Dims d{14, 12, 10};
+  PoreMask mask = testing::random_mask(d, 0.7, 11);
+  for (std::size_t v = 0; v < mask.pore.size(); v += 5) {
+    if (mask.pore[v] != 0) mask.pore[v] = PoreMask::open + 1;  // a grey phase in every fifth pore voxel
+  }
+  const std::vector<double> conductivity{1.0, 0.2};
+  for (const bool links18 : {false, true}) {
+    const double independent = independent_conductivity(mask, conductivity, links18);
+    const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
+    solve::ConductionProblem p;
+    p.axis = 0;
+    p.conductivity = conductivity;
+    p.region_voxels = mask.dims.voxels();
+    p.sample_end = mask.dims.nx;
+    p.tolerance = 1e-10;
+    p.max_iterations = 20000;
+    if (links18) p.stencil = solve::ConductionProblem::Stencil::links;
+    const solve::ConductionResult res = solve::solve_conduction(parallel::Comm(), lat, {}, p);
+    ASSERT_TRUE(res.converged) << links18;
+    EXPECT_NEAR(res.conductivity / independent, 1.0, 1e-8) << res.conductivity << " against " << independent << ", 18 links: " << links18;
+  }
+}
+
+// The 18 links join voxels that meet along an edge only, as the flow does: a zigzag of such voxels
+// along x conducts 1/6 per link (weight 6 w_q, w_q = 1/36) with a unit drop on each (by symmetry
+// phi is uniform): sigma_eff = n / 6 per n 4 3 voxels, exactly; the faces see no path (0).
+TEST(Conduction, TheLinksStencilJoinsVoxelsThatMeetAlongAnEdge) {
+  const Dims d{12, 4, 3};
+  const PoreMask mask = testing::mask_from(d, [](std::int64_t x, std::int64_t y, std::int64_t z) {
+    return z == 1 && y == 1 + x % 2;
+  });
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
+  solve::ConductionProblem p;
+  p.axis = 0;
+  p.region_voxels = d.voxels();
+  p.sample_end = d.nx;
+  p.tolerance = 1e-10;
+  p.stencil = solve::ConductionProblem::Stencil::links;
+  const solve::ConductionResult links = solve::solve_conduction(parallel::Comm(), lat, {}, p);
+  ASSERT_TRUE(links.converged);
+  EXPECT_NEAR(links.conductivity, 1.0 / 72.0, 1e-12);
+  p.stencil = solve::ConductionProblem::Stencil::faces;
+  EXPECT_EQ(solve::solve_conduction(parallel::Comm(), lat, {}, p).conductivity, 0.0);
+}
+
+// Layers in series on the 18 links: every link across a layer's boundary carries the harmonic
+// mean times its weight, and the weights of the links ahead along an axis add to 1 (1/3 + 4/6),
+// so the series' harmonic mean is exact on this stencil too; here with a conductivity given per
+// cell (ConductionProblem::cell_conductivity) rather than per phase.
+TEST(Conduction, LayersInSeriesOnTheLinksGiveTheHarmonicMean) {
+  const Dims d{16, 8, 6};
+  const PoreMask mask{d, std::vector<std::uint8_t>(d.voxels(), PoreMask::open)};
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
+  const double s = 0.04, a = 6.0 / 16, b = 10.0 / 16;
+  solve::ConductionProblem p;
+  p.axis = 0;
+  p.region_voxels = d.voxels();
+  p.sample_end = d.nx;
+  p.tolerance = 1e-10;
+  p.stencil = solve::ConductionProblem::Stencil::links;
+  p.keep_solution = true;
+  for (std::uint64_t c = 0; c < lat.fluid_count(); ++c) p.cell_conductivity.push_back(lat.coords()[c].x < 6 ? s : 1.0);
+  const solve::ConductionResult series = solve::solve_conduction(parallel::Comm(), lat, {}, p);
+  ASSERT_TRUE(series.converged);
+  EXPECT_NEAR(series.conductivity, 1.0 / (a / s + b / 1.0), 1e-8);
+  ASSERT_EQ(series.solution.size(), lat.fluid_count());
 }
 
 // The stated error covers the distance to a solve 1e7 times tighter, with either preconditioner,
@@ -200,6 +270,35 @@ TEST(Conduction, TheStatedErrorCoversTheDistanceToATighterSolve) {
   EXPECT_LT(iterations[1] * 5, iterations[0]) << "multigrid " << iterations[1] << ", Jacobi " << iterations[0];
 }
 
+// The same on the 18 links: the multigrid's aggregates keep the stencil's reach (an aggregate of
+// 2 x 2 x 2 blocks meets its neighbours at the offsets of its cells' links), and it takes a few
+// tens of iterations where Jacobi takes hundreds.
+TEST(Conduction, OnTheLinksTheStatedErrorCoversTheDistanceToATighterSolve) {
+  using Preconditioner = solve::ConductionProblem::Preconditioner;
+  const PoreMask mask = testing::sphere_pack_mask(64, 0.15, 3.0, 5);
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
+  std::array<std::int64_t, 2> iterations{};
+  for (const Preconditioner pre : {Preconditioner::jacobi, Preconditioner::multigrid}) {
+    solve::ConductionProblem p;
+    p.axis = 2;
+    p.region_voxels = mask.dims.voxels();
+    p.sample_end = 64;
+    p.preconditioner = pre;
+    p.stencil = solve::ConductionProblem::Stencil::links;
+    p.tolerance = 1e-10;
+    const solve::ConductionResult tight = solve::solve_conduction(parallel::Comm(), lat, {}, p);
+    p.tolerance = 1e-3;
+    const solve::ConductionResult loose = solve::solve_conduction(parallel::Comm(), lat, {}, p);
+    ASSERT_TRUE(loose.converged && tight.converged);
+    const double truth = std::abs(loose.conductivity - tight.conductivity) / tight.conductivity;
+    EXPECT_LE(truth, loose.error);
+    EXPECT_GE(loose.conductivity, tight.conductivity * (1 - 1e-14));
+    iterations[pre == Preconditioner::multigrid] = loose.iterations;
+  }
+  EXPECT_LT(iterations[1] * 5, iterations[0]) << "multigrid " << iterations[1] << ", Jacobi " << iterations[0];
+}
+
+
 // The same iterates on one thread and on several, to the bit (sums are taken plane by plane).
 TEST(Conduction, OneThreadAndSeveralGiveTheSameBits) {
   const PoreMask mask = testing::sphere_pack_mask(24, 0.35, 3.0, 9);
@@ -215,12 +314,15 @@ TEST(Conduction, OneThreadAndSeveralGiveTheSameBits) {
 }
 
 // A lattice that defers its neighbour tables (the GPU's fused form builds them on the device)
-// gives the operator the same faces: the same iterates to the bit, with and without the
-// negative table, periodic and sealed.
+// gives the operator the same faces and links: the same iterates to the bit, with and without the
+// negative table, periodic and sealed, on either stencil.
 TEST(Conduction, DeferredTablesGiveTheSameBitsAsTheLatticesOwn) {
   const PoreMask mask = testing::sphere_pack_mask(30, 0.3, 3.0, 4);
+  using Stencil = solve::ConductionProblem::Stencil;
+  for (const Stencil stencil : {Stencil::faces, Stencil::links})
   for (const geometry::Periodicity periodic : {geometry::Periodicity{true, true, true}, geometry::Periodicity{true, false, false}}) {
     solve::ConductionProblem p;
+    p.stencil = stencil;
     p.axis = 0;
     p.region_voxels = mask.dims.voxels();
     p.sample_end = mask.dims.nx;
@@ -236,6 +338,36 @@ TEST(Conduction, DeferredTablesGiveTheSameBitsAsTheLatticesOwn) {
       EXPECT_EQ(res.conductivity, reference.conductivity);
       EXPECT_EQ(res.potential, reference.potential);
     }
+  }
+}
+
+// A uniform grey sample of conductivity s between buffers of brine (periodic across): the brine
+// and the sample meet along whole planes, every link across them carries the harmonic mean of 1
+// and s, and the sample's share of each is its half cell's part of their series resistance, so
+// the sample reads s exactly, on the faces and on the 18 links alike.
+TEST(Conduction, AUniformGreySampleBetweenBuffersReadsItsOwnConductivityOnEitherStencil) {
+  const Dims d{24, 6, 6};
+  const PoreMask mask = testing::mask_from(d, [](std::int64_t, std::int64_t, std::int64_t) { return true; });
+  const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
+  const double s = 0.3;
+  using Stencil = solve::ConductionProblem::Stencil;
+  for (const Stencil stencil : {Stencil::faces, Stencil::links}) {
+    solve::ConductionProblem p;
+    p.axis = 0;
+    p.region_voxels = d.voxels();
+    p.sample_begin = 4;
+    p.sample_end = 20;
+    p.interior = true;
+    p.sample_voxels = 16 * 6 * 6;
+    p.tolerance = 1e-10;
+    p.stencil = stencil;
+    for (std::uint64_t c = 0; c < lat.fluid_count(); ++c) {
+      const std::int32_t x = lat.coords()[c].x;
+      p.cell_conductivity.push_back(x >= 4 && x < 20 ? s : 1.0);
+    }
+    const solve::ConductionResult res = solve::solve_conduction(parallel::Comm(), lat, {}, p);
+    ASSERT_TRUE(res.converged);
+    EXPECT_NEAR(res.conductivity, s, 1e-9) << (stencil == Stencil::links ? "18 links" : "faces");
   }
 }
 
