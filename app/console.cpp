@@ -297,6 +297,12 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
                 r.performance.mflups);
     if (r.extrapolations > 0) std::printf("; pressure extrapolated %d time(s)", r.extrapolations);
     std::printf("\n");
+    if (r.start.done) {
+      std::printf("started from a Darcy-scale pressure field: %lld iterations on %s, %.2f s\n",
+                  static_cast<long long>(r.start.iterations), r.start.device.c_str(), r.start.seconds);
+    } else if (!r.start.note.empty() && r.start.method == "darcy") {
+      std::printf("note: %s\n", r.start.note.c_str());
+    }
   }
   if (r.steps > 0) {
     char error[32] = "? (unknown)";

@@ -385,6 +385,15 @@ const std::vector<Option>& option_table() {
                  "steps; docs/ACCURACY.md); off: plain time stepping",
                  [](RunSpec& s, const std::string& v) { s.execution.extrapolation.enabled = parse_switch(v, "on", "off"); },
                  [](const RunSpec& s) { return std::string(s.execution.extrapolation.enabled ? "on" : "off"); }});
+    t.push_back({"run.start", "execution.start", "rest",
+                 "rest: the flow starts at rest; darcy: at rest with the density of a Darcy-scale pressure solve "
+                 "over the pore cells (conductance from the distance to the wall, the lattice's 18 links, multigrid "
+                 "CG on the GPU or the host), so that poorly connected pore regions need not fill by the lattice's "
+                 "own steps (issue 67; docs/ACCURACY.md, \"The Darcy-scale start\"); the same k to the tolerance",
+                 [](RunSpec& s, const std::string& v) {
+                   s.execution.start = parse_switch(v, "darcy", "rest") ? pipeline::ExecutionSpec::Start::darcy : pipeline::ExecutionSpec::Start::rest;
+                 },
+                 [](const RunSpec& s) { return std::string(s.execution.start == pipeline::ExecutionSpec::Start::darcy ? "darcy" : "rest"); }});
     t.push_back({"run.checkpoint_interval", "execution.checkpoint_interval", "0",
                  "write a checkpoint (checkpoint.rpk in the run directory) every this many steps; 0: not by steps",
                  [](RunSpec& s, const std::string& v) { s.execution.checkpoint_interval = parse_integer(v); },

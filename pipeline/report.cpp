@@ -300,6 +300,13 @@ std::string to_json(const SampleResult& r) {
   j["tortuosity"] = k.tortuosity;
   j["steps"] = r.steps;
   j["extrapolations"] = r.extrapolations;
+  j["start"] = {{"method", r.start.method},
+                {"done", r.start.done},
+                {"iterations", r.start.iterations},
+                {"residual", r.start.residual},
+                {"seconds", r.start.seconds},
+                {"device", r.start.device},
+                {"note", r.start.note}};
   j["k_error_estimate"] = finite_or_null(r.error_estimate);
   j["k_error_estimate_mD"] = solved ? finite_or_null(r.error_estimate * k.k_md) : ordered_json(nullptr);
   j["flux_nonuniformity"] = r.flux_nonuniformity;

@@ -253,6 +253,17 @@ struct PermeabilityTensor;  // pipeline/tensor.hpp
 struct FlowFields;          // pipeline/fields.hpp
 class TwoPhase;             // pipeline/two_phase.hpp
 
+// How the flow started (ExecutionSpec::start; lib/solve/darcy_start.hpp).
+struct StartReport {
+  std::string method = "rest";  // rest | darcy
+  bool done = false;             // darcy: the pressure field was solved and added
+  std::int64_t iterations = 0;   // of the Darcy-scale solve
+  double residual = 0;           // relative, at its end
+  double seconds = 0;            // its wall time (part of the solve's)
+  std::string device;            // where it ran: "host" or the GPU's name
+  std::string note;              // why it started from rest instead, or the engine's note
+};
+
 struct SampleResult {
   InputIdentity input;
   RunStatus status = RunStatus::not_converged;
@@ -270,6 +281,7 @@ struct SampleResult {
   geometry::PoreStatistics pores;          // of the connected pore space: surface, pore size, an estimate of k
   std::int64_t steps = 0;
   int extrapolations = 0;        // pressure extrapolations (lib/solve/extrapolation.hpp)
+  StartReport start;
   double relative_change = 0;    // of k between the last two checks, per 100 steps
   double error_estimate = 0;     // relative remaining change of k, from its history (+inf: unknown)
   double flux_nonuniformity = 0; // (largest - smallest flux through a plane) / mean

@@ -9,7 +9,13 @@
 
 #include "lib/base/error.hpp"
 #include "lib/base/parallel_bytes.hpp"
+#include "lib/solve/darcy_start.hpp"
 #include "lib/solve/time_scales.hpp"
+#include "rockperm/config.hpp"
+
+#if ROCKPERM_HAVE_CUDA
+#include "cuda/conduction_engine.hpp"
+#endif
 
 namespace rockperm::pipeline {
 
@@ -139,6 +145,8 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
                   static_cast<double>(sample.dims.voxels()) / planes);
 
   start_loop();
+  start_pending_ = execution_.start == ExecutionSpec::Start::darcy;
+  if (start_pending_) start_.method = "darcy";
   // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
   setup_seconds_ = sample.read_seconds + std::max(sample.percolation_seconds + sample.pore_seconds, sample.hash_seconds) +
                    lattice_.seconds +
@@ -226,7 +234,63 @@ solve::Measurement Simulation::measure(const physics::FlowSums& sums) {
   return m;
 }
 
+void Simulation::darcy_start() {
+  start_pending_ = false;
+  const auto started = std::chrono::steady_clock::now();
+  solve::DarcyStartProblem problem;
+  problem.axis = flow_.flow_axis;
+  problem.region_voxels = sample_.dims.voxels();
+  problem.grey_permeability = flow_.grey_permeability;
+  problem.whole = sample_.dims;
+  solve::ConductionSlab slab;
+  slab.first_local_z = lattice_.first_local_z;
+  slab.planes_z = sample_.dims.nz;
+  slab.domain = lattice_.domain ? &*lattice_.domain : nullptr;
+  solve::ConductionEngineFactory engine;  // on the rank's GPU beside the flow's state where it fits
+#if ROCKPERM_HAVE_CUDA
+  if (plan_.cuda && !plan_.host_rank) engine = cuda::conduction_engine_on(plan_.device, &start_.note);
+#endif
+  std::optional<solve::DarcyStart> start;
+  bool failed = false;
+  try {
+    start = solve::darcy_start(comm_, lattice_.lattice, slab, problem, engine);
+  } catch (const std::bad_alloc&) {
+    failed = true;
+  }
+  // every rank adds its part, or none does: the density as a jump of the pressure extrapolation
+  // from held densities of rho - rho' (rho += rho' in every owned cell, as the equilibrium's density part)
+  const std::size_t owned = static_cast<std::size_t>(lattice_.lattice.owned_end() - lattice_.lattice.owned_begin());
+  std::vector<float> held;
+  if (!failed) {
+    try {
+      if (!backend_->hold_density(false)) throw std::bad_alloc();
+      backend_->held_densities(held);
+    } catch (const std::bad_alloc&) {
+      failed = true;
+    } catch (const RuntimeFailure&) {  // a GPU without the memory
+      failed = true;
+    }
+  }
+  if (comm_.max(failed ? 1.0 : 0.0) != 0) {
+    backend_->restore_held_densities({});
+    start_.note = "the memory for the Darcy-scale start could not be had: the run started from rest";
+    start_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return;
+  }
+  const double force = flow_.force;
+  for (std::size_t i = 0; i < owned; ++i) held[2 * i] -= static_cast<float>(force * start->density_per_force[i]);
+  backend_->restore_held_densities(held);
+  backend_->extrapolate_density(1.0f);
+  backend_->restore_held_densities({});
+  start_.done = true;
+  start_.iterations = start->solve.iterations;
+  start_.residual = start->solve.residual;
+  start_.device = start->solve.device;
+  start_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 void Simulation::advance() {
+  if (start_pending_) darcy_start();
   // the host is free while a GPU computes: the width classes of the trust report are worked out
   // then (on the CPU backend the threads are the solver's: at the end, in add_trust)
   if (plan_.cuda && (comm_.root() || sample_.widths.local())) sample_.widths.start();
@@ -330,6 +394,10 @@ void Simulation::restore(const State& s) {
     backend_->upload_raw(f);
   }
   backend_->restore_held_densities(s.held);
+  if (start_pending_) {  // the state is the checkpoint's
+    start_pending_ = false;
+    start_.note = "resumed from a checkpoint: the run before it made the start";
+  }
   loop_->restore(s.loop);
   drive_ = s.drive;
   drive_adjustments_ = s.drive_adjustments;
@@ -386,6 +454,7 @@ SampleResult Simulation::result() const {
     r.history_md.emplace_back(loop_->history_origin() + step, k * md_per_lattice);
   }
   r.extrapolations = s.jumps;
+  r.start = start_;
   r.dims = sample_.dims;
   r.sample_dims = sample_.sample_dims;
   r.voxel_size_um = sample_.voxel_size_um;

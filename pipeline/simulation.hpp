@@ -96,6 +96,7 @@ class Simulation {
   void add_trust(SampleResult& r) const;  // collective
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
   void start_loop();                      // the time loop of execution_ and flow_, from step 0
+  void darcy_start();                     // ExecutionSpec::Start::darcy, before the first step (collective)
   // tau and force replaced, the drive's accelerations scaled by force_factor and its velocities and
   // the populations by velocity_factor (Backend::rescale): the auto force's adjustment, a restored
   // adjusted drive (factors 1) and a sweep's new rate
@@ -117,6 +118,8 @@ class Simulation {
   solve::SampleDrive drive_;
   int drive_adjustments_ = 0;
   bool auto_first_interval_ = false;  // the extrapolation's first interval from the time scales (of flow_.tau)
+  bool start_pending_ = false;        // the Darcy-scale start, made at the first advance() of a run not restored
+  StartReport start_;
   double setup_seconds_ = 0;
   double backend_seconds_ = 0;  // of the setup: the backend's start (device memory, upload)
   mutable std::optional<backend::Macroscopic> macroscopic_;  // of the current state; reset when it changes

@@ -120,6 +120,10 @@ struct ExecutionSpec {
   solve::MonitorSettings monitor;
   // the pressure extrapolation (lib/solve/extrapolation.hpp): fewer steps on tight rock
   solve::ExtrapolationSettings extrapolation;
+  // the state of the first step: at rest, or at rest with the density of a Darcy-scale pressure
+  // solve (lib/solve/darcy_start.hpp)
+  enum class Start { rest, darcy };
+  Start start = Start::rest;
   // checkpoints (pipeline/driver.hpp): every so many steps and/or wall minutes (0: not by
   // that), and at the end; a stop by signal or wall-time limit always writes one
   std::int64_t checkpoint_interval = 0;

@@ -22,6 +22,7 @@ struct PipelineSettings {
   pipeline::StorageChoice storage = pipeline::StorageChoice::fp32;
   bool percolation_filter = false;  // the synthetic media here are given as they are
   bool extrapolation = true;        // the pressure extrapolation (lib/solve/extrapolation.hpp), as by default
+  pipeline::ExecutionSpec::Start start = pipeline::ExecutionSpec::Start::rest;  // run.start
   std::vector<double> shares;       // every rank's share of the cells (empty: equal slabs; a mixed run's split)
 };
 
@@ -53,6 +54,7 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
   e.monitor.auto_flux_tolerance = false;
   e.monitor.required_checks = s.required_checks;
   e.extrapolation.enabled = s.extrapolation;
+  e.start = s.start;
   return e;
 }
 

@@ -50,6 +50,9 @@ ready = g("setup_seconds")
 study = (r.get("resolution") or {}).get("seconds", 0.0) or 0.0
 c = r.get("conduction") or {}
 what = "k %.6g mD" % r["permeability"]["mD"] if r["permeability"] else "k not solved"
+st = r.get("start") or {}
+if st.get("done"):  # run.start = darcy: the Darcy-scale start's solve (in "solve")
+    what += ", Darcy start %d iterations, %.2f s on %s" % (st.get("iterations", 0), st.get("seconds", 0.0), st.get("device", "host"))
 if c.get("formation_factor") is not None:  # run.formation_factor: F, its iterations and seconds (in "output")
     what += ", F %.6g (%d iterations, %.1f s on %s)" % (c["formation_factor"], c.get("iterations", 0), c.get("seconds", 0.0), c.get("device", "host"))
 print("%-9s %6.1f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6.2f %6.1f %7d %7.2f %6.2f %7.1f  %s (%s, exit %s)" % (

@@ -397,6 +397,18 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
   int agreeing = 0;
   std::int64_t n = 0;
   const auto check = [&]() -> bool {  // true: done
+    if (problem.residual_stop) {
+      result.residual = rho0 > 0 ? std::sqrt(std::max(0.0, rho) / rho0) : 0.0;
+      result.iterations = n;
+      result.converged = rho0 == 0 || result.residual < problem.tolerance;
+      if (progress) progress({n, 0.0, result.residual, result.residual});
+      if (result.converged || n >= limit) {
+        history.emplace_back(n, 0.0);
+        result.conductivity = conductivity();
+        result.error = result.residual;
+      }
+      return result.converged;
+    }
     const double sigma = conductivity();
     history.emplace_back(n, sigma);
     result.conductivity = sigma;

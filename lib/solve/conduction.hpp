@@ -71,6 +71,9 @@ struct ConductionProblem {
   enum class Stencil { faces, links };
   Stencil stencil = Stencil::faces;
   bool keep_solution = false;  // ConductionResult::solution
+  // stop on the relative residual alone (below `tolerance` at a check), the conductivity read once
+  // at the end: a solve whose answer is the field (the Darcy-scale start), not sigma_eff
+  bool residual_stop = false;
   std::uint64_t region_voxels = 0;  // all voxels of the lattice's whole period (every rank's), fluid and solid
   // the sample's planes along the axis inside the period; `interior`: read inside the sample
   // (buffers or mirror image), else the whole period is the sample

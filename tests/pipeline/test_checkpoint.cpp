@@ -113,6 +113,32 @@ TEST(Checkpoint, ResumesBitForBitAndRefusesAChangedByte) {
   std::filesystem::remove_all(dir);
 }
 
+// A run started from the Darcy-scale pressure field (run.start = darcy, issue 67) resumes from its
+// checkpoint without making the start again (the state is the checkpoint's): the same k and steps
+// as the uninterrupted run, bit for bit.
+TEST(Checkpoint, ARunStartedFromTheDarcyFieldResumesToTheSameBits) {
+  const FlowSpec flow = buffered_flow();
+  ExecutionSpec execution = tight_execution();
+  execution.start = ExecutionSpec::Start::darcy;
+  const std::filesystem::path dir = scratch_dir("rockperm_checkpoint_darcy_start");
+  const std::filesystem::path file = dir / checkpoint_name;
+  auto whole = start(flow, execution);
+  whole->run();
+  ASSERT_TRUE(whole->converged());
+  ASSERT_TRUE(whole->result().start.done) << whole->result().start.note;
+  auto first = start(flow, execution);
+  for (int c = 0; c < 4; ++c) first->advance();
+  write_checkpoint(parallel::Comm(), *first, file, identity);
+  auto resumed = start(flow, execution);
+  read_checkpoint(parallel::Comm(), *resumed, file, identity);
+  resumed->run();
+  EXPECT_EQ(resumed->result().k.k_lattice, whole->result().k.k_lattice);  // bit for bit
+  EXPECT_EQ(resumed->result().steps, whole->result().steps);
+  EXPECT_FALSE(resumed->result().start.done);  // not made again
+  EXPECT_NE(resumed->result().start.note.find("checkpoint"), std::string::npos) << resumed->result().start.note;
+  std::filesystem::remove_all(dir);
+}
+
 // A checkpoint written while the pressure extrapolation holds densities (lib/solve/extrapolation.hpp)
 // carries them: the resumed run measures, jumps and ends as the uninterrupted one, bit for bit, and
 // a changed byte among them is refused like one among the populations.
