@@ -298,8 +298,13 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
     if (r.extrapolations > 0) std::printf("; pressure extrapolated %d time(s)", r.extrapolations);
     std::printf("\n");
     if (r.start.done) {
-      std::printf("started from a Darcy-scale pressure field: %lld iterations on %s, %.2f s\n",
+      std::printf("started from a Darcy-scale pressure field: %lld iterations on %s, %.2f s",
                   static_cast<long long>(r.start.iterations), r.start.device.c_str(), r.start.seconds);
+      if (r.start.corrections > 0) {
+        std::printf("; %d density correction(s), %.2f s, the model's scale %.3g", r.start.corrections,
+                    r.start.correction_seconds, r.start.correction_scale);
+      }
+      std::printf("\n");
     } else if (!r.start.note.empty() && r.start.method == "darcy") {
       std::printf("note: %s\n", r.start.note.c_str());
     }

@@ -382,9 +382,18 @@ const std::vector<Option>& option_table() {
     t.push_back({"run.extrapolation", "execution.extrapolation", "on",
                  "on: where the pressure along the sample relaxes slowly (tight rock), jump every cell's density "
                  "to the limit its last changes head for, and go on from there (the same steady state in fewer "
-                 "steps; docs/ACCURACY.md); off: plain time stepping",
-                 [](RunSpec& s, const std::string& v) { s.execution.extrapolation.enabled = parse_switch(v, "on", "off"); },
-                 [](const RunSpec& s) { return std::string(s.execution.extrapolation.enabled ? "on" : "off"); }});
+                 "steps; docs/ACCURACY.md); darcy: instead, start from a Darcy-scale pressure field (run.start = "
+                 "darcy) and correct the density every 600 steps by that model applied to the lattice's own rate "
+                 "of change, the model's scale measured as it goes (issue 67; docs/ACCURACY.md, \"The Darcy-scale "
+                 "start and corrections\"); off: plain time stepping",
+                 [](RunSpec& s, const std::string& v) {
+                   if (v != "on" && v != "off" && v != "darcy") throw InputError("'" + v + "' is unknown; use on, off or darcy");
+                   s.execution.extrapolation.enabled = v == "on";
+                   s.execution.correction = v == "darcy";
+                 },
+                 [](const RunSpec& s) {
+                   return std::string(s.execution.correction ? "darcy" : (s.execution.extrapolation.enabled ? "on" : "off"));
+                 }});
     t.push_back({"run.start", "execution.start", "rest",
                  "rest: the flow starts at rest; darcy: at rest with the density of a Darcy-scale pressure solve "
                  "over the pore cells (conductance from the distance to the wall, the lattice's 18 links, multigrid "

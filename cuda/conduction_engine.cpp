@@ -103,10 +103,17 @@ class GpuEngine final : public solve::ConductionEngine {
     ROCKPERM_CUDA_CHECK(cudaDeviceSynchronize());  // every upload landed before stream_'s first kernel
   }
 
-  void start(std::vector<double>& planes) override {
+  void start(std::vector<double>& planes, const double* rhs) override {
     ROCKPERM_CUDA_CHECK(cudaMemsetAsync(x_.data(), 0, x_.bytes(), stream_.get()));
     ROCKPERM_CUDA_CHECK(cudaMemsetAsync(p_.data(), 0, p_.bytes(), stream_.get()));
-    launch_conduction_drive(view_, reading_.axis, r_.data(), stream_.get());
+    if (rhs) {
+      if (view_.owned > 0) {
+        ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(r_.data(), rhs, view_.owned * sizeof(double), cudaMemcpyHostToDevice, stream_.get()));
+      }
+      stream_.synchronize();  // rhs is the caller's, pageable
+    } else {
+      launch_conduction_drive(view_, reading_.axis, r_.data(), stream_.get());
+    }
     precondition();
     if (view_.owned > 0) {
       ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(p_.data() + view_.begin, z_.data(), z_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()));

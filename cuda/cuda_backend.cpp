@@ -375,13 +375,14 @@ void CudaBackend::rescale(float factor, const physics::CollisionParams& params) 
   s.synchronize();
 }
 
-void CudaBackend::density_pass(int pass, float arg) {
+void CudaBackend::density_pass(int pass, float arg, const std::array<float, 3>& g) {
   const Stream& s = main_stream();
   const bool sums = pass == static_cast<int>(DensityPass::peak) || pass == static_cast<int>(DensityPass::products);
   if (sums) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(density_out_.data(), 0, density_out_.bytes(), s.get()));
   each_storage([&](auto, auto* f) {
     launch_density_pass<std::remove_pointer_t<decltype(f)>>(static_cast<DensityPass>(pass), f, stride_, owned_.begin,
-                                                           owned_.end, held_.data(), arg, density_out_.data(), s.get());
+                                                           owned_.end, held_.data(), arg, density_out_.data(), s.get(), g[0],
+                                                           g[1], g[2]);
   });
   s.synchronize();
 }
@@ -426,6 +427,11 @@ physics::DensityProducts CudaBackend::density_products(float scale) {
 void CudaBackend::extrapolate_density(float factor) {
   if (held_.size() == 0) return;
   density_pass(static_cast<int>(DensityPass::extrapolate), factor);
+}
+
+void CudaBackend::extrapolate_density_at_rest(float factor, const std::array<float, 3>& acceleration) {
+  if (held_.size() == 0) return;
+  density_pass(static_cast<int>(DensityPass::extrapolate_at_rest), factor, acceleration);
 }
 
 void CudaBackend::held_densities(std::vector<float>& out) {

@@ -67,6 +67,7 @@ class CudaBackend final : public backend::Backend {
   float density_change_peak() override;
   physics::DensityProducts density_products(float scale) override;
   void extrapolate_density(float factor) override;
+  void extrapolate_density_at_rest(float factor, const std::array<float, 3>& acceleration) override;
   void held_densities(std::vector<float>& out) override;
   void restore_held_densities(const std::vector<float>& in) override;
   void set_halo_lists(const std::vector<std::vector<std::uint64_t>>& lists, bool device_buffers) override;
@@ -174,7 +175,7 @@ class CudaBackend final : public backend::Backend {
   // the pressure extrapolation's (held, change) per owned cell, interleaved, and its sums
   DeviceBuffer<float> held_;
   DeviceBuffer<unsigned long long> density_out_;
-  void density_pass(int pass, float arg);
+  void density_pass(int pass, float arg, const std::array<float, 3>& acceleration = {});
   std::vector<Halo> halo_;
   bool device_halo_ = false;
   // Staged halos copy on their own stream, so the copies overlap the interior kernels

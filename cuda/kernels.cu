@@ -412,7 +412,7 @@ void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const
 template <class S>
 __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::uint64_t stride, std::uint32_t begin,
                                     std::uint32_t end, float* __restrict__ pairs, float arg,
-                                    unsigned long long* out) {
+                                    unsigned long long* out, float gx, float gy, float gz) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t n = end - begin;
   float peak = 0.0f;
@@ -433,6 +433,9 @@ __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::ui
         break;
       case DensityPass::extrapolate:
         physics::extrapolate_cell(f, stride, cell, held, change, arg);
+        break;
+      case DensityPass::extrapolate_at_rest:
+        physics::extrapolate_cell_at_rest(f, stride, cell, held, change, arg, gx, gy, gz);
         break;
     }
   }
@@ -455,10 +458,11 @@ __global__ void density_pass_kernel(DensityPass pass, S* __restrict__ f, std::ui
 
 template <class S>
 void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                         float* pairs, float arg, unsigned long long* out, cudaStream_t stream) {
+                         float* pairs, float arg, unsigned long long* out, cudaStream_t stream, float gx, float gy,
+                         float gz) {
   if (end <= begin) return;
   density_pass_kernel<S><<<grid_for(end - begin), block_threads, 0, stream>>>(pass, f, stride, begin, end, pairs, arg,
-                                                                             out);
+                                                                             out, gx, gy, gz);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
@@ -493,7 +497,7 @@ void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint
                                                const lattice::LineTables&, std::uint32_t, std::uint32_t,               \
                                                const physics::CollisionParams&, cudaStream_t);                         \
   template void launch_density_pass<S>(DensityPass, S*, std::uint64_t, std::uint32_t, std::uint32_t, float*, float,    \
-                                       unsigned long long*, cudaStream_t);                                             \
+                                       unsigned long long*, cudaStream_t, float, float, float);                        \
   template void launch_sums<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t, const physics::CollisionParams&, \
                                physics::FlowSums*, cudaStream_t);                                                      \
   template void launch_macroscopic<S>(const S*, std::uint64_t, std::uint32_t, std::uint32_t,                           \

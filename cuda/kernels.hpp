@@ -75,10 +75,12 @@ void launch_unpack(S* f, std::uint64_t stride, const std::uint32_t* cells, const
 //   peak:        out[0] = the bits of max(|rho - held|, |change|) (atomicMax; out[0] zeroed first)
 //   products:    out[0..3) += the fixed-point products of change and rho - held at scale arg (zeroed first)
 //   extrapolate: rho += arg (rho - held), change = rho - held, held = the new rho
-enum class DensityPass { hold, peak, products, extrapolate };
+enum class DensityPass { hold, peak, products, extrapolate, extrapolate_at_rest };
 template <class S>
+// extrapolate_at_rest: the acceleration g (gx, gy, gz) of the rest state the density is added as
 void launch_density_pass(DensityPass pass, S* f, std::uint64_t stride, std::uint32_t begin, std::uint32_t end,
-                         float* pairs, float arg, unsigned long long* out, cudaStream_t stream);
+                         float* pairs, float arg, unsigned long long* out, cudaStream_t stream, float gx = 0.0f,
+                         float gy = 0.0f, float gz = 0.0f);
 inline std::uint32_t sum_blocks(std::uint32_t cells) {
   return (cells + physics::reduction_block - 1) / physics::reduction_block;
 }

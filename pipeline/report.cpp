@@ -306,7 +306,12 @@ std::string to_json(const SampleResult& r) {
                 {"residual", r.start.residual},
                 {"seconds", r.start.seconds},
                 {"device", r.start.device},
-                {"note", r.start.note}};
+                {"setup_seconds", r.start.setup_seconds},
+                {"note", r.start.note},
+                {"corrections", r.start.corrections},
+                {"correction_seconds", r.start.correction_seconds},
+                {"correction_scale", r.start.correction_scale},
+                {"correction_size", r.start.correction_size}};
   j["k_error_estimate"] = finite_or_null(r.error_estimate);
   j["k_error_estimate_mD"] = solved ? finite_or_null(r.error_estimate * k.k_md) : ordered_json(nullptr);
   j["flux_nonuniformity"] = r.flux_nonuniformity;

@@ -262,6 +262,14 @@ struct StartReport {
   double seconds = 0;            // its wall time (part of the solve's)
   std::string device;            // where it ran: "host" or the GPU's name
   std::string note;              // why it started from rest instead, or the engine's note
+  double setup_seconds = 0;      // of `seconds`: the model's operator, multigrid levels and engine
+  // the density corrections (run.extrapolation = darcy): how many, their solves' seconds, the
+  // model's scale against the lattice's mobility as measured (1: exact), the last one's size
+  // (rms over the drive's density drop along the sample)
+  int corrections = 0;
+  double correction_seconds = 0;
+  double correction_scale = 0;
+  double correction_size = 0;
 };
 
 struct SampleResult {

@@ -145,8 +145,16 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
                   static_cast<double>(sample.dims.voxels()) / planes);
 
   start_loop();
-  start_pending_ = execution_.start == ExecutionSpec::Start::darcy;
+  start_pending_ = execution_.start == ExecutionSpec::Start::darcy || execution_.correction;
   if (start_pending_) start_.method = "darcy";
+  if (execution_.correction) {
+    // the drive's density drop along the lattice's period, 3 g L: the corrections' yardstick
+    // corrections go on while one moves the density by a tenth of the tolerance of that drop
+    solve::DensityCorrectionSettings settings;
+    settings.until = 0.1 * execution_.monitor.tolerance;
+    correction_.emplace(comm_, settings, physics::viscosity(flow_.tau),
+                        3.0 * flow_.force * static_cast<double>(sample.dims[flow_.flow_axis]));
+  }
   // the hash runs beside the percolation and the pore statistics: what it adds is what outlasts them
   setup_seconds_ = sample.read_seconds + std::max(sample.percolation_seconds + sample.pore_seconds, sample.hash_seconds) +
                    lattice_.seconds +
@@ -234,6 +242,33 @@ solve::Measurement Simulation::measure(const physics::FlowSums& sums) {
   return m;
 }
 
+bool Simulation::add_density(const std::vector<double>& delta) {
+  // a jump of the pressure extrapolation's path from held densities of rho - delta: rho += delta
+  const std::size_t owned = static_cast<std::size_t>(lattice_.lattice.owned_end() - lattice_.lattice.owned_begin());
+  if (delta.size() != owned) throw RuntimeFailure("internal: a density change of the wrong size");
+  std::vector<float> held;
+  bool failed = false;
+  try {
+    if (!backend_->hold_density(false)) throw std::bad_alloc();
+    backend_->held_densities(held);
+  } catch (const std::bad_alloc&) {
+    failed = true;
+  } catch (const RuntimeFailure&) {  // a GPU without the memory
+    failed = true;
+  }
+  if (comm_.max(failed ? 1.0 : 0.0) != 0) {
+    backend_->restore_held_densities({});
+    return false;
+  }
+  for (std::size_t i = 0; i < owned; ++i) held[2 * i] -= static_cast<float>(delta[i]);
+  backend_->restore_held_densities(held);
+  // with the rest state's momentum of the added density: the staggered momentum stays steady
+  backend_->extrapolate_density_at_rest(1.0f, {params_.g[0], params_.g[1], params_.g[2]});
+  backend_->restore_held_densities({});
+  macroscopic_.reset();
+  return true;
+}
+
 void Simulation::darcy_start() {
   start_pending_ = false;
   const auto started = std::chrono::steady_clock::now();
@@ -253,40 +288,59 @@ void Simulation::darcy_start() {
   std::optional<solve::DarcyStart> start;
   bool failed = false;
   try {
-    start = solve::darcy_start(comm_, lattice_.lattice, slab, problem, engine);
+    model_ = std::make_unique<solve::DarcyModel>(comm_, lattice_.lattice, slab, problem, engine);
+    start = model_->start();
   } catch (const std::bad_alloc&) {
     failed = true;
   }
-  // every rank adds its part, or none does: the density as a jump of the pressure extrapolation
-  // from held densities of rho - rho' (rho += rho' in every owned cell, as the equilibrium's density part)
-  const std::size_t owned = static_cast<std::size_t>(lattice_.lattice.owned_end() - lattice_.lattice.owned_begin());
-  std::vector<float> held;
+  std::vector<double> delta;
   if (!failed) {
-    try {
-      if (!backend_->hold_density(false)) throw std::bad_alloc();
-      backend_->held_densities(held);
-    } catch (const std::bad_alloc&) {
-      failed = true;
-    } catch (const RuntimeFailure&) {  // a GPU without the memory
-      failed = true;
-    }
+    delta.resize(start->density_per_force.size());
+    for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = flow_.force * start->density_per_force[i];
   }
-  if (comm_.max(failed ? 1.0 : 0.0) != 0) {
-    backend_->restore_held_densities({});
+  if (comm_.max(failed ? 1.0 : 0.0) != 0 || !add_density(delta)) {
+    model_.reset();
+    correction_.reset();
     start_.note = "the memory for the Darcy-scale start could not be had: the run started from rest";
     start_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return;
   }
-  const double force = flow_.force;
-  for (std::size_t i = 0; i < owned; ++i) held[2 * i] -= static_cast<float>(force * start->density_per_force[i]);
-  backend_->restore_held_densities(held);
-  backend_->extrapolate_density(1.0f);
-  backend_->restore_held_densities({});
   start_.done = true;
   start_.iterations = start->solve.iterations;
   start_.residual = start->solve.residual;
   start_.device = start->solve.device;
+  start_.setup_seconds = start->solve.setup_seconds;
+  if (!correction_) model_.reset();  // its memory back: no corrections to make
   start_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void Simulation::correct_density() {
+  const std::int64_t step = loop_->result().steps;
+  if (!correction_->wants_density(step)) return;
+  const auto started = std::chrono::steady_clock::now();
+  const backend::Macroscopic& m = owned_macroscopic();
+  const std::vector<float> rho(m.drho.begin(), m.drho.end());
+  const std::vector<double> change = correction_->density(step, rho, [&](const std::vector<double>& rate) {
+    return model_->inverse(rate);
+  });
+  if (!change.empty()) {
+    if (add_density(change)) {
+      loop_->restart_history();  // the state moved: as after a pressure jump
+      // and, as after a jump, no stop before the history spans the time of what it measured
+      loop_->set_slow_time(correction_->slow_time());
+      start_.corrections = correction_->cycles();
+      start_.correction_scale = correction_->scale();
+      start_.correction_size = correction_->last_size();
+    } else {
+      start_.note = "the memory for the density corrections could not be had: they stopped";
+      correction_.reset();
+    }
+  }
+  start_.correction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!correction_ || !correction_->active()) {  // done: the model's memory back
+    correction_.reset();
+    model_.reset();
+  }
 }
 
 void Simulation::advance() {
@@ -294,7 +348,10 @@ void Simulation::advance() {
   // the host is free while a GPU computes: the width classes of the trust report are worked out
   // then (on the CPU backend the threads are the solver's: at the end, in add_trust)
   if (plan_.cuda && (comm_.root() || sample_.widths.local())) sample_.widths.start();
+  // while the density corrections go on the run does not stop: the state is still being moved
+  loop_->hold_stop(correction_ && model_ && correction_->active());
   loop_->next_check();
+  if (correction_ && model_ && !loop_->finished()) correct_density();
   adjust_drive();
   macroscopic_.reset();
 }
@@ -398,6 +455,9 @@ void Simulation::restore(const State& s) {
     start_pending_ = false;
     start_.note = "resumed from a checkpoint: the run before it made the start";
   }
+  // the corrections' cycle is not in a checkpoint: a resumed run makes none (its monitor goes on)
+  correction_.reset();
+  model_.reset();
   loop_->restore(s.loop);
   drive_ = s.drive;
   drive_adjustments_ = s.drive_adjustments;

@@ -17,6 +17,7 @@
 #include "pipeline/spec.hpp"
 #include "lib/solve/pressure_planes.hpp"
 #include "lib/solve/solver.hpp"
+#include "lib/solve/darcy_start.hpp"
 #include "lib/solve/stepper.hpp"
 
 namespace rockperm::pipeline {
@@ -97,6 +98,10 @@ class Simulation {
   void adjust_drive();                    // auto force: lower it where Re or Ma is above target
   void start_loop();                      // the time loop of execution_ and flow_, from step 0
   void darcy_start();                     // ExecutionSpec::Start::darcy, before the first step (collective)
+  void correct_density();                 // ExecutionSpec::correction, at a check (collective)
+  // rho += delta (a value per owned cell) as the equilibrium's density part, on either backend;
+  // false (on every rank) where the memory for it cannot be had
+  bool add_density(const std::vector<double>& delta);
   // tau and force replaced, the drive's accelerations scaled by force_factor and its velocities and
   // the populations by velocity_factor (Backend::rescale): the auto force's adjustment, a restored
   // adjusted drive (factors 1) and a sweep's new rate
@@ -120,6 +125,8 @@ class Simulation {
   bool auto_first_interval_ = false;  // the extrapolation's first interval from the time scales (of flow_.tau)
   bool start_pending_ = false;        // the Darcy-scale start, made at the first advance() of a run not restored
   StartReport start_;
+  std::unique_ptr<solve::DarcyModel> model_;         // kept for the corrections while they go on
+  std::optional<solve::DensityCorrection> correction_;
   double setup_seconds_ = 0;
   double backend_seconds_ = 0;  // of the setup: the backend's start (device memory, upload)
   mutable std::optional<backend::Macroscopic> macroscopic_;  // of the current state; reset when it changes

@@ -124,6 +124,9 @@ struct ExecutionSpec {
   // solve (lib/solve/darcy_start.hpp)
   enum class Start { rest, darcy };
   Start start = Start::rest;
+  // density corrections by the same Darcy-scale model (lib/solve/darcy_start.hpp), in place of the
+  // pressure extrapolation (run.extrapolation = darcy; it implies the Darcy start)
+  bool correction = false;
   // checkpoints (pipeline/driver.hpp): every so many steps and/or wall minutes (0: not by
   // that), and at the end; a stop by signal or wall-time limit always writes one
   std::int64_t checkpoint_interval = 0;

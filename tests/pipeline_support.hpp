@@ -23,6 +23,7 @@ struct PipelineSettings {
   bool percolation_filter = false;  // the synthetic media here are given as they are
   bool extrapolation = true;        // the pressure extrapolation (lib/solve/extrapolation.hpp), as by default
   pipeline::ExecutionSpec::Start start = pipeline::ExecutionSpec::Start::rest;  // run.start
+  bool correction = false;  // run.extrapolation = darcy (in place of the extrapolation)
   std::vector<double> shares;       // every rank's share of the cells (empty: equal slabs; a mixed run's split)
 };
 
@@ -55,6 +56,8 @@ inline pipeline::ExecutionSpec test_execution(const PipelineSettings& s) {
   e.monitor.required_checks = s.required_checks;
   e.extrapolation.enabled = s.extrapolation;
   e.start = s.start;
+  e.correction = s.correction;
+  if (s.correction) e.extrapolation.enabled = false;
   return e;
 }
 

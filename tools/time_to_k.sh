@@ -52,7 +52,9 @@ c = r.get("conduction") or {}
 what = "k %.6g mD" % r["permeability"]["mD"] if r["permeability"] else "k not solved"
 st = r.get("start") or {}
 if st.get("done"):  # run.start = darcy: the Darcy-scale start's solve (in "solve")
-    what += ", Darcy start %d iterations, %.2f s on %s" % (st.get("iterations", 0), st.get("seconds", 0.0), st.get("device", "host"))
+    what += ", Darcy start %d iterations, %.2f s (set-up %.2f) on %s" % (st.get("iterations", 0), st.get("seconds", 0.0), st.get("setup_seconds", 0.0), st.get("device", "host"))
+    if st.get("corrections"):
+        what += ", %d corrections %.2f s (scale %.3g)" % (st["corrections"], st.get("correction_seconds", 0.0), st.get("correction_scale", 0.0))
 if c.get("formation_factor") is not None:  # run.formation_factor: F, its iterations and seconds (in "output")
     what += ", F %.6g (%d iterations, %.1f s on %s)" % (c["formation_factor"], c.get("iterations", 0), c.get("seconds", 0.0), c.get("device", "host"))
 print("%-9s %6.1f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6.2f %6.1f %7d %7.2f %6.2f %7.1f  %s (%s, exit %s)" % (

@@ -3,6 +3,7 @@
 // Populations are deviations f_i - w_i in SoA layout f[i * stride + cell], each slot in the
 // backend's storage (lib/physics/storage.hpp).
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,6 +100,10 @@ class Backend {
   virtual float density_change_peak() = 0;
   virtual physics::DensityProducts density_products(float scale) = 0;
   virtual void extrapolate_density(float factor) = 0;
+  // The same, the density added as the rest state's at `acceleration` (w_i (1 - 3 e_i.g / 2)
+  // each population: physics::shift_density_at_rest), for density fields set from outside the run
+  // (the Darcy-scale start and corrections)
+  virtual void extrapolate_density_at_rest(float factor, const std::array<float, 3>& acceleration) = 0;
   virtual void held_densities(std::vector<float>& out) = 0;
   virtual void restore_held_densities(const std::vector<float>& in) = 0;
 

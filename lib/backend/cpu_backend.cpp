@@ -313,6 +313,21 @@ void CpuBackend::extrapolate_density(float factor) {
   });
 }
 
+void CpuBackend::extrapolate_density_at_rest(float factor, const std::array<float, 3>& g) {
+  const auto n = static_cast<std::int64_t>(held_.size() / 2);
+  const auto stride = lattice_.stride();
+  const std::uint32_t first = owned_.begin;
+  each_storage([&](auto slot) {
+    using S = decltype(slot);
+    S* f = slots<S>();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < n; ++k) {
+      physics::extrapolate_cell_at_rest(f, stride, first + static_cast<std::uint32_t>(k), held_[2 * k], held_[2 * k + 1], factor,
+                                        g[0], g[1], g[2]);
+    }
+  });
+}
+
 void CpuBackend::held_densities(std::vector<float>& out) { out = held_; }
 
 void CpuBackend::restore_held_densities(const std::vector<float>& in) {

@@ -46,6 +46,7 @@ class CpuBackend final : public Backend {
   float density_change_peak() override;
   physics::DensityProducts density_products(float scale) override;
   void extrapolate_density(float factor) override;
+  void extrapolate_density_at_rest(float factor, const std::array<float, 3>& acceleration) override;
   bool blocks_on_interior() const override { return true; }
   void held_densities(std::vector<float>& out) override;
   void restore_held_densities(const std::vector<float>& in) override;

@@ -40,6 +40,25 @@ ROCKPERM_UNROLL
   }
 }
 
+// Adds `delta` to the density of one cell as the rest state's at the acceleration g (collision.hpp,
+// rest_population): w_i delta (1 - 3 e_i.g / 2) to each population, the density with the momentum
+// -delta g / 2 that the Guo rest state of the new density holds. A density change without that
+// momentum moves the steady value of the staggered momentum (-sum (-1)^x rho g / 2) but not the
+// staggered momentum itself, which no collision damps: a period-2 cycle of size g delta stays, and
+// through the equilibrium's quadratic terms it moves the steady k by its square (a Darcy-scale
+// start on a tight pack at tau 1: 4e-5; 2e-6 with it). The Darcy-scale start and corrections add
+// their density this way (lib/solve/darcy_start.hpp).
+template <class S>
+ROCKPERM_HD inline void shift_density_at_rest(S* f, std::uint64_t stride, std::uint32_t cell, float delta, float gx, float gy,
+                                              float gz) {
+ROCKPERM_UNROLL
+  for (int i = 0; i < d3q19::q; ++i) {
+    S& s = f[i * stride + cell];
+    const float w = d3q19::weightf(i) * delta;
+    s = StorageTraits<S>::store(StorageTraits<S>::load(s) + (w - 1.5f * w * d3q19::dot(i, gx, gy, gz)));
+  }
+}
+
 // One cell's held pair (held density, change before it) through the extrapolation's passes, the
 // one definition the backends' loops and kernels call (rho: the cell's density now).
 // A hold: change = rho - held (where `keep_change`), held = rho.
@@ -61,6 +80,17 @@ ROCKPERM_HD inline void extrapolate_cell(S* f, std::uint64_t stride, std::uint32
   const float rho = cell_density(f, stride, cell);
   const float d = rho - held, delta = factor * d;
   shift_density(f, stride, cell, delta);
+  change = d;
+  held = rho + delta;
+}
+
+// The same jump with the density added as the rest state's at the acceleration g (above).
+template <class S>
+ROCKPERM_HD inline void extrapolate_cell_at_rest(S* f, std::uint64_t stride, std::uint32_t cell, float& held, float& change,
+                                                 float factor, float gx, float gy, float gz) {
+  const float rho = cell_density(f, stride, cell);
+  const float d = rho - held, delta = factor * d;
+  shift_density_at_rest(f, stride, cell, delta, gx, gy, gz);
   change = d;
   held = rho + delta;
 }

@@ -249,11 +249,17 @@ class HostEngine final : public ConductionEngine {
       : op_(op), multigrid_(multigrid), reading_(reading), owned_(op.owned()), begin_(op.begin()),
         x_(op.cells(), 0.0), p_(op.cells(), 0.0), r_(owned_), z_(owned_), q_(owned_) {}
 
-  void start(std::vector<double>& planes) override {
+  void start(std::vector<double>& planes, const double* rhs) override {
     const int axis = reading_.axis;
+    std::fill(x_.begin(), x_.end(), 0.0);
+    std::fill(p_.begin(), p_.end(), 0.0);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(owned_); ++i) {
       const auto u = static_cast<std::uint64_t>(i);
+      if (rhs) {
+        r_[u] = rhs[u];
+        continue;
+      }
       double b = 0;  // -G sum over the links of g e along the axis (on faces: g behind - g ahead)
       for (int l = 0; l < op_.links(); ++l) {
         const int e = link_component(op_.links(), l, axis);
@@ -349,30 +355,78 @@ std::unique_ptr<ConductionEngine> make_host_conduction_engine(const ConductionOp
   return std::make_unique<HostEngine>(op, multigrid, reading);
 }
 
+struct ConductionSystem::Parts {
+  Parts(const parallel::Comm& c, const lattice::SparseLattice& local, const ConductionSlab& slab, const ConductionProblem& p)
+      : comm(c), problem(p), op(c, local, slab, p), reading(reading_of(p)) {}
+  parallel::Comm comm;
+  ConductionProblem problem;
+  ConductionOperator op;
+  ConductionReadingSlabs reading;
+  std::optional<ConductionMultigrid> multigrid;
+  std::unique_ptr<ConductionEngine> engine;
+  double setup_seconds = 0;
+};
+
+namespace {
+ConductionProblem checked(const ConductionProblem& problem) {
+  if (problem.axis < 0 || problem.axis > 2) throw RuntimeFailure("internal: conduction along axis " + std::to_string(problem.axis));
+  if (problem.region_voxels == 0) throw RuntimeFailure("internal: conduction over no voxel");
+  ConductionProblem p = problem;
+  p.cell_conductivity = {};  // read by the operator only
+  return p;
+}
+}  // namespace
+
+ConductionSystem::ConductionSystem(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
+                                   const ConductionProblem& problem, const ConductionEngineFactory& make_engine) {
+  const auto started = std::chrono::steady_clock::now();
+  (void)checked(problem);
+  parts_ = std::make_unique<Parts>(comm, local, slab, problem);
+  parts_->problem.cell_conductivity = {};
+  Parts& s = *parts_;
+  if (problem.preconditioner == ConductionProblem::Preconditioner::multigrid && s.op.owned() > 0) s.multigrid.emplace(s.op);
+  const ConductionMultigrid* mg = s.multigrid ? &*s.multigrid : nullptr;
+  // where the vectors live: the factory's engine where every rank made one, else the host's
+  s.engine = make_engine ? make_engine(s.op, mg, s.reading) : nullptr;
+  if (comm.size() > 1 && comm.sum(std::uint64_t{s.engine ? 0u : 1u}) != 0) s.engine.reset();
+  if (!s.engine) s.engine = make_host_conduction_engine(s.op, mg, s.reading);
+  s.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+ConductionSystem::~ConductionSystem() = default;
+
+double ConductionSystem::setup_seconds() const { return parts_->setup_seconds; }
+std::string ConductionSystem::device() const { return parts_->engine->where(); }
+std::uint64_t ConductionSystem::owned() const { return parts_->op.owned(); }
+
 ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,
                                   const ConductionSlab& slab, const ConductionProblem& problem, bool keep_potential,
                                   const ConductionProgress& progress, const ConductionEngineFactory& make_engine) {
   const auto started = std::chrono::steady_clock::now();
-  if (problem.axis < 0 || problem.axis > 2) throw RuntimeFailure("internal: conduction along axis " + std::to_string(problem.axis));
-  if (problem.region_voxels == 0) throw RuntimeFailure("internal: conduction over no voxel");
-  const ConductionOperator op(comm, local, slab, problem);
-  const ConductionReadingSlabs reading = reading_of(problem);
+  ConductionSystem system(comm, local, slab, problem, make_engine);
+  ConductionResult result = system.solve(keep_potential, progress);
+  result.setup_seconds = system.setup_seconds();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+ConductionResult ConductionSystem::solve(bool keep_potential, const ConductionProgress& progress, const std::vector<double>* rhs) {
+  const auto started = std::chrono::steady_clock::now();
+  Parts& s = *parts_;
+  const parallel::Comm& comm = s.comm;
+  const ConductionProblem& problem = s.problem;
+  const ConductionOperator& op = s.op;
+  const ConductionReadingSlabs& reading = s.reading;
+  ConductionEngine* engine = s.engine.get();
   const int axis = problem.axis;
   const std::uint64_t owned = op.owned();
   const double voxels = static_cast<double>(problem.region_voxels);
+  if (rhs && rhs->size() != owned) throw RuntimeFailure("internal: conduction: a right-hand side of the wrong size");
+  (void)comm;
+  const double setup_seconds = s.setup_seconds;
 
-  std::optional<ConductionMultigrid> multigrid;
-  if (problem.preconditioner == ConductionProblem::Preconditioner::multigrid && owned > 0) multigrid.emplace(op);
-  const ConductionMultigrid* mg = multigrid ? &*multigrid : nullptr;
-
-  // where the vectors live: the factory's engine where every rank made one, else the host's
-  std::unique_ptr<ConductionEngine> engine = make_engine ? make_engine(op, mg, reading) : nullptr;
-  if (comm.size() > 1 && comm.sum(std::uint64_t{engine ? 0u : 1u}) != 0) engine.reset();
-  if (!engine) engine = make_host_conduction_engine(op, mg, reading);
-
-  const double setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::vector<double> planes;
-  engine->start(planes);
+  engine->start(planes, rhs ? rhs->data() : nullptr);
   double rho = op.total<1>(planes)[0];
   const double rho0 = rho;
 

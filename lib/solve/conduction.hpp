@@ -137,6 +137,29 @@ class ConductionEngine;
 using ConductionEngineFactory = std::function<std::unique_ptr<ConductionEngine>(
     const ConductionOperator&, const ConductionMultigrid*, const ConductionReadingSlabs&)>;
 
+// The solve's parts built once (the operator, the multigrid levels, the engine and its vectors) for
+// solves of several right-hand sides on the same lattice and conductivities (the Darcy-scale
+// model's corrections, lib/solve/darcy_start.hpp). Collective over `comm`, as solve_conduction.
+class ConductionSystem {
+ public:
+  ConductionSystem(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
+                   const ConductionProblem& problem, const ConductionEngineFactory& engine = {});
+  ~ConductionSystem();
+  ConductionSystem(const ConductionSystem&) = delete;
+  ConductionSystem& operator=(const ConductionSystem&) = delete;
+  // A solve from x = 0 of the drive, or of `rhs` (a value per owned cell, in cell order) where
+  // given; the problem's stop. ConductionResult::seconds: this solve's; setup_seconds: the build's.
+  ConductionResult solve(bool keep_potential = false, const ConductionProgress& progress = {},
+                         const std::vector<double>* rhs = nullptr);
+  double setup_seconds() const;
+  std::string device() const;  // where its vectors live: "host" or the GPU's name
+  std::uint64_t owned() const;
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
 // Collective over `comm` (every rank its slab). `keep_potential`: fill ConductionResult::potential.
 // `engine`: where the vectors live (empty: the host's cores); every rank must make the same choice
 // of factory, and an engine that is not made on one rank is not made on any (the choice is agreed).

@@ -181,8 +181,9 @@ class ConductionMultigrid {
 class ConductionEngine {
  public:
   virtual ~ConductionEngine() = default;
-  // x = 0, r = b (the drive), z = M^-1 r, p = z; the planes' r . z
-  virtual void start(std::vector<double>& planes) = 0;
+  // x = 0, r = b (the drive, or `rhs` where given: a value per owned cell), z = M^-1 r, p = z;
+  // the planes' r . z
+  virtual void start(std::vector<double>& planes, const double* rhs = nullptr) = 0;
   // p's ghosts exchanged, q = A p; the planes' p . q
   virtual void apply(std::vector<double>& planes) = 0;
   // x += alpha p, r -= alpha q, z = M^-1 r; the planes' r . z

@@ -56,8 +56,9 @@ std::vector<double> darcy_conductances(const lattice::SparseLattice& local, cons
   return c;
 }
 
-DarcyStart darcy_start(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
-                       const DarcyStartProblem& problem, const ConductionEngineFactory& engine) {
+DarcyModel::DarcyModel(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
+                       const DarcyStartProblem& problem, const ConductionEngineFactory& engine)
+    : comm_(comm) {
   const bool ghost_low = slab.domain && slab.domain->ghost_low, ghost_high = slab.domain && slab.domain->ghost_high;
   ConductionProblem p;
   p.axis = problem.axis;
@@ -69,19 +70,145 @@ DarcyStart darcy_start(const parallel::Comm& comm, const lattice::SparseLattice&
   p.max_iterations = problem.max_iterations > 0 ? problem.max_iterations : ConductionProblem::automatic_iterations(problem.whole);
   p.keep_solution = true;
   p.residual_stop = true;
-  DarcyStart s;
-  s.solve = solve_conduction(comm, local, slab, p, false, {}, engine);
-  p.cell_conductivity = {};
-  // less the mean over every rank's cells: the start adds no mass
-  const std::vector<double>& x = s.solve.solution;
+  system_ = std::make_unique<ConductionSystem>(comm, local, slab, p, engine);
+}
+
+void DarcyModel::remove_mean(std::vector<double>& x) const {
   double sum = 0;
   for (const double v : x) sum += v;
-  const double cells = comm.sum(static_cast<double>(x.size()));
-  const double mean = cells > 0 ? comm.sum(sum) / cells : 0.0;
-  s.density_per_force.resize(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) s.density_per_force[i] = static_cast<float>(3.0 * (x[i] - mean));
+  const double cells = comm_.sum(static_cast<double>(x.size()));
+  const double mean = cells > 0 ? comm_.sum(sum) / cells : 0.0;
+  for (double& v : x) v -= mean;
+}
+
+DarcyStart DarcyModel::start() {
+  DarcyStart s;
+  s.solve = system_->solve();
+  s.solve.setup_seconds = system_->setup_seconds();
+  std::vector<double> x = std::move(s.solve.solution);
   s.solve.solution = {};
+  remove_mean(x);  // the start adds no mass
+  s.density_per_force.resize(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) s.density_per_force[i] = static_cast<float>(3.0 * x[i]);
   return s;
+}
+
+std::vector<double> DarcyModel::inverse(const std::vector<double>& rate, ConductionResult* info) {
+  ConductionResult r = system_->solve(false, {}, &rate);
+  std::vector<double> x = std::move(r.solution);
+  r.solution = {};
+  if (x.size() != rate.size()) x.assign(rate.size(), 0.0);  // no right-hand side at all: nothing to correct
+  remove_mean(x);
+  if (info) *info = std::move(r);
+  return x;
+}
+
+DarcyStart darcy_start(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
+                       const DarcyStartProblem& problem, const ConductionEngineFactory& engine) {
+  DarcyModel model(comm, local, slab, problem, engine);
+  return model.start();
+}
+
+DensityCorrection::DensityCorrection(const parallel::Comm& comm, const DensityCorrectionSettings& settings, double nu,
+                                     double drop)
+    : comm_(comm), settings_(settings), nu_(nu), drop_(drop), beta_(3.0 * nu / settings.first_scale),
+      next_hold_(settings.settle) {}
+
+bool DensityCorrection::wants_density(std::int64_t step) const {
+  if (!active()) return false;
+  return held_at_ < 0 ? step >= next_hold_ : step >= held_at_ + std::max(settings_.interval, 2 * stretched_);
+}
+
+std::vector<double> DensityCorrection::density(std::int64_t step, const std::vector<float>& rho,
+                                               const std::function<std::vector<double>(const std::vector<double>&)>& inverse) {
+  if (held_at_ < 0) {
+    held_ = rho;
+    held_at_ = step;
+    return {};
+  }
+  const std::size_t n = rho.size();
+  if (held_.size() != n) throw RuntimeFailure("internal: a density correction over another set of cells");
+  // the rate must stand above the floats' resolution of the density: else wait (the interval
+  // doubled), and where even the longest interval does not show it, the model can see no more
+  double changes = 0, values = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(rho[i]) - held_[i];
+    changes += d * d;
+    values += static_cast<double>(rho[i]) * rho[i];
+  }
+  changes = comm_.sum(changes);
+  values = comm_.sum(values);
+  if (std::sqrt(changes) < settings_.resolution * 5.96e-8 * std::sqrt(values)) {
+    if (step - held_at_ < settings_.max_stretch * settings_.interval) {
+      stretched_ = step - held_at_;
+      return {};
+    }
+    done_ = true;
+    held_ = {};
+    held_at_ = -1;
+    return {};
+  }
+  const double steps = static_cast<double>(step - held_at_);
+  last_interval_ = step - held_at_;
+  std::vector<double> rate(n);
+  for (std::size_t i = 0; i < n; ++i) rate[i] = (static_cast<double>(rho[i]) - held_[i]) / steps;
+  // less its mean: the mass is conserved, so the rate sums to zero but for the floats' rounding,
+  // which the model's singular operator (pressure up to a constant) cannot take
+  double sum = 0;
+  for (const double v : rate) sum += v;
+  const double all = comm_.sum(static_cast<double>(n));
+  const double mean = all > 0 ? comm_.sum(sum) / all : 0.0;
+  for (double& v : rate) v -= mean;
+  held_ = {};
+  held_at_ = -1;
+  next_hold_ = step + settings_.settle;
+  std::vector<double> x = inverse(rate);  // the distance's shape, unscaled
+  std::vector<double> change(n, 0.0);
+  if (!rate_before_.empty()) {
+    // the rate the last correction removed, against the one the model predicted: in the A-norm
+    // (x . A x, the rates' pairing with the model's shapes), which weighs the slow modes
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double removed = rate_before_[i] - rate[i];
+      num += shape_before_[i] * removed;
+      den += (shape_before_[i] - x[i]) * removed;
+    }
+    num = comm_.sum(num);
+    den = comm_.sum(den);
+    const double gamma = den > 0 ? std::clamp(num / den, settings_.min_factor, settings_.max_factor) : 1.0;
+    if (gamma != 1.0) {  // the last correction resized; the state, rate and shape as the model says they then are
+      for (std::size_t i = 0; i < n; ++i) {
+        change[i] += (gamma - 1.0) * added_before_[i];
+        rate[i] -= (gamma - 1.0) * (rate_before_[i] - rate[i]);
+        x[i] -= (gamma - 1.0) * (shape_before_[i] - x[i]);
+      }
+    }
+    beta_ *= gamma;
+  }
+  // the e-folding time of what is left in the model's shape: its Rayleigh quotient x.Ax = x.R
+  double xx = 0, xr = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    xx += x[i] * x[i];
+    xr += x[i] * rate[i];
+  }
+  xx = comm_.sum(xx);
+  xr = comm_.sum(xr);
+  slow_time_ = xr != 0 ? std::abs(beta_ * xx / xr) : 0.0;
+  stretched_ = 0;
+  std::vector<double> added(n);
+  double squares = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    added[i] = beta_ * x[i];
+    change[i] += added[i];
+    squares += added[i] * added[i];
+  }
+  last_size_ = all > 0 && drop_ > 0 ? std::sqrt(comm_.sum(squares) / all) / drop_ : 0.0;
+  shape_before_ = std::move(x);
+  rate_before_ = std::move(rate);
+  added_before_ = std::move(added);
+  ++cycles_;
+  if (last_size_ < settings_.until) done_ = true;
+  return change;
 }
 
 }  // namespace rockperm::solve

@@ -1,33 +1,44 @@
 #pragma once
-// The flow's Darcy-scale start (issue 67; docs/ACCURACY.md, "The Darcy-scale start").
+// The flow's Darcy-scale start and density corrections (issue 67; docs/ACCURACY.md, "The
+// Darcy-scale start and corrections").
 //
 // On tight rock a run from rest spends most of its steps on the slow pressure mode: poorly
 // connected pore regions filling through narrow throats, a diffusion of the density whose time
-// grows with the square of the sample's length. This start gives the lattice, before its first
-// step, a density field that is already nearly steady, pore region by pore region, from an
-// elliptic solve whose cost does not grow that way: Darcy's law cell by cell,
+// grows with the square of the sample's length. Two uses of one Darcy-scale model of the pore
+// space help it along:
 //
-//   q = (c / nu) (g - c_s^2 grad rho'),  div q = 0   =>   div(c grad p) = div(c g),  p = c_s^2 rho',
+// The model: Darcy's law cell by cell, q = (c / nu) (g - c_s^2 grad rho'), div q = 0, that is
+// div(c grad p) = div(c g) with p = c_s^2 rho', on the lattice's own cells and its 18 links
+// (lib/solve/conduction.hpp, Stencil::links: what the flow joins, edge contacts included, and
+// nothing the faces alone would split), solved by the conduction engine's multigrid CG on the host
+// or the rank's GPU (built once, ConductionSystem). The conductance of a cell is the square of its
+// distance to the wall, (d - 1/2)^2, d the distance of its centre from the nearest solid voxel's
+// (the bounce-back wall lies half a voxel from a wall cell's centre); averaged over a slit of width
+// w it is w^2 / 12, the slit's own permeability in voxel^2. A grey cell conducts its phase's
+// permeability K (voxel^2), at most what an open cell there would.
 //
-// on the lattice's own cells and its 18 links (lib/solve/conduction.hpp, Stencil::links: what the
-// flow joins, edge contacts included, and nothing the faces alone would split), solved by the
-// conduction engine's multigrid CG on the host or the rank's GPU. The conductance of a cell is the
-// square of its distance to the wall, (d - 1/2)^2, d the distance of its centre from the nearest
-// solid voxel's (the bounce-back wall lies half a voxel from a wall cell's centre); averaged over
-// a slit of width w it is w^2 / 12, the slit's own permeability in voxel^2, to a factor near one.
-// A grey cell conducts its phase's permeability K (voxel^2), at most what an open cell there would.
-// The scale of c does not matter (the equation is homogeneous in it); only its variation does.
+// The start (run.start = darcy): before the first step the density of the model's steady field
+// under the drive (a unit mean gradient over the lattice's period, buffers and mirror included:
+// the body force's twin; rho' = 3 g x less its mean, so that no mass is added).
 //
-// The drive is the conduction engine's: a unit mean gradient along the axis over the lattice's
-// period (its buffers and mirror image included), the body force's twin; the solution x (the
-// engine's periodic part, V = x - the coordinate) is the pressure per unit of force: rho' = 3 g x,
-// less its mean over the fluid cells so that the start adds no mass.
+// The corrections (run.extrapolation = darcy; the model as a preconditioner of the lattice's own
+// residual, a defect correction): every cycle the run steps `settle` steps (momentum settles),
+// holds the density, steps `interval` more and reads its rate R per cell. On the slow time scale,
+// away from steady, R = -(c_s^2 / nu) A e with A = -div(c grad) (the model's operator) and e the
+// density's distance from its steady field; so e = -3 nu / s A^-1 R, s the model's scale against
+// the lattice's mobility (1 for an exact model). The run adds -e to every cell. s is measured
+// cycle by cycle, not assumed: the rate the last correction removed is the model's prediction of
+// it times the true scale, and a line search in the A-norm (which weighs the slow modes) sets the
+// last correction's size again (factor within [1/4, 4]) before the next is added. Corrections end
+// once one moves the density by less than `until` of the drive's density drop along the sample.
+// The monitor's history starts again at each, as at a pressure jump.
 //
-// What it is not: the steady density. The model's conductances are the lattice's mobility only
-// to a factor of order one cell by cell (3.5 % rms off the steady plane means on a 128^3 pack),
-// and what is off relaxes at the slow mode's pace; the start saves the steps that took the
-// density from zero to the model's field.
+// What the model is not: the steady density. Its conductances are the lattice's mobility only to a
+// factor of order one cell by cell (3.5 % rms off the steady plane means on a 128^3 pack), and
+// what a start leaves off relaxes at the slow mode's pace: the corrections measure it instead.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,7 +52,7 @@ struct DarcyStartProblem {
   int axis = 0;                           // of the drive
   std::uint64_t region_voxels = 0;        // all voxels of the lattice's whole period (every rank's)
   std::vector<double> grey_permeability;  // K of each grey phase (phase c = index + 1), voxel^2
-  // of the solve: its relative residual (the model is a few per cent off the lattice's mobility;
+  // of each solve: its relative residual (the model is a few per cent off the lattice's mobility;
   // a closer solve of it buys nothing)
   double tolerance = 1e-3;
   std::int64_t max_iterations = 0;        // 0: ConductionProblem::automatic_iterations of `whole`
@@ -63,9 +74,77 @@ inline constexpr int darcy_reach = 11;
 std::vector<double> darcy_conductances(const lattice::SparseLattice& local, const std::vector<double>& grey_permeability,
                                        bool ghost_low, bool ghost_high);
 
-// Collective over `comm`. Throws std::bad_alloc where the memory for it cannot be had (the
-// caller then starts from rest and says so).
+// The model on a rank's slab, built once. Collective over `comm` (construction and every call).
+// Throws std::bad_alloc where the memory for it cannot be had (the caller then goes on without it
+// and says so).
+class DarcyModel {
+ public:
+  DarcyModel(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
+             const DarcyStartProblem& problem, const ConductionEngineFactory& engine = {});
+  DarcyStart start();
+  // x = A^-1 rate (a value per owned cell), less its mean over every rank's cells; `info`: the solve's
+  std::vector<double> inverse(const std::vector<double>& rate, ConductionResult* info = nullptr);
+  double setup_seconds() const { return system_->setup_seconds(); }
+  std::string device() const { return system_->device(); }
+
+ private:
+  void remove_mean(std::vector<double>& x) const;
+  parallel::Comm comm_;
+  std::unique_ptr<ConductionSystem> system_;
+};
+
+// DarcyModel(...).start() (tests, and a run that needs the start alone).
 DarcyStart darcy_start(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
                        const DarcyStartProblem& problem, const ConductionEngineFactory& engine = {});
+
+// The corrections' schedule and arithmetic (see above), apart from where the densities live: the
+// caller reads the owned cells' density deviations at the steps asked and adds what it is given.
+struct DensityCorrectionSettings {
+  std::int64_t settle = 300, interval = 300;  // steps (rounded up to the checks')
+  int max_cycles = 10;
+  // a rate is read only where the density's rms change is at least this many float roundings of
+  // its rms value (else the interval is doubled, up to max_stretch times; beyond, the corrections end)
+  double resolution = 1000.0;
+  int max_stretch = 8;
+  // of the drive's density drop along the sample, 3 g L (rms per cell); a run sets it to a tenth of
+  // its tolerance
+  double until = 1e-5;
+  double first_scale = 2.0;  // s of the first correction (then measured): over-corrects nothing
+  double min_factor = 0.25, max_factor = 4.0;  // of a line search
+};
+
+class DensityCorrection {
+ public:
+  DensityCorrection(const parallel::Comm& comm, const DensityCorrectionSettings& settings, double nu, double drop);
+  bool active() const { return cycles_ < settings_.max_cycles && !done_; }
+  // At a check of `step`: whether the caller is to hand the densities in (hold or measure).
+  bool wants_density(std::int64_t step) const;
+  // The owned cells' density deviations at `step` (wants_density said so). Returns the change to
+  // add to each owned cell's density (empty: none now), using `inverse` (DarcyModel::inverse).
+  std::vector<double> density(std::int64_t step, const std::vector<float>& rho,
+                               const std::function<std::vector<double>(const std::vector<double>&)>& inverse);
+  int cycles() const { return cycles_; }
+  double scale() const { return 3.0 * nu_ / beta_; }  // the model's scale s as measured (1: exact)
+  // The time (steps) over which what the last correction measured would decay by e by itself: the
+  // model's Rayleigh quotient of its shape, 3 nu / s (x . x) / (x . R); 0 before the first
+  double slow_time() const { return slow_time_; }
+  // the interval the last rate was read over (steps): longer than asked where the density's changes
+  // were too small beside the floats' resolution of it
+  std::int64_t last_interval() const { return last_interval_; }
+  double last_size() const { return last_size_; }      // rms of the last correction over the drop
+
+ private:
+  parallel::Comm comm_;
+  DensityCorrectionSettings settings_;
+  double nu_, drop_, beta_;
+  std::int64_t held_at_ = -1, next_hold_, stretched_ = 0;
+  std::vector<float> held_;
+  std::vector<double> rate_before_, shape_before_, added_before_;
+  int cycles_ = 0;
+  bool done_ = false;
+  double last_size_ = 0;
+  double slow_time_ = 0;
+  std::int64_t last_interval_ = 0;
+};
 
 }  // namespace rockperm::solve

@@ -48,7 +48,7 @@ const SolverResult& SteadyStateLoop::next_check() {
   // a jump where the run is far from steady; where it may stop within a few checks a jump (which
   // restarts the monitor) would only delay it, unless the last jump is being verified and k cannot
   // tell a steady state from a hidden slow mode (lib/solve/extrapolation.hpp)
-  const double slow_time = extrapolation_.slow_time();
+  const double slow_time = std::max(extrapolation_.slow_time(), slow_time_);
   const bool hidden = extrapolation_.verifying() && monitor_.slow_mode_hidden(step_, slow_time);
   const bool steady_soon = monitor_.steady_soon(step_, slow_time) && !hidden;
   result_.extrapolation = extrapolation_.at_check(step_, stepper_, steady_soon);  // natural order here
@@ -58,8 +58,9 @@ const SolverResult& SteadyStateLoop::next_check() {
   const Measurement m = measure_(result_.sums);
   result_.k = m.k;
   result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, m.flux_nonuniformity, step_ - before,
-                                     extrapolation_.slow_time()) &&
-                      !(extrapolation_.verifying() && monitor_.slow_mode_hidden(step_, extrapolation_.slow_time()));
+                                     std::max(extrapolation_.slow_time(), slow_time_)) &&
+                      !(extrapolation_.verifying() && monitor_.slow_mode_hidden(step_, extrapolation_.slow_time())) &&
+                      !stop_held_;
   if (const double f = monitor_.reported_k_factor(); f != 1.0) {  // noisy storage: the window's mean
     result_.k.k_lattice *= f;
     result_.k.k_m2 *= f;

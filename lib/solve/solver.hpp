@@ -80,6 +80,15 @@ class SteadyStateLoop {
   // k at the checks since the last pressure extrapolation, counted from history_origin()
   const KHistory& history() const { return monitor_.history(); }
   std::int64_t history_origin() const { return monitor_.origin(); }
+  // The state was moved from outside the loop (a density correction, lib/solve/darcy_start.hpp):
+  // the monitor's history starts again here, as after a pressure jump.
+  void restart_history() { monitor_.restart(step_); }
+  // While held, no check ends the run (the density corrections are still moving the state).
+  void hold_stop(bool held) { stop_held_ = held; }
+  // The slowest time still at work as measured outside the loop (the density corrections' model):
+  // after a restart of the history the run does not stop before its history spans it, and the
+  // slow mode's remainder is read with it (ConvergenceMonitor::check), as after a jump.
+  void set_slow_time(double steps) { slow_time_ = steps; }
   Progress progress() const;
 
   // The loop between checks, for checkpoints: the step reached, the monitor and the result of
@@ -98,6 +107,8 @@ class SteadyStateLoop {
 
  private:
   Stepper& stepper_;
+  bool stop_held_ = false;
+  double slow_time_ = 0;
   std::uint64_t fluid_cells_;
   MeasureFn measure_;
   PrepareFn prepare_;
