@@ -299,21 +299,15 @@ physics::DensityProducts CpuBackend::density_products(float scale) {
   return physics::DensityProducts{d11, d21, d22};
 }
 
-void CpuBackend::extrapolate_density(float factor) {
-  const auto n = static_cast<std::int64_t>(held_.size() / 2);
-  const auto stride = lattice_.stride();
-  const std::uint32_t first = owned_.begin;
-  each_storage([&](auto slot) {
-    using S = decltype(slot);
-    S* f = slots<S>();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < n; ++k) {
-      physics::extrapolate_cell(f, stride, first + static_cast<std::uint32_t>(k), held_[2 * k], held_[2 * k + 1], factor);
-    }
-  });
-}
+void CpuBackend::extrapolate_density(float factor) { extrapolate_density_at(factor, nullptr); }
 
 void CpuBackend::extrapolate_density_at_rest(float factor, const std::array<float, 3>& g) {
+  extrapolate_density_at(factor, &g);
+}
+
+// The jump over the owned cells; `g`: the rest state's acceleration the density is added with (none:
+// the equilibrium's density part alone, as the pressure extrapolation's jumps)
+void CpuBackend::extrapolate_density_at(float factor, const std::array<float, 3>* g) {
   const auto n = static_cast<std::int64_t>(held_.size() / 2);
   const auto stride = lattice_.stride();
   const std::uint32_t first = owned_.begin;
@@ -322,8 +316,12 @@ void CpuBackend::extrapolate_density_at_rest(float factor, const std::array<floa
     S* f = slots<S>();
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < n; ++k) {
-      physics::extrapolate_cell_at_rest(f, stride, first + static_cast<std::uint32_t>(k), held_[2 * k], held_[2 * k + 1], factor,
-                                        g[0], g[1], g[2]);
+      const std::uint32_t cell = first + static_cast<std::uint32_t>(k);
+      if (g) {
+        physics::extrapolate_cell_at_rest(f, stride, cell, held_[2 * k], held_[2 * k + 1], factor, (*g)[0], (*g)[1], (*g)[2]);
+      } else {
+        physics::extrapolate_cell(f, stride, cell, held_[2 * k], held_[2 * k + 1], factor);
+      }
     }
   });
 }

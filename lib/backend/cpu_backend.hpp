@@ -59,6 +59,7 @@ class CpuBackend final : public Backend {
   std::byte* host_slots() override { return f_.data(); }
 
  private:
+  void extrapolate_density_at(float factor, const std::array<float, 3>* acceleration);
   template <class S>
   S* slots() {
     return reinterpret_cast<S*>(f_.data());

@@ -49,18 +49,23 @@ void expect_the_same_k(const Pair& p, const std::string& name, double tolerance)
   testing::record(name + "_k_darcy_over_rest", p.darcy.k.k_lattice / k);
 }
 
-// A tight pack (32^3, 12 %) between buffers of 4 planes, sealed sides.
+// A tight pack (32^3, 12 %) between buffers of 4 planes, sealed sides, at tau 0.6.
+struct TightPack {
+  geometry::PoreMask mask = testing::sphere_pack_mask(32, 0.12, 4.0, 2);
+  pipeline::FlowSpec flow = testing::periodic_flow(0.6, 2e-5, {false, false, false});
+  testing::PipelineSettings settings;
+  TightPack() {
+    (void)keep_percolating_pores(mask, 0, {false, false, false});
+    flow.inlet_outlet = geometry::InletOutlet::buffer;
+    flow.buffer_layers = 4;
+    settings.tolerance = 1e-5;
+  }
+};
+
 TEST(DarcyStart, ATightPackBetweenBuffersReachesTheSameK) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  geometry::PoreMask mask = testing::sphere_pack_mask(32, 0.12, 4.0, 2);
-  const geometry::Periodicity sealed{false, false, false};
-  (void)keep_percolating_pores(mask, 0, sealed);
-  pipeline::FlowSpec flow = testing::periodic_flow(0.6, 2e-5, sealed);
-  flow.inlet_outlet = geometry::InletOutlet::buffer;
-  flow.buffer_layers = 4;
-  testing::PipelineSettings settings;
-  settings.tolerance = 1e-5;
-  expect_the_same_k(both(mask, flow, settings), "tight_pack", settings.tolerance);
+  const TightPack c;
+  expect_the_same_k(both(c.mask, c.flow, c.settings), "tight_pack", c.settings.tolerance);
 }
 
 // The same pack with the density corrections (run.extrapolation = darcy): the same k, corrections
@@ -70,16 +75,9 @@ TEST(DarcyStart, ATightPackBetweenBuffersReachesTheSameK) {
 // resolution of it.)
 TEST(DarcyStart, CorrectionsOnATightPackBetweenBuffersReachTheSameK) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  geometry::PoreMask mask = testing::sphere_pack_mask(32, 0.12, 4.0, 2);
-  const geometry::Periodicity sealed{false, false, false};
-  (void)keep_percolating_pores(mask, 0, sealed);
-  pipeline::FlowSpec flow = testing::periodic_flow(0.6, 2e-5, sealed);
-  flow.inlet_outlet = geometry::InletOutlet::buffer;
-  flow.buffer_layers = 4;
-  testing::PipelineSettings settings;
-  settings.tolerance = 1e-5;
-  const Pair p = both(mask, flow, settings, true);
-  expect_the_same_k(p, "tight_pack_corrected", settings.tolerance);
+  const TightPack c;
+  const Pair p = both(c.mask, c.flow, c.settings, true);
+  expect_the_same_k(p, "tight_pack_corrected", c.settings.tolerance);
   EXPECT_GE(p.darcy.start.corrections, 1);
   EXPECT_GT(p.darcy.start.correction_scale, 0.1);
   EXPECT_LT(p.darcy.start.correction_scale, 10.0);
