@@ -259,7 +259,7 @@ struct StartReport {
   bool done = false;             // darcy: the pressure field was solved and added
   std::int64_t iterations = 0;   // of the Darcy-scale solve
   double residual = 0;           // relative, at its end
-  double seconds = 0;            // its wall time (part of the solve's)
+  double seconds = 0;            // its wall time (before the first step; not in Timings::solve)
   std::string device;            // where it ran: "host" or the GPU's name
   std::string note;              // why it started from rest instead, or the engine's note
   double setup_seconds = 0;      // of `seconds`: the model's operator, multigrid levels and engine
