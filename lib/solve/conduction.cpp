@@ -357,8 +357,9 @@ std::unique_ptr<ConductionEngine> make_host_conduction_engine(const ConductionOp
 
 struct ConductionSystem::Parts {
   Parts(const parallel::Comm& c, const lattice::SparseLattice& local, const ConductionSlab& slab, const ConductionProblem& p)
-      : comm(c), problem(p), op(c, local, slab, p), reading(reading_of(p)) {}
-  parallel::Comm comm;
+      : problem(p), op(c, local, slab, p), reading(reading_of(p)) {
+    problem.cell_conductivity = {};  // read by the operator only
+  }
   ConductionProblem problem;
   ConductionOperator op;
   ConductionReadingSlabs reading;
@@ -367,22 +368,13 @@ struct ConductionSystem::Parts {
   double setup_seconds = 0;
 };
 
-namespace {
-ConductionProblem checked(const ConductionProblem& problem) {
-  if (problem.axis < 0 || problem.axis > 2) throw RuntimeFailure("internal: conduction along axis " + std::to_string(problem.axis));
-  if (problem.region_voxels == 0) throw RuntimeFailure("internal: conduction over no voxel");
-  ConductionProblem p = problem;
-  p.cell_conductivity = {};  // read by the operator only
-  return p;
-}
-}  // namespace
 
 ConductionSystem::ConductionSystem(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
                                    const ConductionProblem& problem, const ConductionEngineFactory& make_engine) {
   const auto started = std::chrono::steady_clock::now();
-  (void)checked(problem);
+  if (problem.axis < 0 || problem.axis > 2) throw RuntimeFailure("internal: conduction along axis " + std::to_string(problem.axis));
+  if (problem.region_voxels == 0) throw RuntimeFailure("internal: conduction over no voxel");
   parts_ = std::make_unique<Parts>(comm, local, slab, problem);
-  parts_->problem.cell_conductivity = {};
   Parts& s = *parts_;
   if (problem.preconditioner == ConductionProblem::Preconditioner::multigrid && s.op.owned() > 0) s.multigrid.emplace(s.op);
   const ConductionMultigrid* mg = s.multigrid ? &*s.multigrid : nullptr;
@@ -397,7 +389,6 @@ ConductionSystem::~ConductionSystem() = default;
 
 double ConductionSystem::setup_seconds() const { return parts_->setup_seconds; }
 std::string ConductionSystem::device() const { return parts_->engine->where(); }
-std::uint64_t ConductionSystem::owned() const { return parts_->op.owned(); }
 
 ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,
                                   const ConductionSlab& slab, const ConductionProblem& problem, bool keep_potential,
@@ -405,7 +396,6 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
   const auto started = std::chrono::steady_clock::now();
   ConductionSystem system(comm, local, slab, problem, make_engine);
   ConductionResult result = system.solve(keep_potential, progress);
-  result.setup_seconds = system.setup_seconds();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
@@ -413,7 +403,6 @@ ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::Spa
 ConductionResult ConductionSystem::solve(bool keep_potential, const ConductionProgress& progress, const std::vector<double>* rhs) {
   const auto started = std::chrono::steady_clock::now();
   Parts& s = *parts_;
-  const parallel::Comm& comm = s.comm;
   const ConductionProblem& problem = s.problem;
   const ConductionOperator& op = s.op;
   const ConductionReadingSlabs& reading = s.reading;
@@ -422,7 +411,6 @@ ConductionResult ConductionSystem::solve(bool keep_potential, const ConductionPr
   const std::uint64_t owned = op.owned();
   const double voxels = static_cast<double>(problem.region_voxels);
   if (rhs && rhs->size() != owned) throw RuntimeFailure("internal: conduction: a right-hand side of the wrong size");
-  (void)comm;
   const double setup_seconds = s.setup_seconds;
 
   std::vector<double> planes;

@@ -153,7 +153,6 @@ class ConductionSystem {
                          const std::vector<double>* rhs = nullptr);
   double setup_seconds() const;
   std::string device() const;  // where its vectors live: "host" or the GPU's name
-  std::uint64_t owned() const;
 
  private:
   struct Parts;

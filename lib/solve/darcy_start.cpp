@@ -8,6 +8,18 @@
 
 namespace rockperm::solve {
 
+namespace {
+// x less its mean over every rank's cells (a pressure is known up to a constant; a rate of the
+// conserved mass sums to zero but for the floats' rounding)
+void remove_mean(const parallel::Comm& comm, std::vector<double>& x) {
+  double sum = 0;
+  for (const double v : x) sum += v;
+  const double cells = comm.sum(static_cast<double>(x.size()));
+  const double mean = cells > 0 ? comm.sum(sum) / cells : 0.0;
+  for (double& v : x) v -= mean;
+}
+}  // namespace
+
 std::vector<double> darcy_conductances(const lattice::SparseLattice& local, const std::vector<double>& grey_permeability,
                                        bool ghost_low, bool ghost_high) {
   const geometry::Dims d = local.dims();
@@ -73,40 +85,22 @@ DarcyModel::DarcyModel(const parallel::Comm& comm, const lattice::SparseLattice&
   system_ = std::make_unique<ConductionSystem>(comm, local, slab, p, engine);
 }
 
-void DarcyModel::remove_mean(std::vector<double>& x) const {
-  double sum = 0;
-  for (const double v : x) sum += v;
-  const double cells = comm_.sum(static_cast<double>(x.size()));
-  const double mean = cells > 0 ? comm_.sum(sum) / cells : 0.0;
-  for (double& v : x) v -= mean;
-}
-
 DarcyStart DarcyModel::start() {
   DarcyStart s;
   s.solve = system_->solve();
-  s.solve.setup_seconds = system_->setup_seconds();
   std::vector<double> x = std::move(s.solve.solution);
   s.solve.solution = {};
-  remove_mean(x);  // the start adds no mass
+  remove_mean(comm_, x);  // the start adds no mass
   s.density_per_force.resize(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) s.density_per_force[i] = static_cast<float>(3.0 * x[i]);
   return s;
 }
 
-std::vector<double> DarcyModel::inverse(const std::vector<double>& rate, ConductionResult* info) {
-  ConductionResult r = system_->solve(false, {}, &rate);
-  std::vector<double> x = std::move(r.solution);
-  r.solution = {};
+std::vector<double> DarcyModel::inverse(const std::vector<double>& rate) {
+  std::vector<double> x = system_->solve(false, {}, &rate).solution;
   if (x.size() != rate.size()) x.assign(rate.size(), 0.0);  // no right-hand side at all: nothing to correct
-  remove_mean(x);
-  if (info) *info = std::move(r);
+  remove_mean(comm_, x);
   return x;
-}
-
-DarcyStart darcy_start(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
-                       const DarcyStartProblem& problem, const ConductionEngineFactory& engine) {
-  DarcyModel model(comm, local, slab, problem, engine);
-  return model.start();
 }
 
 DensityCorrection::DensityCorrection(const parallel::Comm& comm, const DensityCorrectionSettings& settings, double nu,
@@ -149,16 +143,9 @@ std::vector<double> DensityCorrection::density(std::int64_t step, const std::vec
     return {};
   }
   const double steps = static_cast<double>(step - held_at_);
-  last_interval_ = step - held_at_;
   std::vector<double> rate(n);
   for (std::size_t i = 0; i < n; ++i) rate[i] = (static_cast<double>(rho[i]) - held_[i]) / steps;
-  // less its mean: the mass is conserved, so the rate sums to zero but for the floats' rounding,
-  // which the model's singular operator (pressure up to a constant) cannot take
-  double sum = 0;
-  for (const double v : rate) sum += v;
-  const double all = comm_.sum(static_cast<double>(n));
-  const double mean = all > 0 ? comm_.sum(sum) / all : 0.0;
-  for (double& v : rate) v -= mean;
+  remove_mean(comm_, rate);  // the model's singular operator takes no constant part
   held_ = {};
   held_at_ = -1;
   next_hold_ = step + settings_.settle;
@@ -202,6 +189,7 @@ std::vector<double> DensityCorrection::density(std::int64_t step, const std::vec
     change[i] += added[i];
     squares += added[i] * added[i];
   }
+  const double all = comm_.sum(static_cast<double>(n));
   last_size_ = all > 0 && drop_ > 0 ? std::sqrt(comm_.sum(squares) / all) / drop_ : 0.0;
   shape_before_ = std::move(x);
   rate_before_ = std::move(rate);

@@ -82,20 +82,13 @@ class DarcyModel {
   DarcyModel(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
              const DarcyStartProblem& problem, const ConductionEngineFactory& engine = {});
   DarcyStart start();
-  // x = A^-1 rate (a value per owned cell), less its mean over every rank's cells; `info`: the solve's
-  std::vector<double> inverse(const std::vector<double>& rate, ConductionResult* info = nullptr);
-  double setup_seconds() const { return system_->setup_seconds(); }
-  std::string device() const { return system_->device(); }
+  // x = A^-1 rate (a value per owned cell), less its mean over every rank's cells
+  std::vector<double> inverse(const std::vector<double>& rate);
 
  private:
-  void remove_mean(std::vector<double>& x) const;
   parallel::Comm comm_;
   std::unique_ptr<ConductionSystem> system_;
 };
-
-// DarcyModel(...).start() (tests, and a run that needs the start alone).
-DarcyStart darcy_start(const parallel::Comm& comm, const lattice::SparseLattice& local, const ConductionSlab& slab,
-                       const DarcyStartProblem& problem, const ConductionEngineFactory& engine = {});
 
 // The corrections' schedule and arithmetic (see above), apart from where the densities live: the
 // caller reads the owned cells' density deviations at the steps asked and adds what it is given.
@@ -128,9 +121,6 @@ class DensityCorrection {
   // The time (steps) over which what the last correction measured would decay by e by itself: the
   // model's Rayleigh quotient of its shape, 3 nu / s (x . x) / (x . R); 0 before the first
   double slow_time() const { return slow_time_; }
-  // the interval the last rate was read over (steps): longer than asked where the density's changes
-  // were too small beside the floats' resolution of it
-  std::int64_t last_interval() const { return last_interval_; }
   double last_size() const { return last_size_; }      // rms of the last correction over the drop
 
  private:
@@ -144,7 +134,6 @@ class DensityCorrection {
   bool done_ = false;
   double last_size_ = 0;
   double slow_time_ = 0;
-  std::int64_t last_interval_ = 0;
 };
 
 }  // namespace rockperm::solve
