@@ -105,10 +105,9 @@ TEST(CudaConduction, GreyLayersInSeriesGiveTheHarmonicMean) {
   EXPECT_NEAR(gpu.conductivity, 1.0 / (a / s + b / 1.0), 1e-8);
 }
 
-TEST(CudaConduction, APackBetweenBuffersIsReadWholeAsOnTheHost) {
-  ROCKPERM_SKIP_WITHOUT_BACKEND();
+// A pack of 40^3 with 6 planes of brine at each end along x, sealed sides, on `stencil`.
+void expect_the_hosts_between_buffers(solve::ConductionProblem::Stencil stencil) {
   const PoreMask pack = testing::sphere_pack_mask(40, 0.35, 3.0, 11);
-  // 6 planes of brine at each end along x, sealed sides
   const Dims d{52, 40, 40};
   const PoreMask mask = testing::mask_from(d, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
     return x < 6 || x >= 46 || pack.pore[pack.dims.linear(x - 6, y, z)] != 0;
@@ -119,7 +118,13 @@ TEST(CudaConduction, APackBetweenBuffersIsReadWholeAsOnTheHost) {
   c.problem.sample_end = 46;
   c.problem.interior = true;
   c.problem.sample_voxels = 40 * 40 * 40;
+  c.problem.stencil = stencil;
   expect_the_hosts(mask, c, 1e-8);
+}
+
+TEST(CudaConduction, APackBetweenBuffersIsReadWholeAsOnTheHost) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  expect_the_hosts_between_buffers(solve::ConductionProblem::Stencil::faces);
 }
 
 // The flow's 18 links (the Darcy-scale start's stencil): periodic, and between buffers (where the
@@ -130,18 +135,7 @@ TEST(CudaConduction, OnTheLinksAPackGivesTheHostsFPeriodicAndBetweenBuffers) {
   Case periodic = periodic_case(pack, 1, Preconditioner::multigrid, 1e-9);
   periodic.problem.stencil = solve::ConductionProblem::Stencil::links;
   expect_the_hosts(pack, periodic, 1e-8);
-  const Dims d{52, 40, 40};
-  const PoreMask mask = testing::mask_from(d, [&](std::int64_t x, std::int64_t y, std::int64_t z) {
-    return x < 6 || x >= 46 || pack.pore[pack.dims.linear(x - 6, y, z)] != 0;
-  });
-  Case c = periodic_case(mask, 0, Preconditioner::multigrid, 1e-9);
-  c.periodic = {true, false, false};
-  c.problem.sample_begin = 6;
-  c.problem.sample_end = 46;
-  c.problem.interior = true;
-  c.problem.sample_voxels = 40 * 40 * 40;
-  c.problem.stencil = solve::ConductionProblem::Stencil::links;
-  expect_the_hosts(mask, c, 1e-8);
+  expect_the_hosts_between_buffers(solve::ConductionProblem::Stencil::links);
 }
 
 }  // namespace
