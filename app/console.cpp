@@ -303,6 +303,9 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
       if (r.start.corrections > 0) {
         std::printf("; %d density correction(s), %.2f s, the model's scale %.3g", r.start.corrections,
                     r.start.correction_seconds, r.start.correction_scale);
+        if (r.start.correction_converged) {
+          std::printf(" (converged: k within %.1e of steady as far as the model sees)", r.start.correction_error_floor);
+        }
       }
       std::printf("\n");
     } else if (!r.start.note.empty() && r.start.method == "darcy") {
@@ -381,6 +384,14 @@ void ProgressPrinter::operator()(const solve::Progress& p) {
                  "jumped %.2f such changes ahead\n",
                  static_cast<long long>(p.step), p.extrapolation.ratio,
                  static_cast<long long>(p.extrapolation.interval), p.extrapolation.factor);
+  }
+  if (p.correction.made) {
+    std::fprintf(stderr,
+                 "  step %8lld  density correction %d: %.2e of the drive's density drop, k moved %.1e by the model "
+                 "(its scale %.3g)%s\n",
+                 static_cast<long long>(p.step), p.correction.number, p.correction.size, p.correction.k_change,
+                 p.correction.scale,
+                 p.correction.last ? "; the last" : (p.correction.quiet ? "; quiet: the run may stop" : ""));
   }
   const bool final_check = p.step >= p.max_steps || p.error_estimate < p.tolerance;
   if (p.seconds - last_ < seconds_ && !final_check && printed_) return;

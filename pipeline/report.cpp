@@ -311,7 +311,9 @@ std::string to_json(const SampleResult& r) {
                 {"corrections", r.start.corrections},
                 {"correction_seconds", r.start.correction_seconds},
                 {"correction_scale", r.start.correction_scale},
-                {"correction_size", r.start.correction_size}};
+                {"correction_size", r.start.correction_size},
+                {"correction_converged", r.start.correction_converged},
+                {"correction_error_floor", r.start.correction_error_floor}};
   j["k_error_estimate"] = finite_or_null(r.error_estimate);
   j["k_error_estimate_mD"] = solved ? finite_or_null(r.error_estimate * k.k_md) : ordered_json(nullptr);
   j["flux_nonuniformity"] = r.flux_nonuniformity;

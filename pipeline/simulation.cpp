@@ -146,6 +146,7 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
     // corrections go on while one moves the density by a tenth of the tolerance of that drop
     solve::DensityCorrectionSettings settings;
     settings.until = 0.1 * execution_.monitor.tolerance;
+    settings.quiet = 0.5 * execution_.monitor.tolerance;
     correction_.emplace(comm_, settings, physics::viscosity(flow_.tau),
                         3.0 * flow_.force * static_cast<double>(sample.dims[flow_.flow_axis]));
   }
@@ -242,7 +243,8 @@ void Simulation::advance() {
   // then (on the CPU backend the threads are the solver's: at the end, in add_trust)
   if (plan_.cuda && (comm_.root() || sample_.widths.local())) sample_.widths.start();
   // while the density corrections go on the run does not stop: the state is still being moved
-  loop_->hold_stop(correction_ && model_ && correction_->active());
+  loop_->hold_stop(correction_ && model_ && correction_->holds());
+  correction_event_ = {};
   loop_->next_check();
   if (correction_ && model_ && !loop_->finished()) correct_density();
   adjust_drive();
@@ -252,7 +254,7 @@ void Simulation::advance() {
 void Simulation::run(const solve::ProgressFn& progress) {
   while (!loop_->finished()) {
     advance();
-    if (progress) progress(loop_->progress());
+    if (progress) progress(this->progress());
   }
 }
 

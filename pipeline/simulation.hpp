@@ -36,7 +36,11 @@ class Simulation {
   void advance();
   bool converged() const { return loop_->result().converged; }
   bool finished() const { return loop_->finished(); }
-  solve::Progress progress() const { return loop_->progress(); }
+  solve::Progress progress() const {
+    solve::Progress p = loop_->progress();
+    p.correction = correction_event_;
+    return p;
+  }
   // Advances until converged or at the step limit; `progress` is called after every check.
   void run(const solve::ProgressFn& progress = {});
 
@@ -125,6 +129,7 @@ class Simulation {
   bool auto_first_interval_ = false;  // the extrapolation's first interval from the time scales (of flow_.tau)
   bool start_pending_ = false;        // the Darcy-scale start, made at the first advance() of a run not restored
   StartReport start_;
+  solve::CorrectionEvent correction_event_;  // of the last check
   std::unique_ptr<solve::DarcyModel> model_;         // kept for the corrections while they go on
   std::optional<solve::DensityCorrection> correction_;
   double setup_seconds_ = 0;

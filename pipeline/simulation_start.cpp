@@ -92,14 +92,30 @@ void Simulation::correct_density() {
   const auto started = std::chrono::steady_clock::now();
   const backend::Macroscopic& m = owned_macroscopic();
   const std::vector<float> rho(m.drho.begin(), m.drho.end());
-  const std::vector<double> change = correction_->density(step, rho, [&](const std::vector<double>& rate) {
-    return model_->inverse(rate);
-  });
+  const double g = flow_.force;
+  const std::vector<double> change = correction_->density(
+      step, rho, [&](const std::vector<double>& rate) { return model_->inverse(rate); },
+      [&](const std::vector<double>& density) {
+        std::vector<double> per_force(density.size());
+        for (std::size_t i = 0; i < density.size(); ++i) per_force[i] = density[i] / g;
+        return model_->relative_flux(per_force);
+      });
   if (!change.empty()) {
     if (add_density(change)) {
-      loop_->restart_history();  // the state moved: as after a pressure jump
-      // and, as after a jump, no stop before the history spans the time of what it measured
-      loop_->set_slow_time(correction_->slow_time());
+      if (correction_->quiet()) {
+        // too small to move k beyond a quarter of the tolerance: the history goes on, and what is
+        // left of the slow mode is bounded by the model (the error floor), not read from k's slope
+        loop_->set_slow_time(0.0);
+      } else {
+        loop_->restart_history();  // the state moved: as after a pressure jump
+        // and, as after a jump, no stop before the history spans the time of what it measured
+        loop_->set_slow_time(correction_->slow_time());
+      }
+      loop_->set_error_floor(correction_->error_floor());
+      start_.correction_converged = correction_->converged();
+      start_.correction_error_floor = correction_->error_floor();
+      correction_event_ = {true, correction_->cycles(), correction_->last_size(), correction_->last_effect(),
+                           correction_->scale(), correction_->quiet(), !correction_->active()};
       start_.corrections = correction_->cycles();
       start_.correction_scale = correction_->scale();
       start_.correction_size = correction_->last_size();
@@ -109,6 +125,12 @@ void Simulation::correct_density() {
     }
   }
   start_.correction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (correction_ && !correction_->active() && !correction_->converged()) {
+    // ended on the floats' resolution or the cycles' limit: what is left is read from k's slope over
+    // the last correction's time (set above), not bounded by the model
+    loop_->set_error_floor(0.0);
+    start_.correction_error_floor = 0.0;
+  }
   if (!correction_ || !correction_->active()) {  // done: the model's memory back
     correction_.reset();
     model_.reset();

@@ -62,6 +62,8 @@ if st.get("done"):
     extra = ", start %d it %.2f s (set-up %.2f) on %s" % (st["iterations"], st["seconds"], st.get("setup_seconds", 0), st["device"])
     if st.get("corrections"):
         extra += "; %d corrections %.2f s, scale %.3g" % (st["corrections"], st["correction_seconds"], st["correction_scale"])
+        if st.get("correction_converged"):
+            extra += ", converged (floor %.1e)" % st["correction_error_floor"]
 print("%-26s %-7s k %.7g mD (%s from ref, stating %.1e) in %6d steps, solve %.2f s%s" % (
     sys.argv[2], sys.argv[3], k, off, r["k_error_estimate"] or 0, r["steps"], r["performance"]["solve_seconds"], extra))
 PY

@@ -55,6 +55,8 @@ if st.get("done"):  # run.start = darcy: the Darcy-scale start's solve (in "solv
     what += ", Darcy start %d iterations, %.2f s (set-up %.2f) on %s" % (st.get("iterations", 0), st.get("seconds", 0.0), st.get("setup_seconds", 0.0), st.get("device", "host"))
     if st.get("corrections"):
         what += ", %d corrections %.2f s (scale %.3g)" % (st["corrections"], st.get("correction_seconds", 0.0), st.get("correction_scale", 0.0))
+        if st.get("correction_converged"):
+            what += ", converged (floor %.1e)" % st["correction_error_floor"]
 if c.get("formation_factor") is not None:  # run.formation_factor: F, its iterations and seconds (in "output")
     what += ", F %.6g (%d iterations, %.1f s on %s)" % (c["formation_factor"], c.get("iterations", 0), c.get("seconds", 0.0), c.get("device", "host"))
 print("%-9s %6.1f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6.2f %6.1f %7d %7.2f %6.2f %7.1f  %s (%s, exit %s)" % (

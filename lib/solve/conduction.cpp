@@ -388,6 +388,24 @@ ConductionSystem::ConductionSystem(const parallel::Comm& comm, const lattice::Sp
 ConductionSystem::~ConductionSystem() = default;
 
 double ConductionSystem::setup_seconds() const { return parts_->setup_seconds; }
+
+double ConductionSystem::current(const std::vector<double>* x) const {
+  const ConductionOperator& op = parts_->op;
+  const int axis = parts_->problem.axis, links = op.links();
+  if (x && x->size() != op.owned()) throw RuntimeFailure("internal: conduction: a potential of the wrong size");
+  const std::array<double, 2> t = op.sums<2>([&](std::uint32_t, std::uint64_t i, std::array<double, 2>& a) {
+    double d = 0;
+    for (int l = 0; l < links; ++l) {
+      const int e = link_component(links, l, axis);
+      if (e == 0) continue;
+      const double g = op.conductance(i, l);
+      d += e * g;
+      if (link_ahead(links, l)) a[0] += g;  // e^2 = 1, each link once
+    }
+    if (x) a[1] += (*x)[i] * d;
+  });
+  return t[0] + t[1];
+}
 std::string ConductionSystem::device() const { return parts_->engine->where(); }
 
 ConductionResult solve_conduction(const parallel::Comm& comm, const lattice::SparseLattice& local,

@@ -90,6 +90,8 @@ DarcyStart DarcyModel::start() {
   s.solve = system_->solve();
   std::vector<double> x = std::move(s.solve.solution);
   s.solve.solution = {};
+  open_current_ = system_->current();
+  steady_current_ = system_->current(&x);
   remove_mean(comm_, x);  // the start adds no mass
   s.density_per_force.resize(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) s.density_per_force[i] = static_cast<float>(3.0 * x[i]);
@@ -103,6 +105,14 @@ std::vector<double> DarcyModel::inverse(const std::vector<double>& rate) {
   return x;
 }
 
+double DarcyModel::relative_flux(const std::vector<double>& density_per_force) const {
+  if (!(steady_current_ > 0)) return 0.0;
+  // the density is 3 x (c_s^2 rho' = x g): the current of x = rho' / 3g beyond the open one's
+  std::vector<double> x(density_per_force.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = density_per_force[i] / 3.0;
+  return (system_->current(&x) - open_current_) / steady_current_;
+}
+
 DensityCorrection::DensityCorrection(const parallel::Comm& comm, const DensityCorrectionSettings& settings, double nu,
                                      double drop)
     : comm_(comm), settings_(settings), nu_(nu), drop_(drop), beta_(3.0 * nu / settings.first_scale),
@@ -114,7 +124,8 @@ bool DensityCorrection::wants_density(std::int64_t step) const {
 }
 
 std::vector<double> DensityCorrection::density(std::int64_t step, const std::vector<float>& rho,
-                                               const std::function<std::vector<double>(const std::vector<double>&)>& inverse) {
+                                               const std::function<std::vector<double>(const std::vector<double>&)>& inverse,
+                                               const std::function<double(const std::vector<double>&)>& effect) {
   if (held_at_ < 0) {
     held_ = rho;
     held_at_ = step;
@@ -195,7 +206,11 @@ std::vector<double> DensityCorrection::density(std::int64_t step, const std::vec
   rate_before_ = std::move(rate);
   added_before_ = std::move(added);
   ++cycles_;
-  if (last_size_ < settings_.until) done_ = true;
+  last_effect_ = std::abs(effect(added_before_));
+  // done once k hardly moves by it, or the density hardly does and k not beyond the quiet size
+  if (error_floor() < settings_.until || (last_size_ < settings_.until && error_floor() < settings_.quiet)) {
+    done_ = converged_ = true;
+  }
   return change;
 }
 

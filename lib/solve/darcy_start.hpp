@@ -29,9 +29,16 @@
 // the lattice's mobility (1 for an exact model). The run adds -e to every cell. s is measured
 // cycle by cycle, not assumed: the rate the last correction removed is the model's prediction of
 // it times the true scale, and a line search in the A-norm (which weighs the slow modes) sets the
-// last correction's size again (factor within [1/4, 4]) before the next is added. Corrections end
-// once one moves the density by less than `until` of the drive's density drop along the sample.
-// The monitor's history starts again at each, as at a pressure jump.
+// last correction's size again (factor within [1/4, 4]) before the next is added.
+//
+// The stop: what a correction changes in k the model says too, its current against the steady
+// field's (DarcyModel::relative_flux, exact summation by parts on the links). A correction that
+// moves k by a quarter of the tolerance or more restarts the monitor's history, as a pressure jump
+// does, and the run does not stop before the next; a smaller one ("quiet") leaves the history
+// going and the run free to stop, and twice its change of k is a floor under the stated error (what
+// is left of the slow mode is less than what the last correction removed). Corrections end once
+// one moves k by less than a tenth of the tolerance, or the density by less than that of the
+// drive's density drop along the sample while quiet.
 //
 // What the model is not: the steady density. Its conductances are the lattice's mobility only to a
 // factor of order one cell by cell (3.5 % rms off the steady plane means on a 128^3 pack), and
@@ -84,10 +91,15 @@ class DarcyModel {
   DarcyStart start();
   // x = A^-1 rate (a value per owned cell), less its mean over every rank's cells
   std::vector<double> inverse(const std::vector<double>& rate);
+  // The relative change of the sample's flux (of k) that a change of the density, in units of the
+  // drive's (rho' / g: the start's density_per_force), makes by the model: its current over that of
+  // the start's steady field (ConductionSystem::current). After start().
+  double relative_flux(const std::vector<double>& density_per_force) const;
 
  private:
   parallel::Comm comm_;
   std::unique_ptr<ConductionSystem> system_;
+  double open_current_ = 0, steady_current_ = 0;  // under the unit drive: of x = 0 and of the start's x
 };
 
 // The corrections' schedule and arithmetic (see above), apart from where the densities live: the
@@ -97,11 +109,14 @@ struct DensityCorrectionSettings {
   int max_cycles = 10;
   // a rate is read only where the density's rms change is at least this many float roundings of
   // its rms value (else the interval is doubled, up to max_stretch times; beyond, the corrections end)
-  double resolution = 1000.0;
+  double resolution = 100.0;
   int max_stretch = 8;
   // of the drive's density drop along the sample, 3 g L (rms per cell); a run sets it to a tenth of
-  // its tolerance
+  // its tolerance; so too for the change of k a correction makes (its error floor)
   double until = 1e-5;
+  // a correction whose error floor is below this does not restart the monitor (a run: a quarter of
+  // its tolerance)
+  double quiet = 2.5e-5;
   double first_scale = 2.0;  // s of the first correction (then measured): over-corrects nothing
   double min_factor = 0.25, max_factor = 4.0;  // of a line search
 };
@@ -114,14 +129,33 @@ class DensityCorrection {
   bool wants_density(std::int64_t step) const;
   // The owned cells' density deviations at `step` (wants_density said so). Returns the change to
   // add to each owned cell's density (empty: none now), using `inverse` (DarcyModel::inverse).
+  // `effect`: the relative change of k that a change of the densities makes (DarcyModel::relative_flux
+  // of it over g).
   std::vector<double> density(std::int64_t step, const std::vector<float>& rho,
-                               const std::function<std::vector<double>(const std::vector<double>&)>& inverse);
+                               const std::function<std::vector<double>(const std::vector<double>&)>& inverse,
+                               const std::function<double(const std::vector<double>&)>& effect);
   int cycles() const { return cycles_; }
   double scale() const { return 3.0 * nu_ / beta_; }  // the model's scale s as measured (1: exact)
+  // The relative change of k the last correction made as the model sees it (0 before the first)
+  double last_effect() const { return last_effect_; }
   // The time (steps) over which what the last correction measured would decay by e by itself: the
   // model's Rayleigh quotient of its shape, 3 nu / s (x . x) / (x . R); 0 before the first
   double slow_time() const { return slow_time_; }
   double last_size() const { return last_size_; }      // rms of the last correction over the drop
+  // Whether the corrections ended on their size (the last's error floor below `until`, or its size
+  // in the density below `until` and its floor below `quiet`; not on the floats' resolution or the
+  // cycles' limit)
+  bool converged() const { return converged_; }
+  // A bound on k's relative distance from steady that the slow mode leaves after the last
+  // correction: twice the change of k the model says it made (what it removed is what the model saw,
+  // and what is left is smaller, the next correction's; twice, for the model's cell-by-cell
+  // mismatch with the lattice's mobility)
+  double error_floor() const { return 2.0 * last_effect_; }
+  // Whether the last correction was too small to restart the monitor's history (its error floor
+  // below `quiet`): the run may stop while smaller ones go on
+  bool quiet() const { return cycles_ > 0 && error_floor() < settings_.quiet; }
+  // Whether the run may not stop yet: corrections go on and the last was not quiet
+  bool holds() const { return active() && !quiet(); }
 
  private:
   parallel::Comm comm_;
@@ -131,8 +165,8 @@ class DensityCorrection {
   std::vector<float> held_;
   std::vector<double> rate_before_, shape_before_, added_before_;
   int cycles_ = 0;
-  bool done_ = false;
-  double last_size_ = 0;
+  bool done_ = false, converged_ = false;
+  double last_size_ = 0, last_effect_ = 0;
   double slow_time_ = 0;
 };
 

@@ -60,7 +60,7 @@ const SolverResult& SteadyStateLoop::next_check() {
   result_.converged = monitor_.check(step_, result_.sums, result_.k.k_lattice, m.flux_nonuniformity, step_ - before,
                                      std::max(extrapolation_.slow_time(), slow_time_)) &&
                       !(extrapolation_.verifying() && monitor_.slow_mode_hidden(step_, extrapolation_.slow_time())) &&
-                      !stop_held_;
+                      !stop_held_ && error_floor_ < controls_.monitor.tolerance;
   if (const double f = monitor_.reported_k_factor(); f != 1.0) {  // noisy storage: the window's mean
     result_.k.k_lattice *= f;
     result_.k.k_m2 *= f;
@@ -71,7 +71,7 @@ const SolverResult& SteadyStateLoop::next_check() {
   result_.mflups = result_.seconds > 0 ? static_cast<double>(fluid_cells_) * step_ / result_.seconds * 1e-6 : 0.0;
   result_.steps = step_;
   result_.relative_change = monitor_.relative_change();
-  result_.error_estimate = monitor_.error_estimate();
+  result_.error_estimate = std::max(monitor_.error_estimate(), error_floor_);
   result_.flux_nonuniformity = monitor_.flux_nonuniformity();
   result_.mass_drift = monitor_.mass_drift();
   return result_;
@@ -89,7 +89,7 @@ Progress SteadyStateLoop::progress() const {
                   controls_.max_steps,
                   result_.k,
                   monitor_.relative_change(),
-                  monitor_.error_estimate(),
+                  result_.error_estimate,
                   monitor_.flux_nonuniformity(),
                   controls_.monitor.tolerance,
                   result_.mflups,

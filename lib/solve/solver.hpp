@@ -23,6 +23,18 @@ struct RunControls {
   ExtrapolationSettings extrapolation;
 };
 
+// What a check's density correction did (run.extrapolation = darcy; lib/solve/darcy_start.hpp):
+// filled by its owner (pipeline::Simulation), not by the loop.
+struct CorrectionEvent {
+  bool made = false;
+  int number = 0;         // of the corrections so far
+  double size = 0;        // rms over the drive's density drop along the sample
+  double k_change = 0;    // relative, as the model sees it
+  double scale = 0;       // the model's against the lattice's mobility, as measured (1: exact)
+  bool quiet = false;     // too small to restart the monitor's history
+  bool last = false;      // the corrections ended with it
+};
+
 struct Progress {
   std::int64_t step;
   std::int64_t max_steps;
@@ -34,6 +46,7 @@ struct Progress {
   double mflups;
   double seconds;
   ExtrapolationEvent extrapolation;  // what this check's pressure extrapolation did
+  CorrectionEvent correction;        // what this check's density correction did
 };
 
 struct SolverResult {
@@ -89,6 +102,9 @@ class SteadyStateLoop {
   // after a restart of the history the run does not stop before its history spans it, and the
   // slow mode's remainder is read with it (ConvergenceMonitor::check), as after a jump.
   void set_slow_time(double steps) { slow_time_ = steps; }
+  // A relative error of k known from outside the loop (what the density corrections left): the
+  // error a check states is at least this, and no check below it ends the run.
+  void set_error_floor(double relative) { error_floor_ = relative; }
   Progress progress() const;
 
   // The loop between checks, for checkpoints: the step reached, the monitor and the result of
@@ -109,6 +125,7 @@ class SteadyStateLoop {
   Stepper& stepper_;
   bool stop_held_ = false;
   double slow_time_ = 0;
+  double error_floor_ = 0;
   std::uint64_t fluid_cells_;
   MeasureFn measure_;
   PrepareFn prepare_;

@@ -241,6 +241,15 @@ TEST(Conduction, LayersInSeriesOnTheLinksGiveTheHarmonicMean) {
   ASSERT_TRUE(series.converged);
   EXPECT_NEAR(series.conductivity, 1.0 / (a / s + b / 1.0), 1e-8);
   ASSERT_EQ(series.solution.size(), lat.fluid_count());
+  // the current of a potential (ConductionSystem::current, by summation by parts) is the solve's:
+  // with the solution the series' conductivity per voxel, with none the links' own (the drive alone)
+  solve::ConductionSystem system(parallel::Comm(), lat, {}, p);
+  const double voxels = static_cast<double>(d.voxels());
+  EXPECT_NEAR(system.current(&series.solution) / voxels, 1.0 / (a / s + b / 1.0), 1e-8);
+  // the drive alone: every x link ahead carries its cells' harmonic mean, weights summing to 1 per
+  // cell: the layers' 5 inner links of s, 9 of 1 and the 2 boundaries' harmonic mean, over 16
+  const double open = (5.0 * s + 9.0 + 2.0 * (2.0 * s / (1.0 + s))) / 16.0;
+  EXPECT_NEAR(system.current() / voxels, open, 1e-12);
 }
 
 // The stated error covers the distance to a solve 1e7 times tighter, with either preconditioner,

@@ -103,12 +103,27 @@ TEST(DensityCorrection, FindsTheModelsScaleAndRemovesTheSlowMode) {
   settings.interval = 20;
   settings.until = 1e-9;
   settings.max_cycles = 8;
+  settings.quiet = 1e-3;
   solve::DensityCorrection correction(parallel::Comm(), settings, nu, 1.0);
+  // the change of "k" a density change makes: here its first Fourier component's (any linear read)
+  const auto effect = [&](const std::vector<double>& change) {
+    double f = 0;
+    for (int i = 0; i < n; ++i) f += change[static_cast<std::size_t>(i)] * std::sin(2.0 * M_PI * i / n) / n;
+    return f;
+  };
+  int quiet = 0;
   for (std::int64_t step = 0; step <= 400; ++step) {
     if (correction.wants_density(step)) {
       std::vector<float> rho(e.begin(), e.end());
-      const std::vector<double> change = correction.density(step, rho, inverse);
+      const std::vector<double> change = correction.density(step, rho, inverse, effect);
       for (std::size_t i = 0; i < change.size(); ++i) e[i] += change[i];
+      if (!change.empty()) {
+        // the floor is twice the effect of the correction just made (not of a line search's resize)
+        EXPECT_GT(correction.error_floor(), 0.0);
+        EXPECT_EQ(correction.quiet(), correction.error_floor() < settings.quiet);
+        EXPECT_EQ(correction.holds(), correction.active() && !correction.quiet());
+        quiet += correction.quiet() ? 1 : 0;
+      }
     }
     const std::vector<double> ae = apply(e);  // one "lattice step" of the diffusion
     for (int i = 0; i < n; ++i) e[static_cast<std::size_t>(i)] -= rate * ae[static_cast<std::size_t>(i)];
@@ -118,6 +133,39 @@ TEST(DensityCorrection, FindsTheModelsScaleAndRemovesTheSlowMode) {
   // itself over each interval, which the search reads as part of the response)
   EXPECT_NEAR(correction.scale() / s_true, 1.0, 0.15) << "the measured scale";
   EXPECT_LT(norm(), 1e-3 * first) << "the distance left of " << first;
+  EXPECT_GE(quiet, 1) << "no correction fell below the quiet size";
+  EXPECT_FALSE(correction.converged()) << "until 1e-9 is not reached in 8 cycles";
+}
+
+// The corrections end on the change of k they make: once a correction's error floor is below
+// `until` they are converged, though its size in the density is not.
+TEST(DensityCorrection, EndsWhenTheChangeOfKItMakesIsBelowUntil) {
+  solve::DensityCorrectionSettings settings;
+  settings.settle = 10;
+  settings.interval = 10;
+  settings.until = 1e-3;
+  settings.quiet = 1e-2;
+  const int n = 16;
+  solve::DensityCorrection correction(parallel::Comm(), settings, 1.0, 1.0);
+  std::vector<double> e(n);
+  for (int i = 0; i < n; ++i) e[static_cast<std::size_t>(i)] = (i % 2 ? 1.0 : -1.0) * 0.1;  // no mean
+  const auto identity = [](const std::vector<double>& r) { return r; };
+  const auto tiny = [](const std::vector<double>&) { return 1e-4; };  // k hardly moves
+  std::int64_t step = 0;
+  while (!correction.wants_density(step)) ++step;
+  std::vector<float> rho(e.begin(), e.end());
+  EXPECT_TRUE(correction.density(step, rho, identity, tiny).empty());  // held
+  while (!correction.wants_density(step)) ++step;
+  for (double& v : e) v *= 0.5;  // a rate
+  rho.assign(e.begin(), e.end());
+  const std::vector<double> change = correction.density(step, rho, identity, tiny);
+  ASSERT_EQ(change.size(), e.size());
+  EXPECT_GT(correction.last_size(), settings.until) << "the density's change is not below until";
+  EXPECT_DOUBLE_EQ(correction.error_floor(), 2e-4);
+  EXPECT_TRUE(correction.converged());
+  EXPECT_FALSE(correction.active());
+  EXPECT_TRUE(correction.quiet());
+  EXPECT_FALSE(correction.holds());
 }
 
 }  // namespace
