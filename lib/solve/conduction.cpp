@@ -389,6 +389,8 @@ ConductionSystem::~ConductionSystem() = default;
 
 double ConductionSystem::setup_seconds() const { return parts_->setup_seconds; }
 
+void ConductionSystem::set_tolerance(double tolerance) { parts_->problem.tolerance = tolerance; }
+
 double ConductionSystem::current(const std::vector<double>* x) const {
   const ConductionOperator& op = parts_->op;
   const int axis = parts_->problem.axis, links = op.links();

@@ -153,6 +153,8 @@ class ConductionSystem {
                          const std::vector<double>* rhs = nullptr);
   double setup_seconds() const;
   std::string device() const;  // where its vectors live: "host" or the GPU's name
+  // The relative residual or error the next solves stop at (the problem's until changed).
+  void set_tolerance(double tolerance);
   // The current along the axis under the unit drive with the potential x (a value per owned cell,
   // in cell order; none: x = 0), summed over every rank's links: sum over the links of G e (e - (x_j
   // - x_c)), e the link's component along the axis, read as sum G e^2 + sum_c x_c d_c with d_c =

@@ -83,6 +83,7 @@ DarcyModel::DarcyModel(const parallel::Comm& comm, const lattice::SparseLattice&
   p.keep_solution = true;
   p.residual_stop = true;
   system_ = std::make_unique<ConductionSystem>(comm, local, slab, p, engine);
+  correction_tolerance_ = problem.correction_tolerance;
 }
 
 DarcyStart DarcyModel::start() {
@@ -99,6 +100,7 @@ DarcyStart DarcyModel::start() {
 }
 
 std::vector<double> DarcyModel::inverse(const std::vector<double>& rate) {
+  system_->set_tolerance(correction_tolerance_);
   std::vector<double> x = system_->solve(false, {}, &rate).solution;
   if (x.size() != rate.size()) x.assign(rate.size(), 0.0);  // no right-hand side at all: nothing to correct
   remove_mean(comm_, x);

@@ -33,12 +33,14 @@
 //
 // The stop: what a correction changes in k the model says too, its current against the steady
 // field's (DarcyModel::relative_flux, exact summation by parts on the links). A correction that
-// moves k by a quarter of the tolerance or more restarts the monitor's history, as a pressure jump
-// does, and the run does not stop before the next; a smaller one ("quiet") leaves the history
-// going and the run free to stop, and twice its change of k is a floor under the stated error (what
-// is left of the slow mode is less than what the last correction removed). Corrections end once
-// one moves k by less than a tenth of the tolerance, or the density by less than that of the
-// drive's density drop along the sample while quiet.
+// moves k by a quarter of the tolerance or more (its floor, twice that, half the tolerance) restarts
+// the monitor's history, as a pressure jump does, and the run does not stop before the next; a
+// smaller one ("quiet") leaves the history going and the run free to stop, and twice its change of
+// k is a floor under the stated error (what is left of the slow mode is less than what the last
+// correction removed). A run's corrections end at the first quiet one (`until` = `quiet`): later
+// ones cost their solves and buy the stop nothing. What the model cannot see (where the lattice's
+// mobility is far below its conductance, the rate of a slow mode is small and so is its correction)
+// the stop's own guards must: the flux through the planes and k's history.
 //
 // What the model is not: the steady density. Its conductances are the lattice's mobility only to a
 // factor of order one cell by cell (3.5 % rms off the steady plane means on a 128^3 pack), and
@@ -62,6 +64,10 @@ struct DarcyStartProblem {
   // of each solve: its relative residual (the model is a few per cent off the lattice's mobility;
   // a closer solve of it buys nothing)
   double tolerance = 1e-3;
+  // of a correction's solve: the model is a factor of order one off cell by cell and the line search
+  // measures its scale, so a rougher solve buys nothing either (on an H100 a 2.9 M-cell correction
+  // took 110 iterations, 0.8 s, at 1e-3, 8 times its 600 steps)
+  double correction_tolerance = 1e-2;
   std::int64_t max_iterations = 0;        // 0: ConductionProblem::automatic_iterations of `whole`
   geometry::Dims whole;                   // the lattice's whole period
 };
@@ -100,6 +106,7 @@ class DarcyModel {
   parallel::Comm comm_;
   std::unique_ptr<ConductionSystem> system_;
   double open_current_ = 0, steady_current_ = 0;  // under the unit drive: of x = 0 and of the start's x
+  double correction_tolerance_ = 1e-2;
 };
 
 // The corrections' schedule and arithmetic (see above), apart from where the densities live: the
@@ -111,11 +118,11 @@ struct DensityCorrectionSettings {
   // its rms value (else the interval is doubled, up to max_stretch times; beyond, the corrections end)
   double resolution = 100.0;
   int max_stretch = 8;
-  // of the drive's density drop along the sample, 3 g L (rms per cell); a run sets it to a tenth of
-  // its tolerance; so too for the change of k a correction makes (its error floor)
+  // corrections end once one's error floor is below `until`, or its size (rms over the drive's
+  // density drop along the sample, 3 g L) is while its floor is below `quiet`; a run sets both to
+  // half its tolerance
   double until = 1e-5;
-  // a correction whose error floor is below this does not restart the monitor (a run: a quarter of
-  // its tolerance)
+  // a correction whose error floor is below this does not restart the monitor
   double quiet = 2.5e-5;
   double first_scale = 2.0;  // s of the first correction (then measured): over-corrects nothing
   double min_factor = 0.25, max_factor = 4.0;  // of a line search

@@ -70,9 +70,8 @@ TEST(DarcyStart, ATightPackBetweenBuffersReachesTheSameK) {
 
 // The same pack with the density corrections (run.extrapolation = darcy): the same k, corrections
 // made and the model's scale measured near the lattice's mobility (a factor of order one); they end
-// once one moves the density by less than a tenth of the tolerance of the drive's drop and k by less
-// than a quarter of it as the model sees it (6 corrections, the last 2.5e-6 in k), and the stated
-// error is at least twice that.
+// at the first that moves k by less than a quarter of the tolerance as the model sees it, and the
+// stated error is at least twice that change.
 TEST(DarcyStart, CorrectionsOnATightPackBetweenBuffersReachTheSameK) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
   const TightPack c;
