@@ -270,8 +270,9 @@ struct StartReport {
   double correction_seconds = 0;
   double correction_scale = 0;
   double correction_size = 0;
-  // whether they ended on their size (the last below a tenth of the tolerance), and then the bound
-  // on k's relative error they left, which the stated error includes (DensityCorrection::error_floor)
+  // whether they ended on their size (the first quiet one: its change of k by the model under a
+  // quarter of the tolerance), and then the bound on k's relative error they left, twice that
+  // change, which the stated error includes (DensityCorrection::error_floor)
   bool correction_converged = false;
   double correction_error_floor = 0;
 };

@@ -153,7 +153,7 @@ class ConductionSystem {
                          const std::vector<double>* rhs = nullptr);
   double setup_seconds() const;
   std::string device() const;  // where its vectors live: "host" or the GPU's name
-  // The relative residual or error the next solves stop at (the problem's until changed).
+  // The relative residual or error the next solves stop at (the problem's, until set again).
   void set_tolerance(double tolerance);
   // The current along the axis under the unit drive with the potential x (a value per owned cell,
   // in cell order; none: x = 0), summed over every rank's links: sum over the links of G e (e - (x_j
