@@ -143,9 +143,9 @@ Simulation::Simulation(const parallel::Comm& comm, const Sample& sample, RankLat
   if (start_pending_) start_.method = "darcy";
   if (execution_.correction) {
     // the drive's density drop along the lattice's period, 3 g L: the corrections' yardstick
-    // corrections go on until one is quiet: it moves k by less than half the tolerance (a floor of
-    // twice that under the stated error); the next ones would cost their solves and buy the stop
-    // nothing (an H100: tight512's four after the first quiet one took 38 s)
+    // corrections go on until one is quiet: it moves k by less than a quarter of the tolerance (its
+    // floor, twice that, under half); the next ones would cost their solves and buy the stop nothing
+    // (an H100: tight512's four after the first quiet one took 38 s)
     solve::DensityCorrectionSettings settings;
     settings.until = 0.5 * execution_.monitor.tolerance;
     settings.quiet = 0.5 * execution_.monitor.tolerance;

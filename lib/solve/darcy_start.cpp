@@ -209,10 +209,7 @@ std::vector<double> DensityCorrection::density(std::int64_t step, const std::vec
   added_before_ = std::move(added);
   ++cycles_;
   last_effect_ = std::abs(effect(added_before_));
-  // done once k hardly moves by it, or the density hardly does and k not beyond the quiet size
-  if (error_floor() < settings_.until || (last_size_ < settings_.until && error_floor() < settings_.quiet)) {
-    done_ = converged_ = true;
-  }
+  if (error_floor() < settings_.until) done_ = converged_ = true;  // k hardly moves by it
   return change;
 }
 

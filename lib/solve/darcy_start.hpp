@@ -118,9 +118,8 @@ struct DensityCorrectionSettings {
   // its rms value (else the interval is doubled, up to max_stretch times; beyond, the corrections end)
   double resolution = 100.0;
   int max_stretch = 8;
-  // corrections end once one's error floor is below `until`, or its size (rms over the drive's
-  // density drop along the sample, 3 g L) is while its floor is below `quiet`; a run sets both to
-  // half its tolerance
+  // corrections end once one's error floor (twice its change of k) is below this; a run sets it
+  // and `quiet` to half its tolerance
   double until = 1e-5;
   // a correction whose error floor is below this does not restart the monitor
   double quiet = 2.5e-5;
@@ -149,9 +148,8 @@ class DensityCorrection {
   // model's Rayleigh quotient of its shape, 3 nu / s (x . x) / (x . R); 0 before the first
   double slow_time() const { return slow_time_; }
   double last_size() const { return last_size_; }      // rms of the last correction over the drop
-  // Whether the corrections ended on their size (the last's error floor below `until`, or its size
-  // in the density below `until` and its floor below `quiet`; not on the floats' resolution or the
-  // cycles' limit)
+  // Whether the corrections ended on their size (the last's error floor below `until`; not on the
+  // floats' resolution or the cycles' limit)
   bool converged() const { return converged_; }
   // A bound on k's relative distance from steady that the slow mode leaves after the last
   // correction: twice the change of k the model says it made (what it removed is what the model saw,

@@ -71,7 +71,7 @@ const SolverResult& SteadyStateLoop::next_check() {
   result_.mflups = result_.seconds > 0 ? static_cast<double>(fluid_cells_) * step_ / result_.seconds * 1e-6 : 0.0;
   result_.steps = step_;
   result_.relative_change = monitor_.relative_change();
-  result_.error_estimate = std::max(monitor_.error_estimate(), error_floor_);
+  result_.error_estimate = error_estimate();
   result_.flux_nonuniformity = monitor_.flux_nonuniformity();
   result_.mass_drift = monitor_.mass_drift();
   return result_;
@@ -89,7 +89,7 @@ Progress SteadyStateLoop::progress() const {
                   controls_.max_steps,
                   result_.k,
                   monitor_.relative_change(),
-                  result_.error_estimate,
+                  error_estimate(),
                   monitor_.flux_nonuniformity(),
                   controls_.monitor.tolerance,
                   result_.mflups,

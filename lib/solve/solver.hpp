@@ -3,6 +3,7 @@
 // steady, when the step limit is reached, or (by exception) when the run goes unstable.
 // SteadyStateLoop does it one check at a time, so that its owner (pipeline::Simulation) can
 // decide what k is at a check, report progress, save or stop between checks.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -126,6 +127,8 @@ class SteadyStateLoop {
   bool stop_held_ = false;
   double slow_time_ = 0;
   double error_floor_ = 0;
+  // the error a check states: the monitor's, at least the floor
+  double error_estimate() const { return std::max(monitor_.error_estimate(), error_floor_); }
   std::uint64_t fluid_cells_;
   MeasureFn measure_;
   PrepareFn prepare_;
