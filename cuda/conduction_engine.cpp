@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <type_traits>
 #include <sstream>
 #include <vector>
 
@@ -34,6 +36,19 @@ auto uploaded(const Array& host) {
   return uploaded(host.data(), host.size());
 }
 
+// The host's per-cell slots [i * links + l] of n cells, link-major [l * n + i] (the kernels' layout)
+template <class T>
+std::vector<T> link_major(const T* host, std::uint64_t n, int links) {
+  const auto L = static_cast<std::uint64_t>(links);
+  std::vector<T> t(n * L);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(n); ++k) {
+    const auto i = static_cast<std::uint64_t>(k);
+    for (std::uint64_t l = 0; l < L; ++l) t[l * n + i] = host[i * L + l];
+  }
+  return t;
+}
+
 std::uint32_t narrow(std::uint64_t v) {
   if (v > std::numeric_limits<std::uint32_t>::max()) throw RuntimeFailure("internal: conduction on the GPU: an index past 32 bits");
   return static_cast<std::uint32_t>(v);
@@ -56,7 +71,7 @@ class GpuEngine final : public solve::ConductionEngine {
     const std::uint64_t owned = op.owned(), cells = op.cells();
     const auto links = static_cast<std::uint64_t>(op.links());
     // the operator as the host built it; the links' conductances made here from the cells'
-    neighbour_ = uploaded(op.neighbour_data(), owned * links);
+    neighbour_ = uploaded(link_major(op.neighbour_data(), owned, op.links()));
     diagonal_ = uploaded(op.diagonal_data(), owned);
     inverse_ = uploaded(op.inverse_data(), owned);
     conductance_ = DeviceBuffer<double>(owned * links);
@@ -202,14 +217,15 @@ class GpuEngine final : public solve::ConductionEngine {
   }
 
   void upload_levels(const ConductionMultigrid& mg) {
+    multigrid_ = &mg;
     const auto& levels = mg.levels();
     levels_.resize(levels.size());
     for (std::size_t l = 0; l < levels.size(); ++l) {
       const ConductionMultigrid::Level& h = levels[l];
       DeviceLevel& d = levels_[l];
       const std::uint64_t n = h.n;
-      d.col = uploaded(h.col);
-      d.val = uploaded(h.val);
+      d.col = uploaded(link_major(h.col.data(), n, h.links));
+      d.val = uploaded(link_major(h.val.data(), n, h.links));
       if (l > 0) {  // the first level's equal the operator's
         d.diagonal = uploaded(h.diagonal);
         d.inverse = uploaded(h.inverse);
@@ -242,6 +258,31 @@ class GpuEngine final : public solve::ConductionEngine {
       launch_conduction_jacobi(view_, r_.data(), z_.data(), stream_.get());
       return;
     }
+    // the cycle's kernels (hundreds, most on small coarse levels) recorded once as a graph and
+    // replayed: the same kernels on the same vectors in the same order (each pass of a level
+    // leaves its vectors where they began), without a launch's latency each
+    if (!cycle_graph_) {
+      cudaGraph_t graph = nullptr;
+      ROCKPERM_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
+      try {
+        record_cycle();
+      } catch (...) {  // the stream out of capture before the error goes on
+        if (cudaStreamEndCapture(stream_.get(), &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
+        throw;
+      }
+      ROCKPERM_CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &graph));
+      cudaGraphExec_t exec = nullptr;
+      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+      ROCKPERM_CUDA_CHECK(cudaGraphDestroy(graph));
+      ROCKPERM_CUDA_CHECK(made);
+      cycle_graph_.reset(exec);
+    }
+    ROCKPERM_CUDA_CHECK(cudaGraphLaunch(cycle_graph_.get(), stream_.get()));
+  }
+
+  void record_cycle() {
+    const ConductionLevelView& top = levels_[0].view;
+    if (top.n > 0) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(x_level_[0], 0, top.n * sizeof(double), stream_.get()));
     cycle(0);
     if (view_.owned > 0) {
       ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(z_.data(), x_level_[0], view_.owned * sizeof(double), cudaMemcpyDeviceToDevice,
@@ -260,7 +301,6 @@ class GpuEngine final : public solve::ConductionEngine {
 
   void cycle(std::size_t l) {
     const ConductionLevelView& L = levels_[l].view;
-    if (L.n > 0) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(x_level_[l], 0, L.n * sizeof(double), stream_.get()));
     if (l + 1 == levels_.size()) {
       smooth(l, ConductionMultigrid::coarsest_sweeps);
       return;
@@ -269,7 +309,8 @@ class GpuEngine final : public solve::ConductionEngine {
     const ConductionLevelView& C = levels_[l + 1].view;
     launch_multigrid_residual(L, rhs_level_[l], x_level_[l], work_level_[l], stream_.get());
     launch_multigrid_restrict(C, work_level_[l], rhs_level_[l + 1], stream_.get());
-    cycle(l + 1);
+    if (C.n > 0) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(x_level_[l + 1], 0, C.n * sizeof(double), stream_.get()));
+    for (int c = 0; c < multigrid_->coarse_cycles(l); ++c) cycle(l + 1);
     launch_multigrid_prolong(L, ConductionMultigrid::scale, x_level_[l + 1], x_level_[l], stream_.get());
     smooth(l, ConductionMultigrid::sweeps);
   }
@@ -289,6 +330,11 @@ class GpuEngine final : public solve::ConductionEngine {
   std::vector<DeviceLevel> levels_;
   std::vector<double*> x_level_, work_level_, rhs_level_;
   std::vector<Ghost> ghost_;
+  const ConductionMultigrid* multigrid_ = nullptr;
+  struct GraphExecDelete {
+    void operator()(cudaGraphExec_t g) const { cudaGraphExecDestroy(g); }
+  };
+  std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDelete> cycle_graph_;
 };
 
 }  // namespace

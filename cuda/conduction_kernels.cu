@@ -1,5 +1,7 @@
 // The conduction solve's kernels (cuda/conduction_kernels.hpp): the host engine's loops of
-// lib/solve/conduction.cpp, a thread per cell, and its per-plane sums a block per plane.
+// lib/solve/conduction.cpp, a thread per cell, and its per-plane sums a block per plane. The
+// links are stored link-major ([l * n + i]): a warp's 32 cells read each link's slots in one
+// coalesced access (the host's [i * links + l] made each read touch 32 cache lines).
 #include "cuda/conduction_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 
@@ -38,8 +40,8 @@ __device__ inline double product(const ConductionOperatorView& op, const double*
   double v = op.diagonal[i] * p[op.begin + i];
   const auto links = static_cast<unsigned>(op.links);
   for (unsigned f = 0; f < links; ++f) {
-    const std::uint32_t j = op.neighbour[i * links + f];
-    if (j != none) v -= op.conductance[i * links + f] * p[j];
+    const std::uint32_t j = op.neighbour[f * op.owned + i];
+    if (j != none) v -= op.conductance[f * op.owned + i] * p[j];
   }
   return v;
 }
@@ -50,8 +52,8 @@ __global__ void conductances_kernel(std::uint64_t owned, std::uint32_t begin, in
   if (i >= owned) return;
   const auto L = static_cast<unsigned>(links);
   for (unsigned f = 0; f < L; ++f) {
-    const std::uint32_t j = neighbour[i * L + f];
-    conductance[i * L + f] =
+    const std::uint32_t j = neighbour[f * owned + i];
+    conductance[f * owned + i] =
         j == none ? 0.0 : link_weight(links, static_cast<int>(f)) * solve::conduction::face_conductance(sigma[begin + i], sigma[j]);
   }
 }
@@ -63,7 +65,7 @@ __global__ void drive_kernel(ConductionOperatorView op, int axis, double* r) {
   double b = 0;
   for (unsigned f = 0; f < L; ++f) {
     const int e = link_component(op.links, static_cast<int>(f), axis);
-    if (e != 0) b += e == 1 ? -op.conductance[i * L + f] : op.conductance[i * L + f];
+    if (e != 0) b += e == 1 ? -op.conductance[f * op.owned + i] : op.conductance[f * op.owned + i];
   }
   r[i] = b;
 }
@@ -113,9 +115,9 @@ __global__ void read_kernel(ConductionOperatorView op, solve::ConductionReadingS
     const auto L = static_cast<unsigned>(op.links);
     for (unsigned f = 0; f < L; ++f) {  // each link once: the one ahead of its cell
       if (!link_ahead(op.links, static_cast<int>(f))) continue;
-      const std::uint32_t j = op.neighbour[i * L + f];
+      const std::uint32_t j = op.neighbour[f * op.owned + i];
       if (j == none) continue;
-      const double g = op.conductance[i * L + f];
+      const double g = op.conductance[f * op.owned + i];
       solve::conduction::add_link_reading(xc, x[j], g, g / link_weight(op.links, static_cast<int>(f)),
                                           link_component(op.links, static_cast<int>(f), rd.axis), t, sample, rd.in, rd.out, acc);
     }
@@ -127,8 +129,8 @@ __device__ inline double level_product(const ConductionLevelView& L, const doubl
   double ax = L.diagonal[i] * x[i];
   const auto links = static_cast<unsigned>(L.links);
   for (unsigned f = 0; f < links; ++f) {
-    const std::uint32_t j = L.col[i * links + f];
-    if (j != none) ax -= static_cast<double>(L.val[i * links + f]) * x[j];
+    const std::uint32_t j = L.col[f * L.n + i];
+    if (j != none) ax -= static_cast<double>(L.val[f * L.n + i]) * x[j];
   }
   return ax;
 }

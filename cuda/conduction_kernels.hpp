@@ -15,7 +15,8 @@
 
 namespace rockperm::cuda {
 
-// The operator of a rank's owned cells: link l of owned cell i at [i * links + l] (the host's layout).
+// The operator of a rank's owned cells: link l of owned cell i at [l * owned + i] (link-major: the
+// host's [i * links + l] transposed, so that a warp's reads of one link coalesce).
 struct ConductionOperatorView {
   std::uint64_t owned = 0;
   std::uint32_t begin = 0;           // local index of the first owned cell
@@ -31,7 +32,7 @@ struct ConductionOperatorView {
 };
 
 // A multigrid level (lib/solve/conduction_system.hpp, ConductionMultigrid::Level): slot f of
-// cell i at [i * links + f].
+// cell i at [f * n + i] (link-major, as the operator's).
 struct ConductionLevelView {
   std::uint64_t n = 0;
   int links = solve::conduction::faces;
@@ -44,8 +45,8 @@ struct ConductionLevelView {
   const std::uint32_t* children;
 };
 
-// conductance[i * links + l] = link_weight(l) face_conductance(sigma[begin + i], sigma[j]) of
-// neighbour j, 0 where none
+// conductance[l * owned + i] = link_weight(l) face_conductance(sigma[begin + i], sigma[j]) of
+// neighbour j = neighbour[l * owned + i], 0 where none
 void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, int links, const std::uint32_t* neighbour,
                                     const double* sigma, double* conductance, cudaStream_t stream);
 // r = -sum over the links of g e along `axis` (on faces: g behind - g ahead)

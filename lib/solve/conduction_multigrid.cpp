@@ -70,6 +70,7 @@ void ConductionMultigrid::apply(const double* r, double* z) const {
     }
   }
   std::copy(r, r + levels_[0].n, rhs_[0].begin());
+  std::fill(x_[0].begin(), x_[0].end(), 0.0);
   cycle(0);
   std::copy(x_[0].begin(), x_[0].end(), z);
 }
@@ -194,8 +195,12 @@ void ConductionMultigrid::smooth(std::size_t l, int count) const {
   }
 }
 
+int ConductionMultigrid::coarse_cycles(std::size_t l) const {
+  return l < w_levels && l + 2 < levels_.size() ? 2 : 1;
+}
+
+// From x_[l] as it is (zero at the first visit of a level: the caller's)
 void ConductionMultigrid::cycle(std::size_t l) const {
-  std::fill(x_[l].begin(), x_[l].end(), 0.0);
   if (l + 1 == levels_.size()) {
     smooth(l, coarsest_sweeps);
     return;
@@ -217,7 +222,8 @@ void ConductionMultigrid::cycle(std::size_t l) const {
     for (std::uint64_t ch = C.first_child[a]; ch < C.first_child[a + 1]; ++ch) sum += res[C.children[ch]];
     rhs_[l + 1][a] = sum;
   }
-  cycle(l + 1);
+  std::fill(x_[l + 1].begin(), x_[l + 1].end(), 0.0);
+  for (int c = 0; c < coarse_cycles(l); ++c) cycle(l + 1);  // the second from the first's iterate
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < static_cast<std::int64_t>(L.n); ++k) {
     const auto i = static_cast<std::uint64_t>(k);

@@ -131,12 +131,20 @@ class ConductionOperator {
   std::int64_t planes_z_ = 0;
 };
 
-// The multigrid preconditioner (ConductionProblem::Preconditioner::multigrid): a V-cycle over
+// The multigrid preconditioner (ConductionProblem::Preconditioner::multigrid): a cycle over
 // levels of 2 x 2 x 2 aggregates of this rank's owned cells (plain aggregation: a coarse cell's
 // conductance to another is the sum of the fine faces between them, its operator P^T A P with P
 // the piecewise-constant prolongation), damped Jacobi smoothing before and after (the same
 // sweeps, so the cycle is symmetric, as CG needs), the coarse correction scaled by 1.8 (what
-// piecewise-constant prolongation undershoots), sweeps on the coarsest level. Couplings to the
+// piecewise-constant prolongation undershoots; below 2, where two cycles of a level stay positive
+// definite: at 2 the series layers' solve broke down), sweeps on the coarsest level. The
+// corrections from the first `w_levels` coarse levels are two cycles there, the second from the
+// first's iterate (a W-cycle on top, a V-cycle below: a plain-aggregation V-cycle loses the slow
+// modes of pore regions joined by throats from level to level; on a 128^3 10 % pack between
+// buffers the lattice's density rates took 63 CG iterations with a V-cycle, 21 with this, F's drive
+// 120 and 60, each iteration about a quarter dearer on the host's cores). Each pass of a level has
+// an even number of sweeps, so its vectors end where they began (a GPU's cycle is recorded once
+// and replayed). Couplings to the
 // ghost cells are left out (a block of the operator per rank: the iterates then depend on the
 // rank count, F within its error). Deterministic: every loop is per cell, a coarse cell's
 // restriction sums its children in cell order.
@@ -146,6 +154,7 @@ class ConductionMultigrid {
   static constexpr std::uint64_t coarsest = 64;
   static constexpr int sweeps = 2, coarsest_sweeps = 20;
   static constexpr double omega = 0.8, scale = 1.8;
+  static constexpr std::size_t w_levels = 3;
 
   // HostArrays, filled on the threads
   struct Level {
@@ -163,6 +172,9 @@ class ConductionMultigrid {
 
   explicit ConductionMultigrid(const ConductionOperator& op);
   const std::vector<Level>& levels() const { return levels_; }
+  // The cycles of level l + 1 that make level l's coarse correction (2 on the top w_levels, where
+  // a coarser level exists below l + 1; else 1)
+  int coarse_cycles(std::size_t l) const;
 
   // z = M^-1 r over the owned cells, on the host's cores
   void apply(const double* r, double* z) const;
