@@ -388,9 +388,9 @@ void ProgressPrinter::operator()(const solve::Progress& p) {
   if (p.correction.made) {
     std::fprintf(stderr,
                  "  step %8lld  density correction %d: %.2e of the drive's density drop, k moved %.1e by the model "
-                 "(its scale %.3g)%s\n",
+                 "(its scale %.3g; its solve %lld iterations, %.2f s)%s\n",
                  static_cast<long long>(p.step), p.correction.number, p.correction.size, p.correction.k_change,
-                 p.correction.scale,
+                 p.correction.scale, static_cast<long long>(p.correction.iterations), p.correction.seconds,
                  p.correction.last ? "; the last" : (p.correction.quiet ? "; quiet: the run may stop" : ""));
   }
   const bool final_check = p.step >= p.max_steps || p.error_estimate < p.tolerance;

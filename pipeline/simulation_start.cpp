@@ -114,8 +114,15 @@ void Simulation::correct_density() {
       loop_->set_error_floor(correction_->error_floor());
       start_.correction_converged = correction_->converged();
       start_.correction_error_floor = correction_->error_floor();
-      correction_event_ = {true, correction_->cycles(), correction_->last_size(), correction_->last_effect(),
-                           correction_->scale(), correction_->quiet(), !correction_->active()};
+      correction_event_ = {true,
+                           correction_->cycles(),
+                           correction_->last_size(),
+                           correction_->last_effect(),
+                           correction_->scale(),
+                           correction_->quiet(),
+                           !correction_->active(),
+                           model_->last_iterations(),
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
       start_.corrections = correction_->cycles();
       start_.correction_scale = correction_->scale();
       start_.correction_size = correction_->last_size();

@@ -4,6 +4,7 @@
 # starting (tools/time_to_k.sh), and packs of the stop table (tools/stop_cases.txt) with each.
 # Ways (MODES): rest (the default), start (run.start = darcy), correct (run.extrapolation = darcy:
 # the start and the density corrections).
+# PARTS may also name formation: tight512's F alone (run.formation_factor = only).
 # Run from the repository root after `source .devbundle/env.sh`:
 #   OUT=DIR [PARTS="tests tight stops"] [MODES="rest start correct"] [STORAGES="fp32 fp16"] [CASES="..."]
 #   bash tools/device_darcy_start.sh
@@ -37,6 +38,11 @@ if [[ $parts == *tight* ]]; then
       cp "$out/ttk/tight512.log" "$out/tight512_${storage}_$mode.log"
     done
   done
+fi
+if [[ $parts == *formation* ]]; then
+  echo "== tight512's formation factor alone (the same multigrid-CG as the model's solves)"
+  WORK=$out/ttk bash "$here/time_to_k.sh" tight512 -- --run.formation_factor=only | tee -a "$out/tight512.txt"
+  cp "$out/ttk/tight512.log" "$out/tight512_formation.log"
 fi
 if [[ $parts == *stops* ]]; then
   echo "== stop-table packs: each way against the same case at tolerance 1e-6 (mode ref, run first)"

@@ -82,6 +82,7 @@ DarcyModel::DarcyModel(const parallel::Comm& comm, const lattice::SparseLattice&
   p.max_iterations = problem.max_iterations > 0 ? problem.max_iterations : ConductionProblem::automatic_iterations(problem.whole);
   p.keep_solution = true;
   p.residual_stop = true;
+  p.check_interval = 1;  // the residual is known at every iteration: stop at the first below the tolerance
   system_ = std::make_unique<ConductionSystem>(comm, local, slab, p, engine);
   correction_tolerance_ = problem.correction_tolerance;
 }
@@ -101,7 +102,9 @@ DarcyStart DarcyModel::start() {
 
 std::vector<double> DarcyModel::inverse(const std::vector<double>& rate) {
   system_->set_tolerance(correction_tolerance_);
-  std::vector<double> x = system_->solve(false, {}, &rate).solution;
+  ConductionResult solved = system_->solve(false, {}, &rate);
+  last_iterations_ = solved.iterations;
+  std::vector<double> x = std::move(solved.solution);
   if (x.size() != rate.size()) x.assign(rate.size(), 0.0);  // no right-hand side at all: nothing to correct
   remove_mean(comm_, x);
   return x;

@@ -97,6 +97,8 @@ class DarcyModel {
   DarcyStart start();
   // x = A^-1 rate (a value per owned cell), less its mean over every rank's cells
   std::vector<double> inverse(const std::vector<double>& rate);
+  // the iterations of the last inverse()'s solve
+  std::int64_t last_iterations() const { return last_iterations_; }
   // The relative change of the sample's flux (of k) that a change of the density, in units of the
   // drive's (rho' / g: the start's density_per_force), makes by the model: its current over that of
   // the start's steady field (ConductionSystem::current). After start().
@@ -107,6 +109,7 @@ class DarcyModel {
   std::unique_ptr<ConductionSystem> system_;
   double open_current_ = 0, steady_current_ = 0;  // under the unit drive: of x = 0 and of the start's x
   double correction_tolerance_ = 1e-2;
+  std::int64_t last_iterations_ = 0;
 };
 
 // The corrections' schedule and arithmetic (see above), apart from where the densities live: the

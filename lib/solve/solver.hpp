@@ -34,6 +34,8 @@ struct CorrectionEvent {
   double scale = 0;       // the model's against the lattice's mobility, as measured (1: exact)
   bool quiet = false;     // too small to restart the monitor's history
   bool last = false;      // the corrections ended with it
+  std::int64_t iterations = 0;  // of the model's solve for it
+  double seconds = 0;           // the correction's wall time (the densities read, the solve, the change added)
 };
 
 struct Progress {
