@@ -58,6 +58,13 @@ __global__ void conductances_kernel(std::uint64_t owned, std::uint32_t begin, in
   }
 }
 
+template <class T>
+__global__ void link_major_kernel(const T* by_cell, T* by_link, std::uint64_t n, unsigned links) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (unsigned f = 0; f < links; ++f) by_link[f * n + i] = by_cell[i * links + f];
+}
+
 __global__ void drive_kernel(ConductionOperatorView op, int axis, double* r) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= op.owned) return;
@@ -165,6 +172,18 @@ void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, in
                                     const double* sigma, double* conductance, cudaStream_t stream) {
   if (owned == 0) return;
   conductances_kernel<<<blocks_for(owned), cell_threads, 0, stream>>>(owned, begin, links, neighbour, sigma, conductance);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_link_major(const std::uint32_t* by_cell, std::uint32_t* by_link, std::uint64_t n, int links, cudaStream_t stream) {
+  if (n == 0) return;
+  link_major_kernel<<<blocks_for(n), cell_threads, 0, stream>>>(by_cell, by_link, n, static_cast<unsigned>(links));
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_link_major(const float* by_cell, float* by_link, std::uint64_t n, int links, cudaStream_t stream) {
+  if (n == 0) return;
+  link_major_kernel<<<blocks_for(n), cell_threads, 0, stream>>>(by_cell, by_link, n, static_cast<unsigned>(links));
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
