@@ -44,7 +44,7 @@
 // Every sum (dot products, currents, potentials) is taken plane by plane along z in a fixed
 // order, each plane on one thread, and the planes' sums are added in plane order: the same
 // iterates, to the bit, on any number of threads (and, with the Jacobi preconditioner, of Z-slab
-// ranks). The default preconditioner is a multigrid V-cycle over 2 x 2 x 2 aggregates of each
+// ranks). The default preconditioner is a multigrid cycle over 2 x 2 x 2 aggregates of each
 // rank's cells (ConductionProblem::Preconditioner).
 #include <cstdint>
 #include <functional>
@@ -83,7 +83,7 @@ struct ConductionProblem {
   double tolerance = 1e-4;            // relative, for the stated error and the residual
   std::int64_t max_iterations = 0;    // 0: automatic (ConductionProblem::automatic_iterations)
   std::int64_t check_interval = 10;   // iterations between readings
-  // multigrid: a V-cycle over aggregates of each rank's cells (iterations about independent of
+  // multigrid: a cycle over aggregates of each rank's cells (iterations about independent of
   // the size; the iterates depend on the rank count, F within its error); jacobi: the diagonal
   // (iterations grow with the size; the same bits on any rank count)
   enum class Preconditioner { jacobi, multigrid };

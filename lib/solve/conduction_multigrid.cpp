@@ -1,5 +1,5 @@
 // The multigrid preconditioner of the conduction solve (lib/solve/conduction_system.hpp,
-// ConductionMultigrid): its levels of aggregates, built on the host's threads, and the V-cycle
+// ConductionMultigrid): its levels of aggregates, built on the host's threads, and the cycle
 // on the host's cores (the GPU's engine runs the same cycle on these levels: cuda/conduction_engine.hpp).
 #include <algorithm>
 #include <string>
