@@ -23,7 +23,8 @@ using geometry::Dims;
 using geometry::PoreMask;
 
 solve::ConductionResult conduct(const PoreMask& mask, int axis, const std::vector<double>& conductivity = {1.0},
-                                double tolerance = 1e-10, geometry::Periodicity periodic = {true, true, true}) {
+                                double tolerance = 1e-10, geometry::Periodicity periodic = {true, true, true},
+                                const solve::ConductionProgress& progress = {}) {
   const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, periodic);
   solve::ConductionProblem p;
   p.axis = axis;
@@ -32,7 +33,7 @@ solve::ConductionResult conduct(const PoreMask& mask, int axis, const std::vecto
   p.sample_end = axis == 0 ? mask.dims.nx : (axis == 1 ? mask.dims.ny : mask.dims.nz);
   p.tolerance = tolerance;
   p.max_iterations = 20000;
-  return solve::solve_conduction(parallel::Comm(), lat, {}, p, true);
+  return solve::solve_conduction(parallel::Comm(), lat, {}, p, true, progress);
 }
 
 TEST(Conduction, AStraightChannelAlongTheAxisHasFOfOneOverItsPorosity) {
@@ -546,28 +547,23 @@ TEST(Conduction, ASolveThatReachesRoundingStatesItsOwnError) {
 // before the host).
 TEST(Conduction, ASolveFarBelowItsToleranceEndsAtItsFirstSettledCheck) {
   const PoreMask mask = testing::sphere_pack_mask(48, 0.3, 3.0, 5);
-  const lattice::SparseLattice lat = lattice::SparseLattice::build(mask, {true, true, true});
-  solve::ConductionProblem p;
-  p.axis = 2;
-  p.region_voxels = mask.dims.voxels();
-  p.sample_end = mask.dims.nz;
-  p.tolerance = 1e-9;
-  p.max_iterations = 20000;
+  const double tolerance = 1e-9;
+  const std::int64_t interval = solve::ConductionProblem{}.check_interval;
   std::vector<solve::ConductionReading> readings;
-  const solve::ConductionResult res = solve::solve_conduction(
-      parallel::Comm(), lat, {}, p, false, [&](const solve::ConductionReading& r) { readings.push_back(r); });
+  const solve::ConductionResult res = conduct(mask, 2, {1.0}, tolerance, {true, true, true},
+                                              [&](const solve::ConductionReading& r) { readings.push_back(r); });
   ASSERT_TRUE(res.converged);
   std::int64_t settled = -1;
   for (const solve::ConductionReading& r : readings) {
-    if (r.iteration >= 2 * p.check_interval && r.residual < 1e-3 * p.tolerance) {
+    if (r.iteration >= 2 * interval && r.residual < 1e-3 * tolerance) {
       settled = r.iteration;
       break;
     }
   }
   ASSERT_GE(settled, 0) << "no check settled: the test's premise (a solve that reaches rounding) does not hold";
   EXPECT_EQ(res.iterations, settled);
-  EXPECT_LT(res.residual, 1e-3 * p.tolerance);
-  EXPECT_LE(res.error, 1e-3 * p.tolerance);
+  EXPECT_LT(res.residual, 1e-3 * tolerance);
+  EXPECT_LE(res.error, 1e-3 * tolerance);
   EXPECT_GE(res.error, res.residual);
 }
 
