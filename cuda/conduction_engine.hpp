@@ -2,8 +2,8 @@
 // The conduction solve on a GPU (issue 51): the engine of lib/solve/conduction_system.hpp with
 // its vectors, operator and multigrid levels in device memory, each operation of the host engine
 // a kernel or a few (cuda/conduction_kernels.hpp). Ghost planes travel through the host (a plane
-// of doubles each way per exchange, beside the cycle's hundreds of kernels, replayed as one graph: no transport of the
-// flow's is needed). The iterates equal the host's to rounding (the per-plane sums add in another
+// of doubles each way per exchange, beside the cycle's hundreds of kernels, replayed as one
+// graph: no transport of the flow's is needed). The iterates equal the host's to rounding (the per-plane sums add in another
 // order), so F agrees within the solve's tolerance, not to the bit.
 #include <string>
 

@@ -175,17 +175,14 @@ void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, in
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_link_major(const std::uint32_t* by_cell, std::uint32_t* by_link, std::uint64_t n, int links, cudaStream_t stream) {
+template <class T>
+void launch_link_major(const T* by_cell, T* by_link, std::uint64_t n, int links, cudaStream_t stream) {
   if (n == 0) return;
   link_major_kernel<<<blocks_for(n), cell_threads, 0, stream>>>(by_cell, by_link, n, static_cast<unsigned>(links));
   ROCKPERM_CUDA_CHECK_LAST();
 }
-
-void launch_link_major(const float* by_cell, float* by_link, std::uint64_t n, int links, cudaStream_t stream) {
-  if (n == 0) return;
-  link_major_kernel<<<blocks_for(n), cell_threads, 0, stream>>>(by_cell, by_link, n, static_cast<unsigned>(links));
-  ROCKPERM_CUDA_CHECK_LAST();
-}
+template void launch_link_major(const std::uint32_t*, std::uint32_t*, std::uint64_t, int, cudaStream_t);
+template void launch_link_major(const float*, float*, std::uint64_t, int, cudaStream_t);
 
 void launch_conduction_drive(const ConductionOperatorView& op, int axis, double* r, cudaStream_t stream) {
   if (op.owned == 0) return;

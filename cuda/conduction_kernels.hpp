@@ -50,8 +50,9 @@ struct ConductionLevelView {
 void launch_conduction_conductances(std::uint64_t owned, std::uint32_t begin, int links, const std::uint32_t* neighbour,
                                     const double* sigma, double* conductance, cudaStream_t stream);
 // by_link[l * n + i] = by_cell[i * links + l]: the host's per-cell slots of n cells, link-major
-void launch_link_major(const std::uint32_t* by_cell, std::uint32_t* by_link, std::uint64_t n, int links, cudaStream_t stream);
-void launch_link_major(const float* by_cell, float* by_link, std::uint64_t n, int links, cudaStream_t stream);
+// (made for std::uint32_t and float)
+template <class T>
+void launch_link_major(const T* by_cell, T* by_link, std::uint64_t n, int links, cudaStream_t stream);
 // r = -sum over the links of g e along `axis` (on faces: g behind - g ahead)
 void launch_conduction_drive(const ConductionOperatorView& op, int axis, double* r, cudaStream_t stream);
 // q = A p (p over local cells), out[plane] = sum of p.q

@@ -144,9 +144,8 @@ class ConductionOperator {
 // buffers the lattice's density rates took 63 CG iterations with a V-cycle, 21 with this, F's drive
 // 120 and 60, each iteration about a quarter dearer on the host's cores). Each pass of a level has
 // an even number of sweeps, so its vectors end where they began (a GPU's cycle is recorded once
-// and replayed). Couplings to the
-// ghost cells are left out (a block of the operator per rank: the iterates then depend on the
-// rank count, F within its error). Deterministic: every loop is per cell, a coarse cell's
+// and replayed). Couplings to the ghost cells are left out (a block of the operator per rank: the
+// iterates then depend on the rank count, F within its error). Deterministic: every loop is per cell, a coarse cell's
 // restriction sums its children in cell order.
 class ConductionMultigrid {
  public:
