@@ -394,6 +394,9 @@ void ProgressPrinter::operator()(const solve::Progress& p) {
                  p.correction.last ? "; the last" : (p.correction.quiet ? "; quiet: the run may stop" : ""));
   }
   const bool final_check = p.step >= p.max_steps || p.error_estimate < p.tolerance;
+  // a loop started again (a rate of a Forchheimer sweep counts its seconds from 0): its first check
+  // is shown, then one a period as before
+  if (p.seconds < last_) printed_ = false;
   if (p.seconds - last_ < seconds_ && !final_check && printed_) return;
   last_ = p.seconds;
   printed_ = true;
