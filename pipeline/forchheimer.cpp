@@ -9,6 +9,7 @@
 #include "lib/base/error.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/d3q19.hpp"
+#include "lib/solve/time_scales.hpp"
 
 namespace rockperm::pipeline {
 
@@ -41,6 +42,12 @@ ForchheimerPoint point_of(const physics::Permeability& k, double tau, double for
 }
 
 }  // namespace
+
+std::int64_t rate_check_interval(const geometry::PoreStatistics& pores, double nu, std::int64_t run_interval) {
+  const double half = 0.5 * solve::time_scales(pores, 1.0, nu).momentum;  // the momentum time needs no length
+  const auto even = 2 * static_cast<std::int64_t>(std::ceil(half / 2));
+  return std::max<std::int64_t>(1, std::min(run_interval, std::max(ForchheimerSpec::min_check_interval, even)));
+}
 
 double pore_diameter_voxels(const geometry::PoreStatistics& pores) {
   return pores.specific_surface > 0 ? 4.0 * pores.porosity / (pores.specific_surface * 2.0 / 3.0) : 0.0;
@@ -150,6 +157,12 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
   if (settings.point_done) settings.point_done(first, 0, static_cast<std::size_t>(spec.points) + 1);
 
   const double run_nu = physics::viscosity(result.flow.tau), k0_lattice = result.k.k_lattice;
+  // periodic flow: the rates below the Mach limit run at tau periodic_tau where k's ran lower (see
+  // ForchheimerSpec); between buffers or mirrored at the run's, whose pressure mode grows with nu
+  const double rate_nu_ceiling =
+      simulation.flow().inlet_outlet == geometry::InletOutlet::periodic
+          ? std::max(run_nu, physics::viscosity(ForchheimerSpec::periodic_tau))
+          : run_nu;
   const double ratio = std::pow(spec.max_reynolds / spec.first_reynolds(), 1.0 / std::max(1, spec.points - 1));
   std::string stopped;
   std::string limit;  // why the sweep ends below its top: the last rate is then the highest the lattice holds
@@ -174,7 +187,7 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
       target = reach;
     }
     const double nu_mach = ForchheimerSpec::target_mach * std::sqrt(d3q19::cs2) * d / (target * peak);
-    const double nu = std::min(run_nu, nu_mach);
+    const double nu = std::min(rate_nu_ceiling, nu_mach);
     const double tau = 0.5 + 3.0 * nu;
     const double q = target * nu * phi / d;
     // Forchheimer's law as measured so far: 1/k_app = 1/k + b q / nu (lattice units), b from the
@@ -197,7 +210,8 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
                     text(force) + " voxel/step^2, beyond what the lattice holds";
       break;
     }
-    simulation.redrive(tau, force, q / last_q, force / simulation.flow().force, max_steps, spec.tolerance);
+    simulation.redrive(tau, force, q / last_q, force / simulation.flow().force, max_steps, spec.tolerance,
+                       rate_check_interval(result.pores, nu, simulation.check_interval()));
     const auto point_start = std::chrono::steady_clock::now();
     DriveSettings drive_settings;  // no checkpoint: a resume starts the sweep again from k's
     drive_settings.stop_requested = settings.stop_requested;

@@ -4,7 +4,8 @@
 //
 //   the run's converged creeping state (point 0) -> for each pore Reynolds number of the sweep,
 //   geometric from its first to its top, while the fastest cell's u_max / nu stays within what the
-//   lattice holds: tau for the Mach number of its fastest velocity, the
+//   lattice holds: tau for the Mach number of its fastest velocity (periodic flow: at most
+//   ForchheimerSpec::periodic_tau, at least k's), checks every half momentum time, the
 //   force from Forchheimer's law as measured so far, the state scaled to it (velocity with g / nu,
 //   density with g), the loop to its own stop -> k_app(Re) -> Forchheimer's line
 //   1/k_app = 1/k + beta (rho q / mu) fitted over the points past a 1 % fall, and the Reynolds
@@ -37,6 +38,12 @@ double reachable_reynolds(double diameter, double peak);
 // lattice's reach on this sample even with the flattest velocity profile there is (a slit's
 // 1.5 times the mean), naming the reach and what would extend it.
 void check_forchheimer_reach(const ForchheimerSpec& spec, const geometry::PoreStatistics& pores);
+
+// A rate's check interval: half its momentum time d^2 / (pi^2 nu) (d the hydraulic diameter), even,
+// within [ForchheimerSpec::min_check_interval, the run's]. A rate starts from the last one's
+// converged field, so what it has left to relax is the pore-scale change of the flow, on that time;
+// the stop's fit needs eight checks, which then span four momentum times instead of 800 steps.
+std::int64_t rate_check_interval(const geometry::PoreStatistics& pores, double nu, std::int64_t run_interval);
 
 struct SweepSettings {
   std::function<bool()> stop_requested;  // a signal arrived (this process's view)

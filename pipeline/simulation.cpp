@@ -171,7 +171,7 @@ void Simulation::start_loop() {
   }
   solve::RunControls controls;
   controls.max_steps = execution_.max_steps;
-  controls.check_interval = execution_.check_interval;
+  controls.check_interval = loop_interval_ > 0 ? loop_interval_ : execution_.check_interval;
   controls.propagation = plan_.propagation;
   controls.monitor = execution_.monitor;
   controls.extrapolation = execution_.extrapolation;
@@ -193,8 +193,9 @@ void Simulation::set_drive(double tau, double force, double force_factor, double
 }
 
 void Simulation::redrive(double tau, double force, double velocity_factor, double density_factor,
-                         std::int64_t max_steps, double tolerance) {
+                         std::int64_t max_steps, double tolerance, std::int64_t check_interval) {
   macroscopic_.reset();
+  loop_interval_ = check_interval;
   flow_.auto_force = false;  // a sweep's step is set for its Reynolds number, not lowered to creeping flow
   set_drive(tau, force, force / flow_.force, velocity_factor);
   // the density deviation to density_factor of what it was: as a jump of the pressure extrapolation

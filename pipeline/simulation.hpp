@@ -48,9 +48,10 @@ class Simulation {
   // auto force no longer adjusts them), the state's velocity scaled by `velocity_factor` and its
   // density deviation by `density_factor` (the new drive's steady state, were the flow creeping:
   // the velocity goes with g / nu, the pressure with g), and the loop started again, its steps
-  // counted from 0 to `max_steps`, stopping at `tolerance`.
+  // counted from 0 to `max_steps`, stopping at `tolerance`, checked every `check_interval` steps.
   void redrive(double tau, double force, double velocity_factor, double density_factor, std::int64_t max_steps,
-               double tolerance);
+               double tolerance, std::int64_t check_interval);
+  std::int64_t check_interval() const { return execution_.check_interval; }  // the run's, not a rate's
   // The loop's last check: k_app, its stated error, Re and Ma, whatever the validity limits say.
   const solve::SolverResult& loop_result() const { return loop_->result(); }
 
@@ -126,6 +127,7 @@ class Simulation {
   std::optional<solve::SteadyStateLoop> loop_;
   solve::SampleDrive drive_;
   int drive_adjustments_ = 0;
+  std::int64_t loop_interval_ = 0;    // a sweep rate's check interval (redrive); 0: the run's
   bool auto_first_interval_ = false;  // the extrapolation's first interval from the time scales (of flow_.tau)
   bool start_pending_ = false;        // the Darcy-scale start, made at the first advance() of a run not restored
   StartReport start_;
