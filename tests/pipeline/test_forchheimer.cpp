@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -187,6 +188,50 @@ TEST(Forchheimer, ASweepBeyondTheSamplesReachEndsWithARateAtIt) {
   EXPECT_GT(top.lattice_error, 5e-3);
   EXPECT_NEAR(top.k_ratio, 1.0, 1.5 * top.lattice_error);
   EXPECT_NE(f.note.find("short of Re 100"), std::string::npos) << f.note;
+}
+
+// A rate's check interval is half its momentum time d^2 / (pi^2 nu), even, within [20, the run's]:
+// a rate starts from the last one's converged field, so the eight checks its stop needs span four
+// momentum times rather than 800 steps at any tau.
+TEST(Forchheimer, ARatesCheckIntervalIsHalfItsMomentumTime) {
+  geometry::PoreStatistics pores;
+  pores.hydraulic_diameter = 10;
+  const double pi2 = std::numbers::pi * std::numbers::pi;
+  const double nu = 1.0 / 6.0;  // tau 1: T_m = 60.8 steps
+  EXPECT_NEAR(100.0 / (pi2 * nu) / 2, 30.4, 0.1);
+  EXPECT_EQ(rate_check_interval(pores, nu, 100), 32);
+  EXPECT_EQ(rate_check_interval(pores, 0.01, 100), 100);   // tau 0.53: the run's interval at most
+  EXPECT_EQ(rate_check_interval(pores, 0.01, 50), 50);
+  EXPECT_EQ(rate_check_interval(pores, 10.0, 100), 20);    // at least 20 steps
+  EXPECT_EQ(rate_check_interval(pores, 10.0, 7), 7);       // never above the run's
+}
+
+// Periodic flow: rates below the Mach limit run at tau 1 where k's tau was lower (TRT with the magic
+// 3/16 gives the same k at any tau; the pore-scale change a rate starts from relaxes faster), and
+// their k_app is still the creeping k; faster rates take the tau the Mach limit gives.
+TEST(Forchheimer, APeriodicSweepsSlowRatesRunAtTauOne) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-6;
+  auto duct = testing::run_pipeline(
+      testing::mask_from(geometry::Dims{24, 12, 12},
+                         [](std::int64_t, std::int64_t y, std::int64_t z) { return y >= 1 && y <= 10 && z >= 1 && z <= 10; }),
+      testing::periodic_flow(0.6, 1e-6), settings);
+  ForchheimerSpec spec;
+  spec.enabled = true;
+  spec.min_reynolds = 0.3;  // the creeping run is at Re 0.05
+  spec.max_reynolds = 30;
+  spec.points = 3;
+  spec.tolerance = 1e-5;
+  SampleResult r = duct.result;
+  EXPECT_TRUE(run_forchheimer(parallel::Comm(), *duct.simulation, spec, 100000, {}, r).empty());
+  const ForchheimerReport& f = r.forchheimer;
+  ASSERT_EQ(f.points.size(), 4u) << f.note;
+  EXPECT_DOUBLE_EQ(f.points[0].tau, 0.6);
+  EXPECT_NEAR(f.points[1].tau, ForchheimerSpec::periodic_tau, 1e-12);  // Re 0.3
+  EXPECT_NEAR(f.points[1].k_ratio, 1.0, 2e-5);                            // the creeping k
+  EXPECT_LT(f.points[3].tau, 0.6);                                        // Re 30: Mach-bound
+  for (const ForchheimerPoint& p : f.points) EXPECT_TRUE(p.converged);
 }
 
 // Through the run: the points as they are made, report.json's block, the csv columns and the
