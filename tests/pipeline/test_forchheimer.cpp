@@ -54,6 +54,16 @@ ReadVolume sphere_cell() {
                           1.0, "cell");
 }
 
+// A periodic square duct (10 x 10 voxels open, 24 long) run to k at tau, tolerance 1e-6.
+testing::PipelineRun square_duct(double tau) {
+  testing::PipelineSettings settings;
+  settings.tolerance = 1e-6;
+  return testing::run_pipeline(
+      testing::mask_from(geometry::Dims{24, 12, 12},
+                         [](std::int64_t, std::int64_t y, std::int64_t z) { return y >= 1 && y <= 10 && z >= 1 && z <= 10; }),
+      testing::periodic_flow(tau, 1e-6), settings);
+}
+
 RunRequest sweep_request(const std::filesystem::path& dir, const ReadVolume& volume) {
   RunRequest r;
   r.spec.flow = testing::periodic_flow(1.0, 1e-6);
@@ -162,12 +172,7 @@ TEST(Forchheimer, TheSweepsRefusalsNameTheirOption) {
 // (u_max / nu at 0.98 of the limit), and the note says why.
 TEST(Forchheimer, ASweepBeyondTheSamplesReachEndsWithARateAtIt) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  testing::PipelineSettings settings;
-  settings.tolerance = 1e-6;
-  auto duct = testing::run_pipeline(
-      testing::mask_from(geometry::Dims{24, 12, 12},
-                         [](std::int64_t, std::int64_t y, std::int64_t z) { return y >= 1 && y <= 10 && z >= 1 && z <= 10; }),
-      testing::periodic_flow(1.0, 1e-6), settings);
+  auto duct = square_duct(1.0);
   ForchheimerSpec spec;
   spec.enabled = true;
   spec.min_reynolds = 10;
@@ -211,12 +216,7 @@ TEST(Forchheimer, ARatesCheckIntervalIsHalfItsMomentumTime) {
 // their k_app is still the creeping k; faster rates take the tau the Mach limit gives.
 TEST(Forchheimer, APeriodicSweepsSlowRatesRunAtTauOne) {
   ROCKPERM_SKIP_WITHOUT_BACKEND();
-  testing::PipelineSettings settings;
-  settings.tolerance = 1e-6;
-  auto duct = testing::run_pipeline(
-      testing::mask_from(geometry::Dims{24, 12, 12},
-                         [](std::int64_t, std::int64_t y, std::int64_t z) { return y >= 1 && y <= 10 && z >= 1 && z <= 10; }),
-      testing::periodic_flow(0.6, 1e-6), settings);
+  auto duct = square_duct(0.6);
   ForchheimerSpec spec;
   spec.enabled = true;
   spec.min_reynolds = 0.3;  // the creeping run is at Re 0.05
