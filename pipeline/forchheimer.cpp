@@ -157,12 +157,6 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
   if (settings.point_done) settings.point_done(first, 0, static_cast<std::size_t>(spec.points) + 1);
 
   const double run_nu = physics::viscosity(result.flow.tau), k0_lattice = result.k.k_lattice;
-  // periodic flow: the rates below the Mach limit run at tau periodic_tau where k's ran lower (see
-  // ForchheimerSpec); between buffers or mirrored at the run's, whose pressure mode grows with nu
-  const double rate_nu_ceiling =
-      simulation.flow().inlet_outlet == geometry::InletOutlet::periodic
-          ? std::max(run_nu, physics::viscosity(ForchheimerSpec::periodic_tau))
-          : run_nu;
   const double ratio = std::pow(spec.max_reynolds / spec.first_reynolds(), 1.0 / std::max(1, spec.points - 1));
   std::string stopped;
   std::string limit;  // why the sweep ends below its top: the last rate is then the highest the lattice holds
@@ -187,7 +181,10 @@ std::string run_forchheimer(const parallel::Comm& comm, Simulation& simulation, 
       target = reach;
     }
     const double nu_mach = ForchheimerSpec::target_mach * std::sqrt(d3q19::cs2) * d / (target * peak);
-    const double nu = std::min(rate_nu_ceiling, nu_mach);
+    // k's tau, where the Mach limit leaves room for it: it balances the pores' momentum time against
+    // the pressure mode along the sample, and a rate's change stirs both (pack512 from k at tau 0.6:
+    // its rates at tau 1 took 2,600-3,000 steps for 900-1,600; docs/PERFORMANCE.md)
+    const double nu = std::min(run_nu, nu_mach);
     const double tau = 0.5 + 3.0 * nu;
     const double q = target * nu * phi / d;
     // Forchheimer's law as measured so far: 1/k_app = 1/k + b q / nu (lattice units), b from the

@@ -4,8 +4,8 @@
 //
 //   the run's converged creeping state (point 0) -> for each pore Reynolds number of the sweep,
 //   geometric from its first to its top, while the fastest cell's u_max / nu stays within what the
-//   lattice holds: tau for the Mach number of its fastest velocity (periodic flow: at most
-//   ForchheimerSpec::periodic_tau, at least k's), checks every half momentum time, the
+//   lattice holds: tau for the Mach number of its fastest velocity (k's where that allows it),
+//   checks every half momentum time, the
 //   force from Forchheimer's law as measured so far, the state scaled to it (velocity with g / nu,
 //   density with g), the loop to its own stop -> k_app(Re) -> Forchheimer's line
 //   1/k_app = 1/k + beta (rho q / mu) fitted over the points past a 1 % fall, and the Reynolds

@@ -216,14 +216,6 @@ struct ForchheimerSpec {
   // k_app's own error at speed, relative: this times (u_max / nu)^2 (a straight duct's, which has no
   // inertia: 1e-5 at u_max / nu 0.36, 1.9e-4 at 1.36, 9.0e-3 at 9.8)
   static constexpr double lattice_error_coefficient = 1e-4;
-  // Periodic flow: a rate the Mach limit leaves room for runs at this tau where k's ran lower. k's
-  // tau balances the momentum time in the pores against the pressure mode along the sample, which a
-  // run from rest must settle; a rate starts from the last one's converged field, and a uniform
-  // body force's change stirs the pore-scale flow, which relaxes as nu grows (TRT with the magic
-  // 3/16 gives the same k at any tau). Between buffers the change of the pressure drop stirs the
-  // mode along the sample too, and the rates keep k's tau. 128^3 of pack512 run from k at tau 0.6:
-  // the four rates below Re 1 4,900 steps -> 2,000 (docs/PERFORMANCE.md, "Beyond Darcy").
-  static constexpr double periodic_tau = 1.0;
   // the least check interval of a rate (rate_check_interval, pipeline/forchheimer.hpp)
   static constexpr std::int64_t min_check_interval = 20;
   static constexpr int max_points = 64;
