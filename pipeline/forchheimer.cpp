@@ -9,6 +9,7 @@
 #include "lib/base/error.hpp"
 #include "lib/physics/collision.hpp"
 #include "lib/physics/d3q19.hpp"
+#include "lib/solve/solver.hpp"
 #include "lib/solve/time_scales.hpp"
 
 namespace rockperm::pipeline {
@@ -45,8 +46,8 @@ ForchheimerPoint point_of(const physics::Permeability& k, double tau, double for
 
 std::int64_t rate_check_interval(const geometry::PoreStatistics& pores, double nu, std::int64_t run_interval) {
   const double half = 0.5 * solve::time_scales(pores, 1.0, nu).momentum;  // the momentum time needs no length
-  const auto even = 2 * static_cast<std::int64_t>(std::ceil(half / 2));
-  return std::max<std::int64_t>(1, std::min(run_interval, std::max(ForchheimerSpec::min_check_interval, even)));
+  const std::int64_t even = solve::even_interval(static_cast<std::int64_t>(std::ceil(half)));
+  return std::min(run_interval, std::max(ForchheimerSpec::min_check_interval, even));
 }
 
 double pore_diameter_voxels(const geometry::PoreStatistics& pores) {

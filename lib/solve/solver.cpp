@@ -7,14 +7,10 @@
 
 namespace rockperm::solve {
 
-namespace {
-// checks on even steps only: the populations of odd and even steps differ by the float
-// rounding of the staggered mode (and the fused form is in natural order on even steps only)
 std::int64_t even_interval(std::int64_t interval) {
   interval = std::max<std::int64_t>(1, interval);
   return interval + interval % 2;
 }
-}  // namespace
 
 SteadyStateLoop::SteadyStateLoop(Stepper& stepper, std::uint64_t fluid_cells, MeasureFn measure,
                                  const RunControls& controls, PrepareFn prepare)

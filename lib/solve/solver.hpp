@@ -16,6 +16,11 @@
 
 namespace rockperm::solve {
 
+// A check interval as the loop takes it: at least 1, rounded up to even (checks on even steps only:
+// the populations of odd and even steps differ by the float rounding of the staggered mode, and the
+// fused form is in natural order on even steps only).
+std::int64_t even_interval(std::int64_t interval);
+
 struct RunControls {
   std::int64_t max_steps = 200000;
   std::int64_t check_interval = 100;  // rounded up to even for the fused form
