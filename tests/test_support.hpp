@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/backend/colour_cpu.hpp"
 #include "lib/backend/cpu_backend.hpp"
 #include "lib/physics/d3q19.hpp"
 #include "lib/geometry/pore_mask.hpp"
@@ -21,6 +22,7 @@
 // The validation suites are built twice: against the CPU backend (validation_tests) and, with
 // ROCKPERM_TEST_ON_CUDA, against the CUDA backend (gpu_validation_tests, skipped without a device).
 #if ROCKPERM_TEST_ON_CUDA
+#include "cuda/colour_gpu.hpp"
 #include "cuda/cuda_backend.hpp"
 #endif
 
@@ -49,6 +51,17 @@ inline std::unique_ptr<backend::Backend> make_test_backend(const lattice::Sparse
   return std::make_unique<cuda::CudaBackend>(lat, p, 0, storage);
 #else
   return std::make_unique<backend::CpuBackend>(lat, p, storage);
+#endif
+}
+
+// The colour-gradient two-phase model on the backend under test.
+inline std::unique_ptr<backend::ColourBackend> make_test_colour_backend(const lattice::SparseLattice& lat,
+                                                                        const physics::colour::ColourParams& p,
+                                                                        std::span<const float> phi) {
+#if ROCKPERM_TEST_ON_CUDA
+  return std::make_unique<cuda::ColourGpu>(lat, p, phi, 0);
+#else
+  return std::make_unique<backend::ColourCpu>(lat, p, phi);
 #endif
 }
 

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <vector>
 
-#include "lib/backend/colour_cpu.hpp"
 #include "lib/physics/colour.hpp"
 #include "tests/test_support.hpp"
 
@@ -47,10 +46,10 @@ Drop static_drop(std::int64_t n, double radius, float sigma, std::int64_t steps)
     const double r = std::sqrt((x - c) * (x - c) + (y - c) * (y - c) + (z - c) * (z - c));
     return static_cast<float>(std::tanh(p.beta * (radius - r)));
   });
-  backend::ColourCpu model(lat, p, phi);
-  model.advance(steps);
-  const auto s = model.sums();
-  const auto fl = model.fields();
+  const auto model = testing::make_test_colour_backend(lat, p, phi);
+  model->advance(steps);
+  const auto s = model->sums();
+  const auto fl = model->fields();
   Drop out;
   out.radius = std::cbrt(3.0 * s.fraction_a / (4.0 * M_PI));
   double inside = 0, outside = 0, n_in = 0, n_out = 0;
@@ -98,10 +97,10 @@ Layers slit_layers(std::int64_t height, double nu_b_over_a, double a_start, std:
   const auto phi = start_phi(lat, [&](double, double y, double) {
     return static_cast<float>(std::tanh(p.beta * (std::abs(y - middle) - a_start)));
   });
-  backend::ColourCpu model(lat, p, phi);
-  model.advance(steps);
-  const auto s = model.sums();
-  const auto fl = model.fields();
+  const auto model = testing::make_test_colour_backend(lat, p, phi);
+  model->advance(steps);
+  const auto s = model->sums();
+  const auto fl = model->fields();
   Layers out;
   out.saturation_a = s.fraction_a / s.cells;
   const double a = h * (1.0 - out.saturation_a);
@@ -137,9 +136,9 @@ double contact_angle(float wall_phi, std::int64_t steps, double radius) {
   const auto phi = start_phi(lat, [&](double x, double y, double) {
     return static_cast<float>(std::tanh(p.beta * (radius - std::hypot(x - cx, y - wall))));
   });
-  backend::ColourCpu model(lat, p, phi);
-  model.advance(steps);
-  const auto fl = model.fields();
+  const auto model = testing::make_test_colour_backend(lat, p, phi);
+  model->advance(steps);
+  const auto fl = model->fields();
   std::vector<double> field(nx * ny, -1.0);
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
     const lattice::Coord& k = lat.coords()[c];
@@ -189,6 +188,7 @@ double contact_angle(float wall_phi, std::int64_t steps, double radius) {
 // the same within a point; a two-step curvature, the gradient of the gradient, no better).
 // Spurious currents, the speed where the exact answer is rest: mu u / sigma below 1e-3.
 TEST(ColourFlow, ADropsPressureJumpIsLaplacesAndItsErrorFallsAsOneOverRSquared) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   const float sigma = 0.01f;
   const Drop small = static_drop(32, 9.0, sigma, 1500);
   const Drop large = static_drop(40, 12.0, sigma, 1500);
@@ -209,6 +209,7 @@ TEST(ColourFlow, ADropsPressureJumpIsLaplacesAndItsErrorFallsAsOneOverRSquared) 
 // within 1 %; at 80 voxels a quarter of that (second order: the interface's width over the
 // layers'); at a ratio of 1 the profile is exact (the viscosity is uniform).
 TEST(ColourFlow, TwoLayersInASlitFlowAsTheExactProfileWithTheLubricationTerm) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   struct Case {
     double ratio, tol_a, tol_b;
   };
@@ -217,7 +218,9 @@ TEST(ColourFlow, TwoLayersInASlitFlowAsTheExactProfileWithTheLubricationTerm) {
     EXPECT_NEAR(l.saturation_a, 0.5, 1e-3) << "the colours are conserved";
     EXPECT_NEAR(l.kr_a / l.exact_kr_a, 1.0, c.tol_a) << "viscosity ratio " << c.ratio;
     EXPECT_NEAR(l.kr_b / l.exact_kr_b, 1.0, c.tol_b) << "viscosity ratio " << c.ratio;
-    if (c.ratio == 1.0) EXPECT_LT(l.profile_error, 1e-3);
+    if (c.ratio == 1.0) {
+      EXPECT_LT(l.profile_error, 1e-3);
+    }
   }
   // the error's order: the worst case above, twice as fine
   const Layers coarse = slit_layers(40, 0.25, 10.0, 60000), fine = slit_layers(80, 0.25, 20.0, 240000);
@@ -233,6 +236,7 @@ TEST(ColourFlow, TwoLayersInASlitFlowAsTheExactProfileWithTheLubricationTerm) {
 // for a flat interface; the curved one leans by about 47 / R degrees (its diffuse width against
 // its radius), and imposed angles are off by a further 2-3 degrees.
 TEST(ColourFlow, AWallsPhaseFieldGivesTheContactAngleOfItsCosine) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
   for (const double theta : {60.0, 90.0, 120.0}) {
     const double measured = contact_angle(static_cast<float>(std::cos(theta * M_PI / 180.0)), 20000, 18);
     testing::record("contact_angle_" + std::to_string(int(theta)), measured);

@@ -1,0 +1,113 @@
+#include "cuda/colour_gpu.hpp"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/colour_kernels.hpp"
+#include "lib/base/error.hpp"
+
+namespace rockperm::cuda {
+
+namespace step = lattice::colour_step;
+namespace colour = physics::colour;
+
+namespace {
+
+DeviceInfo use_device(int device) {
+  const DeviceList list = list_devices();
+  if (device < 0 || device >= static_cast<int>(list.devices.size())) {
+    throw InputError("CUDA device " + std::to_string(device) + " does not exist (" +
+                     std::to_string(list.devices.size()) + " usable" +
+                     (list.reason.empty() ? std::string() : ": " + list.reason) + ")");
+  }
+  ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
+  return list.devices[device];
+}
+
+template <class T>
+DeviceBuffer<T> upload(const T* host, std::size_t count) {
+  DeviceBuffer<T> out(count);
+  out.upload(host, count);
+  return out;
+}
+
+}  // namespace
+
+ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
+                     std::span<const float> phi, int device)
+    : ColourBackend(params), info_(use_device(device)), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
+  if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
+  if (phi.size() != cells_) {
+    throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +
+                std::to_string(cells_) + " cells");
+  }
+  lattice::NeighbourTables scratch;
+  const auto [positive, negative] = lattice.tables(scratch);
+  positive_ = upload(positive, d3q19::half * stride_);
+  negative_ = upload(negative, d3q19::half * stride_);
+  f_ = DeviceBuffer<float>(d3q19::q * stride_);
+  f_next_ = DeviceBuffer<float>(d3q19::q * stride_);
+  a_ = DeviceBuffer<float>(colour::q7 * stride_);
+  a_next_ = DeviceBuffer<float>(colour::q7 * stride_);
+  b_ = DeviceBuffer<float>(colour::q7 * stride_);
+  b_next_ = DeviceBuffer<float>(colour::q7 * stride_);
+  phi_ = DeviceBuffer<float>(stride_);
+  // the padding slots are never read; zero them once so that a download is defined
+  for (DeviceBuffer<float>* buffer : {&f_, &f_next_, &a_, &a_next_, &b_, &b_next_, &phi_}) {
+    ROCKPERM_CUDA_CHECK(cudaMemsetAsync(buffer->data(), 0, buffer->bytes(), stream_.get()));
+  }
+  const DeviceBuffer<float> start = upload(phi.data(), phi.size());
+  launch_colour_start(cells(true), cells_, start.data(), params_, stream_.get());
+  stream_.synchronize();
+}
+
+step::Cells ColourGpu::cells(bool now) {
+  return {now ? f_.data() : f_next_.data(), now ? a_.data() : a_next_.data(), now ? b_.data() : b_next_.data(),
+          phi_.data(), positive_.data(), negative_.data(), stride_};
+}
+
+std::string ColourGpu::description() const {
+  char text[200];
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, float)", info_.index, info_.name.c_str(),
+                info_.major, info_.minor, info_.multiprocessors);
+  return text;
+}
+
+void ColourGpu::advance(std::int64_t steps) {
+  for (std::int64_t s = 0; s < steps; ++s) {
+    const step::Cells now = cells(true), next = cells(false);
+    launch_colour_phase(now, cells_, stream_.get());
+    launch_colour_collide(now, cells_, params_, stream_.get());
+    launch_colour_stream(now, next, cells_, stream_.get());
+    std::swap(f_, f_next_);
+    std::swap(a_, a_next_);
+    std::swap(b_, b_next_);
+    ++step_;
+  }
+  stream_.synchronize();
+}
+
+ColourGpu::Fields ColourGpu::fields() {
+  const step::Cells now = cells(true);
+  launch_colour_phase(now, cells_, stream_.get());
+  DeviceBuffer<float> out(6 * std::size_t{cells_});
+  launch_colour_moments(now, cells_, params_, out.data(), stream_.get());
+  stream_.synchronize();
+  std::vector<float> host, phi;
+  out.download(host);
+  phi_.download(phi);
+  Fields fl;
+  const auto part = [&](int k) { return std::vector<float>(host.begin() + k * cells_, host.begin() + (k + 1) * cells_); };
+  fl.phi.assign(phi.begin(), phi.begin() + cells_);
+  fl.na = part(0);
+  fl.nb = part(1);
+  fl.drho = part(2);
+  fl.u.resize(3 * std::size_t{cells_});
+  for (std::uint32_t c = 0; c < cells_; ++c)
+    for (int k = 0; k < 3; ++k) fl.u[3 * std::size_t{c} + k] = host[(3 + k) * std::size_t{cells_} + c];
+  return fl;
+}
+
+}  // namespace rockperm::cuda

@@ -1,0 +1,37 @@
+#pragma once
+// The colour-gradient two-phase model on one GPU (issue 69): the CPU loops' passes
+// (lib/backend/colour_cpu.hpp) as kernels (cuda/colour_kernels.hpp) over the lattice's full
+// neighbour tables in device memory. The same cells, the same order, float rounding apart.
+#include <cstdint>
+#include <span>
+
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_info.hpp"
+#include "lib/backend/colour_backend.hpp"
+#include "lib/lattice/colour_propagation.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+
+namespace rockperm::cuda {
+
+class ColourGpu final : public backend::ColourBackend {
+ public:
+  // As backend::ColourCpu, on CUDA device `device`.
+  ColourGpu(const lattice::SparseLattice& lattice, const physics::colour::ColourParams& params,
+            std::span<const float> phi, int device = 0);
+
+  std::string description() const override;
+  void advance(std::int64_t steps) override;
+  Fields fields() override;
+
+ private:
+  lattice::colour_step::Cells cells(bool now);
+
+  DeviceInfo info_;
+  std::uint32_t cells_ = 0;
+  std::uint64_t stride_ = 0;
+  DeviceBuffer<std::uint32_t> positive_, negative_;
+  DeviceBuffer<float> f_, f_next_, a_, a_next_, b_, b_next_, phi_;
+  Stream stream_;
+};
+
+}  // namespace rockperm::cuda

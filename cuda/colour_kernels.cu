@@ -1,0 +1,81 @@
+// The colour-gradient model's kernels: one thread per fluid cell, each calling the per-cell pass of
+// lib/lattice/colour_propagation.hpp that the CPU loops call too.
+#include "cuda/colour_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+
+namespace rockperm::cuda {
+
+namespace {
+
+namespace step = lattice::colour_step;
+
+constexpr int block_threads = 256;
+
+unsigned grid_for(std::uint32_t count) { return (count + block_threads - 1) / block_threads; }
+
+__global__ void start_kernel(step::Cells c, std::uint32_t count, const float* __restrict__ phi,
+                             physics::colour::ColourParams p) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < count) step::start(c, cell, phi[cell], p);
+}
+
+__global__ void phase_kernel(step::Cells c, std::uint32_t count) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < count) step::phase(c, cell);
+}
+
+__global__ void collide_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < count) step::collide(c, cell, p);
+}
+
+__global__ void stream_kernel(step::Cells from, step::Cells to, std::uint32_t count) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < count) step::stream(from, to, cell);
+}
+
+__global__ void moments_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p,
+                               float* __restrict__ out) {
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell >= count) return;
+  const physics::colour::ColourMoments m = step::moments(c, cell, p);
+  const float v[6] = {m.na, m.nb, m.drho, m.u[0], m.u[1], m.u[2]};
+  for (int k = 0; k < 6; ++k) out[static_cast<std::uint64_t>(k) * count + cell] = v[k];
+}
+
+}  // namespace
+
+void launch_colour_start(const step::Cells& cells, std::uint32_t count, const float* phi,
+                         const physics::colour::ColourParams& p, cudaStream_t stream) {
+  if (count == 0) return;
+  start_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, phi, p);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_colour_phase(const step::Cells& cells, std::uint32_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  phase_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_colour_collide(const step::Cells& cells, std::uint32_t count, const physics::colour::ColourParams& p,
+                           cudaStream_t stream) {
+  if (count == 0) return;
+  collide_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, p);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_colour_stream(const step::Cells& from, const step::Cells& to, std::uint32_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  stream_kernel<<<grid_for(count), block_threads, 0, stream>>>(from, to, count);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_colour_moments(const step::Cells& cells, std::uint32_t count, const physics::colour::ColourParams& p,
+                           float* out, cudaStream_t stream) {
+  if (count == 0) return;
+  moments_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, p, out);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+}  // namespace rockperm::cuda
