@@ -197,11 +197,42 @@ void print_two_phase_curves(const pipeline::TwoPhaseReport& t) {
   std::fflush(stdout);
 }
 
+std::string two_phase_flow(const pipeline::ColourFlowPoint& f) {
+  char b[256];
+  if (!f.solved) return "not made: " + f.note;
+  std::snprintf(b, sizeof b, "k_rw %.4g +- %.1g, k_rn %.4g +- %.1g%s at S_w %.4f, Ca %.2g, viscosity ratio %.3g", f.kr_w,
+                f.kr_w_error, f.kr_n, f.kr_n_error, f.converged ? "" : " (not converged)", f.saturation,
+                f.capillary_number, f.viscosity_ratio);
+  std::string out = b;
+  if (!f.wetting_spans || !f.nonwetting_spans) {
+    out += !f.wetting_spans && !f.nonwetting_spans ? "; neither phase spans"
+           : !f.wetting_spans                     ? "; the wetting phase does not span"
+                                                  : "; the non-wetting phase does not span";
+  }
+  for (const std::string& flag : f.flags) out += "; CHECK: " + flag;
+  return out;
+}
+
+void print_colour_flow_progress(const pipeline::ColourFlowProgress& p) {
+  if (p.known) {
+    std::printf("  flowing     %s: step %lld, S_w %.4f, k_rw %.4g +- %.1g, k_rn %.4g +- %.1g\n", p.label.c_str(),
+                static_cast<long long>(p.step), p.saturation, p.kr_w, p.error_w, p.kr_n, p.error_n);
+  } else {
+    std::printf("  flowing     %s: step %lld, S_w %.4f, k_rw %.4g, k_rn %.4g (no error yet)\n", p.label.c_str(),
+                static_cast<long long>(p.step), p.saturation, p.kr_w, p.kr_n);
+  }
+  std::fflush(stdout);
+}
+
 void print_relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std::size_t total) {
   std::printf("relperm       %zu/%zu %s S_w %.4f (Pc %s): k_rw %s, k_rn %s (%lld + %lld steps, %.1f s)\n", done, total,
               p.curve.c_str(), p.saturation, pressure(p.pc_pa).c_str(), phase_flow(p.wetting).c_str(),
               phase_flow(p.nonwetting).c_str(), static_cast<long long>(p.wetting.steps),
               static_cast<long long>(p.nonwetting.steps), p.wetting.seconds + p.nonwetting.seconds);
+  if (p.flow.asked) {
+    std::printf("  by flow     %s (%lld steps, %.1f s, %s)\n", two_phase_flow(p.flow).c_str(),
+                static_cast<long long>(p.flow.steps), p.flow.seconds, p.flow.backend.c_str());
+  }
   std::fflush(stdout);
 }
 
@@ -342,6 +373,7 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
     for (const pipeline::RelPermPoint& p : t.relperm) {
       std::printf("              %-10s S_w %.4f  Pc %9s  k_rw %-18s k_rn %s\n", p.curve.c_str(), p.saturation,
                   pressure(p.pc_pa).c_str(), phase_flow(p.wetting).c_str(), phase_flow(p.nonwetting).c_str());
+      if (p.flow.asked) std::printf("                by two-phase flow: %s\n", two_phase_flow(p.flow).c_str());
     }
   }
   if (r.forchheimer.asked) {

@@ -25,6 +25,8 @@ void print_result(const pipeline::SampleResult& result, const std::filesystem::p
 // Two phases: the capillary pressure curves (made before the flow), each relative permeability point.
 void print_two_phase_curves(const pipeline::TwoPhaseReport& two_phase);
 void print_relperm_point(const pipeline::RelPermPoint& point, std::size_t done, std::size_t total);
+// a check of a point's two-phase flow (spec.two_phase.flow)
+void print_colour_flow_progress(const pipeline::ColourFlowProgress& p);
 void print_forchheimer_point(const pipeline::ForchheimerPoint& point, std::size_t index, std::size_t total);
 
 // One progress line every `seconds` at most (0: every check), and always the last one.

@@ -523,6 +523,29 @@ const std::vector<Option>& option_table() {
                  "run.tolerance for k); k_r's stated error adds k's",
                  [](RunSpec& s, const std::string& v) { s.two_phase.relperm_tolerance = parse_double(v); },
                  [](const RunSpec& s) { return number(s.two_phase.relperm_tolerance); }});
+    t.push_back({"capillary.flow", "two_phase.flow", "off",
+                 "steady: at each relative permeability point also drive both phases alike from the point's "
+                 "state by the colour-gradient two-phase model until their fluxes are steady, and report k_r by "
+                 "flow (the interfaces passing momentum, each phase at its viscosity) beside the quasi-static k_r; "
+                 "runs on one rank (its GPU where it has one); off: quasi-static k_r only",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.flow = parse_choice(v, pipeline::two_phase_flow_names); },
+                 [](const RunSpec& s) { return choice_name(s.two_phase.flow, pipeline::two_phase_flow_names); }});
+    t.push_back({"capillary.viscosity_ratio", "two_phase.viscosity_ratio", "1",
+                 "with capillary.flow: the non-wetting phase's dynamic viscosity over the wetting phase's, in "
+                 "[0.05, 20] (oil/brine about 1-10)",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.viscosity_ratio = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.two_phase.viscosity_ratio); }});
+    t.push_back({"capillary.capillary_number", "two_phase.capillary_number", "1e-3",
+                 "with capillary.flow: the drive's capillary number mu_w q / sigma, q the single-phase Darcy "
+                 "velocity it would give, in [1e-6, 1e-2]; a lab's steady state is 1e-6-1e-5, where the model's "
+                 "spurious currents (mu u / sigma about 7e-4) outrun the flow",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.capillary_number = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.two_phase.capillary_number); }});
+    t.push_back({"capillary.flow_tolerance", "two_phase.flow_tolerance", "1e-2",
+                 "with capillary.flow: each phase's flux is steady when what it may still change plus the noise "
+                 "of its mean is below this (relative; for a k_r below 0.1 absolute, this times 0.1)",
+                 [](RunSpec& s, const std::string& v) { s.two_phase.flow_tolerance = parse_double(v); },
+                 [](const RunSpec& s) { return number(s.two_phase.flow_tolerance); }});
     // [forchheimer]: beyond Darcy, a rate sweep after k (pipeline/forchheimer.hpp)
     t.push_back({"forchheimer.sweep", "forchheimer.sweep", "off",
                  "on: after k, raise the drive in steps to forchheimer.max_reynolds and report the apparent "

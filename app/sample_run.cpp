@@ -1,5 +1,6 @@
 #include "app/sample_run.hpp"
 
+#include <chrono>
 #include <functional>
 #include <iostream>
 
@@ -32,7 +33,7 @@ pipeline::RunRequest request_of(const RunOptions& options, const SampleRunSettin
 // The console's view of the stages (rank 0): the sample, the backend, progress lines, the fields.
 class ConsoleObserver final : public pipeline::RunObserver {
  public:
-  explicit ConsoleObserver(double progress_seconds) : printer_(progress_seconds) {}
+  explicit ConsoleObserver(double progress_seconds) : printer_(progress_seconds), progress_seconds_(progress_seconds) {}
   void sample_ready(const pipeline::RunSpec& spec, const pipeline::Sample& sample, const pipeline::FlowSpec& flow,
                     const pipeline::ExecutionPlan& plan, int ranks) override {
     print_sample(spec, sample, flow, plan, ranks);
@@ -68,6 +69,14 @@ class ConsoleObserver final : public pipeline::RunObserver {
   void forchheimer_point(const pipeline::ForchheimerPoint& p, std::size_t index, std::size_t total) override {
     print_forchheimer_point(p, index, total);
   }
+  void colour_flow_progress(const pipeline::ColourFlowProgress& p) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (p.label != flow_label_ || std::chrono::duration<double>(now - flow_printed_).count() >= progress_seconds_) {
+      print_colour_flow_progress(p);
+      flow_label_ = p.label;
+      flow_printed_ = now;
+    }
+  }
   void tensor_ready(const pipeline::PermeabilityTensor& t, pipeline::RunStatus status,
                     const std::filesystem::path& report) override {
     std::cout << "tensor      " << t.message << " (" << pipeline::to_string(status) << ")\n"
@@ -77,6 +86,9 @@ class ConsoleObserver final : public pipeline::RunObserver {
  private:
   ProgressPrinter printer_;
   bool flow_ = true;  // the flow is solved (not F alone)
+  double progress_seconds_;
+  std::string flow_label_;  // the two-phase flow last shown, and when
+  std::chrono::steady_clock::time_point flow_printed_{};
 };
 
 }  // namespace

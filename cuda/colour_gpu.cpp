@@ -1,5 +1,6 @@
 #include "cuda/colour_gpu.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -37,7 +38,7 @@ DeviceBuffer<T> upload(const T* host, std::size_t count) {
 
 ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
                      std::span<const float> phi, int device)
-    : ColourBackend(params), info_(use_device(device)), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
+    : ColourBackend(params), lattice_(lattice), info_(use_device(device)), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
   if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
   if (phi.size() != cells_) {
     throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +
@@ -108,6 +109,34 @@ ColourGpu::Fields ColourGpu::fields() {
   for (std::uint32_t c = 0; c < cells_; ++c)
     for (int k = 0; k < 3; ++k) fl.u[3 * std::size_t{c} + k] = host[(3 + k) * std::size_t{cells_} + c];
   return fl;
+}
+
+ColourGpu::Sums ColourGpu::sums(int plane_axis) {
+  const std::uint32_t planes = plane_axis >= 0 ? static_cast<std::uint32_t>(lattice_.dims()[plane_axis]) : 0;
+  if (plane_axis >= 0 && plane_axis != plane_axis_) {
+    std::vector<std::uint16_t> plane(cells_);
+    for (std::uint32_t c = 0; c < cells_; ++c) {
+      const lattice::Coord& k = lattice_.coords()[c];
+      plane[c] = plane_axis == 0 ? k.x : (plane_axis == 1 ? k.y : k.z);
+    }
+    plane_of_ = upload(plane.data(), plane.size());
+    plane_axis_ = plane_axis;
+  }
+  DeviceBuffer<unsigned long long> totals(lattice::colour_step::sum_count), bins(std::max<std::size_t>(1, 4 * std::size_t{planes}));
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, totals.bytes(), stream_.get()));
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(bins.data(), 0, bins.bytes(), stream_.get()));
+  const step::Cells now = cells(true);
+  launch_colour_phase(now, cells_, stream_.get());
+  launch_colour_sums(now, cells_, params_, planes > 0 ? plane_of_.data() : nullptr, plane_axis, planes, totals.data(),
+                     bins.data(), stream_.get());
+  stream_.synchronize();
+  std::vector<unsigned long long> t, b;
+  totals.download(t);
+  bins.download(b);
+  std::vector<long long> plane_bins(4 * std::size_t{planes});
+  for (std::size_t i = 0; i < plane_bins.size(); ++i) plane_bins[i] = static_cast<long long>(b[i]);
+  std::vector<long long> fixed(t.begin(), t.end());
+  return from_fixed(static_cast<double>(cells_), fixed.data(), plane_bins);
 }
 
 }  // namespace rockperm::cuda

@@ -22,15 +22,19 @@ class ColourGpu final : public backend::ColourBackend {
   std::string description() const override;
   void advance(std::int64_t steps) override;
   Fields fields() override;
+  Sums sums(int plane_axis = -1) override;
 
  private:
   lattice::colour_step::Cells cells(bool now);
 
+  const lattice::SparseLattice& lattice_;
   DeviceInfo info_;
   std::uint32_t cells_ = 0;
   std::uint64_t stride_ = 0;
   DeviceBuffer<std::uint32_t> positive_, negative_;
   DeviceBuffer<float> f_, f_next_, a_, a_next_, b_, b_next_, phi_;
+  DeviceBuffer<std::uint16_t> plane_of_;  // each cell's plane across plane_axis_ (built when first asked)
+  int plane_axis_ = -1;
   Stream stream_;
 };
 

@@ -43,7 +43,39 @@ __global__ void moments_kernel(step::Cells c, std::uint32_t count, physics::colo
   for (int k = 0; k < 6; ++k) out[static_cast<std::uint64_t>(k) * count + cell] = v[k];
 }
 
+// totals in shared memory, then one atomic per block and sum; the planes' four face values
+// straight to global memory
+__global__ void sums_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p,
+                            const std::uint16_t* __restrict__ plane_of, int axis, std::uint32_t planes,
+                            unsigned long long* totals, unsigned long long* plane_bins) {
+  __shared__ unsigned long long block[step::sum_count];
+  if (threadIdx.x < step::sum_count) block[threadIdx.x] = 0;
+  __syncthreads();
+  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell < count) {
+    long long v[step::sum_count], faces[4];
+    step::cell_sums(c, cell, p, v, axis, plane_of ? faces : nullptr);
+    for (int k = 0; k < step::sum_count; ++k) {
+      if (v[k] != 0) atomicAdd(&block[k], static_cast<unsigned long long>(v[k]));  // two's complement
+    }
+    if (plane_of) {
+      const std::uint32_t plane = plane_of[cell];
+      for (int f = 0; f < 4; ++f) atomicAdd(&plane_bins[4 * plane + f], static_cast<unsigned long long>(faces[f]));
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < step::sum_count && block[threadIdx.x] != 0) atomicAdd(&totals[threadIdx.x], block[threadIdx.x]);
+}
+
 }  // namespace
+
+void launch_colour_sums(const step::Cells& cells, std::uint32_t count, const physics::colour::ColourParams& p,
+                        const std::uint16_t* plane_of, int axis, std::uint32_t planes, unsigned long long* totals,
+                        unsigned long long* plane_bins, cudaStream_t stream) {
+  if (count == 0) return;
+  sums_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, p, plane_of, axis, planes, totals, plane_bins);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
 
 void launch_colour_start(const step::Cells& cells, std::uint32_t count, const float* phi,
                          const physics::colour::ColourParams& p, cudaStream_t stream) {

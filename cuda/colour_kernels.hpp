@@ -21,4 +21,12 @@ void launch_colour_stream(const lattice::colour_step::Cells& from, const lattice
 void launch_colour_moments(const lattice::colour_step::Cells& cells, std::uint32_t count,
                            const physics::colour::ColourParams& p, float* out, cudaStream_t stream);
 
+// lib/lattice/colour_propagation.hpp's cell_sums of every cell added into `totals` (sum_count
+// integers) and, where `plane_of` is given, the four face values of each cell along `axis` into
+// its plane's four bins: 64-bit integer atomics, the same sums whatever the order.
+void launch_colour_sums(const lattice::colour_step::Cells& cells, std::uint32_t count,
+                        const physics::colour::ColourParams& p, const std::uint16_t* plane_of, int axis,
+                        std::uint32_t planes, unsigned long long* totals, unsigned long long* plane_bins,
+                        cudaStream_t stream);
+
 }  // namespace rockperm::cuda

@@ -155,6 +155,30 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
                         {"seconds", f.seconds},
                         {"note", f.note}};
   };
+  const auto flow = [&](const ColourFlowPoint& f) -> ordered_json {
+    if (!f.asked) return nullptr;
+    const auto made = [&](double v) { return f.solved ? finite(v) : ordered_json(nullptr); };
+    return ordered_json{{"method", "colour-gradient two-phase flow (both phases driven alike, periodic along the flow)"},
+                        {"solved", f.solved},
+                        {"converged", f.solved && f.converged},
+                        {"kr_w", made(f.kr_w)},
+                        {"kr_w_error", made(f.kr_w_error)},
+                        {"kr_n", made(f.kr_n)},
+                        {"kr_n_error", made(f.kr_n_error)},
+                        {"saturation_wetting", f.saturation},
+                        {"saturation_wetting_start", f.saturation_start},
+                        {"capillary_number", f.capillary_number},
+                        {"viscosity_ratio", f.viscosity_ratio},
+                        {"wetting_spans", f.wetting_spans},
+                        {"nonwetting_spans", f.nonwetting_spans},
+                        {"flux_spread_wetting", f.flux_spread_w},
+                        {"flux_spread_nonwetting", f.flux_spread_n},
+                        {"flags", f.flags},
+                        {"steps", f.steps},
+                        {"seconds", f.seconds},
+                        {"backend", f.backend},
+                        {"note", f.note}};
+  };
   ordered_json points = ordered_json::array();
   for (const RelPermPoint& p : t.relperm) {
     points.push_back({{"curve", p.curve},
@@ -164,6 +188,7 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
                       {"saturation_asked", p.target >= 0 ? ordered_json(p.target) : ordered_json(nullptr)},
                       {"wetting", phase(p.wetting)},
                       {"nonwetting", phase(p.nonwetting)},
+                      {"flow", flow(p.flow)},
                       {"phase_field", p.field.empty() ? ordered_json(nullptr) : ordered_json(p.field)}});
   }
   return {{"done", t.done},

@@ -180,12 +180,46 @@ struct PhaseFlow {
   double seconds = 0;
   std::string note;        // why not solved
 };
+// k_r by two-phase flow at a point (spec.two_phase.flow; pipeline/colour_flow.hpp): both phases
+// driven alike by the colour-gradient model from the point's morphology state, the fluid-fluid
+// interfaces passing momentum, each phase at its own viscosity. A different quantity from the
+// quasi-static k_r of PhaseFlow (the other phase a wall): reported beside it, never for it.
+struct ColourFlowPoint {
+  bool asked = false;
+  bool solved = false;       // k_r made (converged, or stopped at the step limit with its stated error)
+  bool converged = false;    // both phases' fluxes steady to the tolerance
+  double kr_w = 0, kr_n = 0, kr_w_error = 0, kr_n_error = 0;
+  double saturation = 0;        // S_w at the end: the wetting phase's fraction of the pore cells
+  double saturation_start = 0;  // at the start: the morphology state's, on the lattice
+  double capillary_number = 0;  // mu_w q / sigma as it ran, q both phases' Darcy velocity
+  double viscosity_ratio = 1;   // mu_nw / mu_w
+  bool wetting_spans = false, nonwetting_spans = false;  // at the end, inlet face to outlet face
+  // each phase's flux through the planes normal to the flow, averaged over the last checks:
+  // (largest - smallest) / mean
+  double flux_spread_w = 0, flux_spread_n = 0;
+  std::vector<std::string> flags;  // trust checks that failed, in words
+  std::int64_t steps = 0;
+  double seconds = 0;
+  std::string backend;             // where it ran
+  std::string note;                // why not made, or what limits it
+};
+// A check of a two-phase flow (spec.two_phase.flow, pipeline/colour_flow.hpp): k_r by flow as it
+// stands, with its stated errors where the flux history gives them (known).
+struct ColourFlowProgress {
+  std::string label;  // the point ("drainage S_w 0.45"), or "single phase" for the reference
+  std::int64_t step = 0;
+  double saturation = 0;
+  double kr_w = 0, kr_n = 0, error_w = 0, error_n = 0;
+  bool known = false;
+};
+
 struct RelPermPoint {
   std::string curve;       // "drainage" or "imbibition"
   std::size_t point = 0;   // index into that curve
   double pc_pa = 0, saturation = 0;
   double target = -1;      // the saturation asked for (two_phase.relperm_saturations), -1: spread
   PhaseFlow wetting, nonwetting;
+  ColourFlowPoint flow;    // spec.two_phase.flow: k_r by two-phase flow (asked false: not run)
   std::string field;       // the phases for ParaView (output.fields): the .vti's name in the run directory
 };
 struct TwoPhaseReport {

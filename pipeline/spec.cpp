@@ -1,6 +1,7 @@
 #include "pipeline/spec.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -218,6 +219,10 @@ geometry::EntryFaces TwoPhaseSpec::entry_faces() const {
 bool TwoPhaseSpec::trap_wetting() const { return trapping ? *trapping : fluids != Fluids::mercury; }
 
 void TwoPhaseSpec::validate() const {
+  if (flow != Flow::off && !enabled()) {
+    throw InputError("two_phase.flow", "two-phase flow runs at points of the capillary pressure curves: set "
+                                       "capillary.curves to drainage or both");
+  }
   if (!enabled()) return;
   if (!(sigma_n_per_m >= 0) || !std::isfinite(sigma_n_per_m)) {  // 0: the fluids'
     throw InputError("two_phase.sigma", "the interfacial tension must be positive (N/m; brine/air 0.072, mercury 0.485)");
@@ -253,6 +258,36 @@ void TwoPhaseSpec::validate() const {
   }
   if (relperm_points < 0 || relperm_points > 100) {
     throw InputError("two_phase.relperm", "the number of relative permeability points must be in [0, 100]");
+  }
+  if (flow != Flow::off) {
+    if (relperm_points == 0 && relperm_saturations.empty()) {
+      throw InputError("two_phase.flow", "two-phase flow runs at the relative permeability points, and there are none: "
+                                         "set capillary.relperm to a count or to saturations");
+    }
+    const double m = viscosity_ratio;
+    const auto g = [](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3g", v);
+      return std::string(b);
+    };
+    if (!(m > 0) || !std::isfinite(m) || m > max_viscosity_ratio || m < 1 / max_viscosity_ratio) {
+      // the less viscous phase at tau 1, the other at 0.5 + ratio / 2 (or 0.5 + 1 / (2 ratio))
+      const double tau = m > 0 && std::isfinite(m) ? 0.5 + 0.5 * std::max(m, 1 / m) : 0.0;
+      throw InputError("two_phase.viscosity_ratio",
+                       "the viscosity ratio mu_nw / mu_w must be positive and within [" + g(1 / max_viscosity_ratio) +
+                           ", " + g(max_viscosity_ratio) + "]" +
+                           (tau > 0 ? ": " + g(m) + " needs a relaxation time of " + g(tau) +
+                                          " for the more viscous phase, beyond the 10.5 the lattice holds stably"
+                                    : std::string()));
+    }
+    if (!(capillary_number >= 1e-6 && capillary_number <= 1e-2)) {
+      throw InputError("two_phase.capillary_number",
+                       "the capillary number of the drive must be in [1e-6, 1e-2] (1e-3 by default; below about 1e-4 "
+                       "the model's spurious currents are as fast as the flow)");
+    }
+    if (!(flow_tolerance >= 1e-4 && flow_tolerance <= 0.2)) {
+      throw InputError("two_phase.flow_tolerance", "the two-phase flow's tolerance must be in [1e-4, 0.2]");
+    }
   }
   if (entry_faces() != geometry::EntryFaces::inlet && trap_wetting()) {
     throw InputError("two_phase.trapping", std::string("the wetting phase cannot leave: with entry faces '") +

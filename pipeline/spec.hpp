@@ -182,6 +182,16 @@ struct TwoPhaseSpec {
   // each phase's flow stops at this tolerance (as run.tolerance for k): k_r to a tenth of a percent
   // is finer than any lab's, and a tight phase takes steps for every digit more
   double relperm_tolerance = 1e-3;
+  // Two-phase flow at the same points (issue 69; pipeline/colour_flow.hpp): off, or steady: both
+  // phases driven alike from the point's morphology state by the colour-gradient model until their
+  // fluxes are steady; k_r with the momentum the interfaces pass and the viscosity ratio, beside the
+  // quasi-static k_r (never in its place)
+  enum class Flow { off, steady };
+  Flow flow = Flow::off;
+  double viscosity_ratio = 1.0;     // mu_nw / mu_w
+  double capillary_number = 1e-3;   // mu_w q / sigma of the drive, q the single-phase Darcy velocity
+  double flow_tolerance = 1e-2;     // each phase's flux steady to this (relative; absolute below k_r 0.1)
+  static constexpr double max_viscosity_ratio = 20;  // the more viscous phase's tau then 10.5
   bool enabled() const { return curves != Curves::off; }
   double sigma() const;
   double theta() const;
@@ -192,6 +202,8 @@ struct TwoPhaseSpec {
 };
 inline constexpr std::array<Named<TwoPhaseSpec::Curves>, 3> two_phase_curve_names{
     {{"off", TwoPhaseSpec::Curves::off}, {"drainage", TwoPhaseSpec::Curves::drainage}, {"both", TwoPhaseSpec::Curves::both}}};
+inline constexpr std::array<Named<TwoPhaseSpec::Flow>, 2> two_phase_flow_names{
+    {{"off", TwoPhaseSpec::Flow::off}, {"steady", TwoPhaseSpec::Flow::steady}}};
 inline constexpr std::array<Named<TwoPhaseSpec::Fluids>, 2> two_phase_fluid_names{
     {{"brine-air", TwoPhaseSpec::Fluids::brine_air}, {"mercury", TwoPhaseSpec::Fluids::mercury}}};
 

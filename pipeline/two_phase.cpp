@@ -8,8 +8,11 @@
 
 #include "lib/geometry/morphology.hpp"
 #include "lib/geometry/percolation.hpp"
+#include "pipeline/colour_flow.hpp"
 #include "pipeline/companion.hpp"
+#include "pipeline/execution.hpp"
 #include "pipeline/fields.hpp"
+#include "pipeline/forchheimer.hpp"
 #include "pipeline/sample.hpp"
 
 namespace rockperm::pipeline {
@@ -265,6 +268,16 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
     // stated with the error it has
     const std::int64_t phase_steps =
         std::min(request.spec.execution.max_steps, std::max<std::int64_t>(20000, 10 * result.steps));
+    // two-phase flow at the same points (one rank runs it: rank 0, on its GPU where the plan has one)
+    std::unique_ptr<ColourFlowRuns> flows;
+    if (request.spec.two_phase.flow != TwoPhaseSpec::Flow::off) {
+      const ExecutionPlan plan = plan_execution(comm, request.spec.execution);
+      if (comm.root()) {
+        const double voxel_m = s.voxel_um * 1e-6;
+        flows = std::make_unique<ColourFlowRuns>(request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m),
+                                                 pore_diameter_voxels(result.pores));
+      }
+    }
     for (std::size_t i = 0; i < s.point_count; ++i) {
       RelPermPoint point;
       const State::Point* p = comm.root() ? &s.points[i] : nullptr;
@@ -327,6 +340,13 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         } else {
           flow.note = "not made: " + c.note;
         }
+      }
+      if (request.spec.two_phase.flow != TwoPhaseSpec::Flow::off) {  // a failure on rank 0 is every rank's
+        parallel::collectively(comm, [&] {
+          if (!comm.root()) return;
+          const std::string label = point.curve + " S_w " + fixed(point.saturation, 3);
+          point.flow = flows->run(state, label, request.stop_requested, request.observer);
+        });
       }
       if (request.spec.output.fields.enabled && fields_supported()) {  // a failure on rank 0 is every rank's
         parallel::collectively(comm, [&] {

@@ -30,16 +30,24 @@ class ColourBackend {
   };
   virtual Fields fields() = 0;
 
-  // Sums over the cells: of the fraction of phase A, of each colour's density, and of each phase's
-  // share of the velocity (its fraction times u: the phase's volume flux times the length).
+  // Sums over the cells (lib/lattice/colour_propagation.hpp, cell_sums: in fixed point, the same
+  // whatever the order): of the fraction of phase A, of each colour's density, and of each colour's
+  // flux (the phase's volume flux times the length); with `plane_axis` (0-2) also each colour's
+  // flow from every plane across it to the next (the face between plane p and p + 1, the last
+  // wrapping to the first; cell_sums' faces).
   struct Sums {
     double cells = 0, fraction_a = 0, mass_a = 0, mass_b = 0;
     double flux_a[3] = {0, 0, 0}, flux_b[3] = {0, 0, 0};
+    std::vector<double> plane_a, plane_b;
+    bool finite = true;  // every cell's values finite (those that are not are left out of the sums)
   };
-  Sums sums();
+  virtual Sums sums(int plane_axis = -1) = 0;
 
  protected:
   explicit ColourBackend(const physics::colour::ColourParams& params) : params_(params) {}
+  // Sums from the fixed-point totals (cell_sums' order) and plane bins (per plane the four face
+  // values of cell_sums, summed over its cells).
+  static Sums from_fixed(double cells, const long long* totals, const std::vector<long long>& planes);
   physics::colour::ColourParams params_;
   std::int64_t step_ = 0;
 };

@@ -14,7 +14,7 @@ namespace step = lattice::colour_step;
 
 ColourCpu::ColourCpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
                      std::span<const float> phi)
-    : ColourBackend(params), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
+    : ColourBackend(params), lattice_(lattice), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
   if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
   if (phi.size() != cells_) {
     throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +
@@ -83,6 +83,37 @@ ColourCpu::Fields ColourCpu::fields() {
     for (int k = 0; k < 3; ++k) out.u[3 * cell + k] = m.u[k];
   }
   return out;
+}
+
+ColourCpu::Sums ColourCpu::sums(int plane_axis) {
+  compute_phase();
+  const step::Cells c = cells();
+  const std::int64_t planes = plane_axis >= 0 ? lattice_.dims()[plane_axis] : 0;
+  long long totals[step::sum_count] = {};
+  std::vector<long long> bins(4 * static_cast<std::size_t>(planes), 0);
+  const auto n = static_cast<std::int64_t>(cells_);
+#pragma omp parallel
+  {
+    long long mine[step::sum_count] = {};
+    std::vector<long long> my_bins(bins.size(), 0);
+#pragma omp for schedule(static)
+    for (std::int64_t cell = 0; cell < n; ++cell) {
+      long long v[step::sum_count], faces[4];
+      step::cell_sums(c, cell, params_, v, plane_axis, planes > 0 ? faces : nullptr);
+      for (int k = 0; k < step::sum_count; ++k) mine[k] += v[k];
+      if (planes > 0) {
+        const lattice::Coord& k = lattice_.coords()[cell];
+        const std::int64_t plane = plane_axis == 0 ? k.x : (plane_axis == 1 ? k.y : k.z);
+        for (int f = 0; f < 4; ++f) my_bins[4 * plane + f] += faces[f];
+      }
+    }
+#pragma omp critical
+    {
+      for (int k = 0; k < step::sum_count; ++k) totals[k] += mine[k];
+      for (std::size_t b = 0; b < bins.size(); ++b) bins[b] += my_bins[b];
+    }
+  }
+  return from_fixed(static_cast<double>(cells_), totals, bins);
 }
 
 }  // namespace rockperm::backend

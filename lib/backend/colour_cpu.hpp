@@ -23,12 +23,14 @@ class ColourCpu final : public ColourBackend {
   std::string description() const override;
   void advance(std::int64_t steps) override;
   Fields fields() override;
+  Sums sums(int plane_axis = -1) override;
 
  private:
   // the populations now (`now` false: the other copy), with the phase indicator
   lattice::colour_step::Cells cells(bool now = true);
   void compute_phase();
 
+  const lattice::SparseLattice& lattice_;
   lattice::NeighbourTables own_tables_;
   const std::uint32_t* positive_ = nullptr;
   const std::uint32_t* negative_ = nullptr;

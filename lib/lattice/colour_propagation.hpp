@@ -7,6 +7,7 @@
 //  3. stream: pull into the other copy of the populations; where the cell behind is a wall the
 //     population is the cell's own opposite one (half-way bounce-back).
 // Populations are structure of arrays, f[i * stride + cell] (19), a and b [k * stride + cell] (7).
+#include <cmath>
 #include <cstdint>
 
 #include "lib/base/hd.hpp"
@@ -100,6 +101,53 @@ ROCKPERM_UNROLL
     const std::uint64_t slot = behind == no_neighbour ? colour::opposite7(k) * s + cell : k * s + behind;
     to.a[k * s + cell] = from.a[slot];
     to.b[k * s + cell] = from.b[slot];
+  }
+}
+
+// What a check sums over the cells, per cell (pass 1 done): the fraction of phase A, the colours'
+// densities, and each colour's flux (x, y, z): the first moment of its D3Q7 populations after the
+// recolouring, what streaming carries to the neighbours, n u plus the segregation along the normal
+// (physics::colour::collide_colour). A phase's flow rate through a plane is its colour's flux: it is
+// conserved through every plane of a steady state, where the fraction times u is not (a flow
+// across a diffuse interface that stays in place moves its colours by the segregation).
+// In fixed point: rounded to multiples of 2^-32 and summed as 64-bit integers, so that a sum does
+// not depend on the order of its cells (threads, blocks) and the CPU and the GPU sum alike (a
+// billion cells at |u| = 1 stays below 2^62).
+inline constexpr double sum_scale = 4294967296.0;  // 2^32
+// fraction_a, na, nb, flux_a[3], flux_b[3], and a count of cells whose values are not finite
+inline constexpr int sum_count = 10;
+// `faces` (where `axis` is 0-2): what the cell sends each way along the axis, A's + and -, then
+// B's, in the same fixed point: the colours a plane passes to the next are its cells' + populations
+// less the next plane's cells' - ones, the same through every plane of a steady state.
+ROCKPERM_HD inline void cell_sums(const Cells& c, std::uint64_t cell, const colour::ColourParams& p,
+                                  long long (&out)[sum_count], int axis = -1, long long* faces = nullptr) {
+  float f[d3q19::q], a[colour::q7], b[colour::q7];
+  const colour::Interface in = load(c, cell, p, f, a, b);
+  const colour::ColourMoments m = colour::colour_moments(f, a, b, in, p);
+  const float total = m.na + m.nb;
+  const float apart = total > 0.0f ? 0.25f * p.beta * m.na * m.nb / total : 0.0f;  // D3Q7: sum w e e = 1/4
+  double v[sum_count - 1] = {colour::fraction_a(m.phi), m.na, m.nb};
+ROCKPERM_UNROLL
+  for (int k = 0; k < 3; ++k) {
+    v[3 + k] = m.na * m.u[k] + apart * in.normal[k];
+    v[6 + k] = m.nb * m.u[k] - apart * in.normal[k];
+  }
+  bool finite = true;
+ROCKPERM_UNROLL
+  for (int k = 0; k < sum_count - 1; ++k) finite = finite && fabs(v[k]) < 1e6;  // false for NaN and infinities
+ROCKPERM_UNROLL
+  for (int k = 0; k < sum_count - 1; ++k) out[k] = finite ? llrint(v[k] * sum_scale) : 0;
+  out[sum_count - 1] = finite ? 0 : 1;
+  if (faces) {
+    // the recoloured populations along +-axis (collide_colour): w (n (1 +- 4 u) +- 4 apart n_axis)
+    const float w = colour::weight7(1), u = m.u[axis], seg = 4.0f * apart * in.normal[axis];
+    const float sent[4] = {w * (m.na * (1.0f + 4.0f * u) + seg), w * (m.na * (1.0f - 4.0f * u) - seg),
+                           w * (m.nb * (1.0f + 4.0f * u) - seg), w * (m.nb * (1.0f - 4.0f * u) + seg)};
+    // a population against a wall bounces back into its cell: it crosses no face
+    const bool open[2] = {neighbour(c, cell, colour::d3q19_direction(1 + axis)) != no_neighbour,
+                          neighbour(c, cell, colour::d3q19_direction(4 + axis)) != no_neighbour};
+ROCKPERM_UNROLL
+    for (int k = 0; k < 4; ++k) faces[k] = finite && open[k % 2] ? llrint(double(sent[k]) * sum_scale) : 0;
   }
 }
 

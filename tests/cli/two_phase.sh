@@ -55,7 +55,10 @@ fi
 # three ranks: the same curves, the same k_r (one thread a rank: three ranks share two cores;
 # one point at a saturation whose phases both flow, k_r to 1e-2)
 if [ -n "$mpiexec" ]; then
-  small=(--capillary.pressure_count=12 --capillary.relperm=0.45 --capillary.relperm_tolerance=1e-2 --output.fields=off)
+  # with two-phase flow at the point too (issue 69: one rank runs it, the others wait; on this coarse
+  # pack it does not settle, so it stops at the step limit with its stated error)
+  small=(--capillary.pressure_count=12 --capillary.relperm=0.45 --capillary.relperm_tolerance=1e-2 --output.fields=off
+         --capillary.flow=steady --run.max_steps=6000)
   OMP_NUM_THREADS=1 "$rockperm" run "${common[@]}" "${small[@]}" --output.dir single >single.log 2>&1 ||
     fail "one rank, one point: $(tail -5 single.log)"
   OMP_NUM_THREADS=1 $mpiexec -n 3 --oversubscribe "$rockperm" run "${common[@]}" "${small[@]}" --output.dir three \
@@ -69,7 +72,13 @@ for p, q in zip(a["relative_permeability"], b["relative_permeability"]):
     for ph in ("wetting", "nonwetting"):
         x, y = p[ph]["kr"], q[ph]["kr"]
         assert abs(x - y) <= 1e-9 * max(abs(x), 1e-30), (ph, x, y)
+    f, g = p["flow"], q["flow"]
+    assert f["solved"] and f["kr_w"] is not None and f["kr_n"] is not None, f
+    assert any("voxels across" in flag for flag in f["flags"]), f  # the pack's pores are too narrow for it
+    assert 0 < f["kr_w"] < 1.2 and 0 < f["kr_n"] < 1.2 and f["kr_w_error"] >= 0, f
+    assert f["kr_w"] == g["kr_w"] and f["kr_n"] == g["kr_n"], (f, g)  # rank 0 runs it alike
 PY
+  grep -q "^  by flow     k_rw .* k_rn .* at S_w" single.log || fail "no two-phase flow line: $(grep -n flow single.log)"
 fi
 # a stop (a wall-time limit of a few checks), then --resume: the same curves and k_r as the run above
 "$rockperm" run "${common[@]}" --capillary.pressure_count=12 --capillary.relperm=2 --run.walltime_minutes=0.002 \
@@ -112,6 +121,12 @@ bad "rising" --capillary.pressures=2000,1000
 bad "the wetting phase cannot leave" --capillary.entry=all --capillary.trapping=on
 bad "nearest reached is S_w" --capillary.relperm=0.01
 bad "without grey phases" --input.grey_labels="1:0.1:1mD" --input.pore_labels=0
+bad "needs a relaxation time of 25.5" --capillary.flow=steady --capillary.viscosity_ratio=50
+bad "capillary number of the drive must be in" --capillary.flow=steady --capillary.capillary_number=0.5
+"$rockperm" run --input.file="$PWD/p.raw" --input.dims="32 32 32" --input.voxel_size_um=4 --run.backend=cpu \
+  --capillary.flow=steady --output.dir nocurves >nocurves.log 2>&1
+[ $? -eq 2 ] && grep -q "set capillary.curves to drainage or both" nocurves.log ||
+  fail "two-phase flow without curves: $(tail -2 nocurves.log)"
 "$rockperm" run "${common[@]}" --capillary.relperm=0.01 --output.dir refused >refused.log 2>&1
 python3 -c "
 import json; r = json.load(open('refused/report.json')); assert r['status'] == 'input_error' and r['steps'] == 0, r" ||

@@ -169,4 +169,66 @@ TEST(TwoPhase, TubeBundleRelativePermeabilityIsTheShareOfTheTubesEachPhaseFills)
   EXPECT_EQ(t.residual_wetting, 0.0);  // every rim runs to the outlet
 }
 
+// Two-phase flow at the same points (capillary.flow steady, issue 69). The tubes are straight and
+// apart, so every interface runs along the flow: at a viscosity ratio of 1 the velocity field is the
+// single phase's, whatever the phases, and k_rw + k_rn = 1 exactly (each cell's flux shared by its
+// fractions; the stop's error apart). Each wider tube's non-wetting core slides on the wetting rim
+// the quasi-static k_r makes a wall, so k_r by flow is above the quasi-static one for both phases;
+// a more viscous core (ratio 4) slides further on the rim in units of its own viscosity: k_rn rises
+// (the slit's lubrication term, tests/validation/test_colour_flow.cpp).
+TEST(TwoPhase, TubeBundleFlowSharesTheSinglePhasesFluxAndItsCoresSlideOnTheRims) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const double radius[3] = {2.5, 4.0, 6.0}, centre[3] = {4.0, 14.0, 28.0};
+  const double cz = 7.5;
+  const geometry::Dims d{16, 36, 16};
+  const auto all = [&](double, double y, double z) {
+    for (int i = 0; i < 3; ++i)
+      if ((y - centre[i]) * (y - centre[i]) + (z - cz) * (z - cz) <= radius[i] * radius[i]) return true;
+    return false;
+  };
+  const pipeline::ReadVolume volume = pipeline::volume_from_mask(testing::mask_from(d, all), 1.0, "bundle");
+  const auto run = [&](double ratio) {
+    testing::PipelineSettings settings;
+    settings.tolerance = 1e-6;
+    pipeline::RunRequest request;
+    request.spec.flow = testing::periodic_flow(0.8, 1e-6);
+    request.spec.execution = testing::test_execution(settings);
+    request.spec.two_phase.curves = pipeline::TwoPhaseSpec::Curves::drainage;
+    request.spec.two_phase.pressure_count = 12;
+    request.spec.two_phase.relperm_saturations = {0.4};
+    request.spec.two_phase.flow = pipeline::TwoPhaseSpec::Flow::steady;
+    request.spec.two_phase.viscosity_ratio = ratio;
+    request.spec.output.dir = std::filesystem::temp_directory_path() / "rockperm_two_phase_bundle_flow";
+    std::filesystem::remove_all(request.spec.output.dir);
+    request.spec.output.fields.enabled = false;
+    request.spec.sample.percolation_filter = false;
+    request.volume = [&volume]() -> const pipeline::ReadVolume& { return volume; };
+    return pipeline::run(parallel::Comm(), request);
+  };
+  const pipeline::SampleResult even = run(1.0), viscous = run(4.0);
+  for (const pipeline::SampleResult* r : {&even, &viscous}) {
+    ASSERT_TRUE(r->converged()) << r->message;
+    ASSERT_EQ(r->two_phase.relperm.size(), 1u);
+    const pipeline::ColourFlowPoint& f = r->two_phase.relperm[0].flow;
+    ASSERT_TRUE(f.asked);
+    ASSERT_TRUE(f.solved) << f.note;
+    EXPECT_TRUE(f.converged) << f.note;
+    EXPECT_TRUE(f.wetting_spans && f.nonwetting_spans);
+    EXPECT_NEAR(f.saturation, f.saturation_start, 0.02) << "the colours are conserved";
+    for (const std::string& flag : f.flags) EXPECT_NE(flag.find("voxels across"), std::string::npos) << flag;
+  }
+  const pipeline::RelPermPoint& p = even.two_phase.relperm[0];
+  testing::record("kr_w_flow", p.flow.kr_w);
+  testing::record("kr_n_flow", p.flow.kr_n);
+  testing::record("kr_n_flow_ratio_4", viscous.two_phase.relperm[0].flow.kr_n);
+  EXPECT_GT(p.flow.kr_n, 0.05);
+  EXPECT_GT(p.flow.kr_w, 0.05);
+  EXPECT_NEAR(p.flow.kr_w + p.flow.kr_n, 1.0, 0.01 + p.flow.kr_w_error + p.flow.kr_n_error);
+  EXPECT_GT(p.flow.kr_n, p.nonwetting.kr) << "the cores slide on their rims";
+  EXPECT_GT(p.flow.kr_w, p.wetting.kr) << "the rims are sheared by the cores";
+  const pipeline::ColourFlowPoint& v = viscous.two_phase.relperm[0].flow;
+  EXPECT_GT(v.kr_n, 1.1 * p.flow.kr_n) << "a more viscous core slides further in its own viscosity's units";
+  EXPECT_NEAR(v.viscosity_ratio, 4.0, 1e-12);
+}
+
 }  // namespace rockperm

@@ -1,0 +1,240 @@
+#include "pipeline/colour_flow.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "lib/backend/colour_cpu.hpp"
+#include "lib/base/error.hpp"
+#include "lib/geometry/inlet_outlet.hpp"
+#include "lib/geometry/morphology.hpp"
+#include "lib/geometry/percolation.hpp"
+#include "lib/lattice/sparse_lattice.hpp"
+#include "lib/solve/colour_steady.hpp"
+#include "rockperm/config.hpp"
+
+#if ROCKPERM_HAVE_CUDA
+#include "cuda/colour_gpu.hpp"
+#endif
+
+namespace rockperm::pipeline {
+
+namespace {
+
+namespace colour = physics::colour;
+
+// The model's interfacial tension in lattice units: spurious currents mu u / sigma about 7e-4 of it
+// (tests/validation/test_colour_flow.cpp), the drive set from the capillary number asked.
+constexpr float lattice_sigma = 0.01f;
+constexpr std::int64_t check_interval = 100;
+
+}  // namespace
+
+struct ColourFlowRuns::State {
+  RunSpec spec;
+  ExecutionPlan plan;
+  geometry::Dims dims;  // the sample's
+  double k_voxels = 0, pore_voxels = 0;
+  geometry::InletOutlet mode = geometry::InletOutlet::mirror;
+  geometry::Periodicity periodic{};
+  std::optional<lattice::SparseLattice> lattice;  // the extended pore space, built at the first point
+  colour::ColourParams params;
+  double reference_flux = 0, reference_error = 0;  // the single phase's (phase A alone), at the first point
+  std::string reference_note;
+
+  std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi) const {
+#if ROCKPERM_HAVE_CUDA
+    if (plan.cuda) return std::make_unique<cuda::ColourGpu>(*lattice, params, phi, plan.device);
+#endif
+    return std::make_unique<backend::ColourCpu>(*lattice, params, phi);
+  }
+};
+
+ColourFlowRuns::ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims,
+                               double k_voxels, double pore_voxels)
+    : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.pore_voxels = pore_voxels;
+  s.spec = spec;
+  s.plan = plan;
+  s.dims = dims;
+  s.k_voxels = k_voxels;
+  const int axis = spec.flow.flow_axis;
+  s.mode = spec.flow.inlet_outlet == geometry::InletOutlet::periodic ? geometry::InletOutlet::periodic
+                                                                     : geometry::InletOutlet::mirror;
+  s.periodic = spec.flow.lateral_periodic;
+  s.periodic[axis] = true;
+  // the less viscous phase at tau 1, the other at the ratio (TwoPhaseSpec::validate bounds it)
+  const double m = spec.two_phase.viscosity_ratio;
+  colour::ColourParams& p = s.params;
+  p.sigma = lattice_sigma;
+  p.nu[0] = static_cast<float>(m >= 1 ? 1.0 / 6.0 : 1.0 / (6.0 * m));
+  p.nu[1] = static_cast<float>(p.nu[0] * m);
+  p.wall_phi = static_cast<float>(spec.two_phase.cos_wetting());  // phase A is the wetting one
+  // the drive: Ca = mu_w q / sigma with q = k g / nu_w, the single-phase Darcy velocity it gives
+  const double g = spec.two_phase.capillary_number * lattice_sigma / std::max(k_voxels, 1e-12);
+  p.g[0][axis] = p.g[1][axis] = static_cast<float>(g);
+}
+
+ColourFlowRuns::~ColourFlowRuns() = default;
+
+ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, const std::string& label,
+                                    const std::function<bool()>& stop, RunObserver* observer) {
+  State& s = *s_;
+  const auto start = std::chrono::steady_clock::now();
+  const int axis = s.spec.flow.flow_axis;
+  ColourFlowPoint out;
+  out.asked = true;
+  out.viscosity_ratio = s.spec.two_phase.viscosity_ratio;
+  // the extended domain's phases (a mirror image copies the codes as they are)
+  const geometry::ExtendedSample extended =
+      geometry::extend_along_flow(geometry::PoreMask(s.dims, phases), axis, s.mode, 0);
+  const geometry::Dims& e = extended.mask.dims;
+  if (!s.lattice) {
+    geometry::PoreMask pore = extended.mask;
+    for (auto& c : pore.pore) c = c == geometry::phase_solid ? geometry::PoreMask::solid : geometry::PoreMask::open;
+    s.lattice.emplace(lattice::SparseLattice::build(std::move(pore), s.periodic, /*with_negative=*/true, false,
+                                                    s.spec.flow.edge_contacts));
+  }
+  const lattice::SparseLattice& lat = *s.lattice;
+  const std::uint32_t cells = lat.fluid_count();
+  const double voxels = static_cast<double>(e.voxels());
+  const auto progress_for = [&](const std::string& what, double reference) {
+    return [&, what, reference](const solve::ColourCheck& c, const solve::ColourEstimate& est) {
+      if (!observer) return;
+      ColourFlowProgress p;
+      p.label = what;
+      p.step = c.step;
+      p.saturation = c.saturation_a;
+      const double ref = reference > 0 ? reference : c.flux[0];
+      const double ratio = s.params.nu[1] / s.params.nu[0];
+      p.known = est.known && ref > 0;
+      p.kr_w = ref > 0 ? (est.known ? est.flux[0] : c.flux[0]) / ref : 0;
+      p.kr_n = ref > 0 ? (est.known ? est.flux[1] : c.flux[1]) * ratio / ref : 0;
+      p.error_w = p.known ? est.error[0] / ref : 0;
+      p.error_n = p.known ? est.error[1] * ratio / ref : 0;
+      observer->colour_flow_progress(p);
+    };
+  };
+  solve::ColourSteadyControls controls;
+  controls.flow_axis = axis;
+  controls.check_interval = check_interval;
+  controls.max_steps = s.spec.execution.max_steps;
+  // the single phase's Darcy flux the drive was set for, summed over the domain (flux units)
+  const double expected = s.k_voxels * s.params.g[0][axis] / s.params.nu[0] * voxels;
+  if (s.reference_flux <= 0 && s.reference_note.empty()) {
+    // the reference: phase A alone on the same lattice and drive, to a tenth of the tolerance
+    const std::vector<float> alone(cells, 1.0f);
+    const auto model = s.model(alone);
+    solve::ColourSteadyControls c = controls;
+    c.tolerance = s.spec.two_phase.flow_tolerance / 10;
+    c.reference_flux = expected;
+    const solve::ColourSteadyResult r = solve::run_colour_steady(*model, c, progress_for("single phase", 0), stop);
+    if (r.converged && r.estimate.flux[0] > 0) {
+      s.reference_flux = r.estimate.flux[0];
+      s.reference_error = r.estimate.error[0];
+    } else {
+      s.reference_note = r.stopped ? "stopped" : r.not_finite ? "its flux became NaN" :
+                         "the single phase's flow did not converge in " + std::to_string(r.steps) + " steps";
+    }
+  }
+  out.backend = s.plan.cuda ? "cuda device " + std::to_string(s.plan.device) : "cpu";
+  if (s.reference_flux <= 0) {
+    out.note = "not made: the single-phase reference " + s.reference_note;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+  // the point's phases on the lattice: wetting +1 (phase A), non-wetting -1
+  std::vector<float> phi(cells);
+  double wetting = 0;
+  for (std::uint32_t c = 0; c < cells; ++c) {
+    const lattice::Coord& k = lat.coords()[c];
+    phi[c] = extended.mask.pore[e.linear(k.x, k.y, k.z)] == geometry::phase_wetting ? 1.0f : -1.0f;
+    wetting += phi[c] > 0;
+  }
+  out.saturation_start = wetting / cells;
+  const auto model = s.model(phi);
+  controls.tolerance = s.spec.two_phase.flow_tolerance;
+  controls.plane_tolerance = 10 * s.spec.two_phase.flow_tolerance;
+  controls.reference_flux = s.reference_flux;
+  const solve::ColourSteadyResult r = solve::run_colour_steady(*model, controls, progress_for(label, s.reference_flux), stop);
+  out.steps = r.steps;
+  out.converged = r.converged;
+  const double ratio = static_cast<double>(s.params.nu[1]) / s.params.nu[0];
+  if (r.not_finite) {
+    out.note = "the flow's fluxes became NaN or infinite after " + std::to_string(r.steps) + " steps";
+  } else if (!r.estimate.known) {
+    out.note = r.stopped ? "stopped before its flux history could state an error" : "too few checks to state an error";
+  } else {
+    out.solved = true;
+    const double ref_rel = s.reference_error / s.reference_flux;
+    out.kr_w = r.estimate.flux[0] / s.reference_flux;
+    out.kr_n = r.estimate.flux[1] * ratio / s.reference_flux;
+    out.kr_w_error = r.estimate.error[0] / s.reference_flux + std::abs(out.kr_w) * ref_rel;
+    out.kr_n_error = r.estimate.error[1] * ratio / s.reference_flux + std::abs(out.kr_n) * ref_rel;
+    if (r.stopped) out.note = "stopped after " + std::to_string(r.steps) + " steps; k_r as it stood, with its stated error";
+    else if (!r.converged)
+      out.note = "did not converge in " + std::to_string(r.steps) + " steps; k_r as it stood, with its stated error";
+  }
+  // the end state: saturation, Ca, each phase spanning the sample's faces; the planes' fluxes
+  // averaged over the last block of checks
+  const backend::ColourBackend::Fields f = model->fields();
+  double fraction = 0, total = 0;
+  std::vector<std::uint8_t> w_codes(s.dims.voxels(), 0), n_codes(s.dims.voxels(), 0);
+  const std::int64_t n_sample = s.dims[axis];
+  for (std::uint32_t c = 0; c < cells; ++c) {
+    fraction += colour::fraction_a(f.phi[c]);
+    total += f.u[3 * std::size_t{c} + axis];
+    const lattice::Coord& k = lat.coords()[c];
+    const std::int64_t at[3] = {k.x, k.y, k.z};
+    if (at[axis] < n_sample) {  // the sample's own voxels (a mirror image follows them)
+      (f.phi[c] > 0 ? w_codes : n_codes)[s.dims.linear(k.x, k.y, k.z)] = geometry::PoreMask::open;
+    }
+  }
+  out.saturation = fraction / cells;
+  out.capillary_number = s.params.nu[0] * (total / voxels) / lattice_sigma;
+  out.flux_spread_w = r.plane_spread[0];
+  out.flux_spread_n = r.plane_spread[1];
+  const auto spans = [&](std::vector<std::uint8_t>& codes) {
+    geometry::PoreMask mask(s.dims, codes);
+    try {
+      geometry::keep_percolating_pores(mask, axis, s.spec.flow.lateral_periodic, s.spec.flow.edge_contacts);
+      return true;
+    } catch (const PhysicsError&) {
+      return false;
+    }
+  };
+  out.wetting_spans = spans(w_codes);
+  out.nonwetting_spans = spans(n_codes);
+  // the trust checks
+  if (s.pore_voxels < min_pore_voxels) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3g", s.pore_voxels);
+    out.flags.push_back(std::string("the pores are ") + b + " voxels across (4 phi / S), the interfaces about 4: "
+                        "the phases flow as a mixture where they meet; k_r by flow needs pores of 10 voxels or more "
+                        "(a finer scan)");
+  }
+  if (out.solved) {
+    if (out.kr_w < -out.kr_w_error) out.flags.push_back("k_rw is negative beyond its stated error");
+    if (out.kr_n < -out.kr_n_error) out.flags.push_back("k_rn is negative beyond its stated error");
+  }
+  if (std::abs(out.saturation - out.saturation_start) > 0.02) {
+    out.flags.push_back("the saturation drifted from " + std::to_string(out.saturation_start).substr(0, 5) + " to " +
+                        std::to_string(out.saturation).substr(0, 5));
+  }
+  for (const auto& [spread_of, kr, name] : {std::tuple{out.flux_spread_w, out.kr_w, "wetting"},
+                                            std::tuple{out.flux_spread_n, out.kr_n, "non-wetting"}}) {
+    if (kr > 0.01 && spread_of > 10 * s.spec.two_phase.flow_tolerance) {
+      out.flags.push_back(std::string("the ") + name + " phase's flux differs by " +
+                          std::to_string(static_cast<int>(std::lround(100 * spread_of))) +
+                          " % between planes over the last checks (its phase distribution is not steady)");
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace rockperm::pipeline

@@ -1,0 +1,50 @@
+#pragma once
+// Two-phase flow at the relative permeability points (spec.two_phase.flow; issue 69): from a
+// point's morphology state, both phases driven alike by the colour-gradient model
+// (lib/physics/colour.hpp, lib/backend/colour_backend.hpp) until their fluxes are steady
+// (lib/solve/colour_steady.hpp); k_r of each phase is its flux (times its viscosity) over the
+// single-phase flux of the same lattice, drive and code (run once, on the first point), so that
+// k_r is 1 at S_w = 1 by construction and the lattice's own error cancels.
+//
+// The domain: periodic along the flow (the body force is the pressure gradient). A sample that is
+// not periodic is followed by its mirror image (flow.inlet_outlet buffer and mirror alike: open
+// buffer layers would be a reservoir of neither phase, a mirror keeps each phase's paths joined
+// across the wrap); lateral faces as the run's. One rank runs it (its GPU where the plan has one).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "lib/geometry/volume.hpp"
+#include "pipeline/execution.hpp"
+#include "pipeline/result.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/spec.hpp"
+
+namespace rockperm::pipeline {
+
+class ColourFlowRuns {
+ public:
+  // `k_voxels`: the run's single-phase k in voxel^2 (sets the drive from the capillary number);
+  // `pore_voxels`: its pores' width (4 phi / S), against which the interface's is judged.
+  ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims, double k_voxels,
+                 double pore_voxels);
+  // Pores narrower than this many voxels are filled by the interfaces (about 4 voxels wide): the
+  // phases flow as a mixture there, and every point says so.
+  static constexpr double min_pore_voxels = 10;
+  ~ColourFlowRuns();
+  ColourFlowRuns(const ColourFlowRuns&) = delete;
+  ColourFlowRuns& operator=(const ColourFlowRuns&) = delete;
+
+  // The flow of a point from its phases (the sample's voxels, x fastest: solid 0, wetting 1,
+  // non-wetting 2; TwoPhase::phases). Never throws for what the flow does (a flux that is not
+  // finite, the step limit): said in the point. `label` names the point in progress lines.
+  ColourFlowPoint run(const std::vector<std::uint8_t>& phases, const std::string& label,
+                      const std::function<bool()>& stop, RunObserver* observer);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace rockperm::pipeline
