@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Issue 69 (colour-gradient two-phase flow) on a GPU host, in one call: the CUDA kernels against
-# the CPU loops, the validation cases on the GPU, and the model's speed on sphere packs.
+# the CPU loops, the validation cases on the GPU, the model's speed on sphere packs, and k_r by
+# two-phase flow at one saturation of a periodic pack through `rockperm run` (time from the file to
+# the report).
 # Run from the repository root after `source .devbundle/env.sh`:
-#   OUT=DIR [PARTS="tests bench"] [SIZES="256 512"] bash tools/device_colour.sh
+#   OUT=DIR [PARTS="tests bench relperm"] [SIZES="256 512"] [RELPERM_N=256] [FLOW_STEPS=40000] bash tools/device_colour.sh
 set -uo pipefail
 out=${OUT:-/tmp/colour}
 mkdir -p "$out"
-parts=${PARTS:-tests bench}
+parts=${PARTS:-tests bench relperm}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 if [[ $parts == *tests* ]]; then
-  echo "== gpu_tests ColourGpu*, gpu_validation_tests ColourFlow*"
+  echo "== gpu_tests ColourGpu*, gpu_validation_tests ColourFlow* and the tube bundle's flow"
   gpu_tests --gtest_filter='ColourGpu*' --gtest_output=xml:"$out/gpu_tests.xml" 2>&1 | tee "$out/gpu_tests.txt" |
     grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|Failure' | head -20
-  gpu_validation_tests --gtest_filter='ColourFlow*' --gtest_output=xml:"$out/gpu_validation.xml" 2>&1 |
+  gpu_validation_tests --gtest_filter='ColourFlow*:TwoPhase.TubeBundleFlow*' --gtest_output=xml:"$out/gpu_validation.xml" 2>&1 |
     tee "$out/gpu_validation.txt" | grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|Failure' | head -20
   grep -o 'name="[a-z_0-9]*" value="[^"]*"' "$out"/gpu_tests.xml "$out"/gpu_validation.xml
 fi
@@ -22,4 +24,15 @@ if [[ $parts == *bench* ]]; then
     rockperm-bench-colour --backend gpu --dims "$n $n $n" --porosity 0.35 --radius 8 --steps 200 2>&1 |
       tee "$out/bench_$n.txt"
   done
+fi
+if [[ $parts == *relperm* ]]; then
+  n=${RELPERM_N:-256}
+  echo "== rockperm run: k, drainage, k_r at S_w 0.5 quasi-static and by flow; ${n}^3 periodic pack, spheres 32 voxels across"
+  rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius 16 --seed 2026 --out "$out/pack.raw" | tail -1
+  start=$SECONDS
+  rockperm run --input.file="$out/pack.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 --lbm.inlet_outlet=periodic \
+    --run.resolution_study=off --capillary.curves=drainage --capillary.relperm=0.5 --capillary.flow=steady \
+    --run.max_steps="${FLOW_STEPS:-40000}" --output.fields=off --output.progress_seconds=10 --output.dir="$out/relperm" \
+    2>&1 | tee "$out/relperm.txt" | grep -E "^(permeability|converged|relperm|  by flow|  flowing|two phases|capillary)" | tail -30
+  echo "wall $((SECONDS - start)) s from the file to the report"
 fi

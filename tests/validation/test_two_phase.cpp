@@ -221,6 +221,9 @@ TEST(TwoPhase, TubeBundleFlowSharesTheSinglePhasesFluxAndItsCoresSlideOnTheRims)
   testing::record("kr_w_flow", p.flow.kr_w);
   testing::record("kr_n_flow", p.flow.kr_n);
   testing::record("kr_n_flow_ratio_4", viscous.two_phase.relperm[0].flow.kr_n);
+  testing::record("kr_w_quasi_static", p.wetting.kr);
+  testing::record("kr_n_quasi_static", p.nonwetting.kr);
+  testing::record("saturation", p.saturation);
   EXPECT_GT(p.flow.kr_n, 0.05);
   EXPECT_GT(p.flow.kr_w, 0.05);
   EXPECT_NEAR(p.flow.kr_w + p.flow.kr_n, 1.0, 0.01 + p.flow.kr_w_error + p.flow.kr_n_error);
