@@ -82,7 +82,8 @@ ColourFlowRuns::ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, c
 ColourFlowRuns::~ColourFlowRuns() = default;
 
 ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, const std::string& label,
-                                    const std::function<bool()>& stop, RunObserver* observer) {
+                                    const std::function<bool()>& stop, RunObserver* observer,
+                                    std::vector<std::uint8_t>* end) {
   State& s = *s_;
   const auto start = std::chrono::steady_clock::now();
   const int axis = s.spec.flow.flow_axis;
@@ -207,6 +208,13 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
       return false;
     }
   };
+  if (end) {
+    end->assign(s.dims.voxels(), geometry::phase_solid);
+    for (std::size_t v = 0; v < end->size(); ++v) {
+      if (w_codes[v]) (*end)[v] = geometry::phase_wetting;
+      if (n_codes[v]) (*end)[v] = geometry::phase_nonwetting;
+    }
+  }
   out.wetting_spans = spans(w_codes);
   out.nonwetting_spans = spans(n_codes);
   // the trust checks

@@ -39,8 +39,10 @@ class ColourFlowRuns {
   // The flow of a point from its phases (the sample's voxels, x fastest: solid 0, wetting 1,
   // non-wetting 2; TwoPhase::phases). Never throws for what the flow does (a flux that is not
   // finite, the step limit): said in the point. `label` names the point in progress lines.
+  // `end` (may be null): the phases at the end in the same form (a voxel's phase is the one of
+  // phi's sign), for the point's field.
   ColourFlowPoint run(const std::vector<std::uint8_t>& phases, const std::string& label,
-                      const std::function<bool()>& stop, RunObserver* observer);
+                      const std::function<bool()>& stop, RunObserver* observer, std::vector<std::uint8_t>* end = nullptr);
 
  private:
   struct State;

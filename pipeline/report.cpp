@@ -177,7 +177,8 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
                         {"steps", f.steps},
                         {"seconds", f.seconds},
                         {"backend", f.backend},
-                        {"note", f.note}};
+                        {"note", f.note},
+                        {"phase_field", f.field.empty() ? ordered_json(nullptr) : ordered_json(f.field)}};
   };
   ordered_json points = ordered_json::array();
   for (const RelPermPoint& p : t.relperm) {

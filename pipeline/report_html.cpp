@@ -235,15 +235,45 @@ std::string to_html(const SampleResult& r) {
       o << "<figure id=\"relative-permeability\">" << svg_chart({krw_d, krn_d, krw_i, krn_i}, "wetting saturation S_w", "k_r")
         << "<figcaption>Relative permeability, quasi-static (the other phase a no-slip wall): k_rw blue, k_rn orange; "
            "drainage dark, imbibition light.</figcaption></figure>\n";
-      o << "<table id=\"relperm-table\"><tr><th>curve</th><th>S_w</th><th>Pc (Pa)</th><th>k_rw</th><th>k_rn</th></tr>\n";
+      // k_r by two-phase flow (capillary.flow), a different quantity: its own chart and columns
+      bool flow = false;
+      SvgSeries fw{{}, false, "#1f5fa8"}, fn{{}, false, "#c2571a"};
+      for (const RelPermPoint& p : t.relperm) {
+        if (!p.flow.asked) continue;
+        flow = true;
+        if (p.flow.solved) {
+          fw.points.emplace_back(p.flow.saturation, p.flow.kr_w);
+          fn.points.emplace_back(p.flow.saturation, p.flow.kr_n);
+        }
+      }
+      if (flow) {
+        o << "<figure id=\"relative-permeability-flow\">" << svg_chart({fw, fn}, "wetting saturation S_w", "k_r")
+          << "<figcaption>Relative permeability by two-phase flow (colour-gradient model, both phases driven alike): "
+             "k_rw blue, k_rn orange.</figcaption></figure>\n";
+      }
+      o << "<table id=\"relperm-table\"><tr><th>curve</th><th>S_w</th><th>Pc (Pa)</th><th>k_rw</th><th>k_rn</th>"
+        << (flow ? "<th>k_rw by flow</th><th>k_rn by flow</th><th>checks</th>" : "") << "</tr>\n";
       const auto kr = [](const PhaseFlow& f) {
         return !f.solved ? std::string("not made") : !f.spans ? std::string("0 (does not span)")
                                                              : html_number(f.kr, 5) + " &plusmn; " + html_number(f.kr_error, 2) +
                                                                    (f.converged ? "" : " (not converged)");
       };
+      const auto by_flow = [](const ColourFlowPoint& f, bool wetting) {
+        if (!f.solved) return std::string("not made");
+        const double v = wetting ? f.kr_w : f.kr_n, e = wetting ? f.kr_w_error : f.kr_n_error;
+        return html_number(v, 4) + " &plusmn; " + html_number(e, 2) + (f.converged ? "" : " (not converged)");
+      };
       for (const RelPermPoint& p : t.relperm) {
         o << "<tr><td>" << p.curve << "</td><td>" << num(p.saturation, 4) << "</td><td>" << num(p.pc_pa, 5) << "</td><td>"
-          << kr(p.wetting) << "</td><td>" << kr(p.nonwetting) << "</td></tr>\n";
+          << kr(p.wetting) << "</td><td>" << kr(p.nonwetting) << "</td>";
+        if (flow) {
+          std::string checks;
+          for (const std::string& c : p.flow.flags) checks += (checks.empty() ? "" : "; ") + c;
+          if (!p.flow.solved) checks = p.flow.note;
+          o << "<td>" << by_flow(p.flow, true) << "</td><td>" << by_flow(p.flow, false) << "</td><td>"
+            << html_escape(checks.empty() ? std::string("none failed") : checks) << "</td>";
+        }
+        o << "</tr>\n";
       }
       o << "</table>\n";
     }

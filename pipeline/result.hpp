@@ -202,6 +202,7 @@ struct ColourFlowPoint {
   double seconds = 0;
   std::string backend;             // where it ran
   std::string note;                // why not made, or what limits it
+  std::string field;               // the phases at the end for ParaView (output.fields): the .vti's name
 };
 // A check of a two-phase flow (spec.two_phase.flow, pipeline/colour_flow.hpp): k_r by flow as it
 // stands, with its stated errors where the flux history gives them (known).

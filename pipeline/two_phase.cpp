@@ -345,7 +345,12 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         parallel::collectively(comm, [&] {
           if (!comm.root()) return;
           const std::string label = point.curve + " S_w " + fixed(point.saturation, 3);
-          point.flow = flows->run(state, label, request.stop_requested, request.observer);
+          std::vector<std::uint8_t> end;
+          point.flow = flows->run(state, label, request.stop_requested, request.observer, &end);
+          if (request.spec.output.fields.enabled && fields_supported()) {
+            point.flow.field = "flow_phases_" + point.curve + "_" + std::to_string(point.point) + ".vti";
+            write_phase_field(request.spec.output.dir / point.flow.field, s.dims, end, s.voxel_um);
+          }
         });
       }
       if (request.spec.output.fields.enabled && fields_supported()) {  // a failure on rank 0 is every rank's
