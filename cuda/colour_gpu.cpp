@@ -16,17 +16,6 @@ namespace colour = physics::colour;
 
 namespace {
 
-DeviceInfo use_device(int device) {
-  const DeviceList list = list_devices();
-  if (device < 0 || device >= static_cast<int>(list.devices.size())) {
-    throw InputError("CUDA device " + std::to_string(device) + " does not exist (" +
-                     std::to_string(list.devices.size()) + " usable" +
-                     (list.reason.empty() ? std::string() : ": " + list.reason) + ")");
-  }
-  ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
-  return list.devices[device];
-}
-
 template <class T>
 DeviceBuffer<T> upload(const T* host, std::size_t count) {
   DeviceBuffer<T> out(count);
@@ -38,7 +27,7 @@ DeviceBuffer<T> upload(const T* host, std::size_t count) {
 
 ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
                      std::span<const float> phi, int device)
-    : ColourBackend(params), lattice_(lattice), info_(use_device(device)), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
+    : ColourBackend(params), lattice_(lattice), info_(select_device(device)), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
   if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
   if (phi.size() != cells_) {
     throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +

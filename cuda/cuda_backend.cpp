@@ -13,20 +13,6 @@
 
 namespace rockperm::cuda {
 
-namespace {
-DeviceInfo select_device(int device) {
-  const DeviceList list = list_devices();
-  if (device < 0 || device >= static_cast<int>(list.devices.size())) {
-    throw InputError("CUDA device " + std::to_string(device) + " does not exist (" +
-                     std::to_string(list.devices.size()) + " usable" +
-                     (list.reason.empty() ? std::string() : ": " + list.reason) + ")");
-  }
-  ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
-  return list.devices[device];
-}
-
-
-}  // namespace
 
 CudaBackend::CudaBackend(const lattice::SparseLattice& lattice, const physics::CollisionParams& params, int device,
                          physics::Storage storage, TableForm tables, std::uint64_t odd_band_cells)

@@ -2,6 +2,11 @@
 
 #include "cuda/device_info.hpp"
 
+#include <string>
+
+#include "cuda/cuda_check.hpp"
+#include "lib/base/error.hpp"
+
 namespace rockperm::cuda {
 
 DeviceList list_devices() {
@@ -40,6 +45,17 @@ DeviceList list_devices() {
     out.devices.push_back(info);
   }
   return out;
+}
+
+DeviceInfo select_device(int device) {
+  const DeviceList list = list_devices();
+  if (device < 0 || device >= static_cast<int>(list.devices.size())) {
+    throw InputError("CUDA device " + std::to_string(device) + " does not exist (" +
+                     std::to_string(list.devices.size()) + " usable" +
+                     (list.reason.empty() ? std::string() : ": " + list.reason) + ")");
+  }
+  ROCKPERM_CUDA_CHECK(cudaSetDevice(device));
+  return list.devices[device];
 }
 
 }  // namespace rockperm::cuda

@@ -25,4 +25,8 @@ struct DeviceList {
 // Never throws: a machine without a driver or a device yields an empty list and the reason.
 DeviceList list_devices();
 
+// Makes `device` this thread's current device and returns it; InputError where it does not exist
+// (naming how many are usable, and why none where none is).
+DeviceInfo select_device(int device);
+
 }  // namespace rockperm::cuda

@@ -65,6 +65,18 @@ ROCKPERM_UNROLL
   return colour::interface_at(around);
 }
 
+// Stores a cell's populations (the inverse of load's first half).
+ROCKPERM_HD inline void store(const Cells& c, std::uint64_t cell, const float (&f)[d3q19::q],
+                              const float (&a)[colour::q7], const float (&b)[colour::q7]) {
+ROCKPERM_UNROLL
+  for (int i = 0; i < d3q19::q; ++i) c.f[i * c.stride + cell] = f[i];
+ROCKPERM_UNROLL
+  for (int k = 0; k < colour::q7; ++k) {
+    c.a[k * c.stride + cell] = a[k];
+    c.b[k * c.stride + cell] = b[k];
+  }
+}
+
 ROCKPERM_HD inline colour::ColourMoments moments(const Cells& c, std::uint64_t cell, const colour::ColourParams& p) {
   float f[d3q19::q], a[colour::q7], b[colour::q7];
   const colour::Interface in = load(c, cell, p, f, a, b);
@@ -75,13 +87,7 @@ ROCKPERM_HD inline void collide(const Cells& c, std::uint64_t cell, const colour
   float f[d3q19::q], a[colour::q7], b[colour::q7];
   const colour::Interface in = load(c, cell, p, f, a, b);
   colour::collide_colour(f, a, b, in, p);
-ROCKPERM_UNROLL
-  for (int i = 0; i < d3q19::q; ++i) c.f[i * c.stride + cell] = f[i];
-ROCKPERM_UNROLL
-  for (int k = 0; k < colour::q7; ++k) {
-    c.a[k * c.stride + cell] = a[k];
-    c.b[k * c.stride + cell] = b[k];
-  }
+  store(c, cell, f, a, b);
 }
 
 // Pass 3: pull `from` (post-collision) into `to` (the same tables).
@@ -155,13 +161,7 @@ ROCKPERM_UNROLL
 ROCKPERM_HD inline void start(const Cells& c, std::uint64_t cell, float phi, const colour::ColourParams& p) {
   float f[d3q19::q], a[colour::q7], b[colour::q7];
   colour::rest_state(phi, p, f, a, b);
-ROCKPERM_UNROLL
-  for (int i = 0; i < d3q19::q; ++i) c.f[i * c.stride + cell] = f[i];
-ROCKPERM_UNROLL
-  for (int k = 0; k < colour::q7; ++k) {
-    c.a[k * c.stride + cell] = a[k];
-    c.b[k * c.stride + cell] = b[k];
-  }
+  store(c, cell, f, a, b);
 }
 
 }  // namespace rockperm::lattice::colour_step
