@@ -34,10 +34,10 @@ using namespace rockperm;
 namespace {
 
 // Bytes one step moves per fluid cell, float (lib/lattice/colour_propagation.hpp's passes): phase
-// reads the 14 colours and writes phi (60); collide reads 33 populations, phi and 18 table entries
-// and writes 33 (340; the neighbours' phi counted as cached); stream reads 33 pulled populations
-// and 18 table entries and writes 33 (336).
-constexpr double bytes_per_cell_step = 60 + 340 + 336;
+// pulls the 14 colours through 6 table entries and writes phi, nA, nB (56 + 24 + 12); collide
+// pulls 19 populations through 18 table entries, reads phi, nA, nB (the neighbours' phi counted as
+// cached) and writes 19 populations and 14 colours (76 + 72 + 12 + 132).
+constexpr double bytes_per_cell_step = (56 + 24 + 12) + (76 + 72 + 12 + 132);
 
 }  // namespace
 
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     std::printf("%lld steps in %.3f s: %.1f MFLUPS, %.0f B per cell step, %.0f GB/s = %.0f %% of copy (%.0f GB/s)\n",
                 static_cast<long long>(steps), seconds, mflups, bytes_per_cell_step, gbs, 100.0 * gbs / copy_gbs,
                 copy_gbs);
-    if (!std::isfinite(sums.flux_a[0] + sums.flux_b[0])) throw RuntimeFailure("the run's velocities are not finite");
+    if (!sums.finite) throw RuntimeFailure("the run's velocities are not finite");
     return 0;
   } catch (const po::error& e) {
     std::cerr << "rockperm-bench-colour: " << e.what() << " (see --help)\n";

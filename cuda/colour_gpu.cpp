@@ -40,22 +40,22 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
   f_ = DeviceBuffer<float>(d3q19::q * stride_);
   f_next_ = DeviceBuffer<float>(d3q19::q * stride_);
   a_ = DeviceBuffer<float>(colour::q7 * stride_);
-  a_next_ = DeviceBuffer<float>(colour::q7 * stride_);
   b_ = DeviceBuffer<float>(colour::q7 * stride_);
-  b_next_ = DeviceBuffer<float>(colour::q7 * stride_);
   phi_ = DeviceBuffer<float>(stride_);
+  na_ = DeviceBuffer<float>(stride_);
+  nb_ = DeviceBuffer<float>(stride_);
+  totals_ = DeviceBuffer<unsigned long long>(step::sum_count);
   // the padding slots are never read; zero them once so that a download is defined
-  for (DeviceBuffer<float>* buffer : {&f_, &f_next_, &a_, &a_next_, &b_, &b_next_, &phi_}) {
+  for (DeviceBuffer<float>* buffer : {&f_, &f_next_, &a_, &b_, &phi_, &na_, &nb_}) {
     ROCKPERM_CUDA_CHECK(cudaMemsetAsync(buffer->data(), 0, buffer->bytes(), stream_.get()));
   }
   const DeviceBuffer<float> start = upload(phi.data(), phi.size());
-  launch_colour_start(cells(true), cells_, start.data(), params_, stream_.get());
+  launch_colour_start(cells(), cells_, start.data(), params_, stream_.get());
   stream_.synchronize();
 }
 
-step::Cells ColourGpu::cells(bool now) {
-  return {now ? f_.data() : f_next_.data(), now ? a_.data() : a_next_.data(), now ? b_.data() : b_next_.data(),
-          phi_.data(), positive_.data(), negative_.data(), stride_};
+step::Cells ColourGpu::cells() {
+  return {f_.data(), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(), positive_.data(), negative_.data(), stride_};
 }
 
 std::string ColourGpu::description() const {
@@ -67,26 +67,23 @@ std::string ColourGpu::description() const {
 
 void ColourGpu::advance(std::int64_t steps) {
   for (std::int64_t s = 0; s < steps; ++s) {
-    const step::Cells now = cells(true), next = cells(false);
-    launch_colour_phase(now, cells_, stream_.get());
-    launch_colour_collide(now, cells_, params_, stream_.get());
-    launch_colour_stream(now, next, cells_, stream_.get());
+    const step::Cells c = cells();
+    launch_colour_phase(c, cells_, stream_.get());
+    launch_colour_collide(c, f_next_.data(), cells_, params_, stream_.get());
     std::swap(f_, f_next_);
-    std::swap(a_, a_next_);
-    std::swap(b_, b_next_);
     ++step_;
   }
   stream_.synchronize();
 }
 
 ColourGpu::Fields ColourGpu::fields() {
-  const step::Cells now = cells(true);
-  launch_colour_phase(now, cells_, stream_.get());
-  DeviceBuffer<float> out(6 * std::size_t{cells_});
-  launch_colour_moments(now, cells_, params_, out.data(), stream_.get());
+  const step::Cells c = cells();
+  launch_colour_phase(c, cells_, stream_.get());
+  if (moments_.size() == 0) moments_ = DeviceBuffer<float>(6 * std::size_t{cells_});
+  launch_colour_moments(c, cells_, params_, moments_.data(), stream_.get());
   stream_.synchronize();
   std::vector<float> host, phi;
-  out.download(host);
+  moments_.download(host);
   phi_.download(phi);
   Fields fl;
   const auto part = [&](int k) { return std::vector<float>(host.begin() + k * cells_, host.begin() + (k + 1) * cells_); };
@@ -109,19 +106,19 @@ ColourGpu::Sums ColourGpu::sums(int plane_axis) {
       plane[c] = plane_axis == 0 ? k.x : (plane_axis == 1 ? k.y : k.z);
     }
     plane_of_ = upload(plane.data(), plane.size());
+    bins_ = DeviceBuffer<unsigned long long>(4 * std::size_t{planes});
     plane_axis_ = plane_axis;
   }
-  DeviceBuffer<unsigned long long> totals(lattice::colour_step::sum_count), bins(std::max<std::size_t>(1, 4 * std::size_t{planes}));
-  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, totals.bytes(), stream_.get()));
-  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(bins.data(), 0, bins.bytes(), stream_.get()));
-  const step::Cells now = cells(true);
-  launch_colour_phase(now, cells_, stream_.get());
-  launch_colour_sums(now, cells_, params_, planes > 0 ? plane_of_.data() : nullptr, plane_axis, planes, totals.data(),
-                     bins.data(), stream_.get());
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(totals_.data(), 0, totals_.bytes(), stream_.get()));
+  if (planes > 0) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0, bins_.bytes(), stream_.get()));
+  const step::Cells c = cells();
+  launch_colour_phase(c, cells_, stream_.get());
+  launch_colour_sums(c, cells_, params_, planes > 0 ? plane_of_.data() : nullptr, plane_axis, planes, totals_.data(),
+                     planes > 0 ? bins_.data() : nullptr, stream_.get());
   stream_.synchronize();
   std::vector<unsigned long long> t, b;
-  totals.download(t);
-  bins.download(b);
+  totals_.download(t);
+  if (planes > 0) bins_.download(b);
   std::vector<long long> plane_bins(4 * std::size_t{planes});
   for (std::size_t i = 0; i < plane_bins.size(); ++i) plane_bins[i] = static_cast<long long>(b[i]);
   std::vector<long long> fixed(t.begin(), t.end());

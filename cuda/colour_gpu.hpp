@@ -25,16 +25,18 @@ class ColourGpu final : public backend::ColourBackend {
   Sums sums(int plane_axis = -1) override;
 
  private:
-  lattice::colour_step::Cells cells(bool now);
+  lattice::colour_step::Cells cells();
 
   const lattice::SparseLattice& lattice_;
   DeviceInfo info_;
   std::uint32_t cells_ = 0;
   std::uint64_t stride_ = 0;
   DeviceBuffer<std::uint32_t> positive_, negative_;
-  DeviceBuffer<float> f_, f_next_, a_, a_next_, b_, b_next_, phi_;
+  DeviceBuffer<float> f_, f_next_, a_, b_, phi_, na_, nb_;
   DeviceBuffer<std::uint16_t> plane_of_;  // each cell's plane across plane_axis_ (built when first asked)
   int plane_axis_ = -1;
+  DeviceBuffer<unsigned long long> totals_, bins_;  // sums()' (bins_ sized for plane_axis_)
+  DeviceBuffer<float> moments_;                     // fields()' (allocated when first asked)
   Stream stream_;
 };
 

@@ -24,14 +24,10 @@ __global__ void phase_kernel(step::Cells c, std::uint32_t count) {
   if (cell < count) step::phase(c, cell);
 }
 
-__global__ void collide_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p) {
+__global__ void collide_kernel(step::Cells c, float* __restrict__ f_out, std::uint32_t count,
+                               physics::colour::ColourParams p) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < count) step::collide(c, cell, p);
-}
-
-__global__ void stream_kernel(step::Cells from, step::Cells to, std::uint32_t count) {
-  const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < count) step::stream(from, to, cell);
+  if (cell < count) step::collide(c, f_out, cell, p);
 }
 
 __global__ void moments_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p,
@@ -90,16 +86,10 @@ void launch_colour_phase(const step::Cells& cells, std::uint32_t count, cudaStre
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_colour_collide(const step::Cells& cells, std::uint32_t count, const physics::colour::ColourParams& p,
-                           cudaStream_t stream) {
+void launch_colour_collide(const step::Cells& cells, float* f_out, std::uint32_t count,
+                           const physics::colour::ColourParams& p, cudaStream_t stream) {
   if (count == 0) return;
-  collide_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, p);
-  ROCKPERM_CUDA_CHECK_LAST();
-}
-
-void launch_colour_stream(const step::Cells& from, const step::Cells& to, std::uint32_t count, cudaStream_t stream) {
-  if (count == 0) return;
-  stream_kernel<<<grid_for(count), block_threads, 0, stream>>>(from, to, count);
+  collide_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, f_out, count, p);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

@@ -13,10 +13,9 @@ namespace rockperm::cuda {
 void launch_colour_start(const lattice::colour_step::Cells& cells, std::uint32_t count, const float* phi,
                          const physics::colour::ColourParams& p, cudaStream_t stream);
 void launch_colour_phase(const lattice::colour_step::Cells& cells, std::uint32_t count, cudaStream_t stream);
-void launch_colour_collide(const lattice::colour_step::Cells& cells, std::uint32_t count,
+// f pulled from cells.f and collided into f_out, the colours recoloured in place (phase pass done)
+void launch_colour_collide(const lattice::colour_step::Cells& cells, float* f_out, std::uint32_t count,
                            const physics::colour::ColourParams& p, cudaStream_t stream);
-void launch_colour_stream(const lattice::colour_step::Cells& from, const lattice::colour_step::Cells& to,
-                          std::uint32_t count, cudaStream_t stream);
 // per cell: na, nb, drho, u (x, y, z) into out[k * count + cell] for k = 0..5 (phase pass done)
 void launch_colour_moments(const lattice::colour_step::Cells& cells, std::uint32_t count,
                            const physics::colour::ColourParams& p, float* out, cudaStream_t stream);

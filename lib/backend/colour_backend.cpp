@@ -12,10 +12,6 @@ ColourBackend::Sums ColourBackend::from_fixed(double cells, const long long* tot
   s.mass_a = totals[1] * unit;
   s.mass_b = totals[2] * unit;
   s.finite = totals[lattice::colour_step::sum_count - 1] == 0;
-  for (int k = 0; k < 3; ++k) {
-    s.flux_a[k] = totals[3 + k] * unit;
-    s.flux_b[k] = totals[6 + k] * unit;
-  }
   // the face after plane p passes p's + populations less plane p + 1's - ones
   const std::size_t n = planes.size() / 4;
   s.plane_a.resize(n);

@@ -3,9 +3,10 @@
 // the CUDA kernels (cuda/colour_gpu.hpp), both stepping lib/lattice/colour_propagation.hpp's
 // per-cell passes over one lattice. What a caller asks of either.
 //
-// Memory per fluid cell, float: populations 19 + 7 + 7, twice (the pull streaming reads one copy
-// and writes the other: 264 B), the phase indicator (4 B) and the lattice's two neighbour tables
-// (72 B): 340 B, against the single phase's 112 B (fused A-A, float).
+// Memory per fluid cell, float: the momentum's 19 populations twice (the collision pulls from one
+// copy and writes the other: 152 B), the colours' 7 + 7 once (56 B), the phase indicator and the
+// colours' densities (12 B) and the lattice's two neighbour tables (72 B): 292 B, against the
+// single phase's 112 B (fused A-A, float).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,13 +32,12 @@ class ColourBackend {
   virtual Fields fields() = 0;
 
   // Sums over the cells (lib/lattice/colour_propagation.hpp, cell_sums: in fixed point, the same
-  // whatever the order): of the fraction of phase A, of each colour's density, and of each colour's
-  // flux (the phase's volume flux times the length); with `plane_axis` (0-2) also each colour's
-  // flow from every plane across it to the next (the face between plane p and p + 1, the last
-  // wrapping to the first; cell_sums' faces).
+  // whatever the order): of the fraction of phase A and of each colour's density; with
+  // `plane_axis` (0-2) also each phase's flow, the colour it passes from every plane across the axis
+  // to the next (the face between plane p and p + 1, the last wrapping to the first; cell_sums'
+  // faces).
   struct Sums {
     double cells = 0, fraction_a = 0, mass_a = 0, mass_b = 0;
-    double flux_a[3] = {0, 0, 0}, flux_b[3] = {0, 0, 0};
     std::vector<double> plane_a, plane_b;
     bool finite = true;  // every cell's values finite (those that are not are left out of the sums)
   };

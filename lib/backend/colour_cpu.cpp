@@ -25,17 +25,16 @@ ColourCpu::ColourCpu(const lattice::SparseLattice& lattice, const colour::Colour
   a_.assign(colour::q7 * stride_, 0.0f);
   b_.assign(colour::q7 * stride_, 0.0f);
   f_next_ = f_;
-  a_next_ = a_;
-  b_next_ = b_;
   phi_.assign(stride_, 0.0f);
+  na_ = phi_;
+  nb_ = phi_;
   const step::Cells c = cells();
 #pragma omp parallel for schedule(static)
   for (std::int64_t cell = 0; cell < static_cast<std::int64_t>(cells_); ++cell) step::start(c, cell, phi[cell], params_);
 }
 
-step::Cells ColourCpu::cells(bool now) {
-  return {now ? f_.data() : f_next_.data(), now ? a_.data() : a_next_.data(), now ? b_.data() : b_next_.data(),
-          phi_.data(), positive_, negative_, stride_};
+step::Cells ColourCpu::cells() {
+  return {f_.data(), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(), positive_, negative_, stride_};
 }
 
 void ColourCpu::compute_phase() {
@@ -48,14 +47,11 @@ void ColourCpu::advance(std::int64_t steps) {
   const auto n = static_cast<std::int64_t>(cells_);
   for (std::int64_t s = 0; s < steps; ++s) {
     compute_phase();
-    const step::Cells now = cells(true), next = cells(false);
+    const step::Cells c = cells();
+    float* const out = f_next_.data();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t cell = 0; cell < n; ++cell) step::collide(now, cell, params_);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t cell = 0; cell < n; ++cell) step::stream(now, next, cell);
+    for (std::int64_t cell = 0; cell < n; ++cell) step::collide(c, out, cell, params_);
     std::swap(f_, f_next_);
-    std::swap(a_, a_next_);
-    std::swap(b_, b_next_);
     ++step_;
   }
 }

@@ -26,8 +26,7 @@ class ColourCpu final : public ColourBackend {
   Sums sums(int plane_axis = -1) override;
 
  private:
-  // the populations now (`now` false: the other copy), with the phase indicator
-  lattice::colour_step::Cells cells(bool now = true);
+  lattice::colour_step::Cells cells();
   void compute_phase();
 
   const lattice::SparseLattice& lattice_;
@@ -36,7 +35,7 @@ class ColourCpu final : public ColourBackend {
   const std::uint32_t* negative_ = nullptr;
   std::uint32_t cells_ = 0;
   std::uint64_t stride_ = 0;
-  std::vector<float> f_, f_next_, a_, a_next_, b_, b_next_, phi_;
+  std::vector<float> f_, f_next_, a_, b_, phi_, na_, nb_;
 };
 
 }  // namespace rockperm::backend

@@ -1,7 +1,7 @@
 #pragma once
 // Immiscible two-phase flow by the colour-gradient model (issue 69): the one definition of its
-// per-cell physics that the CPU loops (lib/backend/colour_cpu.hpp) and, later, the CUDA kernels
-// call. A second physics beside the single-phase TRT of collision.hpp (DESIGN.md, "Beyond one
+// per-cell physics that the CPU loops (lib/backend/colour_cpu.hpp) and the CUDA kernels
+// (cuda/colour_kernels.cu) call. A second physics beside the single-phase TRT of collision.hpp (DESIGN.md, "Beyond one
 // phase").
 //
 // State of a cell: the D3Q19 populations f of the mixture's momentum (deviation form, as
@@ -126,16 +126,24 @@ struct ColourMoments {
   float accel[3];  // force per unit mass on the cell: interfacial tension and the phases' drives
 };
 
-ROCKPERM_HD inline ColourMoments colour_moments(const float (&f)[d3q19::q], const float (&a)[q7],
-                                                const float (&b)[q7], const Interface& in, const ColourParams& p) {
-  ColourMoments m;
-  m.na = 0.0f;
-  m.nb = 0.0f;
+// The phases' densities: the sums of their D3Q7 populations (in this order, so that every caller
+// sums alike).
+ROCKPERM_HD inline void colour_densities(const float (&a)[q7], const float (&b)[q7], float& na, float& nb) {
+  na = 0.0f;
+  nb = 0.0f;
 ROCKPERM_UNROLL
   for (int k = 0; k < q7; ++k) {
-    m.na += a[k];
-    m.nb += b[k];
+    na += a[k];
+    nb += b[k];
   }
+}
+
+// `na`, `nb`: the phases' densities (colour_densities of the cell's colours).
+ROCKPERM_HD inline ColourMoments colour_moments(const float (&f)[d3q19::q], float na, float nb, const Interface& in,
+                                                const ColourParams& p) {
+  ColourMoments m;
+  m.na = na;
+  m.nb = nb;
   const float total = m.na + m.nb;
   m.phi = total > 0.0f ? (m.na - m.nb) / total : 0.0f;
   float drho = 0.0f, j[3] = {0.0f, 0.0f, 0.0f};
@@ -173,10 +181,11 @@ ROCKPERM_UNROLL
   }
 }
 
-// One cell's collision and recolouring, in place, from its populations and the interface.
-ROCKPERM_HD inline void collide_colour(float (&f)[d3q19::q], float (&a)[q7], float (&b)[q7], const Interface& in,
-                                       const ColourParams& p) {
-  const ColourMoments m = colour_moments(f, a, b, in, p);
+// One cell's collision (f in place) and recolouring (the colours `a`, `b` written), from its
+// populations, its phases' densities and the interface.
+ROCKPERM_HD inline void collide_colour(float (&f)[d3q19::q], float na, float nb, const Interface& in,
+                                       const ColourParams& p, float (&a)[q7], float (&b)[q7]) {
+  const ColourMoments m = colour_moments(f, na, nb, in, p);
   // TRT at the local viscosity, as collision.hpp's collide() (its derivation there), with a
   // force per unit mass that varies by cell
   const float tau = 3.0f * viscosity_at(m.phi, p) + 0.5f;

@@ -68,11 +68,13 @@ TEST(Colour, CollisionKeepsEachPhaseAndTheMassAndAddsTheForcesMomentum) {
   for (int k = 0; k < colour::q7; ++k) a[k] += 1e-3f * std::cos(1.0f + k);
   around(phi, [](int x, int y, int z) { return 0.2 + 0.3 * x - 0.1 * y * y + 0.05 * z * x; });
   const colour::Interface in = colour::interface_at(phi);
-  const colour::ColourMoments before = colour::colour_moments(f, a, b, in, p);
+  float na0, nb0;
+  colour::colour_densities(a, b, na0, nb0);
+  const colour::ColourMoments before = colour::colour_moments(f, na0, nb0, in, p);
   float j0[3] = {0, 0, 0};
   for (int i = 0; i < d3q19::q; ++i)
     for (int c = 0; c < 3; ++c) j0[c] += d3q19::c(i, c) * f[i];
-  colour::collide_colour(f, a, b, in, p);
+  colour::collide_colour(f, na0, nb0, in, p, a, b);
   float drho = 0, j[3] = {0, 0, 0}, na = 0, nb = 0;
   for (int i = 0; i < d3q19::q; ++i) {
     drho += f[i];
