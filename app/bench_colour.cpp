@@ -36,8 +36,12 @@ namespace {
 // Bytes one step moves per fluid cell, float (lib/lattice/colour_propagation.hpp's passes): phase
 // pulls the 14 colours through 6 table entries and writes phi, nA, nB (56 + 24 + 12); collide
 // pulls 19 populations through 18 table entries, reads phi, nA, nB (the neighbours' phi counted as
-// cached) and writes 19 populations and 14 colours (76 + 72 + 12 + 132).
-constexpr double bytes_per_cell_step = (56 + 24 + 12) + (76 + 72 + 12 + 132);
+// cached) and writes 19 populations and 14 colours (76 + 72 + 12 + 132). In fp16 the 19
+// populations are 38 B each way.
+double bytes_per_cell_step(physics::Storage storage) {
+  const double populations = 19.0 * static_cast<double>(physics::storage_bytes(storage));
+  return (56 + 24 + 12) + (populations + 72 + 12 + populations + 56);
+}
 
 }  // namespace
 
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
         ("saturation", po::value<double>()->default_value(0.5), "share of the planes phase A starts in")
         ("backend", po::value<std::string>()->default_value("cpu"), "cpu or gpu")
         ("device", po::value<int>()->default_value(0), "CUDA device (gpu)")
+        ("storage", po::value<std::string>()->default_value("fp32"), "the momentum populations' storage: fp32 or fp16")
         ("steps", po::value<std::int64_t>()->default_value(200), "timed steps (after 20 untimed)");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -71,6 +76,7 @@ int main(int argc, char** argv) {
     spec.seed = vm["seed"].as<std::uint64_t>();
     const std::int64_t steps = vm["steps"].as<std::int64_t>();
     const double saturation = vm["saturation"].as<double>();
+    const physics::Storage storage = physics::parse_storage(vm["storage"].as<std::string>());
     if (steps < 1) throw InputError("--steps must be at least 1");
     if (!(saturation >= 0 && saturation <= 1)) throw InputError("--saturation must be within [0, 1]");
     const auto lat = lattice::SparseLattice::build(
@@ -89,13 +95,13 @@ int main(int argc, char** argv) {
     const std::string backend = vm["backend"].as<std::string>();
     if (backend == "gpu") {
 #if ROCKPERM_HAVE_CUDA
-      model = std::make_unique<cuda::ColourGpu>(lat, p, phi, vm["device"].as<int>());
+      model = std::make_unique<cuda::ColourGpu>(lat, p, phi, vm["device"].as<int>(), storage);
       copy_gbs = cuda::copy_bandwidth_gbs(vm["device"].as<int>());
 #else
       throw InputError("--backend gpu: this build has no CUDA (configure with -DROCKPERM_ENABLE_CUDA=ON)");
 #endif
     } else if (backend == "cpu") {
-      model = std::make_unique<backend::ColourCpu>(lat, p, phi);
+      model = std::make_unique<backend::ColourCpu>(lat, p, phi, storage);
       copy_gbs = backend::cpu_copy_bandwidth_gbs();
     } else {
       throw InputError("--backend must be cpu or gpu, not '" + backend + "'");
@@ -105,14 +111,14 @@ int main(int argc, char** argv) {
     model->advance(steps);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double mflups = lat.fluid_count() * static_cast<double>(steps) / seconds / 1e6;
-    const double gbs = mflups * 1e6 * bytes_per_cell_step / 1e9;
+    const double gbs = mflups * 1e6 * bytes_per_cell_step(storage) / 1e9;
     const auto sums = model->sums();
     std::printf("colour model on %s\n", model->description().c_str());
     std::printf("pack %lld x %lld x %lld, %u fluid cells, S_A %.3f\n", static_cast<long long>(spec.dims.nx),
                 static_cast<long long>(spec.dims.ny), static_cast<long long>(spec.dims.nz), lat.fluid_count(),
                 sums.fraction_a / sums.cells);
     std::printf("%lld steps in %.3f s: %.1f MFLUPS, %.0f B per cell step, %.0f GB/s = %.0f %% of copy (%.0f GB/s)\n",
-                static_cast<long long>(steps), seconds, mflups, bytes_per_cell_step, gbs, 100.0 * gbs / copy_gbs,
+                static_cast<long long>(steps), seconds, mflups, bytes_per_cell_step(storage), gbs, 100.0 * gbs / copy_gbs,
                 copy_gbs);
     if (!sums.finite) throw RuntimeFailure("the run's velocities are not finite");
     return 0;

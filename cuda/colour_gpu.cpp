@@ -26,8 +26,9 @@ DeviceBuffer<T> upload(const T* host, std::size_t count) {
 }  // namespace
 
 ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
-                     std::span<const float> phi, int device)
-    : ColourBackend(params), lattice_(lattice), info_(select_device(device)), cells_(lattice.fluid_count()), stride_(lattice.stride()) {
+                     std::span<const float> phi, int device, physics::Storage storage)
+    : ColourBackend(params), lattice_(lattice), info_(select_device(device)), cells_(lattice.fluid_count()),
+      stride_(lattice.stride()), storage_(storage) {
   if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
   if (phi.size() != cells_) {
     throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +
@@ -37,8 +38,8 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
   const auto [positive, negative] = lattice.tables(scratch);
   positive_ = upload(positive, d3q19::half * stride_);
   negative_ = upload(negative, d3q19::half * stride_);
-  f_ = DeviceBuffer<float>(d3q19::q * stride_);
-  f_next_ = DeviceBuffer<float>(d3q19::q * stride_);
+  f_ = DeviceBuffer<std::uint16_t>(d3q19::q * stride_ * physics::storage_bytes(storage_) / sizeof(std::uint16_t));
+  f_next_ = DeviceBuffer<std::uint16_t>(f_.size());
   a_ = DeviceBuffer<float>(colour::q7 * stride_);
   b_ = DeviceBuffer<float>(colour::q7 * stride_);
   phi_ = DeviceBuffer<float>(stride_);
@@ -46,30 +47,41 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
   nb_ = DeviceBuffer<float>(stride_);
   totals_ = DeviceBuffer<unsigned long long>(step::sum_count);
   // the padding slots are never read; zero them once so that a download is defined
-  for (DeviceBuffer<float>* buffer : {&f_, &f_next_, &a_, &b_, &phi_, &na_, &nb_}) {
+  for (DeviceBuffer<float>* buffer : {&a_, &b_, &phi_, &na_, &nb_}) {
+    ROCKPERM_CUDA_CHECK(cudaMemsetAsync(buffer->data(), 0, buffer->bytes(), stream_.get()));
+  }
+  for (DeviceBuffer<std::uint16_t>* buffer : {&f_, &f_next_}) {
     ROCKPERM_CUDA_CHECK(cudaMemsetAsync(buffer->data(), 0, buffer->bytes(), stream_.get()));
   }
   const DeviceBuffer<float> start = upload(phi.data(), phi.size());
-  launch_colour_start(cells(), cells_, start.data(), params_, stream_.get());
+  physics::with_storage(storage_, [&](auto s) {
+    launch_colour_start(cells<decltype(s)>(), cells_, start.data(), params_, stream_.get());
+  });
   stream_.synchronize();
 }
 
-step::Cells ColourGpu::cells() {
-  return {f_.data(), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(), positive_.data(), negative_.data(), stride_};
+template <class S>
+step::Cells<S> ColourGpu::cells() {
+  return {reinterpret_cast<S*>(f_.data()), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(),
+          positive_.data(), negative_.data(), stride_};
 }
 
 std::string ColourGpu::description() const {
   char text[200];
-  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, float)", info_.index, info_.name.c_str(),
-                info_.major, info_.minor, info_.multiprocessors);
+  std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %s)", info_.index, info_.name.c_str(),
+                info_.major, info_.minor, info_.multiprocessors, physics::to_string(storage_));
   return text;
 }
 
 void ColourGpu::advance(std::int64_t steps) {
   for (std::int64_t s = 0; s < steps; ++s) {
-    const step::Cells c = cells();
-    launch_colour_phase(c, cells_, stream_.get());
-    launch_colour_collide(c, f_next_.data(), cells_, params_, stream_.get());
+    const std::uint32_t seed = physics::step_seed(step_);
+    physics::with_storage(storage_, [&](auto slot) {
+      using S = decltype(slot);
+      const step::Cells<S> c = cells<S>();
+      launch_colour_phase(c, cells_, stream_.get());
+      launch_colour_collide(c, reinterpret_cast<S*>(f_next_.data()), cells_, params_, seed, stream_.get());
+    });
     std::swap(f_, f_next_);
     ++step_;
   }
@@ -77,10 +89,12 @@ void ColourGpu::advance(std::int64_t steps) {
 }
 
 ColourGpu::Fields ColourGpu::fields() {
-  const step::Cells c = cells();
-  launch_colour_phase(c, cells_, stream_.get());
   if (moments_.size() == 0) moments_ = DeviceBuffer<float>(6 * std::size_t{cells_});
-  launch_colour_moments(c, cells_, params_, moments_.data(), stream_.get());
+  physics::with_storage(storage_, [&](auto slot) {
+    const step::Cells<decltype(slot)> c = cells<decltype(slot)>();
+    launch_colour_phase(c, cells_, stream_.get());
+    launch_colour_moments(c, cells_, params_, moments_.data(), stream_.get());
+  });
   stream_.synchronize();
   std::vector<float> host, phi;
   moments_.download(host);
@@ -111,10 +125,12 @@ ColourGpu::Sums ColourGpu::sums(int plane_axis) {
   }
   ROCKPERM_CUDA_CHECK(cudaMemsetAsync(totals_.data(), 0, totals_.bytes(), stream_.get()));
   if (planes > 0) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0, bins_.bytes(), stream_.get()));
-  const step::Cells c = cells();
-  launch_colour_phase(c, cells_, stream_.get());
-  launch_colour_sums(c, cells_, params_, planes > 0 ? plane_of_.data() : nullptr, plane_axis, planes, totals_.data(),
-                     planes > 0 ? bins_.data() : nullptr, stream_.get());
+  physics::with_storage(storage_, [&](auto slot) {
+    const step::Cells<decltype(slot)> c = cells<decltype(slot)>();
+    launch_colour_phase(c, cells_, stream_.get());
+    launch_colour_sums(c, cells_, params_, planes > 0 ? plane_of_.data() : nullptr, plane_axis, planes,
+                       totals_.data(), planes > 0 ? bins_.data() : nullptr, stream_.get());
+  });
   stream_.synchronize();
   std::vector<unsigned long long> t, b;
   totals_.download(t);

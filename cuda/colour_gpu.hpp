@@ -17,7 +17,7 @@ class ColourGpu final : public backend::ColourBackend {
  public:
   // As backend::ColourCpu, on CUDA device `device`.
   ColourGpu(const lattice::SparseLattice& lattice, const physics::colour::ColourParams& params,
-            std::span<const float> phi, int device = 0);
+            std::span<const float> phi, int device = 0, physics::Storage storage = physics::Storage::float32);
 
   std::string description() const override;
   void advance(std::int64_t steps) override;
@@ -25,14 +25,17 @@ class ColourGpu final : public backend::ColourBackend {
   Sums sums(int plane_axis = -1) override;
 
  private:
-  lattice::colour_step::Cells cells();
+  template <class S>
+  lattice::colour_step::Cells<S> cells();
 
   const lattice::SparseLattice& lattice_;
   DeviceInfo info_;
   std::uint32_t cells_ = 0;
   std::uint64_t stride_ = 0;
   DeviceBuffer<std::uint32_t> positive_, negative_;
-  DeviceBuffer<float> f_, f_next_, a_, b_, phi_, na_, nb_;
+  physics::Storage storage_;
+  DeviceBuffer<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
+  DeviceBuffer<float> a_, b_, phi_, na_, nb_;
   DeviceBuffer<std::uint16_t> plane_of_;  // each cell's plane across plane_axis_ (built when first asked)
   int plane_axis_ = -1;
   DeviceBuffer<unsigned long long> totals_, bins_;  // sums()' (bins_ sized for plane_axis_)

@@ -13,24 +13,28 @@ constexpr int block_threads = 256;
 
 unsigned grid_for(std::uint32_t count) { return (count + block_threads - 1) / block_threads; }
 
-__global__ void start_kernel(step::Cells c, std::uint32_t count, const float* __restrict__ phi,
+template <class S>
+__global__ void start_kernel(step::Cells<S> c, std::uint32_t count, const float* __restrict__ phi,
                              physics::colour::ColourParams p) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < count) step::start(c, cell, phi[cell], p);
 }
 
-__global__ void phase_kernel(step::Cells c, std::uint32_t count) {
+template <class S>
+__global__ void phase_kernel(step::Cells<S> c, std::uint32_t count) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < count) step::phase(c, cell);
 }
 
-__global__ void collide_kernel(step::Cells c, float* __restrict__ f_out, std::uint32_t count,
-                               physics::colour::ColourParams p) {
+template <class S>
+__global__ void collide_kernel(step::Cells<S> c, S* __restrict__ f_out, std::uint32_t count,
+                               physics::colour::ColourParams p, std::uint32_t seed) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cell < count) step::collide(c, f_out, cell, p);
+  if (cell < count) step::collide(c, f_out, cell, p, seed);
 }
 
-__global__ void moments_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p,
+template <class S>
+__global__ void moments_kernel(step::Cells<S> c, std::uint32_t count, physics::colour::ColourParams p,
                                float* __restrict__ out) {
   const std::uint32_t cell = blockIdx.x * blockDim.x + threadIdx.x;
   if (cell >= count) return;
@@ -41,7 +45,8 @@ __global__ void moments_kernel(step::Cells c, std::uint32_t count, physics::colo
 
 // totals in shared memory, then one atomic per block and sum; the planes' four face values
 // straight to global memory
-__global__ void sums_kernel(step::Cells c, std::uint32_t count, physics::colour::ColourParams p,
+template <class S>
+__global__ void sums_kernel(step::Cells<S> c, std::uint32_t count, physics::colour::ColourParams p,
                             const std::uint16_t* __restrict__ plane_of, int axis, std::uint32_t planes,
                             unsigned long long* totals, unsigned long long* plane_bins) {
   __shared__ unsigned long long block[step::sum_count];
@@ -65,7 +70,8 @@ __global__ void sums_kernel(step::Cells c, std::uint32_t count, physics::colour:
 
 }  // namespace
 
-void launch_colour_sums(const step::Cells& cells, std::uint32_t count, const physics::colour::ColourParams& p,
+template <class S>
+void launch_colour_sums(const step::Cells<S>& cells, std::uint32_t count, const physics::colour::ColourParams& p,
                         const std::uint16_t* plane_of, int axis, std::uint32_t planes, unsigned long long* totals,
                         unsigned long long* plane_bins, cudaStream_t stream) {
   if (count == 0) return;
@@ -73,31 +79,50 @@ void launch_colour_sums(const step::Cells& cells, std::uint32_t count, const phy
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_colour_start(const step::Cells& cells, std::uint32_t count, const float* phi,
+template <class S>
+void launch_colour_start(const step::Cells<S>& cells, std::uint32_t count, const float* phi,
                          const physics::colour::ColourParams& p, cudaStream_t stream) {
   if (count == 0) return;
   start_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, phi, p);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_colour_phase(const step::Cells& cells, std::uint32_t count, cudaStream_t stream) {
+template <class S>
+void launch_colour_phase(const step::Cells<S>& cells, std::uint32_t count, cudaStream_t stream) {
   if (count == 0) return;
   phase_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_colour_collide(const step::Cells& cells, float* f_out, std::uint32_t count,
-                           const physics::colour::ColourParams& p, cudaStream_t stream) {
+template <class S>
+void launch_colour_collide(const step::Cells<S>& cells, S* f_out, std::uint32_t count,
+                           const physics::colour::ColourParams& p, std::uint32_t seed, cudaStream_t stream) {
   if (count == 0) return;
-  collide_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, f_out, count, p);
+  collide_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, f_out, count, p, seed);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 
-void launch_colour_moments(const step::Cells& cells, std::uint32_t count, const physics::colour::ColourParams& p,
+template <class S>
+void launch_colour_moments(const step::Cells<S>& cells, std::uint32_t count, const physics::colour::ColourParams& p,
                            float* out, cudaStream_t stream) {
   if (count == 0) return;
   moments_kernel<<<grid_for(count), block_threads, 0, stream>>>(cells, count, p, out);
   ROCKPERM_CUDA_CHECK_LAST();
 }
+
+#define ROCKPERM_COLOUR_LAUNCHERS(S)                                                                                 \
+  template void launch_colour_sums<S>(const step::Cells<S>&, std::uint32_t, const physics::colour::ColourParams&,   \
+                                      const std::uint16_t*, int, std::uint32_t, unsigned long long*,                \
+                                      unsigned long long*, cudaStream_t);                                           \
+  template void launch_colour_start<S>(const step::Cells<S>&, std::uint32_t, const float*,                          \
+                                       const physics::colour::ColourParams&, cudaStream_t);                         \
+  template void launch_colour_phase<S>(const step::Cells<S>&, std::uint32_t, cudaStream_t);                         \
+  template void launch_colour_collide<S>(const step::Cells<S>&, S*, std::uint32_t,                                   \
+                                         const physics::colour::ColourParams&, std::uint32_t, cudaStream_t);        \
+  template void launch_colour_moments<S>(const step::Cells<S>&, std::uint32_t, const physics::colour::ColourParams&, \
+                                         float*, cudaStream_t);
+ROCKPERM_COLOUR_LAUNCHERS(float)
+ROCKPERM_COLOUR_LAUNCHERS(physics::Half)
+#undef ROCKPERM_COLOUR_LAUNCHERS
 
 }  // namespace rockperm::cuda

@@ -47,9 +47,9 @@ struct ColourFlowRuns::State {
 
   std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi) const {
 #if ROCKPERM_HAVE_CUDA
-    if (plan.cuda) return std::make_unique<cuda::ColourGpu>(*lattice, params, phi, plan.device);
+    if (plan.cuda) return std::make_unique<cuda::ColourGpu>(*lattice, params, phi, plan.device, plan.storage);
 #endif
-    return std::make_unique<backend::ColourCpu>(*lattice, params, phi);
+    return std::make_unique<backend::ColourCpu>(*lattice, params, phi, plan.storage);
   }
 };
 

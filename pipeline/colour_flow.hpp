@@ -10,6 +10,7 @@
 // not periodic is followed by its mirror image (flow.inlet_outlet buffer and mirror alike: open
 // buffer layers would be a reservoir of neither phase, a mirror keeps each phase's paths joined
 // across the wrap); lateral faces as the run's. One rank runs it (its GPU where the plan has one).
+// The momentum populations are stored as the run stores its own (run.storage).
 #include <cstdint>
 #include <functional>
 #include <memory>

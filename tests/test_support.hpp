@@ -57,11 +57,12 @@ inline std::unique_ptr<backend::Backend> make_test_backend(const lattice::Sparse
 // The colour-gradient two-phase model on the backend under test.
 inline std::unique_ptr<backend::ColourBackend> make_test_colour_backend(const lattice::SparseLattice& lat,
                                                                         const physics::colour::ColourParams& p,
-                                                                        std::span<const float> phi) {
+                                                                        std::span<const float> phi,
+                                                                        physics::Storage storage = physics::Storage::float32) {
 #if ROCKPERM_TEST_ON_CUDA
-  return std::make_unique<cuda::ColourGpu>(lat, p, phi, 0);
+  return std::make_unique<cuda::ColourGpu>(lat, p, phi, 0, storage);
 #else
-  return std::make_unique<backend::ColourCpu>(lat, p, phi);
+  return std::make_unique<backend::ColourCpu>(lat, p, phi, storage);
 #endif
 }
 

@@ -4,7 +4,8 @@
 # two-phase flow at one saturation of a periodic pack through `rockperm run` (time from the file to
 # the report).
 # Run from the repository root after `source .devbundle/env.sh`:
-#   OUT=DIR [PARTS="tests bench relperm"] [SIZES="256 512"] [RELPERM_N=256] [FLOW_STEPS=40000] bash tools/device_colour.sh
+#   OUT=DIR [PARTS="tests bench relperm"] [SIZES="256 512"] [STORAGES="fp32 fp16"] [RELPERM_N=256]
+#   [FLOW_STEPS=40000] [RELPERM_STORAGE=fp32] bash tools/device_colour.sh
 set -uo pipefail
 out=${OUT:-/tmp/colour}
 mkdir -p "$out"
@@ -19,10 +20,12 @@ if [[ $parts == *tests* ]]; then
   grep -o 'name="[a-z_0-9]*" value="[^"]*"' "$out"/gpu_tests.xml "$out"/gpu_validation.xml
 fi
 if [[ $parts == *bench* ]]; then
-  for n in ${SIZES:-256 512}; do
-    echo "== rockperm-bench-colour ${n}^3, 35 %, spheres 16 voxels across"
-    rockperm-bench-colour --backend gpu --dims "$n $n $n" --porosity 0.35 --radius 8 --steps 200 2>&1 |
-      tee "$out/bench_$n.txt"
+  for storage in ${STORAGES:-fp32 fp16}; do
+    for n in ${SIZES:-256 512}; do
+      echo "== rockperm-bench-colour ${n}^3, 35 %, spheres 16 voxels across, $storage"
+      rockperm-bench-colour --backend gpu --dims "$n $n $n" --porosity 0.35 --radius 8 --steps 200 --storage "$storage" 2>&1 |
+        tee "$out/bench_${n}_$storage.txt"
+    done
   done
 fi
 if [[ $parts == *relperm* ]]; then
@@ -31,7 +34,7 @@ if [[ $parts == *relperm* ]]; then
   rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius 16 --seed 2026 --out "$out/pack.raw" | tail -1
   start=$SECONDS
   rockperm run --input.file="$out/pack.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 --lbm.inlet_outlet=periodic \
-    --run.resolution_study=off --capillary.curves=drainage --capillary.relperm=0.5 --capillary.flow=steady \
+    --run.resolution_study=off --run.storage="${RELPERM_STORAGE:-fp32}" --capillary.curves=drainage --capillary.relperm=0.5 --capillary.flow=steady \
     --run.max_steps="${FLOW_STEPS:-40000}" --output.fields=off --output.progress_seconds=10 --output.dir="$out/relperm" \
     2>&1 | tee "$out/relperm.txt" | grep -E "^(permeability|converged|relperm|  by flow|  flowing|two phases|capillary)" | tail -30
   echo "wall $((SECONDS - start)) s from the file to the report"

@@ -9,6 +9,7 @@
 #include "lib/backend/colour_backend.hpp"
 #include "lib/lattice/colour_propagation.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm::backend {
 
@@ -17,8 +18,9 @@ class ColourCpu final : public ColourBackend {
   // `phi`: the phase indicator every cell of `lattice` starts from (fluid order, in [-1, 1]); the
   // mixture starts at rest (physics::colour::rest_state). The lattice must be built with its
   // negative table (SparseLattice::build with_negative) and outlive this object.
+  // `storage`: how the momentum's populations are stored (the colours are float).
   ColourCpu(const lattice::SparseLattice& lattice, const physics::colour::ColourParams& params,
-            std::span<const float> phi);
+            std::span<const float> phi, physics::Storage storage = physics::Storage::float32);
 
   std::string description() const override;
   void advance(std::int64_t steps) override;
@@ -26,7 +28,8 @@ class ColourCpu final : public ColourBackend {
   Sums sums(int plane_axis = -1) override;
 
  private:
-  lattice::colour_step::Cells cells();
+  template <class S>
+  lattice::colour_step::Cells<S> cells();
   void compute_phase();
 
   const lattice::SparseLattice& lattice_;
@@ -35,7 +38,9 @@ class ColourCpu final : public ColourBackend {
   const std::uint32_t* negative_ = nullptr;
   std::uint32_t cells_ = 0;
   std::uint64_t stride_ = 0;
-  std::vector<float> f_, f_next_, a_, b_, phi_, na_, nb_;
+  physics::Storage storage_;
+  std::vector<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
+  std::vector<float> a_, b_, phi_, na_, nb_;
 };
 
 }  // namespace rockperm::backend

@@ -17,6 +17,10 @@
 // two passes' arithmetic is that three-pass step's to the bit: only when the populations are
 // stored moves (run_start stores the start so that the first pull finds it).
 // Populations are structure of arrays, f[i * stride + cell] (19), a and b [k * stride + cell] (7).
+// The momentum's populations are stored as lib/physics/storage.hpp says (S: float, or Half, the
+// deviation in binary16, rounded stochastically as the single phase's): 38 B less each way, 308 B
+// a step. The colours stay float: they are the phases' densities themselves (1/8 each), not a
+// deviation, and binary16's 11 bits would smear the interface.
 #include <cmath>
 #include <cstdint>
 
@@ -24,14 +28,16 @@
 #include "lib/lattice/neighbour_table.hpp"
 #include "lib/physics/colour.hpp"
 #include "lib/physics/d3q19.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm::lattice::colour_step {
 
 namespace colour = physics::colour;
 
 // The stored populations and what the passes write beside them.
+template <class S = float>
 struct Cells {
-  float* f = nullptr;      // the copy pass 2 pulls from (pass 2 writes the other)
+  S* f = nullptr;          // the copy pass 2 pulls from (pass 2 writes the other)
   float* a = nullptr;      // the colours (one copy)
   float* b = nullptr;
   float* phi = nullptr;    // pass 1's, one per cell
@@ -43,12 +49,14 @@ struct Cells {
 };
 
 // The fluid index of cell + e_i, i in 1..18, or no_neighbour.
-ROCKPERM_HD inline std::uint32_t neighbour(const Cells& c, std::uint64_t cell, int i) {
+template <class S>
+ROCKPERM_HD inline std::uint32_t neighbour(const Cells<S>& c, std::uint64_t cell, int i) {
   return i <= d3q19::half ? c.positive[(i - 1) * c.stride + cell] : c.negative[(i - 1 - d3q19::half) * c.stride + cell];
 }
 
 // All 18 neighbours of the cell (around[0] unused), read once for the stencils and the pull.
-ROCKPERM_HD inline void neighbours(const Cells& c, std::uint64_t cell, std::uint32_t (&around)[d3q19::q]) {
+template <class S>
+ROCKPERM_HD inline void neighbours(const Cells<S>& c, std::uint64_t cell, std::uint32_t (&around)[d3q19::q]) {
   around[0] = static_cast<std::uint32_t>(cell);
 ROCKPERM_UNROLL
   for (int i = 1; i < d3q19::q; ++i) around[i] = neighbour(c, cell, i);
@@ -63,7 +71,8 @@ ROCKPERM_HD inline std::uint64_t source(std::uint32_t behind, std::uint64_t cell
 }
 
 // The cell's colours after streaming.
-ROCKPERM_HD inline void pull_colours(const Cells& c, std::uint64_t cell, float (&a)[colour::q7], float (&b)[colour::q7]) {
+template <class S>
+ROCKPERM_HD inline void pull_colours(const Cells<S>& c, std::uint64_t cell, float (&a)[colour::q7], float (&b)[colour::q7]) {
   a[0] = c.a[cell];
   b[0] = c.b[cell];
 ROCKPERM_UNROLL
@@ -75,18 +84,21 @@ ROCKPERM_UNROLL
   }
 }
 
-// The cell's f after streaming (`around` from neighbours()).
-ROCKPERM_HD inline void pull_f(const Cells& c, std::uint64_t cell, const std::uint32_t (&around)[d3q19::q],
+// The cell's f after streaming (`around` from neighbours()), as float deviations.
+template <class S>
+ROCKPERM_HD inline void pull_f(const Cells<S>& c, std::uint64_t cell, const std::uint32_t (&around)[d3q19::q],
                                float (&f)[d3q19::q]) {
-  f[0] = c.f[cell];
+  using T = physics::StorageTraits<S>;
+  f[0] = T::load(c.f[cell]);
 ROCKPERM_UNROLL
   for (int i = 1; i < d3q19::q; ++i) {
-    f[i] = c.f[source(around[d3q19::opposite(i)], cell, i, d3q19::opposite(i), c.stride)];
+    f[i] = T::load(c.f[source(around[d3q19::opposite(i)], cell, i, d3q19::opposite(i), c.stride)]);
   }
 }
 
 // Pass 1.
-ROCKPERM_HD inline void phase(const Cells& c, std::uint64_t cell) {
+template <class S>
+ROCKPERM_HD inline void phase(const Cells<S>& c, std::uint64_t cell) {
   float a[colour::q7], b[colour::q7], na, nb;
   pull_colours(c, cell, a, b);
   colour::colour_densities(a, b, na, nb);
@@ -96,7 +108,8 @@ ROCKPERM_HD inline void phase(const Cells& c, std::uint64_t cell) {
 }
 
 // The cell's streamed f and the interface seen from it (pass 1 done).
-ROCKPERM_HD inline colour::Interface load(const Cells& c, std::uint64_t cell, const colour::ColourParams& p,
+template <class S>
+ROCKPERM_HD inline colour::Interface load(const Cells<S>& c, std::uint64_t cell, const colour::ColourParams& p,
                                           float (&f)[d3q19::q]) {
   std::uint32_t around[d3q19::q];
   neighbours(c, cell, around);
@@ -109,19 +122,35 @@ ROCKPERM_UNROLL
 }
 
 // The cell's moments after streaming (pass 1 done).
-ROCKPERM_HD inline colour::ColourMoments moments(const Cells& c, std::uint64_t cell, const colour::ColourParams& p) {
+template <class S>
+ROCKPERM_HD inline colour::ColourMoments moments(const Cells<S>& c, std::uint64_t cell, const colour::ColourParams& p) {
   float f[d3q19::q];
   const colour::Interface in = load(c, cell, p, f);
   return colour::colour_moments(f, c.na[cell], c.nb[cell], in, p);
 }
 
-// Pass 2: f pulled from c.f, collided into `f_out`; the colours recoloured in place.
-ROCKPERM_HD inline void collide(const Cells& c, float* f_out, std::uint64_t cell, const colour::ColourParams& p) {
+// Pass 2: f pulled from c.f, collided into `f_out`; the colours recoloured in place. `seed`: the
+// step's (physics::step_seed) for a storage that rounds stochastically.
+template <class S>
+ROCKPERM_HD inline void collide(const Cells<S>& c, S* f_out, std::uint64_t cell, const colour::ColourParams& p,
+                                std::uint32_t seed) {
+  using T = physics::StorageTraits<S>;
   float f[d3q19::q], a[colour::q7], b[colour::q7];
   const colour::Interface in = load(c, cell, p, f);
   colour::collide_colour(f, c.na[cell], c.nb[cell], in, p, a, b);
+  // a value the storage cannot hold poisons the cell's rest slot (NaN), as in the single phase, so
+  // that the sums see the divergence
+  const std::uint32_t noise = physics::rounding_noise(cell, seed);
+  bool beyond = false;
 ROCKPERM_UNROLL
-  for (int i = 0; i < d3q19::q; ++i) f_out[i * c.stride + cell] = f[i];
+  for (int i = 0; i < d3q19::q; ++i) {
+    f[i] *= 1.0f / T::unit;  // exact: a power of two
+    beyond |= T::beyond_held(f[i]);
+  }
+ROCKPERM_UNROLL
+  for (int i = 0; i < d3q19::q; ++i) {
+    f_out[i * c.stride + cell] = T::poisoned(i == 0 && beyond, T::store_held(f[i], physics::slot_noise(noise, i)));
+  }
 ROCKPERM_UNROLL
   for (int k = 0; k < colour::q7; ++k) {
     c.a[k * c.stride + cell] = a[k];
@@ -143,7 +172,8 @@ inline constexpr int sum_count = 4;
 // interface that stays in place moves its colours by the segregation), nor the colours' first
 // moment (it counts populations that bounce back at walls, where a wetting wall's segregation
 // pushes colour).
-ROCKPERM_HD inline void cell_sums(const Cells& c, std::uint64_t cell, const colour::ColourParams& p,
+template <class S>
+ROCKPERM_HD inline void cell_sums(const Cells<S>& c, std::uint64_t cell, const colour::ColourParams& p,
                                   long long (&out)[sum_count], int axis = -1, long long* faces = nullptr) {
   float f[d3q19::q];
   const colour::Interface in = load(c, cell, p, f);
@@ -173,15 +203,17 @@ ROCKPERM_UNROLL
 
 // The state a run starts from (physics::colour::rest_state) at phase indicator `phi`, stored where
 // the first step's pull finds it (streaming inverted): the first step collides this state itself.
-ROCKPERM_HD inline void start(const Cells& c, std::uint64_t cell, float phi, const colour::ColourParams& p) {
+template <class S>
+ROCKPERM_HD inline void start(const Cells<S>& c, std::uint64_t cell, float phi, const colour::ColourParams& p) {
+  using T = physics::StorageTraits<S>;
   float f[d3q19::q], a[colour::q7], b[colour::q7];
   colour::rest_state(phi, p, f, a, b);
   std::uint32_t around[d3q19::q];
   neighbours(c, cell, around);
-  c.f[cell] = f[0];
+  c.f[cell] = T::store(f[0]);
 ROCKPERM_UNROLL
   for (int i = 1; i < d3q19::q; ++i) {
-    c.f[source(around[d3q19::opposite(i)], cell, i, d3q19::opposite(i), c.stride)] = f[i];
+    c.f[source(around[d3q19::opposite(i)], cell, i, d3q19::opposite(i), c.stride)] = T::store(f[i]);
   }
   c.a[cell] = a[0];
   c.b[cell] = b[0];

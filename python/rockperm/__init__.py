@@ -44,7 +44,7 @@ from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError
 from . import _rockperm
 
 __all__ = ["permeability", "formation_factor", "capillary_pressure", "relative_permeability", "TwoPhase",
-           "CapillaryCurve", "RelPermPoint", "forchheimer", "Forchheimer", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+           "CapillaryCurve", "RelPermPoint", "FlowPoint", "forchheimer", "Forchheimer", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
            "OutputError", "RuntimeFailure", "RockpermWarning", "__version__"]
 
 
@@ -239,12 +239,43 @@ class CapillaryCurve:
             len(self), self.pc_Pa.min(), self.pc_Pa.max(), self.saturation.min(), self.saturation.max())
 
 
+class FlowPoint:
+    """k_r of one point by two-phase flow (relative_permeability(flow=True); the colour-gradient
+    model, both phases driven alike from the point's morphology state): krw and krn with their
+    stated errors krw_error and krn_error (NaN where not made, note says why), converged (both
+    phases' flows steady to the tolerance; False: stopped at the step limit, the errors say how
+    far), saturation (S_w at the end) and saturation_start, capillary_number, viscosity_ratio,
+    wetting_spans and nonwetting_spans at the end, flux_spread_wetting and flux_spread_nonwetting
+    (each phase's flow through the planes: (largest - smallest) / mean), flags (trust checks that
+    failed, in words), steps, seconds, backend."""
+
+    def __init__(self, d):
+        nan = float("nan")
+        self.krw = nan if d["kr_w"] is None else d["kr_w"]
+        self.krn = nan if d["kr_n"] is None else d["kr_n"]
+        self.krw_error = nan if d["kr_w_error"] is None else d["kr_w_error"]
+        self.krn_error = nan if d["kr_n_error"] is None else d["kr_n_error"]
+        self.converged = bool(d["converged"])
+        self.saturation, self.saturation_start = d["saturation_wetting"], d["saturation_wetting_start"]
+        self.capillary_number, self.viscosity_ratio = d["capillary_number"], d["viscosity_ratio"]
+        self.wetting_spans, self.nonwetting_spans = d["wetting_spans"], d["nonwetting_spans"]
+        self.flux_spread_wetting, self.flux_spread_nonwetting = d["flux_spread_wetting"], d["flux_spread_nonwetting"]
+        self.flags = list(d["flags"])
+        self.steps, self.seconds, self.backend, self.note = d["steps"], d["seconds"], d["backend"], d["note"]
+
+    def __repr__(self):
+        return "<rockperm.FlowPoint S_w %.4f: krw %.4g +- %.2g, krn %.4g +- %.2g%s>" % (
+            self.saturation, self.krw, self.krw_error, self.krn, self.krn_error,
+            "" if self.converged else " (not converged)")
+
+
 class RelPermPoint:
     """One relative permeability point: curve ('drainage' or 'imbibition') and its index point,
     saturation (S_w), pc_Pa, krw and krn with their stated errors krw_error and krn_error (k_r = 0
     where the phase does not span: wetting_spans, nonwetting_spans; NaN where not made, note says
     why; converged False where a phase stopped at its step limit, its k_r stated with its error),
-    saturation_asked (NaN: spread by count)."""
+    saturation_asked (NaN: spread by count). These are quasi-static (the other phase a no-slip
+    wall); flow: the same point's k_r by two-phase flow, a FlowPoint (None unless asked)."""
 
     def __init__(self, d):
         nan = float("nan")
@@ -260,6 +291,7 @@ class RelPermPoint:
         self.wetting_spans, self.nonwetting_spans = w["spans"], n["spans"]
         self.converged = bool(w["converged"] or not w["solved"]) and bool(n["converged"] or not n["solved"])
         self.note = "; ".join(x for x in (w["note"], n["note"]) if x)
+        self.flow = None if d.get("flow") is None else FlowPoint(d["flow"])
 
     def __repr__(self):
         return "<rockperm.RelPermPoint %s S_w %.4f: krw %.4g, krn %.4g>" % (self.curve, self.saturation, self.krw,
@@ -364,17 +396,38 @@ def capillary_pressure(mask, voxel_size_um, axis="x", curves="drainage", fluids=
 def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="drainage", fluids="brine-air",
                           sigma=None, theta=None, entry=None, trapping=None, pressures=None, count=20, phases=False,
                           pore_labels=None, inlet_outlet="buffer", lateral="sealed", backend="auto", progress=False,
-                          output_dir=None, overwrite=False, options=None):
+                          output_dir=None, overwrite=False, flow=False, viscosity_ratio=None, capillary_number=None,
+                          options=None):
     """Quasi-static relative permeabilities: k of each phase by the flow solve in the cells it holds
     on the capillary pressure curves (the other phase a no-slip wall, which neglects the momentum
     passed across the interface), over the single-phase k. saturations: a count of points spread
     over each curve's two-phase range, or wetting saturations in (0, 1) (the curves' points nearest
     them; one no curve reaches is refused, naming the nearest reached). Returns a TwoPhase whose
     relperm lists the points. The other arguments are capillary_pressure()'s.
+
+    flow=True also runs two-phase flow at every point (the colour-gradient model from the point's
+    phases, both driven alike until their flows are steady; RelPermPoint.flow): viscosity_ratio
+    (the non-wetting phase's dynamic viscosity over the wetting one's, default 1) and
+    capillary_number (of the drive, default 1e-3) set it.
     """
+    if not isinstance(flow, bool):
+        raise TypeError("flow must be True or False, not %s" % type(flow).__name__)
+    extra = {}
+    if flow:
+        extra["capillary.flow"] = "steady"
+    for name, value, key in (("viscosity_ratio", viscosity_ratio, "capillary.viscosity_ratio"),
+                             ("capillary_number", capillary_number, "capillary.capillary_number")):
+        if value is None:
+            continue
+        if not flow:
+            raise InputError("%s sets the two-phase flow: give flow=True with it" % name)
+        if isinstance(value, bool) or not isinstance(value, _numbers.Real):
+            raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
+        extra[key] = float(value)
+    extra.update(options or {})
     return _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count,
                       saturations, phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir,
-                      overwrite, options)
+                      overwrite, extra)
 
 
 class Forchheimer:

@@ -67,6 +67,26 @@ class CapillaryCurve:
     leverett_j: npt.NDArray[np.float64]
     def __len__(self) -> int: ...
 
+class FlowPoint:
+    krw: float
+    krn: float
+    krw_error: float
+    krn_error: float
+    converged: bool
+    saturation: float
+    saturation_start: float
+    capillary_number: float
+    viscosity_ratio: float
+    wetting_spans: bool
+    nonwetting_spans: bool
+    flux_spread_wetting: float
+    flux_spread_nonwetting: float
+    flags: List[str]
+    steps: int
+    seconds: float
+    backend: str
+    note: str
+
 class RelPermPoint:
     curve: str
     point: int
@@ -81,6 +101,7 @@ class RelPermPoint:
     nonwetting_spans: bool
     converged: bool
     note: str
+    flow: Optional[FlowPoint]
 
 class TwoPhase:
     result: Result
@@ -127,6 +148,8 @@ def relative_permeability(mask: npt.ArrayLike, voxel_size_um: float, saturations
                           pore_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ...,
                           backend: str = ..., progress: Progress = ...,
                           output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
+                          flow: bool = ..., viscosity_ratio: Optional[float] = ...,
+                          capillary_number: Optional[float] = ...,
                           options: Optional[Mapping[str, Any]] = ...) -> TwoPhase: ...
 
 class Forchheimer:

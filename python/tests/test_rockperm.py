@@ -391,6 +391,7 @@ def test_relative_permeability_at_asked_saturations_and_refusals():
     assert isinstance(pt, rockperm.RelPermPoint) and pt.curve == "drainage" and pt.saturation_asked == 0.2
     assert pt.wetting_spans and pt.nonwetting_spans
     assert 0 < pt.krw < 1 and 0 < pt.krn < 1 and pt.krw + pt.krn < 1
+    assert pt.flow is None  # two-phase flow only where asked
     with pytest.raises(rockperm.InputError, match="nearest reached"):
         rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, saturations=[0.001], count=6,
                                        inlet_outlet="periodic", backend="cpu")
@@ -400,6 +401,26 @@ def test_relative_permeability_at_asked_saturations_and_refusals():
         rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, curves="imbibition")
     with pytest.raises(TypeError):
         rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, trapping="yes")
+
+
+def test_relative_permeability_by_flow_is_typed_and_refuses_its_options_alone():
+    # at S_w 0.22 each phase fills whole tubes (the narrow one wetting, the wide one's core
+    # non-wetting, its rim wetting): the flows share the single phase's, as the quasi-static k_r
+    t = rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, saturations=[0.2], count=6,
+                                       inlet_outlet="periodic", backend="cpu", flow=True, viscosity_ratio=2)
+    pt = t.relperm[0]
+    f = pt.flow
+    assert isinstance(f, rockperm.FlowPoint) and f.converged and f.viscosity_ratio == 2
+    assert f.krw == pytest.approx(pt.krw, abs=0.01) and f.krn == pytest.approx(pt.krn, abs=0.01)
+    assert f.saturation == pytest.approx(pt.saturation, abs=0.02) and f.steps > 0 and f.backend.startswith("cpu")
+    d = t.result.to_dict()["two_phase"]["relative_permeability"][0]["flow"]
+    assert (f.krw, f.krn, f.flags) == (d["kr_w"], d["kr_n"], d["flags"])  # report.json's numbers
+    with pytest.raises(rockperm.InputError, match="give flow=True"):
+        rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, viscosity_ratio=2)
+    with pytest.raises(TypeError, match="flow must be True or False"):
+        rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, flow="steady")
+    with pytest.raises(TypeError, match="capillary_number must be a number"):
+        rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, flow=True, capillary_number="1e-3")
 
 
 def _sphere_cell():

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "cuda/colour_gpu.hpp"
@@ -12,8 +13,9 @@
 
 namespace rockperm {
 
-TEST(ColourGpu, StepsAsTheCpuLoops) {
-  ROCKPERM_SKIP_WITHOUT_BACKEND();
+namespace {
+
+void steps_as_the_cpu_loops(physics::Storage storage) {
   const auto lat = lattice::SparseLattice::build(testing::sphere_pack_mask(40, 0.45, 5.0, 11), {true, true, true}, true);
   physics::colour::ColourParams p;
   p.sigma = 0.01f;
@@ -26,8 +28,8 @@ TEST(ColourGpu, StepsAsTheCpuLoops) {
     const auto& k = lat.coords()[c];
     phi[c] = std::tanh(0.7f * (10.0f - std::abs(k.z - 20.0f)));  // a slab of A across the flow
   }
-  backend::ColourCpu cpu(lat, p, phi);
-  cuda::ColourGpu gpu(lat, p, phi, 0);
+  backend::ColourCpu cpu(lat, p, phi, storage);
+  cuda::ColourGpu gpu(lat, p, phi, 0, storage);
   cpu.advance(200);
   gpu.advance(200);
   const auto a = cpu.fields(), b = gpu.fields();
@@ -40,8 +42,9 @@ TEST(ColourGpu, StepsAsTheCpuLoops) {
       u_size = std::max(u_size, double(std::abs(a.u[3 * c + k])));
     }
   }
-  testing::record("phi_difference", phi_diff);
-  testing::record("u_difference_relative", u_diff / u_size);
+  const std::string tag = storage == physics::Storage::float32 ? "" : "_fp16";
+  testing::record("phi_difference" + tag, phi_diff);
+  testing::record("u_difference_relative" + tag, u_diff / u_size);
   // The GPU contracts products and sums into FMAs where the CPU build does not; at the interfaces
   // the recolouring's normal and the curvature amplify those roundings in the early, fast steps:
   // on an H100 phi agreed to 1.1e-6 and the largest velocity difference was 3.8e-3 of the largest
@@ -57,6 +60,19 @@ TEST(ColourGpu, StepsAsTheCpuLoops) {
     flow_diff = std::max(flow_diff, std::abs(sa.plane_a[k] - sb.plane_a[k]));
   }
   EXPECT_LT(flow_diff, 1e-2 * flow);
+}
+
+}  // namespace
+
+TEST(ColourGpu, StepsAsTheCpuLoops) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  steps_as_the_cpu_loops(physics::Storage::float32);
+}
+
+// fp16: the same stochastic rounding bits on both (lib/physics/storage.hpp), so the same tolerances
+TEST(ColourGpu, StepsAsTheCpuLoopsInFp16) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  steps_as_the_cpu_loops(physics::Storage::float16);
 }
 
 }  // namespace rockperm
