@@ -48,9 +48,14 @@ void steps_as_the_cpu_loops(physics::Storage storage) {
   // The GPU contracts products and sums into FMAs where the CPU build does not; at the interfaces
   // the recolouring's normal and the curvature amplify those roundings in the early, fast steps:
   // on an H100 phi agreed to 1.1e-6 and the largest velocity difference was 3.8e-3 of the largest
-  // velocity, while the validation cases' figures agree to four digits (docs/ACCURACY.md).
+  // velocity, while the validation cases' figures agree to four digits (docs/ACCURACY.md). In fp16
+  // the stochastic rounding draws the same bits on both, but where the floats it rounds differ by
+  // those FMAs a draw can land on the other side: a whole fp16 unit apart, and the interfaces
+  // amplify that alike (H100: phi 5.5e-6, u 1.6e-2 of the largest; the fp16 validation cases
+  // agree with the CPU's to the digits docs/ACCURACY.md gives).
+  const bool half = storage == physics::Storage::float16;
   EXPECT_LT(phi_diff, 1e-4);
-  EXPECT_LT(u_diff, 1e-2 * u_size);
+  EXPECT_LT(u_diff, (half ? 4e-2 : 1e-2) * u_size);
   const auto sa = cpu.sums(0), sb = gpu.sums(0);
   EXPECT_NEAR(sa.mass_a, sb.mass_a, 1e-5 * sa.mass_a);
   ASSERT_EQ(sa.plane_a.size(), sb.plane_a.size());
