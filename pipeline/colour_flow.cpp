@@ -33,6 +33,21 @@ constexpr std::int64_t check_interval = 100;
 
 }  // namespace
 
+std::string colour_flow_memory_refusal(std::uint64_t cells, physics::Storage storage, double device_bytes) {
+  const double need = static_cast<double>(cells) * backend::ColourBackend::bytes_per_cell(storage);
+  if (need <= 0.9 * device_bytes) return {};
+  const double gib = 1073741824.0;
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "the flow's %llu cells need %.1f GiB of GPU memory (%.0f B each in %s), more than 90 %% of the GPU's "
+                "%.1f GiB: %s",
+                static_cast<unsigned long long>(cells), need / gib, backend::ColourBackend::bytes_per_cell(storage),
+                physics::to_string(storage), device_bytes / gib,
+                storage == physics::Storage::float32 ? "run.storage=fp16 stores its populations in half the bytes, or crop the sample"
+                                                     : "crop the sample, or run on a GPU with more memory");
+  return text;
+}
+
 struct ColourFlowRuns::State {
   RunSpec spec;
   ExecutionPlan plan;
@@ -102,6 +117,15 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   }
   const lattice::SparseLattice& lat = *s.lattice;
   const std::uint32_t cells = lat.fluid_count();
+  out.backend = s.plan.cuda ? "cuda device " + std::to_string(s.plan.device) : "cpu";
+  if (s.plan.cuda) {
+    const std::string refusal = colour_flow_memory_refusal(cells, s.plan.storage, s.plan.memory_of(s.plan.device));
+    if (!refusal.empty()) {
+      out.note = "not made: " + refusal;
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return out;
+    }
+  }
   const double voxels = static_cast<double>(e.voxels());
   const auto progress_for = [&](const std::string& what, double reference) {
     return [&, what, reference](const solve::ColourCheck& c, const solve::ColourEstimate& est) {
@@ -142,7 +166,6 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
                          "the single phase's flow did not converge in " + std::to_string(r.steps) + " steps";
     }
   }
-  out.backend = s.plan.cuda ? "cuda device " + std::to_string(s.plan.device) : "cpu";
   if (s.reference_flux <= 0) {
     out.note = "not made: the single-phase reference " + s.reference_note;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

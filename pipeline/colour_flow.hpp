@@ -14,15 +14,21 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/geometry/volume.hpp"
+#include "lib/physics/storage.hpp"
 #include "pipeline/execution.hpp"
 #include "pipeline/result.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/spec.hpp"
 
 namespace rockperm::pipeline {
+
+// Why a flow of `cells` fluid cells in `storage` cannot run on a GPU of `device_bytes` (empty:
+// it fits, with a tenth of the device left for the runtime), in words a user can act on.
+std::string colour_flow_memory_refusal(std::uint64_t cells, physics::Storage storage, double device_bytes);
 
 class ColourFlowRuns {
  public:

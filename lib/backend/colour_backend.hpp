@@ -12,11 +12,19 @@
 #include <vector>
 
 #include "lib/physics/colour.hpp"
+#include "lib/physics/storage.hpp"
 
 namespace rockperm::backend {
 
 class ColourBackend {
  public:
+  // Device (or host) bytes per fluid cell of a model in `storage`: the populations and the tables
+  // above, each cell's plane (2 B, for the flow through the planes) and the moments fields() reads
+  // back (24 B): 318 B in fp32, 242 B in fp16.
+  static double bytes_per_cell(physics::Storage storage) {
+    return 2.0 * 19.0 * static_cast<double>(physics::storage_bytes(storage)) + 56 + 12 + 72 + 2 + 24;
+  }
+
   virtual ~ColourBackend() = default;
   virtual std::string description() const = 0;
 
