@@ -1,4 +1,8 @@
 // The [capillary] and [forchheimer] rows of the option table (app/option_table.cpp), in its order.
+#include <cmath>
+#include <sstream>
+#include <string>
+
 #include "app/option_rows.hpp"
 #include "lib/geometry/morphology.hpp"
 #include "pipeline/spec.hpp"
@@ -134,6 +138,33 @@ void add_capillary_and_forchheimer_rows(std::vector<Option>& t) {
                "of its mean is below this (relative; for a k_r below 0.1 absolute, this times 0.1)",
                [](RunSpec& s, const std::string& v) { s.two_phase.flow_tolerance = parse_double(v); },
                [](const RunSpec& s) { return number(s.two_phase.flow_tolerance); }});
+  t.push_back({"capillary.wetting_labels", "two_phase.wetting_labels", "",
+               "with capillary.flow: label:angle pairs, e.g. \"3:30,4:120\": the walls of that solid label show "
+               "that contact angle (degrees, through the wetting phase) in the two-phase flow (mixed "
+               "wettability); other walls capillary.theta's; the quasi-static curves keep one angle",
+               [](RunSpec& s, const std::string& v) {
+                 s.two_phase.wetting_labels.clear();
+                 std::istringstream items(v);
+                 std::string item;
+                 while (std::getline(items, item, ',')) {
+                   const std::size_t colon = item.find(':');
+                   if (colon == std::string::npos) {
+                     throw InputError("'" + item + "' is not label:angle, e.g. 3:30");
+                   }
+                   const double label = parse_double(item.substr(0, colon));
+                   if (!(label >= 0 && label <= 65535 && label == std::floor(label))) {
+                     throw InputError("'" + item.substr(0, colon) + "' is not a label (0-65535)");
+                   }
+                   s.two_phase.wetting_labels.push_back({static_cast<std::uint32_t>(label), parse_double(item.substr(colon + 1))});
+                 }
+               },
+               [](const RunSpec& s) {
+                 std::string out;
+                 for (const auto& w : s.two_phase.wetting_labels) {
+                   out += (out.empty() ? "" : ",") + std::to_string(w.label) + ":" + number(w.theta_deg);
+                 }
+                 return out;
+               }});
   // [forchheimer]: beyond Darcy, a rate sweep after k (pipeline/forchheimer.hpp)
   t.push_back({"forchheimer.sweep", "forchheimer.sweep", "off",
                "on: after k, raise the drive in steps to forchheimer.max_reynolds and report the apparent "

@@ -63,7 +63,15 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
 template <class S>
 step::Cells<S> ColourGpu::cells() {
   return {reinterpret_cast<S*>(f_.data()), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(),
-          positive_.data(), negative_.data(), stride_};
+          wall_phi_.size() == 0 ? nullptr : wall_phi_.data(), positive_.data(), negative_.data(), stride_};
+}
+
+void ColourGpu::set_wall_phi(std::span<const float> per_cell) {
+  if (!per_cell.empty() && per_cell.size() != cells_) {
+    throw Error("internal: the colour model's wetting has " + std::to_string(per_cell.size()) + " values for " +
+                std::to_string(cells_) + " cells");
+  }
+  wall_phi_ = per_cell.empty() ? DeviceBuffer<float>() : upload(per_cell.data(), per_cell.size());
 }
 
 std::string ColourGpu::description() const {

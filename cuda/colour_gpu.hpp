@@ -21,6 +21,7 @@ class ColourGpu final : public backend::ColourBackend {
 
   std::string description() const override;
   void advance(std::int64_t steps) override;
+  void set_wall_phi(std::span<const float> per_cell) override;
   Fields fields() override;
   Sums sums(int plane_axis = -1) override;
 
@@ -36,6 +37,7 @@ class ColourGpu final : public backend::ColourBackend {
   physics::Storage storage_;
   DeviceBuffer<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
   DeviceBuffer<float> a_, b_, phi_, na_, nb_;
+  DeviceBuffer<float> wall_phi_;  // empty: params_.wall_phi
   DeviceBuffer<std::uint16_t> plane_of_;  // each cell's plane across plane_axis_ (built when first asked)
   int plane_axis_ = -1;
   DeviceBuffer<unsigned long long> totals_, bins_;  // sums()' (bins_ sized for plane_axis_)

@@ -13,6 +13,7 @@
 #include "lib/geometry/morphology.hpp"
 #include "lib/geometry/percolation.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
+#include "lib/physics/d3q19.hpp"
 #include "lib/solve/colour_steady.hpp"
 #include "rockperm/config.hpp"
 
@@ -59,19 +60,22 @@ struct ColourFlowRuns::State {
   colour::ColourParams params;
   double reference_flux = 0, reference_error = 0;  // the single phase's (phase A alone), at the first point
   std::string reference_note;
+  std::vector<std::uint8_t> wall_codes;  // the sample's, as given (empty: one wetting)
+  std::vector<float> wall_phi;           // per cell of the lattice, from wall_codes (built with it)
 
-  std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi) const {
+  std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi, const colour::ColourParams& p) const {
 #if ROCKPERM_HAVE_CUDA
-    if (plan.cuda) return std::make_unique<cuda::ColourGpu>(*lattice, params, phi, plan.device, plan.storage);
+    if (plan.cuda) return std::make_unique<cuda::ColourGpu>(*lattice, p, phi, plan.device, plan.storage);
 #endif
-    return std::make_unique<backend::ColourCpu>(*lattice, params, phi, plan.storage);
+    return std::make_unique<backend::ColourCpu>(*lattice, p, phi, plan.storage);
   }
 };
 
 ColourFlowRuns::ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims,
-                               double k_voxels, double pore_voxels)
+                               double k_voxels, double pore_voxels, std::vector<std::uint8_t> wall_codes)
     : s_(std::make_unique<State>()) {
   State& s = *s_;
+  s.wall_codes = std::move(wall_codes);
   s.pore_voxels = pore_voxels;
   s.spec = spec;
   s.plan = plan;
@@ -114,6 +118,38 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
     for (auto& c : pore.pore) c = c == geometry::phase_solid ? geometry::PoreMask::solid : geometry::PoreMask::open;
     s.lattice.emplace(lattice::SparseLattice::build(std::move(pore), s.periodic, /*with_negative=*/true, false,
                                                     s.spec.flow.edge_contacts));
+    if (!s.wall_codes.empty()) {
+      // each cell's walls: the voxels its links reach that are solid (or beyond a face that is not
+      // periodic), each showing its label's cos(theta), the run's where it has none
+      const geometry::ExtendedSample codes =
+          geometry::extend_along_flow(geometry::PoreMask(s.dims, s.wall_codes), axis, s.mode, 0);
+      std::vector<float> cos_of(1, s.params.wall_phi);
+      for (const auto& w : s.spec.two_phase.wetting_labels) cos_of.push_back(static_cast<float>(std::cos(w.theta_deg * M_PI / 180.0)));
+      const lattice::SparseLattice& built = *s.lattice;
+      s.wall_phi.assign(built.fluid_count(), s.params.wall_phi);
+      for (std::uint32_t c = 0; c < built.fluid_count(); ++c) {
+        const lattice::Coord& k = built.coords()[c];
+        double sum = 0;
+        int walls = 0;
+        for (int i = 1; i < d3q19::q; ++i) {
+          std::int64_t q[3] = {k.x + d3q19::cx(i), k.y + d3q19::cy(i), k.z + d3q19::cz(i)};
+          bool outside = false;
+          for (int a = 0; a < 3; ++a) {
+            if (q[a] >= 0 && q[a] < e[a]) continue;
+            if (s.periodic[a]) q[a] = (q[a] + e[a]) % e[a];
+            else outside = true;
+          }
+          if (outside) {
+            sum += s.params.wall_phi;
+            ++walls;
+          } else if (extended.mask.pore[e.linear(q[0], q[1], q[2])] == geometry::phase_solid) {
+            sum += cos_of[codes.mask.pore[e.linear(q[0], q[1], q[2])]];
+            ++walls;
+          }
+        }
+        if (walls > 0) s.wall_phi[c] = static_cast<float>(sum / walls);
+      }
+    }
   }
   const lattice::SparseLattice& lat = *s.lattice;
   const std::uint32_t cells = lat.fluid_count();
@@ -152,8 +188,12 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   const double expected = s.k_voxels * s.params.g[0][axis] / s.params.nu[0] * voxels;
   if (s.reference_flux <= 0 && s.reference_note.empty()) {
     // the reference: phase A alone on the same lattice and drive, to a tenth of the tolerance
+    // (its walls show phase A too: a wall that showed another phase field would put an interface's
+    // force on a flow that has none)
     const std::vector<float> alone(cells, 1.0f);
-    const auto model = s.model(alone);
+    colour::ColourParams single = s.params;
+    single.wall_phi = 1.0f;
+    const auto model = s.model(alone, single);
     solve::ColourSteadyControls c = controls;
     c.tolerance = s.spec.two_phase.flow_tolerance / 10;
     c.reference_flux = expected;
@@ -180,7 +220,8 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
     wetting += phi[c] > 0;
   }
   out.saturation_start = wetting / cells;
-  const auto model = s.model(phi);
+  const auto model = s.model(phi, s.params);
+  model->set_wall_phi(s.wall_phi);
   controls.tolerance = s.spec.two_phase.flow_tolerance;
   controls.plane_tolerance = 10 * s.spec.two_phase.flow_tolerance;
   controls.reference_flux = s.reference_flux;

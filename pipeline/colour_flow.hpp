@@ -34,8 +34,11 @@ class ColourFlowRuns {
  public:
   // `k_voxels`: the run's single-phase k in voxel^2 (sets the drive from the capillary number);
   // `pore_voxels`: its pores' width (4 phi / S), against which the interface's is judged.
+  // `wall_codes` (empty: one wetting for all walls): per voxel of the sample, 0 or 1 + the index in
+  // spec.two_phase.wetting_labels of the solid voxel's label; a cell's walls then show the mean of
+  // their cos(theta) (one value per cell: where a cell touches two labels, the mean of its walls').
   ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims, double k_voxels,
-                 double pore_voxels);
+                 double pore_voxels, std::vector<std::uint8_t> wall_codes = {});
   // Pores narrower than this many voxels are filled by the interfaces (about 4 voxels wide): the
   // phases flow as a mixture there, and every point says so.
   static constexpr double min_pore_voxels = 10;

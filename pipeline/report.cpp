@@ -192,6 +192,10 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
                       {"flow", flow(p.flow)},
                       {"phase_field", p.field.empty() ? ordered_json(nullptr) : ordered_json(p.field)}});
   }
+  ordered_json wetting_labels = ordered_json::array();
+  for (const auto& w : t.wetting_labels) {
+    wetting_labels.push_back({{"label", w.label}, {"theta_deg", w.theta_deg}, {"solid_voxels", w.solid_voxels}});
+  }
   return {{"done", t.done},
           {"note", t.note},
           {"method", "pore morphology (Hilpert & Miller 2001; contact angle: Schulz et al. 2015); k_r quasi-static, "
@@ -200,6 +204,7 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
           {"sigma_N_per_m", t.sigma_n_per_m},
           {"theta_deg", t.theta_deg},
           {"theta_wetting_deg", t.theta_wetting_deg},
+          {"wetting_labels", wetting_labels},
           {"entry_faces", t.entry},
           {"wetting_trapping", t.trapping},
           {"entry_pressure_Pa", t.entry_pressure_pa},

@@ -238,6 +238,14 @@ struct TwoPhaseReport {
   double morphology_seconds = 0, relperm_seconds = 0;
   std::vector<RelPermPoint> relperm;
   double k_md = 0;                  // the single-phase k k_r is relative to
+  // the flow's wetting by solid label (spec.two_phase.wetting_labels): each label's angle and how
+  // many of the sample's solid voxels carry it
+  struct WettingLabel {
+    std::uint32_t label = 0;
+    double theta_deg = 0;
+    std::uint64_t solid_voxels = 0;
+  };
+  std::vector<WettingLabel> wetting_labels;
 };
 
 // Beyond Darcy: the rate sweep (pipeline/forchheimer.hpp; run spec forchheimer). Point 0 is the

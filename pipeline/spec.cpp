@@ -289,6 +289,22 @@ void TwoPhaseSpec::validate() const {
       throw InputError("two_phase.flow_tolerance", "the two-phase flow's tolerance must be in [1e-4, 0.2]");
     }
   }
+  for (std::size_t i = 0; i < wetting_labels.size(); ++i) {
+    const LabelAngle& w = wetting_labels[i];
+    if (flow == Flow::off) {
+      throw InputError("two_phase.wetting_labels", "wetting by label sets the walls of the two-phase flow: give "
+                                                   "capillary.flow=steady with it");
+    }
+    if (!(w.theta_deg >= 0 && w.theta_deg < 180)) {
+      throw InputError("two_phase.wetting_labels", "label " + std::to_string(w.label) +
+                                                       ": a contact angle must be in [0, 180) degrees");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (wetting_labels[j].label == w.label) {
+        throw InputError("two_phase.wetting_labels", "label " + std::to_string(w.label) + " is given twice");
+      }
+    }
+  }
   if (entry_faces() != geometry::EntryFaces::inlet && trap_wetting()) {
     throw InputError("two_phase.trapping", std::string("the wetting phase cannot leave: with entry faces '") +
                                                geometry::to_string(entry_faces()) +

@@ -192,6 +192,14 @@ struct TwoPhaseSpec {
   double capillary_number = 1e-3;   // mu_w q / sigma of the drive, q the single-phase Darcy velocity
   double flow_tolerance = 1e-2;     // each phase's flux steady to this (relative; absolute below k_r 0.1)
   static constexpr double max_viscosity_ratio = 20;  // the more viscous phase's tau then 10.5
+  // Wetting by solid label in the flow: walls of `label` show the contact angle `theta_deg`
+  // (degrees, through the wetting phase); other walls the run's (cos_wetting). The quasi-static
+  // curves keep one angle.
+  struct LabelAngle {
+    std::uint32_t label = 0;
+    double theta_deg = 0;
+  };
+  std::vector<LabelAngle> wetting_labels;
   bool enabled() const { return curves != Curves::off; }
   double sigma() const;
   double theta() const;

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "io/volume_source.hpp"
 #include "lib/geometry/morphology.hpp"
 #include "lib/geometry/percolation.hpp"
 #include "pipeline/colour_flow.hpp"
@@ -63,7 +64,54 @@ struct TwoPhase::State {
   };
   std::vector<Point> points;  // rank 0
   std::size_t point_count = 0;  // every rank
+  // the flow's wetting by label (rank 0, empty without): per voxel 0, or 1 + the index in
+  // spec.two_phase.wetting_labels of a solid voxel's label
+  std::vector<std::uint8_t> wall_codes;
 };
+
+namespace {
+
+// Each wetting label's solid voxels (spec.two_phase.wetting_labels), read from the scan's file
+// through the label as if it were the pore label: 1 + the label's index where a voxel of `pore`
+// (0 solid) carries it. Throws InputError naming a label that marks no solid voxel.
+std::vector<std::uint8_t> wetting_codes(const RunRequest& request, const geometry::Dims& dims,
+                                        const std::vector<std::uint8_t>& pore, TwoPhaseReport& report) {
+  const auto& labels = request.spec.two_phase.wetting_labels;
+  if (request.volume) {
+    throw InputError("two_phase.wetting_labels", "wetting by label reads the scan's labels from its file, and this "
+                                                 "run's sample is a mask in memory: run it from the labelled file");
+  }
+  std::vector<std::uint8_t> codes(dims.voxels(), 0);
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    const std::string label = std::to_string(labels[k].label);
+    if (request.spec.sample.pore_labels.contains(static_cast<int>(labels[k].label))) {
+      throw InputError("two_phase.wetting_labels", "label " + label + " is a pore label (input.pore_labels): its "
+                                                   "voxels are fluid, and only walls wet");
+    }
+    io::LoadedMask marked;
+    try {
+      marked = io::load_pore_mask(request.spec.sample.volume, geometry::LabelSelection::parse(label));
+    } catch (const InputError&) {
+      throw InputError("two_phase.wetting_labels", "label " + label + " marks no voxel of the sample: give labels "
+                                                   "of its solid phases");
+    }
+    if (marked.mask.dims.voxels() != dims.voxels()) throw Error("internal: the labels' volume is not the sample's");
+    std::uint64_t solid = 0;
+    for (std::size_t v = 0; v < codes.size(); ++v) {
+      if (marked.mask.pore[v] && !pore[v]) {
+        codes[v] = static_cast<std::uint8_t>(k + 1);
+        ++solid;
+      }
+    }
+    if (solid == 0) {
+      throw InputError("two_phase.wetting_labels", "label " + label + " marks no solid voxel of the sample");
+    }
+    report.wetting_labels.push_back({labels[k].label, labels[k].theta_deg, solid});
+  }
+  return codes;
+}
+
+}  // namespace
 
 TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(std::make_unique<State>()) {
   const auto start = std::chrono::steady_clock::now();
@@ -87,6 +135,7 @@ TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(s
     s.dims = mask.dims;
     s.pore.assign(mask.pore.begin(), mask.pore.end());
     for (auto& p : s.pore) p = p ? 1 : 0;
+    if (!tp.wetting_labels.empty()) s.wall_codes = wetting_codes(request, s.dims, s.pore, r);
     const std::vector<float> edt2 = geometry::squared_pore_distance(s.dims, s.pore);
     geometry::MorphologySpec m;
     m.flow_axis = spec.flow.flow_axis;
@@ -275,7 +324,7 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
       if (comm.root()) {
         const double voxel_m = s.voxel_um * 1e-6;
         flows = std::make_unique<ColourFlowRuns>(request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m),
-                                                 pore_diameter_voxels(result.pores));
+                                                 pore_diameter_voxels(result.pores), std::move(s.wall_codes));
       }
     }
     for (std::size_t i = 0; i < s.point_count; ++i) {

@@ -8,6 +8,7 @@
 // colours' densities (12 B) and the lattice's two neighbour tables (72 B): 292 B, against the
 // single phase's 112 B (fused A-A, float).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ class ColourBackend {
   virtual std::string description() const = 0;
 
   virtual void advance(std::int64_t steps) = 0;
+  // Wetting by cell: the phase indicator each cell's walls show (fluid order, in [-1, 1]: cos of
+  // the contact angle through phase A); empty: every wall shows params().wall_phi.
+  virtual void set_wall_phi(std::span<const float> per_cell) = 0;
   std::int64_t step() const { return step_; }
   const physics::colour::ColourParams& params() const { return params_; }
 

@@ -38,7 +38,15 @@ ColourCpu::ColourCpu(const lattice::SparseLattice& lattice, const colour::Colour
 template <class S>
 step::Cells<S> ColourCpu::cells() {
   return {reinterpret_cast<S*>(f_.data()), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(),
-          positive_, negative_, stride_};
+          wall_phi_.empty() ? nullptr : wall_phi_.data(), positive_, negative_, stride_};
+}
+
+void ColourCpu::set_wall_phi(std::span<const float> per_cell) {
+  if (!per_cell.empty() && per_cell.size() != cells_) {
+    throw Error("internal: the colour model's wetting has " + std::to_string(per_cell.size()) + " values for " +
+                std::to_string(cells_) + " cells");
+  }
+  wall_phi_.assign(per_cell.begin(), per_cell.end());
 }
 
 void ColourCpu::compute_phase() {

@@ -24,6 +24,7 @@ class ColourCpu final : public ColourBackend {
 
   std::string description() const override;
   void advance(std::int64_t steps) override;
+  void set_wall_phi(std::span<const float> per_cell) override;
   Fields fields() override;
   Sums sums(int plane_axis = -1) override;
 
@@ -41,6 +42,7 @@ class ColourCpu final : public ColourBackend {
   physics::Storage storage_;
   std::vector<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
   std::vector<float> a_, b_, phi_, na_, nb_;
+  std::vector<float> wall_phi_;  // empty: params_.wall_phi
 };
 
 }  // namespace rockperm::backend

@@ -43,6 +43,9 @@ struct Cells {
   float* phi = nullptr;    // pass 1's, one per cell
   float* na = nullptr;
   float* nb = nullptr;
+  // per cell, the phase indicator its walls show the stencils (wetting by solid label); null: every
+  // wall shows ColourParams::wall_phi
+  const float* wall_phi = nullptr;
   const std::uint32_t* positive = nullptr;  // the lattice's tables (SparseLattice::neighbours,
   const std::uint32_t* negative = nullptr;  // negative_neighbours)
   std::uint64_t stride = 0;
@@ -116,8 +119,9 @@ ROCKPERM_HD inline colour::Interface load(const Cells<S>& c, std::uint64_t cell,
   pull_f(c, cell, around, f);
   float phi[d3q19::q];
   phi[0] = c.phi[cell];
+  const float wall = c.wall_phi ? c.wall_phi[cell] : p.wall_phi;
 ROCKPERM_UNROLL
-  for (int i = 1; i < d3q19::q; ++i) phi[i] = around[i] == no_neighbour ? p.wall_phi : c.phi[around[i]];
+  for (int i = 1; i < d3q19::q; ++i) phi[i] = around[i] == no_neighbour ? wall : c.phi[around[i]];
   return colour::interface_at(phi);
 }
 

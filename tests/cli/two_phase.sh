@@ -79,6 +79,18 @@ for p, q in zip(a["relative_permeability"], b["relative_permeability"]):
     assert f["kr_w"] == g["kr_w"] and f["kr_n"] == g["kr_n"], (f, g)  # rank 0 runs it alike
 PY
   grep -q "^  by flow     k_rw .* k_rn .* at S_w" single.log || fail "no two-phase flow line: $(grep -n flow single.log)"
+  # wetting by solid label: the pack's solid (label 1) oil-wet in the flow, read from the file
+  "$rockperm" run "${common[@]}" "${small[@]}" --capillary.wetting_labels=1:150 --output.dir labelled >labelled.log 2>&1 ||
+    fail "wetting by label: $(tail -5 labelled.log)"
+  python3 - single/report.json labelled/report.json <<'PY' || fail "wetting by label"
+import json, sys
+a, b = (json.load(open(f))["two_phase"] for f in sys.argv[1:3])
+assert a["wetting_labels"] == [], a["wetting_labels"]
+w = b["wetting_labels"]
+assert len(w) == 1 and w[0]["label"] == 1 and w[0]["theta_deg"] == 150 and w[0]["solid_voxels"] > 20000, w
+f, g = a["relative_permeability"][0]["flow"], b["relative_permeability"][0]["flow"]
+assert g["solved"] and g["kr_w"] != f["kr_w"], (f, g)  # its walls now repel the wetting phase
+PY
 fi
 # a stop (a wall-time limit of a few checks), then --resume: the same curves and k_r as the run above
 "$rockperm" run "${common[@]}" --capillary.pressure_count=12 --capillary.relperm=2 --run.walltime_minutes=0.002 \
@@ -123,6 +135,11 @@ bad "nearest reached is S_w" --capillary.relperm=0.01
 bad "without grey phases" --input.grey_labels="1:0.1:1mD" --input.pore_labels=0
 bad "needs a relaxation time of 25.5" --capillary.flow=steady --capillary.viscosity_ratio=50
 bad "capillary number of the drive must be in" --capillary.flow=steady --capillary.capillary_number=0.5
+bad "give capillary.flow=steady with it" --capillary.wetting_labels=1:30
+bad "label 7 marks no voxel of the sample" --capillary.flow=steady --capillary.wetting_labels=7:30
+bad "label 0 is a pore label" --capillary.flow=steady --capillary.wetting_labels=0:30
+bad "is not label:angle" --capillary.flow=steady --capillary.wetting_labels=1-30
+bad "label 1: a contact angle must be in" --capillary.flow=steady --capillary.wetting_labels=1:180
 "$rockperm" run --input.file="$PWD/p.raw" --input.dims="32 32 32" --input.voxel_size_um=4 --run.backend=cpu \
   --capillary.flow=steady --output.dir nocurves >nocurves.log 2>&1
 [ $? -eq 2 ] && grep -q "set capillary.curves to drainage or both" nocurves.log ||

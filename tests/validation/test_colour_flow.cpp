@@ -132,20 +132,23 @@ Layers slit_layers(std::int64_t height, double nu_b_over_a, double a_start, std:
 // A drop of phase A resting on a flat wall (y = 0 solid, the wall at y = 0.5), a cylinder along z:
 // its contact angle, measured inside A, from the circle fitted to the phi = 0 contour more than
 // two voxels off the wall (least squares, Kasa's algebraic fit).
+// `per_cell`: the wall's phase field given cell by cell (ColourBackend::set_wall_phi, wetting by
+// solid label), the parameters' uniform one set to the opposite angle.
 double contact_angle(float wall_phi, std::int64_t steps, double radius,
-                     physics::Storage storage = physics::Storage::float32) {
+                     physics::Storage storage = physics::Storage::float32, bool per_cell = false) {
   const std::int64_t nx = std::int64_t(radius * 16 / 3), ny = nx / 2;
   const geometry::Dims d{nx, ny, 2};
   const auto lat = build(testing::mask_from(d, [&](auto, std::int64_t y, auto) { return y > 0 && y < ny - 1; }),
                          {true, false, true});
   colour::ColourParams p;
   p.sigma = 0.01f;
-  p.wall_phi = wall_phi;
+  p.wall_phi = per_cell ? -wall_phi : wall_phi;
   const double cx = 0.5 * (nx - 1), wall = 0.5;
   const auto phi = start_phi(lat, [&](double x, double y, double) {
     return static_cast<float>(std::tanh(p.beta * (radius - std::hypot(x - cx, y - wall))));
   });
   const auto model = testing::make_test_colour_backend(lat, p, phi, storage);
+  if (per_cell) model->set_wall_phi(std::vector<float>(lat.fluid_count(), wall_phi));
   model->advance(steps);
   const auto fl = model->fields();
   std::vector<double> field(nx * ny, -1.0);
@@ -361,6 +364,17 @@ TEST(ColourFlow, AWallsPhaseFieldGivesTheContactAngleOfItsCosine) {
     testing::record("contact_angle_" + std::to_string(int(theta)), measured);
     EXPECT_NEAR(measured, theta, theta == 90.0 ? 3.5 : 6.0);
   }
+}
+
+// Wetting by solid label: the wall's phase field given per cell overrides the uniform one (here
+// set to the opposite angle): the same drop to the bit as with the uniform field.
+TEST(ColourFlow, AWallPhaseFieldPerCellOverridesTheUniformOne) {
+  ROCKPERM_SKIP_WITHOUT_BACKEND();
+  const float cosine = static_cast<float>(std::cos(120.0 * M_PI / 180.0));
+  const double uniform = contact_angle(cosine, 3000, 18);
+  const double per_cell = contact_angle(cosine, 3000, 18, physics::Storage::float32, true);
+  EXPECT_EQ(per_cell, uniform);
+  EXPECT_GT(uniform, 100.0);  // on its way to 120 degrees, not to the uniform field's 60
 }
 
 // The contact angle in a tube: a plug of A in a tube 8 voxels in radius, its angle from the
