@@ -49,6 +49,44 @@ std::string colour_flow_memory_refusal(std::uint64_t cells, physics::Storage sto
   return text;
 }
 
+namespace {
+
+// Each cell's wetting from the solid labels around it: its wall links are those its lattice's
+// tables leave without a neighbour (periodicity and edge contacts as the lattice has them); each
+// shows cos_of[code] of the voxel it reaches (`codes`: the extended domain's wall codes), or
+// cos_of[0] where it leaves through a face that is not periodic; a cell's value is its wall links'
+// mean.
+std::vector<float> wall_phi_per_cell(const lattice::SparseLattice& lat, const geometry::PoreMask& codes,
+                                     const std::vector<float>& cos_of) {
+  lattice::NeighbourTables scratch;
+  const auto [positive, negative] = lat.tables(scratch);
+  const std::uint64_t stride = lat.stride();
+  const geometry::Dims& e = codes.dims;
+  std::vector<float> out(lat.fluid_count(), cos_of[0]);
+  for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
+    const lattice::Coord& k = lat.coords()[c];
+    double sum = 0;
+    int walls = 0;
+    for (int i = 1; i < d3q19::q; ++i) {
+      const std::uint32_t n = i <= d3q19::half ? positive[(i - 1) * stride + c] : negative[(i - 1 - d3q19::half) * stride + c];
+      if (n != lattice::no_neighbour) continue;
+      std::int64_t q[3] = {k.x + d3q19::cx(i), k.y + d3q19::cy(i), k.z + d3q19::cz(i)};
+      bool beyond = false;
+      for (int a = 0; a < 3; ++a) {
+        if (q[a] >= 0 && q[a] < e[a]) continue;
+        beyond = beyond || !lat.periodic()[a];
+        q[a] = (q[a] + e[a]) % e[a];
+      }
+      sum += beyond ? cos_of[0] : cos_of[codes.pore[e.linear(q[0], q[1], q[2])]];
+      ++walls;
+    }
+    if (walls > 0) out[c] = static_cast<float>(sum / walls);
+  }
+  return out;
+}
+
+}  // namespace
+
 struct ColourFlowRuns::State {
   RunSpec spec;
   ExecutionPlan plan;
@@ -119,36 +157,10 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
     s.lattice.emplace(lattice::SparseLattice::build(std::move(pore), s.periodic, /*with_negative=*/true, false,
                                                     s.spec.flow.edge_contacts));
     if (!s.wall_codes.empty()) {
-      // each cell's walls: the voxels its links reach that are solid (or beyond a face that is not
-      // periodic), each showing its label's cos(theta), the run's where it has none
-      const geometry::ExtendedSample codes =
-          geometry::extend_along_flow(geometry::PoreMask(s.dims, s.wall_codes), axis, s.mode, 0);
       std::vector<float> cos_of(1, s.params.wall_phi);
       for (const auto& w : s.spec.two_phase.wetting_labels) cos_of.push_back(static_cast<float>(std::cos(w.theta_deg * M_PI / 180.0)));
-      const lattice::SparseLattice& built = *s.lattice;
-      s.wall_phi.assign(built.fluid_count(), s.params.wall_phi);
-      for (std::uint32_t c = 0; c < built.fluid_count(); ++c) {
-        const lattice::Coord& k = built.coords()[c];
-        double sum = 0;
-        int walls = 0;
-        for (int i = 1; i < d3q19::q; ++i) {
-          std::int64_t q[3] = {k.x + d3q19::cx(i), k.y + d3q19::cy(i), k.z + d3q19::cz(i)};
-          bool outside = false;
-          for (int a = 0; a < 3; ++a) {
-            if (q[a] >= 0 && q[a] < e[a]) continue;
-            if (s.periodic[a]) q[a] = (q[a] + e[a]) % e[a];
-            else outside = true;
-          }
-          if (outside) {
-            sum += s.params.wall_phi;
-            ++walls;
-          } else if (extended.mask.pore[e.linear(q[0], q[1], q[2])] == geometry::phase_solid) {
-            sum += cos_of[codes.mask.pore[e.linear(q[0], q[1], q[2])]];
-            ++walls;
-          }
-        }
-        if (walls > 0) s.wall_phi[c] = static_cast<float>(sum / walls);
-      }
+      s.wall_phi = wall_phi_per_cell(*s.lattice, geometry::extend_along_flow(geometry::PoreMask(s.dims, s.wall_codes), axis, s.mode, 0).mask,
+                                     cos_of);
     }
   }
   const lattice::SparseLattice& lat = *s.lattice;

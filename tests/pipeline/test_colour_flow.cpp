@@ -8,7 +8,7 @@
 
 namespace rockperm::pipeline {
 
-TEST(ColourFlowMemory, AFlowThatDoesNotFitItsGpuSaysWhatItNeedsAndWhatToDo) {
+TEST(ColourFlowMemory, AFlowThatDoesNotFitItsGpuSaysWhatItNeedsAndTheWayOut) {
   const double gib = 1073741824.0;
   // a 512^3 scan at 35 % with its mirror image: 94 M cells, 27.8 GiB in fp32
   EXPECT_EQ(colour_flow_memory_refusal(94'000'000, physics::Storage::float32, 80 * gib), "");
