@@ -119,7 +119,7 @@ void add_capillary_and_forchheimer_rows(std::vector<Option>& t) {
                "steady: at each relative permeability point also drive both phases alike from the point's "
                "state by the colour-gradient two-phase model until their fluxes are steady, and report k_r by "
                "flow (the interfaces passing momentum, each phase at its viscosity) beside the quasi-static k_r; "
-               "runs on one rank (its GPU where it has one); off: quasi-static k_r only",
+               "runs on every rank, a Z-slab each (their GPUs where they have them); off: quasi-static k_r only",
                [](RunSpec& s, const std::string& v) { s.two_phase.flow = parse_choice(v, pipeline::two_phase_flow_names); },
                [](const RunSpec& s) { return choice_name(s.two_phase.flow, pipeline::two_phase_flow_names); }});
   t.push_back({"capillary.viscosity_ratio", "two_phase.viscosity_ratio", "1",

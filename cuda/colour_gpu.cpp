@@ -26,9 +26,9 @@ DeviceBuffer<T> upload(const T* host, std::size_t count) {
 }  // namespace
 
 ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
-                     std::span<const float> phi, int device, physics::Storage storage)
-    : ColourBackend(params), lattice_(lattice), info_(select_device(device)), cells_(lattice.fluid_count()),
-      stride_(lattice.stride()), storage_(storage) {
+                     std::span<const float> phi, int device, physics::Storage storage, std::uint32_t cell_offset)
+    : ColourBackend(params, storage), lattice_(lattice), info_(select_device(device)), cells_(lattice.fluid_count()),
+      begin_(lattice.owned_begin()), end_(lattice.owned_end()), stride_(lattice.stride()), cell_offset_(cell_offset) {
   if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
   if (phi.size() != cells_) {
     throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +
@@ -55,7 +55,7 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
   }
   const DeviceBuffer<float> start = upload(phi.data(), phi.size());
   physics::with_storage(storage_, [&](auto s) {
-    launch_colour_start(cells<decltype(s)>(), cells_, start.data(), params_, stream_.get());
+    launch_colour_start(cells<decltype(s)>(), begin_, end_, start.data(), params_, stream_.get());
   });
   stream_.synchronize();
 }
@@ -63,7 +63,7 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
 template <class S>
 step::Cells<S> ColourGpu::cells() {
   return {reinterpret_cast<S*>(f_.data()), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(),
-          wall_phi_.size() == 0 ? nullptr : wall_phi_.data(), positive_.data(), negative_.data(), stride_};
+          wall_phi_.size() == 0 ? nullptr : wall_phi_.data(), positive_.data(), negative_.data(), stride_, cell_offset_};
 }
 
 void ColourGpu::set_wall_phi(std::span<const float> per_cell) {
@@ -81,45 +81,48 @@ std::string ColourGpu::description() const {
   return text;
 }
 
+void ColourGpu::phase_pass() {
+  launch_colour_phase(cells<float>(), begin_, end_, stream_.get());  // the phase pass reads no momentum population
+}
+
+void ColourGpu::collide_pass() {
+  const std::uint32_t seed = physics::step_seed(step_);
+  physics::with_storage(storage_, [&](auto slot) {
+    using S = decltype(slot);
+    launch_colour_collide(cells<S>(), reinterpret_cast<S*>(f_next_.data()), begin_, end_, params_, seed, stream_.get());
+  });
+  std::swap(f_, f_next_);
+  ++step_;
+}
+
 void ColourGpu::advance(std::int64_t steps) {
-  for (std::int64_t s = 0; s < steps; ++s) {
-    const std::uint32_t seed = physics::step_seed(step_);
-    physics::with_storage(storage_, [&](auto slot) {
-      using S = decltype(slot);
-      const step::Cells<S> c = cells<S>();
-      launch_colour_phase(c, cells_, stream_.get());
-      launch_colour_collide(c, reinterpret_cast<S*>(f_next_.data()), cells_, params_, seed, stream_.get());
-    });
-    std::swap(f_, f_next_);
-    ++step_;
-  }
+  ColourBackend::advance(steps);
   stream_.synchronize();
 }
 
-ColourGpu::Fields ColourGpu::fields() {
-  if (moments_.size() == 0) moments_ = DeviceBuffer<float>(6 * std::size_t{cells_});
+ColourGpu::Fields ColourGpu::fields_now() {
+  if (moments_.size() == 0) moments_ = DeviceBuffer<float>(6 * stride_);
+  ROCKPERM_CUDA_CHECK(cudaMemsetAsync(moments_.data(), 0, moments_.bytes(), stream_.get()));
   physics::with_storage(storage_, [&](auto slot) {
-    const step::Cells<decltype(slot)> c = cells<decltype(slot)>();
-    launch_colour_phase(c, cells_, stream_.get());
-    launch_colour_moments(c, cells_, params_, moments_.data(), stream_.get());
+    launch_colour_moments(cells<decltype(slot)>(), begin_, end_, params_, moments_.data(), stream_.get());
   });
   stream_.synchronize();
   std::vector<float> host, phi;
   moments_.download(host);
   phi_.download(phi);
   Fields fl;
-  const auto part = [&](int k) { return std::vector<float>(host.begin() + k * cells_, host.begin() + (k + 1) * cells_); };
+  const auto part = [&](int k) { return std::vector<float>(host.begin() + k * stride_, host.begin() + k * stride_ + cells_); };
   fl.phi.assign(phi.begin(), phi.begin() + cells_);
   fl.na = part(0);
   fl.nb = part(1);
   fl.drho = part(2);
   fl.u.resize(3 * std::size_t{cells_});
   for (std::uint32_t c = 0; c < cells_; ++c)
-    for (int k = 0; k < 3; ++k) fl.u[3 * std::size_t{c} + k] = host[(3 + k) * std::size_t{cells_} + c];
+    for (int k = 0; k < 3; ++k) fl.u[3 * std::size_t{c} + k] = host[(3 + k) * stride_ + c];
   return fl;
 }
 
-ColourGpu::Sums ColourGpu::sums(int plane_axis) {
+ColourGpu::FixedSums ColourGpu::fixed_sums_now(int plane_axis) {
   const std::uint32_t planes = plane_axis >= 0 ? static_cast<std::uint32_t>(lattice_.dims()[plane_axis]) : 0;
   if (plane_axis >= 0 && plane_axis != plane_axis_) {
     std::vector<std::uint16_t> plane(cells_);
@@ -134,19 +137,34 @@ ColourGpu::Sums ColourGpu::sums(int plane_axis) {
   ROCKPERM_CUDA_CHECK(cudaMemsetAsync(totals_.data(), 0, totals_.bytes(), stream_.get()));
   if (planes > 0) ROCKPERM_CUDA_CHECK(cudaMemsetAsync(bins_.data(), 0, bins_.bytes(), stream_.get()));
   physics::with_storage(storage_, [&](auto slot) {
-    const step::Cells<decltype(slot)> c = cells<decltype(slot)>();
-    launch_colour_phase(c, cells_, stream_.get());
-    launch_colour_sums(c, cells_, params_, planes > 0 ? plane_of_.data() : nullptr, plane_axis, planes,
-                       totals_.data(), planes > 0 ? bins_.data() : nullptr, stream_.get());
+    launch_colour_sums(cells<decltype(slot)>(), begin_, end_, params_, planes > 0 ? plane_of_.data() : nullptr,
+                       plane_axis, planes, totals_.data(), planes > 0 ? bins_.data() : nullptr, stream_.get());
   });
   stream_.synchronize();
   std::vector<unsigned long long> t, b;
   totals_.download(t);
   if (planes > 0) bins_.download(b);
-  std::vector<long long> plane_bins(4 * std::size_t{planes});
-  for (std::size_t i = 0; i < plane_bins.size(); ++i) plane_bins[i] = static_cast<long long>(b[i]);
-  std::vector<long long> fixed(t.begin(), t.end());
-  return from_fixed(static_cast<double>(cells_), fixed.data(), plane_bins);
+  FixedSums out;
+  out.cells = end_ - begin_;
+  out.totals.assign(t.begin(), t.end());  // two's complement
+  out.planes.assign(b.begin(), b.end());
+  return out;
+}
+
+void ColourGpu::pack_halo(Halo what, int dir, std::uint64_t first, std::uint64_t end, std::uint8_t* out) {
+  halo_pieces(what, dir, f_.data(), a_.data(), b_.data(), phi_.data(), stride_, [&](const std::uint8_t* base, std::size_t bytes) {
+    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(out, base + first * bytes, (end - first) * bytes, cudaMemcpyDeviceToHost, stream_.get()));
+    out += (end - first) * bytes;
+  });
+  stream_.synchronize();
+}
+
+void ColourGpu::unpack_halo(Halo what, int dir, std::uint64_t first, std::uint64_t end, const std::uint8_t* in) {
+  halo_pieces(what, dir, f_.data(), a_.data(), b_.data(), phi_.data(), stride_, [&](std::uint8_t* base, std::size_t bytes) {
+    ROCKPERM_CUDA_CHECK(cudaMemcpyAsync(base + first * bytes, in, (end - first) * bytes, cudaMemcpyHostToDevice, stream_.get()));
+    in += (end - first) * bytes;
+  });
+  stream_.synchronize();
 }
 
 }  // namespace rockperm::cuda

@@ -17,13 +17,19 @@ class ColourGpu final : public backend::ColourBackend {
  public:
   // As backend::ColourCpu, on CUDA device `device`.
   ColourGpu(const lattice::SparseLattice& lattice, const physics::colour::ColourParams& params,
-            std::span<const float> phi, int device = 0, physics::Storage storage = physics::Storage::float32);
+            std::span<const float> phi, int device = 0, physics::Storage storage = physics::Storage::float32,
+            std::uint32_t cell_offset = 0);
 
   std::string description() const override;
-  void advance(std::int64_t steps) override;
+  void advance(std::int64_t steps) override;  // the passes queued, one wait at the end
   void set_wall_phi(std::span<const float> per_cell) override;
-  Fields fields() override;
-  Sums sums(int plane_axis = -1) override;
+  void phase_pass() override;
+  void collide_pass() override;
+  Fields fields_now() override;
+  FixedSums fixed_sums_now(int plane_axis) override;
+  // through the host: each piece's rows copied on the stream, then one wait
+  void pack_halo(Halo what, int dir, std::uint64_t first, std::uint64_t end, std::uint8_t* out) override;
+  void unpack_halo(Halo what, int dir, std::uint64_t first, std::uint64_t end, const std::uint8_t* in) override;
 
  private:
   template <class S>
@@ -32,9 +38,10 @@ class ColourGpu final : public backend::ColourBackend {
   const lattice::SparseLattice& lattice_;
   DeviceInfo info_;
   std::uint32_t cells_ = 0;
+  std::uint32_t begin_ = 0, end_ = 0;  // the owned cells
   std::uint64_t stride_ = 0;
+  std::uint32_t cell_offset_ = 0;
   DeviceBuffer<std::uint32_t> positive_, negative_;
-  physics::Storage storage_;
   DeviceBuffer<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
   DeviceBuffer<float> a_, b_, phi_, na_, nb_;
   DeviceBuffer<float> wall_phi_;  // empty: params_.wall_phi

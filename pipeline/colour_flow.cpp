@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -14,7 +15,10 @@
 #include "lib/geometry/percolation.hpp"
 #include "lib/lattice/sparse_lattice.hpp"
 #include "lib/physics/d3q19.hpp"
+#include "lib/parallel/partition.hpp"
+#include "lib/solve/colour_slabs.hpp"
 #include "lib/solve/colour_steady.hpp"
+#include "pipeline/decomposition.hpp"
 #include "rockperm/config.hpp"
 
 #if ROCKPERM_HAVE_CUDA
@@ -87,33 +91,119 @@ std::vector<float> wall_phi_per_cell(const lattice::SparseLattice& lat, const ge
 
 }  // namespace
 
+// The bytes of a vector of plain values, and back (what rank 0 sends the others).
+template <class T>
+std::vector<std::uint8_t> as_bytes(const std::vector<T>& v) {
+  std::vector<std::uint8_t> out(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+template <class T>
+std::vector<T> from_bytes(const std::vector<std::uint8_t>& b) {
+  std::vector<T> out(b.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
+  return out;
+}
+
 struct ColourFlowRuns::State {
+  parallel::Comm comm;
   RunSpec spec;
   ExecutionPlan plan;
   geometry::Dims dims;  // the sample's
   double k_voxels = 0, pore_voxels = 0;
   geometry::InletOutlet mode = geometry::InletOutlet::mirror;
   geometry::Periodicity periodic{};
-  std::optional<lattice::SparseLattice> lattice;  // the extended pore space, built at the first point
+  // the extended domain (the sample and its mirror image along the flow), built at the first point:
+  // its dims, every rank's slab of it (one rank: the whole), this rank's slab and lattice
+  geometry::Dims domain_dims;
+  std::vector<parallel::Slab> slabs;
+  std::optional<parallel::SlabDomain> domain;  // several ranks
+  std::optional<lattice::SparseLattice> lattice;
+  std::uint32_t cell_offset = 0;
   colour::ColourParams params;
   double reference_flux = 0, reference_error = 0;  // the single phase's (phase A alone), at the first point
   std::string reference_note;
-  std::vector<std::uint8_t> wall_codes;  // the sample's, as given (empty: one wetting)
+  std::vector<std::uint8_t> wall_codes;  // the sample's, as given (rank 0; empty: one wetting)
+  bool labelled = false;                 // wetting by label (every rank)
   std::vector<float> wall_phi;           // per cell of the lattice, from wall_codes (built with it)
 
-  std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi, const colour::ColourParams& p) const {
-#if ROCKPERM_HAVE_CUDA
-    if (plan.cuda) return std::make_unique<cuda::ColourGpu>(*lattice, p, phi, plan.device, plan.storage);
-#endif
-    return std::make_unique<backend::ColourCpu>(*lattice, p, phi, plan.storage);
+  bool slabs_run() const { return domain.has_value(); }
+
+  // This rank's part of a whole volume of the extended domain's (rank 0's; one byte per voxel).
+  geometry::PoreMask local(const geometry::PoreMask& whole) const {
+    if (!slabs_run()) return whole;
+    return distribute_planes(comm, whole, domain_dims, slabs, *domain, periodic[2]);
   }
+
+  std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi, const colour::ColourParams& p) const {
+    std::unique_ptr<backend::ColourBackend> mine;
+#if ROCKPERM_HAVE_CUDA
+    if (plan.cuda) mine = std::make_unique<cuda::ColourGpu>(*lattice, p, phi, plan.device, plan.storage, cell_offset);
+#endif
+    if (!mine) mine = std::make_unique<backend::ColourCpu>(*lattice, p, phi, plan.storage, cell_offset);
+    if (!slabs_run()) return mine;
+    return std::make_unique<solve::ColourSlabs>(std::move(mine), comm, *domain, *lattice, domain_dims.nz);
+  }
+
+  // The extended domain's lattice on this rank (the first point's `extended`, rank 0's).
+  void build(const geometry::ExtendedSample& extended);
 };
 
-ColourFlowRuns::ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims,
-                               double k_voxels, double pore_voxels, std::vector<std::uint8_t> wall_codes)
+void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
+  const int axis = spec.flow.flow_axis;
+  geometry::PoreMask pore;  // rank 0: the extended domain's pore space
+  if (comm.root()) {
+    pore = extended.mask;
+    for (auto& c : pore.pore) c = c == geometry::phase_solid ? geometry::PoreMask::solid : geometry::PoreMask::open;
+  }
+  geometry::PoreMask codes;  // rank 0: the wall codes of the extended domain
+  if (comm.root() && !wall_codes.empty())
+    codes = geometry::extend_along_flow(geometry::PoreMask(dims, wall_codes), axis, mode, 0).mask;
+  if (comm.size() == 1) {
+    domain_dims = pore.dims;
+    lattice.emplace(lattice::SparseLattice::build(std::move(pore), periodic, /*with_negative=*/true, false,
+                                                  spec.flow.edge_contacts));
+  } else {
+    // Z-slabs balanced by fluid cells, as the single phase's (pipeline/decomposition.hpp)
+    std::vector<std::int64_t> shape(3, 0);
+    std::vector<std::uint64_t> plane_fluid;
+    if (comm.root()) {
+      shape = {pore.dims.nx, pore.dims.ny, pore.dims.nz};
+      plane_fluid = parallel::plane_fluid_counts(pore);
+    }
+    std::vector<std::uint8_t> bytes = as_bytes(shape);
+    comm.broadcast(bytes);
+    shape = from_bytes<std::int64_t>(bytes);
+    domain_dims = geometry::Dims{shape[0], shape[1], shape[2]};
+    bytes = as_bytes(plane_fluid);
+    comm.broadcast(bytes);
+    slabs = parallel::partition_slabs(from_bytes<std::uint64_t>(bytes), comm.size());
+    domain = parallel::slab_domain(slabs, comm.rank(), domain_dims.nz, periodic[2]);
+    lattice.emplace(parallel::build_slab_lattice(local(pore), *domain, periodic, /*with_negative=*/true,
+                                                 spec.flow.edge_contacts));
+    cell_offset = solve::ColourSlabs::cell_offset(comm, *domain, *lattice);
+  }
+  if (labelled) {
+    std::vector<float> cos_of(1, params.wall_phi);
+    for (const auto& w : spec.two_phase.wetting_labels) cos_of.push_back(static_cast<float>(std::cos(w.theta_deg * M_PI / 180.0)));
+    if (!comm.root()) codes = geometry::PoreMask(domain_dims, std::vector<std::uint8_t>{});
+    wall_phi = wall_phi_per_cell(*lattice, local(codes), cos_of);
+  }
+}
+
+ColourFlowRuns::ColourFlowRuns(const parallel::Comm& comm, const RunSpec& spec, const ExecutionPlan& plan,
+                               const geometry::Dims& dims, double k_voxels, double pore_voxels,
+                               std::vector<std::uint8_t> wall_codes)
     : s_(std::make_unique<State>()) {
   State& s = *s_;
+  s.comm = comm;
   s.wall_codes = std::move(wall_codes);
+  s.labelled = !spec.two_phase.wetting_labels.empty();
+  // rank 0's k and pore width (a run's result holds them there): the drive is every rank's
+  std::vector<std::uint8_t> known = as_bytes(std::vector<double>{k_voxels, pore_voxels});
+  comm.broadcast(known);
+  k_voxels = from_bytes<double>(known)[0];
+  pore_voxels = from_bytes<double>(known)[1];
   s.pore_voxels = pore_voxels;
   s.spec = spec;
   s.plan = plan;
@@ -142,42 +232,45 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
                                     const std::function<bool()>& stop, RunObserver* observer,
                                     std::vector<std::uint8_t>* end) {
   State& s = *s_;
+  const parallel::Comm& comm = s.comm;
   const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const int axis = s.spec.flow.flow_axis;
   ColourFlowPoint out;
   out.asked = true;
   out.viscosity_ratio = s.spec.two_phase.viscosity_ratio;
-  // the extended domain's phases (a mirror image copies the codes as they are)
-  const geometry::ExtendedSample extended =
-      geometry::extend_along_flow(geometry::PoreMask(s.dims, phases), axis, s.mode, 0);
-  const geometry::Dims& e = extended.mask.dims;
-  if (!s.lattice) {
-    geometry::PoreMask pore = extended.mask;
-    for (auto& c : pore.pore) c = c == geometry::phase_solid ? geometry::PoreMask::solid : geometry::PoreMask::open;
-    s.lattice.emplace(lattice::SparseLattice::build(std::move(pore), s.periodic, /*with_negative=*/true, false,
-                                                    s.spec.flow.edge_contacts));
-    if (!s.wall_codes.empty()) {
-      std::vector<float> cos_of(1, s.params.wall_phi);
-      for (const auto& w : s.spec.two_phase.wetting_labels) cos_of.push_back(static_cast<float>(std::cos(w.theta_deg * M_PI / 180.0)));
-      s.wall_phi = wall_phi_per_cell(*s.lattice, geometry::extend_along_flow(geometry::PoreMask(s.dims, s.wall_codes), axis, s.mode, 0).mask,
-                                     cos_of);
-    }
-  }
+  // the extended domain's phases (rank 0; a mirror image copies the codes as they are)
+  geometry::ExtendedSample extended;
+  if (comm.root()) extended = geometry::extend_along_flow(geometry::PoreMask(s.dims, phases), axis, s.mode, 0);
+  if (!s.lattice) s.build(extended);
   const lattice::SparseLattice& lat = *s.lattice;
   const std::uint32_t cells = lat.fluid_count();
+  const std::uint32_t owned_begin = lat.owned_begin(), owned_end = lat.owned_end();
   out.backend = s.plan.cuda ? "cuda device " + std::to_string(s.plan.device) : "cpu";
-  if (s.plan.cuda) {
-    const std::string refusal = colour_flow_memory_refusal(cells, s.plan.storage, s.plan.memory_of(s.plan.device));
-    if (!refusal.empty()) {
-      out.note = "not made: " + refusal;
-      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (comm.size() > 1) out.backend += ", Z-slabs on " + std::to_string(comm.size()) + " ranks";
+  // every rank's GPU must hold its slab; the first refusal is every rank's
+  {
+    std::string refusal = s.plan.cuda ? colour_flow_memory_refusal(cells, s.plan.storage, s.plan.memory_of(s.plan.device)) : "";
+    if (!refusal.empty() && comm.size() > 1) refusal = "rank " + std::to_string(comm.rank()) + ": " + refusal;
+    const std::vector<std::string> all = comm.gather(refusal);
+    std::vector<std::uint8_t> first;
+    for (const std::string& r : all) {
+      if (!r.empty() && first.empty()) first.assign(r.begin(), r.end());
+    }
+    comm.broadcast(first);
+    if (!first.empty()) {
+      out.note = "not made: " + std::string(first.begin(), first.end());
+      out.seconds = seconds();
       return out;
     }
   }
-  const double voxels = static_cast<double>(e.voxels());
+  // the sums are every rank's (ColourSlabs), so is each check's decision; a stop asked on one rank
+  // stops every rank at the same check
+  const std::function<bool()> stop_all = [&] { return comm.max(stop && stop() ? 1.0 : 0.0) > 0; };
+  const double voxels = static_cast<double>(s.domain_dims.voxels());
   const auto progress_for = [&](const std::string& what, double reference) {
     return [&, what, reference](const solve::ColourCheck& c, const solve::ColourEstimate& est) {
-      if (!observer) return;
+      if (!observer || !comm.root()) return;
       ColourFlowProgress p;
       p.label = what;
       p.step = c.step;
@@ -209,7 +302,7 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
     solve::ColourSteadyControls c = controls;
     c.tolerance = s.spec.two_phase.flow_tolerance / 10;
     c.reference_flux = expected;
-    const solve::ColourSteadyResult r = solve::run_colour_steady(*model, c, progress_for("single phase", 0), stop);
+    const solve::ColourSteadyResult r = solve::run_colour_steady(*model, c, progress_for("single phase", 0), stop_all);
     if (r.converged && r.estimate.flux[0] > 0) {
       s.reference_flux = r.estimate.flux[0];
       s.reference_error = r.estimate.error[0];
@@ -220,24 +313,26 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   }
   if (s.reference_flux <= 0) {
     out.note = "not made: the single-phase reference " + s.reference_note;
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.seconds = seconds();
     return out;
   }
-  // the point's phases on the lattice: wetting +1 (phase A), non-wetting -1
-  std::vector<float> phi(cells);
+  // the point's phases on this rank's lattice: wetting +1 (phase A), non-wetting -1
+  const geometry::PoreMask here = s.local(extended.mask);
+  std::vector<float> phi(cells, 1.0f);
   double wetting = 0;
-  for (std::uint32_t c = 0; c < cells; ++c) {
+  for (std::uint32_t c = owned_begin; c < owned_end; ++c) {
     const lattice::Coord& k = lat.coords()[c];
-    phi[c] = extended.mask.pore[e.linear(k.x, k.y, k.z)] == geometry::phase_wetting ? 1.0f : -1.0f;
+    phi[c] = here.pore[here.dims.linear(k.x, k.y, k.z)] == geometry::phase_wetting ? 1.0f : -1.0f;
     wetting += phi[c] > 0;
   }
-  out.saturation_start = wetting / cells;
+  const double all_cells = static_cast<double>(comm.sum(std::uint64_t{owned_end - owned_begin}));
+  out.saturation_start = comm.sum(wetting) / all_cells;
   const auto model = s.model(phi, s.params);
   model->set_wall_phi(s.wall_phi);
   controls.tolerance = s.spec.two_phase.flow_tolerance;
   controls.plane_tolerance = 10 * s.spec.two_phase.flow_tolerance;
   controls.reference_flux = s.reference_flux;
-  const solve::ColourSteadyResult r = solve::run_colour_steady(*model, controls, progress_for(label, s.reference_flux), stop);
+  const solve::ColourSteadyResult r = solve::run_colour_steady(*model, controls, progress_for(label, s.reference_flux), stop_all);
   out.steps = r.steps;
   out.converged = r.converged;
   const double ratio = static_cast<double>(s.params.nu[1]) / s.params.nu[0];
@@ -257,24 +352,44 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
       out.note = "did not converge in " + std::to_string(r.steps) + " steps; k_r as it stood, with its stated error";
   }
   // the end state: saturation, Ca, each phase spanning the sample's faces; the planes' fluxes
-  // averaged over the last block of checks
+  // averaged over the last block of checks. Each rank's owned planes of the extended domain
+  // (codes: 0 solid, wetting, non-wetting), gathered on rank 0 in plane order.
   const backend::ColourBackend::Fields f = model->fields();
   double fraction = 0, total = 0;
-  std::vector<std::uint8_t> w_codes(s.dims.voxels(), 0), n_codes(s.dims.voxels(), 0);
-  const std::int64_t n_sample = s.dims[axis];
-  for (std::uint32_t c = 0; c < cells; ++c) {
+  const std::uint64_t plane = static_cast<std::uint64_t>(s.domain_dims.nx) * s.domain_dims.ny;
+  const std::int64_t first_plane = s.slabs_run() ? (s.domain->ghost_low ? 1 : 0) : 0;
+  const std::int64_t owned_planes = s.slabs_run() ? s.domain->slab.z_end - s.domain->slab.z_begin : s.domain_dims.nz;
+  std::vector<std::uint8_t> mine(plane * owned_planes, geometry::phase_solid);
+  for (std::uint32_t c = owned_begin; c < owned_end; ++c) {
     fraction += colour::fraction_a(f.phi[c]);
     total += f.u[3 * std::size_t{c} + axis];
     const lattice::Coord& k = lat.coords()[c];
-    const std::int64_t at[3] = {k.x, k.y, k.z};
-    if (at[axis] < n_sample) {  // the sample's own voxels (a mirror image follows them)
-      (f.phi[c] > 0 ? w_codes : n_codes)[s.dims.linear(k.x, k.y, k.z)] = geometry::PoreMask::open;
-    }
+    mine[plane * (k.z - first_plane) + static_cast<std::uint64_t>(k.y) * s.domain_dims.nx + k.x] =
+        f.phi[c] > 0 ? geometry::phase_wetting : geometry::phase_nonwetting;
   }
-  out.saturation = fraction / cells;
-  out.capillary_number = s.params.nu[0] * (total / voxels) / lattice_sigma;
+  // the last check's fraction (a fixed-point sum over the cells, the same on any number of ranks),
+  // of this state: no step since
+  out.saturation = r.history.empty() ? comm.sum(fraction) / all_cells : r.history.back().saturation_a;
+  out.capillary_number = s.params.nu[0] * (comm.sum(total) / voxels) / lattice_sigma;
   out.flux_spread_w = r.plane_spread[0];
   out.flux_spread_n = r.plane_spread[1];
+  const std::vector<std::uint8_t> whole = comm.gather_bytes(mine);
+  if (!comm.root()) {
+    out.seconds = seconds();
+    return out;  // rank 0's point is the run's
+  }
+  // the sample's own voxels (a mirror image follows them)
+  std::vector<std::uint8_t> w_codes(s.dims.voxels(), 0), n_codes(s.dims.voxels(), 0);
+  if (end) end->assign(s.dims.voxels(), geometry::phase_solid);
+  for (std::int64_t z = 0; z < s.dims.nz; ++z)
+    for (std::int64_t y = 0; y < s.dims.ny; ++y)
+      for (std::int64_t x = 0; x < s.dims.nx; ++x) {
+        const std::uint8_t code = whole[s.domain_dims.linear(x, y, z)];
+        const std::uint64_t v = s.dims.linear(x, y, z);
+        w_codes[v] = code == geometry::phase_wetting ? geometry::PoreMask::open : geometry::PoreMask::solid;
+        n_codes[v] = code == geometry::phase_nonwetting ? geometry::PoreMask::open : geometry::PoreMask::solid;
+        if (end) (*end)[v] = code;
+      }
   const auto spans = [&](std::vector<std::uint8_t>& codes) {
     geometry::PoreMask mask(s.dims, codes);
     try {
@@ -284,13 +399,6 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
       return false;
     }
   };
-  if (end) {
-    end->assign(s.dims.voxels(), geometry::phase_solid);
-    for (std::size_t v = 0; v < end->size(); ++v) {
-      if (w_codes[v]) (*end)[v] = geometry::phase_wetting;
-      if (n_codes[v]) (*end)[v] = geometry::phase_nonwetting;
-    }
-  }
   out.wetting_spans = spans(w_codes);
   out.nonwetting_spans = spans(n_codes);
   // the trust checks

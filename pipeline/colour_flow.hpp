@@ -9,8 +9,10 @@
 // The domain: periodic along the flow (the body force is the pressure gradient). A sample that is
 // not periodic is followed by its mirror image (flow.inlet_outlet buffer and mirror alike: open
 // buffer layers would be a reservoir of neither phase, a mirror keeps each phase's paths joined
-// across the wrap); lateral faces as the run's. One rank runs it (its GPU where the plan has one).
-// The momentum populations are stored as the run stores its own (run.storage).
+// across the wrap); lateral faces as the run's. Every rank of the run runs it on its GPU where the
+// plan gives one: one rank the whole domain, several their fluid-balanced Z-slabs of it
+// (lib/solve/colour_slabs.hpp: the same flow to the bit). The momentum populations are stored as
+// the run stores its own (run.storage).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "lib/geometry/volume.hpp"
+#include "lib/parallel/comm.hpp"
 #include "lib/physics/storage.hpp"
 #include "pipeline/execution.hpp"
 #include "pipeline/result.hpp"
@@ -37,8 +40,9 @@ class ColourFlowRuns {
   // `wall_codes` (empty: one wetting for all walls): per voxel of the sample, 0 or 1 + the index in
   // spec.two_phase.wetting_labels of the solid voxel's label; a cell's walls then show the mean of
   // their cos(theta) (one value per cell: where a cell touches two labels, the mean of its walls').
-  ColourFlowRuns(const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims, double k_voxels,
-                 double pore_voxels, std::vector<std::uint8_t> wall_codes = {});
+  // Every rank of `comm` makes one (`wall_codes`: rank 0's) and calls run() alike.
+  ColourFlowRuns(const parallel::Comm& comm, const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims,
+                 double k_voxels, double pore_voxels, std::vector<std::uint8_t> wall_codes = {});
   // Pores narrower than this many voxels are filled by the interfaces (about 4 voxels wide): the
   // phases flow as a mixture there, and every point says so.
   static constexpr double min_pore_voxels = 10;
@@ -46,11 +50,12 @@ class ColourFlowRuns {
   ColourFlowRuns(const ColourFlowRuns&) = delete;
   ColourFlowRuns& operator=(const ColourFlowRuns&) = delete;
 
-  // The flow of a point from its phases (the sample's voxels, x fastest: solid 0, wetting 1,
-  // non-wetting 2; TwoPhase::phases). Never throws for what the flow does (a flux that is not
-  // finite, the step limit): said in the point. `label` names the point in progress lines.
-  // `end` (may be null): the phases at the end in the same form (a voxel's phase is the one of
-  // phi's sign), for the point's field.
+  // The flow of a point from its phases (rank 0's; the sample's voxels, x fastest: solid 0,
+  // wetting 1, non-wetting 2; TwoPhase::phases). Never throws for what the flow does (a flux that
+  // is not finite, the step limit): said in the point. `label` names the point in progress lines.
+  // `end` (may be null; rank 0): the phases at the end in the same form (a voxel's phase is the one
+  // of phi's sign), for the point's field. Collective; rank 0's point is the run's (the others'
+  // lack what is made from the gathered end state: the phases' spanning and flags).
   ColourFlowPoint run(const std::vector<std::uint8_t>& phases, const std::string& label,
                       const std::function<bool()>& stop, RunObserver* observer, std::vector<std::uint8_t>* end = nullptr);
 

@@ -10,9 +10,6 @@
 
 namespace rockperm::pipeline {
 
-namespace {
-
-// Each rank's local mask (its planes and ghost planes), sent from rank 0.
 geometry::PoreMask distribute_planes(const parallel::Comm& comm, const geometry::PoreMask& mask,
                                      const geometry::Dims& dims, const std::vector<parallel::Slab>& slabs,
                                      const parallel::SlabDomain& mine, bool periodic_z) {
@@ -26,6 +23,8 @@ geometry::PoreMask distribute_planes(const parallel::Comm& comm, const geometry:
   return geometry::PoreMask{geometry::Dims{dims.nx, dims.ny, static_cast<std::int64_t>(mine.planes.size())},
                             comm.receive_bytes(0)};
 }
+
+namespace {
 
 // Each rank's local mask (its planes and ghost planes) from the ranks that read them
 // (sample.slabs); where the sample is a run's, also each rank's width classes, from its planes

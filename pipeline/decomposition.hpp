@@ -24,6 +24,13 @@ struct RankLattice {
   double seconds = 0;                   // partition, distribution and lattice build
 };
 
+// Each rank's local mask (its planes and ghost planes of `mask`, held by rank 0; the other ranks
+// pass an empty mask of the whole `dims`), sent from rank 0. Any bytes per voxel travel alike (the
+// two-phase flow sends its phases' codes so).
+geometry::PoreMask distribute_planes(const parallel::Comm& comm, const geometry::PoreMask& mask,
+                                     const geometry::Dims& dims, const std::vector<parallel::Slab>& slabs,
+                                     const parallel::SlabDomain& mine, bool periodic_z);
+
 // What one process makes of the whole sample: its lattice (a run), or one slab whose lower and
 // upper neighbour is the process itself across the periodic z wrap (`rockperm bench --loopback`:
 // the decomposed step, halos and exchange included, timed on one device).

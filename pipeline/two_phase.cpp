@@ -317,15 +317,13 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
     // stated with the error it has
     const std::int64_t phase_steps =
         std::min(request.spec.execution.max_steps, std::max<std::int64_t>(20000, 10 * result.steps));
-    // two-phase flow at the same points (one rank runs it: rank 0, on its GPU where the plan has one)
+    // two-phase flow at the same points (every rank, on its GPU where the plan has one: Z-slabs)
     std::unique_ptr<ColourFlowRuns> flows;
     if (request.spec.two_phase.flow != TwoPhaseSpec::Flow::off) {
       const ExecutionPlan plan = plan_execution(comm, request.spec.execution);
-      if (comm.root()) {
-        const double voxel_m = s.voxel_um * 1e-6;
-        flows = std::make_unique<ColourFlowRuns>(request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m),
-                                                 pore_diameter_voxels(result.pores), std::move(s.wall_codes));
-      }
+      const double voxel_m = s.voxel_um * 1e-6;
+      flows = std::make_unique<ColourFlowRuns>(comm, request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m),
+                                               pore_diameter_voxels(result.pores), std::move(s.wall_codes));
     }
     for (std::size_t i = 0; i < s.point_count; ++i) {
       RelPermPoint point;
@@ -390,12 +388,15 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
           flow.note = "not made: " + c.note;
         }
       }
-      if (request.spec.two_phase.flow != TwoPhaseSpec::Flow::off) {  // a failure on rank 0 is every rank's
-        parallel::collectively(comm, [&] {
+      if (request.spec.two_phase.flow != TwoPhaseSpec::Flow::off) {  // every rank steps; rank 0's point is the run's
+        const std::string label = point.curve + " S_w " + fixed(point.saturation, 3);
+        std::vector<std::uint8_t> end;
+        parallel::collectively(comm, [&] {  // a failure that every rank meets alike ends the run on all
+          ColourFlowPoint flow = flows->run(state, label, request.stop_requested, request.observer, &end);
+          if (comm.root()) point.flow = std::move(flow);
+        });
+        parallel::collectively(comm, [&] {  // a failure on rank 0 is every rank's
           if (!comm.root()) return;
-          const std::string label = point.curve + " S_w " + fixed(point.saturation, 3);
-          std::vector<std::uint8_t> end;
-          point.flow = flows->run(state, label, request.stop_requested, request.observer, &end);
           if (request.spec.output.fields.enabled && fields_supported()) {
             point.flow.field = "flow_phases_" + point.curve + "_" + std::to_string(point.point) + ".vti";
             write_phase_field(request.spec.output.dir / point.flow.field, s.dims, end, s.voxel_um);

@@ -58,11 +58,12 @@ inline std::unique_ptr<backend::Backend> make_test_backend(const lattice::Sparse
 inline std::unique_ptr<backend::ColourBackend> make_test_colour_backend(const lattice::SparseLattice& lat,
                                                                         const physics::colour::ColourParams& p,
                                                                         std::span<const float> phi,
-                                                                        physics::Storage storage = physics::Storage::float32) {
+                                                                        physics::Storage storage = physics::Storage::float32,
+                                                                        std::uint32_t cell_offset = 0) {
 #if ROCKPERM_TEST_ON_CUDA
-  return std::make_unique<cuda::ColourGpu>(lat, p, phi, 0, storage);
+  return std::make_unique<cuda::ColourGpu>(lat, p, phi, 0, storage, cell_offset);
 #else
-  return std::make_unique<backend::ColourCpu>(lat, p, phi, storage);
+  return std::make_unique<backend::ColourCpu>(lat, p, phi, storage, cell_offset);
 #endif
 }
 

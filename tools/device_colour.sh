@@ -15,8 +15,8 @@ mkdir -p "$out"
 parts=${PARTS:-tests bench relperm}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 if [[ $parts == *tests* ]]; then
-  echo "== gpu_tests ColourGpu*, gpu_validation_tests ColourFlow* and the tube bundle's flow"
-  gpu_tests --gtest_filter='ColourGpu*' --gtest_output=xml:"$out/gpu_tests.xml" 2>&1 | tee "$out/gpu_tests.txt" |
+  echo "== gpu_tests ColourGpu* ColourSlabs*, gpu_validation_tests ColourFlow* and the tube bundle's flow"
+  gpu_tests --gtest_filter='ColourGpu*:ColourSlabs*' --gtest_output=xml:"$out/gpu_tests.xml" 2>&1 | tee "$out/gpu_tests.txt" |
     grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|Failure' | head -20
   gpu_validation_tests --gtest_filter='ColourFlow*:TwoPhase.TubeBundleFlow*' --gtest_output=xml:"$out/gpu_validation.xml" 2>&1 |
     tee "$out/gpu_validation.txt" | grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|Failure' | head -20

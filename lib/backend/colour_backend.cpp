@@ -4,15 +4,41 @@
 
 namespace rockperm::backend {
 
-ColourBackend::Sums ColourBackend::from_fixed(double cells, const long long* totals, const std::vector<long long>& planes) {
+void ColourBackend::advance(std::int64_t steps) {
+  for (std::int64_t s = 0; s < steps; ++s) {
+    phase_pass();
+    collide_pass();
+  }
+}
+
+ColourBackend::Fields ColourBackend::fields() {
+  phase_pass();
+  return fields_now();
+}
+
+ColourBackend::Sums ColourBackend::sums(int plane_axis) {
+  phase_pass();
+  return from_fixed(fixed_sums_now(plane_axis));
+}
+
+std::size_t ColourBackend::halo_bytes(Halo what, std::uint64_t cells) const {
+  const std::size_t per_cell = what == Halo::phase ? sizeof(float)
+                                                   : lattice::colour_step::halo_f_slots * physics::storage_bytes(storage_) +
+                                                         2 * sizeof(float);
+  return per_cell * cells;
+}
+
+ColourBackend::Sums ColourBackend::from_fixed(const FixedSums& fixed) {
   const double unit = 1.0 / lattice::colour_step::sum_scale;
+  const std::vector<long long>& t = fixed.totals;
   Sums s;
-  s.cells = cells;
-  s.fraction_a = totals[0] * unit;
-  s.mass_a = totals[1] * unit;
-  s.mass_b = totals[2] * unit;
-  s.finite = totals[lattice::colour_step::sum_count - 1] == 0;
+  s.cells = static_cast<double>(fixed.cells);
+  s.fraction_a = t[0] * unit;
+  s.mass_a = t[1] * unit;
+  s.mass_b = t[2] * unit;
+  s.finite = t[lattice::colour_step::sum_count - 1] == 0;
   // the face after plane p passes p's + populations less plane p + 1's - ones
+  const std::vector<long long>& planes = fixed.planes;
   const std::size_t n = planes.size() / 4;
   s.plane_a.resize(n);
   s.plane_b.resize(n);

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -13,8 +14,9 @@ namespace colour = physics::colour;
 namespace step = lattice::colour_step;
 
 ColourCpu::ColourCpu(const lattice::SparseLattice& lattice, const colour::ColourParams& params,
-                     std::span<const float> phi, physics::Storage storage)
-    : ColourBackend(params), lattice_(lattice), cells_(lattice.fluid_count()), stride_(lattice.stride()), storage_(storage) {
+                     std::span<const float> phi, physics::Storage storage, std::uint32_t cell_offset)
+    : ColourBackend(params, storage), lattice_(lattice), cells_(lattice.fluid_count()), begin_(lattice.owned_begin()),
+      end_(lattice.owned_end()), stride_(lattice.stride()), cell_offset_(cell_offset) {
   if (!lattice.has_negative()) throw Error("internal: the colour model's lattice needs its negative table");
   if (phi.size() != cells_) {
     throw Error("internal: the colour model's start has " + std::to_string(phi.size()) + " phase values for " +
@@ -31,14 +33,14 @@ ColourCpu::ColourCpu(const lattice::SparseLattice& lattice, const colour::Colour
   physics::with_storage(storage_, [&](auto s) {
     const step::Cells<decltype(s)> c = cells<decltype(s)>();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t cell = 0; cell < static_cast<std::int64_t>(cells_); ++cell) step::start(c, cell, phi[cell], params_);
+    for (std::int64_t cell = begin_; cell < end_; ++cell) step::start(c, cell, phi[cell], params_);
   });
 }
 
 template <class S>
 step::Cells<S> ColourCpu::cells() {
   return {reinterpret_cast<S*>(f_.data()), a_.data(), b_.data(), phi_.data(), na_.data(), nb_.data(),
-          wall_phi_.empty() ? nullptr : wall_phi_.data(), positive_, negative_, stride_};
+          wall_phi_.empty() ? nullptr : wall_phi_.data(), positive_, negative_, stride_, cell_offset_};
 }
 
 void ColourCpu::set_wall_phi(std::span<const float> per_cell) {
@@ -49,46 +51,41 @@ void ColourCpu::set_wall_phi(std::span<const float> per_cell) {
   wall_phi_.assign(per_cell.begin(), per_cell.end());
 }
 
-void ColourCpu::compute_phase() {
+void ColourCpu::phase_pass() {
   const step::Cells<float> c = cells<float>();  // the phase pass reads no momentum population
 #pragma omp parallel for schedule(static)
-  for (std::int64_t cell = 0; cell < static_cast<std::int64_t>(cells_); ++cell) step::phase(c, cell);
+  for (std::int64_t cell = begin_; cell < end_; ++cell) step::phase(c, cell);
 }
 
-void ColourCpu::advance(std::int64_t steps) {
-  const auto n = static_cast<std::int64_t>(cells_);
-  for (std::int64_t s = 0; s < steps; ++s) {
-    compute_phase();
-    const std::uint32_t seed = physics::step_seed(step_);
-    physics::with_storage(storage_, [&](auto slot) {
-      using S = decltype(slot);
-      const step::Cells<S> c = cells<S>();
-      S* const out = reinterpret_cast<S*>(f_next_.data());
+void ColourCpu::collide_pass() {
+  const std::uint32_t seed = physics::step_seed(step_);
+  physics::with_storage(storage_, [&](auto slot) {
+    using S = decltype(slot);
+    const step::Cells<S> c = cells<S>();
+    S* const out = reinterpret_cast<S*>(f_next_.data());
 #pragma omp parallel for schedule(static)
-      for (std::int64_t cell = 0; cell < n; ++cell) step::collide(c, out, cell, params_, seed);
-    });
-    std::swap(f_, f_next_);
-    ++step_;
-  }
+    for (std::int64_t cell = begin_; cell < end_; ++cell) step::collide(c, out, cell, params_, seed);
+  });
+  std::swap(f_, f_next_);
+  ++step_;
 }
 
 std::string ColourCpu::description() const {
   return "cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads, " + physics::to_string(storage_) + ")";
 }
 
-ColourCpu::Fields ColourCpu::fields() {
-  compute_phase();
+ColourCpu::Fields ColourCpu::fields_now() {
   const auto n = static_cast<std::int64_t>(cells_);
   Fields out;
   out.phi.assign(phi_.begin(), phi_.begin() + n);
-  out.na.resize(cells_);
-  out.nb.resize(cells_);
-  out.drho.resize(cells_);
-  out.u.resize(3 * std::size_t{cells_});
+  out.na.assign(cells_, 0.0f);
+  out.nb.assign(cells_, 0.0f);
+  out.drho.assign(cells_, 0.0f);
+  out.u.assign(3 * std::size_t{cells_}, 0.0f);
   physics::with_storage(storage_, [&](auto slot) {
     const step::Cells<decltype(slot)> c = cells<decltype(slot)>();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t cell = 0; cell < n; ++cell) {
+    for (std::int64_t cell = begin_; cell < end_; ++cell) {
       const colour::ColourMoments m = step::moments(c, cell, params_);
       out.na[cell] = m.na;
       out.nb[cell] = m.nb;
@@ -99,20 +96,20 @@ ColourCpu::Fields ColourCpu::fields() {
   return out;
 }
 
-ColourCpu::Sums ColourCpu::sums(int plane_axis) {
-  compute_phase();
+ColourCpu::FixedSums ColourCpu::fixed_sums_now(int plane_axis) {
   const std::int64_t planes = plane_axis >= 0 ? lattice_.dims()[plane_axis] : 0;
-  long long totals[step::sum_count] = {};
-  std::vector<long long> bins(4 * static_cast<std::size_t>(planes), 0);
-  const auto n = static_cast<std::int64_t>(cells_);
+  FixedSums out;
+  out.cells = static_cast<std::uint64_t>(end_ - begin_);
+  out.totals.assign(step::sum_count, 0);
+  out.planes.assign(4 * static_cast<std::size_t>(planes), 0);
   physics::with_storage(storage_, [&](auto slot) {
     const step::Cells<decltype(slot)> c = cells<decltype(slot)>();
 #pragma omp parallel
     {
       long long mine[step::sum_count] = {};
-      std::vector<long long> my_bins(bins.size(), 0);
+      std::vector<long long> my_bins(out.planes.size(), 0);
 #pragma omp for schedule(static)
-      for (std::int64_t cell = 0; cell < n; ++cell) {
+      for (std::int64_t cell = begin_; cell < end_; ++cell) {
         long long v[step::sum_count], faces[4];
         step::cell_sums(c, cell, params_, v, plane_axis, planes > 0 ? faces : nullptr);
         for (int k = 0; k < step::sum_count; ++k) mine[k] += v[k];
@@ -124,12 +121,26 @@ ColourCpu::Sums ColourCpu::sums(int plane_axis) {
       }
 #pragma omp critical
       {
-        for (int k = 0; k < step::sum_count; ++k) totals[k] += mine[k];
-        for (std::size_t b = 0; b < bins.size(); ++b) bins[b] += my_bins[b];
+        for (int k = 0; k < step::sum_count; ++k) out.totals[k] += mine[k];
+        for (std::size_t b = 0; b < out.planes.size(); ++b) out.planes[b] += my_bins[b];
       }
     }
   });
-  return from_fixed(static_cast<double>(cells_), totals, bins);
+  return out;
+}
+
+void ColourCpu::pack_halo(Halo what, int dir, std::uint64_t first, std::uint64_t end, std::uint8_t* out) {
+  halo_pieces(what, dir, f_.data(), a_.data(), b_.data(), phi_.data(), stride_, [&](const std::uint8_t* base, std::size_t bytes) {
+    std::memcpy(out, base + first * bytes, (end - first) * bytes);
+    out += (end - first) * bytes;
+  });
+}
+
+void ColourCpu::unpack_halo(Halo what, int dir, std::uint64_t first, std::uint64_t end, const std::uint8_t* in) {
+  halo_pieces(what, dir, f_.data(), a_.data(), b_.data(), phi_.data(), stride_, [&](std::uint8_t* base, std::size_t bytes) {
+    std::memcpy(base + first * bytes, in, (end - first) * bytes);
+    in += (end - first) * bytes;
+  });
 }
 
 }  // namespace rockperm::backend

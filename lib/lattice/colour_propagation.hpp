@@ -49,6 +49,9 @@ struct Cells {
   const std::uint32_t* positive = nullptr;  // the lattice's tables (SparseLattice::neighbours,
   const std::uint32_t* negative = nullptr;  // negative_neighbours)
   std::uint64_t stride = 0;
+  // the global index of local cell 0 (Z-slab ranks: the first owned cell's less owned_begin), which
+  // keys a cell's stochastic rounding: the same draws on any number of ranks
+  std::uint32_t cell_offset = 0;
 };
 
 // The fluid index of cell + e_i, i in 1..18, or no_neighbour.
@@ -144,7 +147,7 @@ ROCKPERM_HD inline void collide(const Cells<S>& c, S* f_out, std::uint64_t cell,
   colour::collide_colour(f, c.na[cell], c.nb[cell], in, p, a, b);
   // a value the storage cannot hold poisons the cell's rest slot (NaN), as in the single phase, so
   // that the sums see the divergence
-  const std::uint32_t noise = physics::rounding_noise(cell, seed);
+  const std::uint32_t noise = physics::rounding_noise(static_cast<std::uint32_t>(cell) + c.cell_offset, seed);
   bool beyond = false;
 ROCKPERM_UNROLL
   for (int i = 0; i < d3q19::q; ++i) {
@@ -228,6 +231,25 @@ ROCKPERM_UNROLL
     c.a[to] = a[k];
     c.b[to] = b[k];
   }
+}
+
+// Z-slab ranks (lib/solve/colour_slabs.hpp): what crosses a cut between planes. A slot holds the
+// population moving along its direction, so the slots that move along +z (`dir` +1) or -z (-1)
+// are those a neighbour's ghost copy of the plane must hold for its pulls: 5 of the momentum's 19,
+// 1 of each colour's 7.
+inline constexpr int halo_f_slots = 5;
+ROCKPERM_HD inline int halo_f_slot(int dir, int n) {  // n in 0..4
+  int found = 0;
+  for (int i = 1; i < d3q19::q; ++i) {
+    if (d3q19::cz(i) == dir && found++ == n) return i;
+  }
+  return -1;
+}
+ROCKPERM_HD inline int halo_colour_slot(int dir) {
+  for (int k = 1; k < colour::q7; ++k) {
+    if (d3q19::cz(colour::d3q19_direction(k)) == dir) return k;
+  }
+  return -1;
 }
 
 }  // namespace rockperm::lattice::colour_step
