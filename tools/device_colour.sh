@@ -7,7 +7,8 @@
 #   OUT=DIR [PARTS="tests bench relperm"] [SIZES="256 512"] [STORAGES="fp32 fp16"] [RELPERM_N=256]
 #   [FLOW_STEPS=40000] [RELPERM_STORAGE=fp32] [COMPARE_N=192] [COMPARE_STEPS=150000]
 #   [COMPARE_SW=0.3,0.5,0.7] bash tools/device_colour.sh
-# PARTS may also hold "compare": k_r by flow beside the quasi-static k_r on a periodic pack at several
+# PARTS may also hold "ranks" ([RANKS=2] [RANKS_N=256]): the k_r point by flow on one rank and on
+# RANKS ranks (a GPU each, Z-slabs), the same k_r to the bit and the flow's seconds; and "compare": k_r by flow beside the quasi-static k_r on a periodic pack at several
 # saturations (issue 69's "against part 1 on a pack"; the two columns of report.json).
 set -uo pipefail
 out=${OUT:-/tmp/colour}
@@ -52,4 +53,26 @@ if [[ $parts == *compare* ]]; then
     --capillary.flow=steady --run.max_steps="${COMPARE_STEPS:-150000}" --output.fields=off --output.progress_seconds=30 \
     --output.dir="$out/compare" 2>&1 | tee "$out/compare.txt" | grep -E "^(permeability|relperm|  by flow|  flowing|two phases)" | tail -30
   echo "wall $((SECONDS - start)) s from the file to the report"
+fi
+if [[ $parts == *ranks* ]]; then
+  n=${RANKS_N:-256}
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius 16 --seed 2026 --out "$out/rk.raw" | tail -1
+  for r in 1 ${RANKS:-2}; do
+    echo "== the k_r point by flow on $r rank(s), ${n}^3 periodic pack, S_w 0.5, ${FLOW_STEPS:-40000} steps at most"
+    start=$SECONDS
+    mpirun -n "$r" rockperm run --input.file="$out/rk.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 \
+      --lbm.inlet_outlet=periodic --run.resolution_study=off --run.storage="${RELPERM_STORAGE:-fp32}" --capillary.curves=drainage \
+      --capillary.relperm=0.5 --capillary.flow=steady --run.max_steps="${FLOW_STEPS:-40000}" --output.fields=off \
+      --output.dir="$out/ranks$r" > "$out/ranks$r.txt" 2>&1
+    echo "wall $((SECONDS - start)) s from the file to the report"
+    python3 - "$out/ranks$r/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["two_phase"]["relative_permeability"][0]["flow"]
+print("k %.6f mD; flow on %s: %d steps, %.2f s, k_rw %r, k_rn %r, S_w %r" % (
+    r["permeability"]["mD"], f["backend"], f["steps"], f["seconds"],
+    f["kr_w"], f["kr_n"], f["saturation_wetting"]))
+PY
+  done
 fi
