@@ -24,6 +24,12 @@ namespace rockperm::pipeline {
 
 namespace {
 
+// Relative permeabilities follow k in this run (the two-phase points, made after k's solve).
+bool relperm_follows(const RunSpec& spec) {
+  return spec.two_phase.enabled() && spec.permeability &&
+         (spec.two_phase.relperm_points > 0 || !spec.two_phase.relperm_saturations.empty());
+}
+
 void run_prepared(const parallel::Comm& comm, const RunRequest& request, const RunDirectory& directory,
                   std::chrono::steady_clock::time_point started, Sample& sample, PreparedSample& prepared,
                   SampleResult& result);
@@ -101,9 +107,11 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
   };
   drive.checkpoint_interval = spec.execution.checkpoint_interval;
   drive.checkpoint_minutes = spec.execution.checkpoint_minutes;
-  // a Forchheimer sweep keeps k's converged state while it runs: a stop in the sweep resumes from it
+  // a Forchheimer sweep, and relative permeabilities after k, keep k's converged state while they
+  // run: a stop in them resumes from it (run() drops it once the relative permeabilities are made)
   const bool sweep = spec.forchheimer.enabled && spec.permeability;
-  drive.checkpoint_at_end = spec.execution.checkpoint_at_end || sweep;
+  const bool relperm = relperm_follows(spec);
+  drive.checkpoint_at_end = spec.execution.checkpoint_at_end || sweep || relperm;
   drive.walltime_minutes = spec.execution.walltime_minutes;
   drive.stop_requested = request.stop_requested ? request.stop_requested : [] { return false; };
   // F alone (run.formation_factor = only): no step of the flow, no checkpoint of it
@@ -182,7 +190,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
     std::filesystem::remove(drive.checkpoint, ec);
     result.checkpoint.clear();
   };
-  if (!sweep) drop_checkpoint();
+  if (!sweep && !relperm) drop_checkpoint();
   std::vector<float> potential;  // for the fields, where they are written
   if (spec.formation_factor) {
     add_conduction(comm, simulation, spec, result, solve::ConductionProblem::Preconditioner::multigrid,
@@ -225,7 +233,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
       result.message = "stopped during the Forchheimer sweep (" + stopped + "); k is converged; continue with: "
                        "rockperm run --resume " + spec.output.dir.string() +
                        " (the sweep starts again from k's converged state, kept in the checkpoint)";
-    } else {
+    } else if (!relperm) {
       drop_checkpoint();
     }
   }
@@ -322,6 +330,7 @@ const ReadVolume& request_volume(const RunRequest& request, ReadVolume& read, bo
 
 SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
   if (request.spec.all_axes) return run_tensor(comm, request);
+  const auto started = std::chrono::steady_clock::now();
   const RunDirectory directory(comm, request.spec.output.dir, request.use);  // locked, checked, before any work
   const std::filesystem::path dir = directory.path();
   if (request.use != DirectoryUse::resume && request.configuration) {  // first: a stopped run resumes from it
@@ -366,7 +375,34 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
         result.two_phase = two_phase->report();
         result.two_phase.note = "relative permeabilities not made: the run was stopped (they are made on --resume)";
       } else {
-        two_phase->finish(comm, companions, result);
+        // the run's wall-time limit holds for them too: they stop half a minute before it (each
+        // flow at its next check; k's converged state is already in the checkpoint), as k's
+        // steps do (pipeline/driver.cpp). Decided on every rank alike: the stops are agreed there.
+        RunRequest points = companions;
+        const double walltime = request.spec.execution.walltime_minutes;
+        if (walltime > 0) {
+          const auto signal = request.stop_requested;
+          points.stop_requested = [signal, started, walltime] {
+            const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() / 60.0;
+            return (signal && signal()) || minutes + 0.5 > walltime;
+          };
+        }
+        two_phase->finish(comm, points, result);
+        if (result.two_phase.stopped) {
+          result.status = RunStatus::interrupted;
+          result.message = "stopped during the relative permeabilities (" + std::to_string(result.two_phase.relperm.size()) +
+                           " of their points begun); k is converged; "
+                           "continue with: rockperm run --resume " + request.spec.output.dir.string() +
+                           " (k's converged state is kept in the checkpoint; the points are made again from it)";
+        } else if (relperm_follows(request.spec) && !request.spec.execution.checkpoint_at_end &&
+                   result.status != RunStatus::interrupted) {
+          // made: k's state kept for them would only resume what is done
+          if (comm.root() && !result.checkpoint.empty()) {
+            std::error_code ec;
+            std::filesystem::remove(result.checkpoint, ec);
+          }
+          result.checkpoint.clear();
+        }
       }
       if (request.keep_phases && comm.root()) result.two_phase_state = two_phase;
     }

@@ -416,6 +416,7 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
       }
       const bool stop = request.stop_requested && request.stop_requested();
       if (comm.max(stop ? 1.0 : 0.0) > 0) {  // alike on every rank
+        r.stopped = true;
         r.note = "relative permeabilities stopped after " + std::to_string(i + 1) + " of " + std::to_string(s.point_count) +
                  " points";
         break;

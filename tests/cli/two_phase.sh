@@ -81,6 +81,24 @@ for p, q in zip(a["relative_permeability"], b["relative_permeability"]):
     assert f["steps"] == g["steps"] and f["saturation_wetting"] == g["saturation_wetting"], (f, g)
     assert g["backend"] == "cpu, Z-slabs on 3 ranks", g
 PY
+  # a wall-time limit that k and the curves meet but the flow does not: the run ends interrupted
+  # (6) with k's converged state kept, and --resume makes the points again to the same k_r
+  OMP_NUM_THREADS=1 "$rockperm" run "${common[@]}" "${small[@]}" --run.walltime_minutes=0.75 --output.dir flowstop \
+    >flowstop.log 2>&1
+  rc=$?
+  [ $rc -eq 6 ] || fail "a flow stopped by the wall-time limit should end interrupted (6), not $rc: $(tail -3 flowstop.log)"
+  grep -q "stopped during the relative permeabilities" flowstop.log || fail "no stop message: $(tail -3 flowstop.log)"
+  [ -f flowstop/checkpoint.rpk ] || fail "the stopped flow's run kept no checkpoint of k"
+  OMP_NUM_THREADS=1 "$rockperm" run --resume flowstop --run.walltime_minutes=0 >flowresumed.log 2>&1 ||
+    fail "resume of the stopped flow: $(tail -5 flowresumed.log)"
+  [ ! -f flowstop/checkpoint.rpk ] || fail "the resumed run kept k's checkpoint after making the points"
+  python3 - single/report.json flowstop/report.json <<'PY' || fail "the resumed flow differs from the run without a stop"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b["status"] == "converged" or b["status"] == a["status"], (a["status"], b["status"])
+f, g = (x["two_phase"]["relative_permeability"][0]["flow"] for x in (a, b))
+assert f["kr_w"] == g["kr_w"] and f["kr_n"] == g["kr_n"] and f["steps"] == g["steps"], (f, g)
+PY
   grep -q "^  by flow     k_rw .* k_rn .* at S_w" single.log || fail "no two-phase flow line: $(grep -n flow single.log)"
   # wetting by solid label: the pack's solid (label 1) oil-wet in the flow, read from the file
   "$rockperm" run "${common[@]}" "${small[@]}" --capillary.wetting_labels=1:150 --output.dir labelled >labelled.log 2>&1 ||
