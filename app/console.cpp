@@ -204,6 +204,7 @@ std::string two_phase_flow(const pipeline::ColourFlowPoint& f) {
                 f.kr_w_error, f.kr_n, f.kr_n_error, f.converged ? "" : " (not converged)", f.saturation,
                 f.capillary_number, f.viscosity_ratio);
   std::string out = b;
+  if (f.start != "morphology") out += " (from a " + f.start + " start)";
   if (!f.wetting_spans || !f.nonwetting_spans) {
     out += !f.wetting_spans && !f.nonwetting_spans ? "; neither phase spans"
            : !f.wetting_spans                     ? "; the wetting phase does not span"

@@ -122,6 +122,15 @@ void add_capillary_and_forchheimer_rows(std::vector<Option>& t) {
                "runs on every rank, a Z-slab each (their GPUs where they have them); off: quasi-static k_r only",
                [](RunSpec& s, const std::string& v) { s.two_phase.flow = parse_choice(v, pipeline::two_phase_flow_names); },
                [](const RunSpec& s) { return choice_name(s.two_phase.flow, pipeline::two_phase_flow_names); }});
+  t.push_back({"capillary.flow_start", "two_phase.flow_start", "morphology",
+               "with capillary.flow: where each point's flow starts: morphology (the point's phases from the "
+               "capillary curve) or random (its pore voxels drawn again, each wetting with the point's saturation "
+               "as probability: the interfaces then coarsen before they flow, a start that does not depend on the "
+               "curve's path)",
+               [](RunSpec& s, const std::string& v) {
+                 s.two_phase.flow_start = parse_choice(v, pipeline::two_phase_flow_start_names);
+               },
+               [](const RunSpec& s) { return choice_name(s.two_phase.flow_start, pipeline::two_phase_flow_start_names); }});
   t.push_back({"capillary.viscosity_ratio", "two_phase.viscosity_ratio", "1",
                "with capillary.flow: the non-wetting phase's dynamic viscosity over the wetting phase's, in "
                "[0.05, 20] (oil/brine about 1-10)",

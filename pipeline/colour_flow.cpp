@@ -35,6 +35,7 @@ namespace colour = physics::colour;
 // (tests/validation/test_colour_flow.cpp), the drive set from the capillary number asked.
 constexpr float lattice_sigma = 0.01f;
 constexpr std::int64_t check_interval = 100;
+constexpr std::uint64_t random_seed = 69;  // the random start's draw (the same for every point and run)
 
 }  // namespace
 
@@ -241,7 +242,12 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   out.viscosity_ratio = s.spec.two_phase.viscosity_ratio;
   // the extended domain's phases (rank 0; a mirror image copies the codes as they are)
   geometry::ExtendedSample extended;
-  if (comm.root()) extended = geometry::extend_along_flow(geometry::PoreMask(s.dims, phases), axis, s.mode, 0);
+  const bool random = s.spec.two_phase.flow_start == TwoPhaseSpec::FlowStart::random;
+  if (random) out.start = "random";
+  if (comm.root()) {
+    extended = geometry::extend_along_flow(
+        geometry::PoreMask(s.dims, random ? geometry::random_phases(phases, random_seed) : phases), axis, s.mode, 0);
+  }
   if (!s.lattice) s.build(extended);
   const lattice::SparseLattice& lat = *s.lattice;
   const std::uint32_t cells = lat.fluid_count();

@@ -167,6 +167,7 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
                         {"kr_n_error", made(f.kr_n_error)},
                         {"saturation_wetting", f.saturation},
                         {"saturation_wetting_start", f.saturation_start},
+                        {"start", f.start},
                         {"capillary_number", f.capillary_number},
                         {"viscosity_ratio", f.viscosity_ratio},
                         {"wetting_spans", f.wetting_spans},

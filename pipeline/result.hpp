@@ -190,7 +190,8 @@ struct ColourFlowPoint {
   bool converged = false;    // both phases' fluxes steady to the tolerance
   double kr_w = 0, kr_n = 0, kr_w_error = 0, kr_n_error = 0;
   double saturation = 0;        // S_w at the end: the wetting phase's fraction of the pore cells
-  double saturation_start = 0;  // at the start: the morphology state's, on the lattice
+  double saturation_start = 0;  // at the start: the morphology state's (or its random draw's), on the lattice
+  std::string start = "morphology";  // where it started: the morphology state, or "random" (TwoPhaseSpec::flow_start)
   double capillary_number = 0;  // mu_w q / sigma as it ran, q both phases' Darcy velocity
   double viscosity_ratio = 1;   // mu_nw / mu_w
   bool wetting_spans = false, nonwetting_spans = false;  // at the end, inlet face to outlet face

@@ -289,6 +289,10 @@ void TwoPhaseSpec::validate() const {
       throw InputError("two_phase.flow_tolerance", "the two-phase flow's tolerance must be in [1e-4, 0.2]");
     }
   }
+  if (flow_start != FlowStart::morphology && flow == Flow::off) {
+    throw InputError("two_phase.flow_start", "a random start sets where the two-phase flow starts: give "
+                                             "capillary.flow=steady with it");
+  }
   for (std::size_t i = 0; i < wetting_labels.size(); ++i) {
     const LabelAngle& w = wetting_labels[i];
     if (flow == Flow::off) {

@@ -191,6 +191,10 @@ struct TwoPhaseSpec {
   double viscosity_ratio = 1.0;     // mu_nw / mu_w
   double capillary_number = 1e-3;   // mu_w q / sigma of the drive, q the single-phase Darcy velocity
   double flow_tolerance = 1e-2;     // each phase's flux steady to this (relative; absolute below k_r 0.1)
+  // where the flow starts: the point's morphology state, or its pore voxels drawn at random at the
+  // point's saturation (geometry::random_phases), as LBPM's steady-state protocol may
+  enum class FlowStart { morphology, random };
+  FlowStart flow_start = FlowStart::morphology;
   static constexpr double max_viscosity_ratio = 20;  // the more viscous phase's tau then 10.5
   // Wetting by solid label in the flow: walls of `label` show the contact angle `theta_deg`
   // (degrees, through the wetting phase); other walls the run's (cos_wetting). The quasi-static
@@ -212,6 +216,8 @@ inline constexpr std::array<Named<TwoPhaseSpec::Curves>, 3> two_phase_curve_name
     {{"off", TwoPhaseSpec::Curves::off}, {"drainage", TwoPhaseSpec::Curves::drainage}, {"both", TwoPhaseSpec::Curves::both}}};
 inline constexpr std::array<Named<TwoPhaseSpec::Flow>, 2> two_phase_flow_names{
     {{"off", TwoPhaseSpec::Flow::off}, {"steady", TwoPhaseSpec::Flow::steady}}};
+inline constexpr std::array<Named<TwoPhaseSpec::FlowStart>, 2> two_phase_flow_start_names{
+    {{"morphology", TwoPhaseSpec::FlowStart::morphology}, {"random", TwoPhaseSpec::FlowStart::random}}};
 inline constexpr std::array<Named<TwoPhaseSpec::Fluids>, 2> two_phase_fluid_names{
     {{"brine-air", TwoPhaseSpec::Fluids::brine_air}, {"mercury", TwoPhaseSpec::Fluids::mercury}}};
 

@@ -6,7 +6,7 @@
 # Run from the repository root after `source .devbundle/env.sh`:
 #   OUT=DIR [PARTS="tests bench relperm"] [SIZES="256 512"] [STORAGES="fp32 fp16"] [RELPERM_N=256]
 #   [FLOW_STEPS=40000] [RELPERM_STORAGE=fp32] [COMPARE_N=192] [COMPARE_STEPS=150000]
-#   [COMPARE_SW=0.3,0.5,0.7] bash tools/device_colour.sh
+#   [COMPARE_SW=0.3,0.5,0.7] [COMPARE_STARTS="morphology random"] bash tools/device_colour.sh
 # PARTS may also hold "ranks" ([RANKS=2] [RANKS_N=256]): the k_r point by flow on one rank and on
 # RANKS ranks (a GPU each, Z-slabs), the same k_r to the bit and the flow's seconds; and "compare": k_r by flow beside the quasi-static k_r on a periodic pack at several
 # saturations (issue 69's "against part 1 on a pack"; the two columns of report.json).
@@ -45,14 +45,17 @@ if [[ $parts == *relperm* ]]; then
 fi
 if [[ $parts == *compare* ]]; then
   n=${COMPARE_N:-192}
-  echo "== k_r by flow beside quasi-static, ${n}^3 periodic pack, spheres 32 voxels across, S_w ${COMPARE_SW:-0.3,0.5,0.7}"
   rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius 16 --seed 2026 --out "$out/cmp.raw" | tail -1
-  start=$SECONDS
-  rockperm run --input.file="$out/cmp.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 --lbm.inlet_outlet=periodic \
-    --run.resolution_study=off --capillary.curves=drainage --capillary.relperm="${COMPARE_SW:-0.3,0.5,0.7}" \
-    --capillary.flow=steady --run.max_steps="${COMPARE_STEPS:-150000}" --output.fields=off --output.progress_seconds=30 \
-    --output.dir="$out/compare" 2>&1 | tee "$out/compare.txt" | grep -E "^(permeability|relperm|  by flow|  flowing|two phases)" | tail -30
-  echo "wall $((SECONDS - start)) s from the file to the report"
+  for st in ${COMPARE_STARTS:-morphology}; do
+    echo "== k_r by flow ($st start) beside quasi-static, ${n}^3 periodic pack, spheres 32 voxels across, S_w ${COMPARE_SW:-0.3,0.5,0.7}"
+    start=$SECONDS
+    rockperm run --input.file="$out/cmp.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 --lbm.inlet_outlet=periodic \
+      --run.resolution_study=off --capillary.curves=drainage --capillary.relperm="${COMPARE_SW:-0.3,0.5,0.7}" \
+      --capillary.flow=steady --capillary.flow_start="$st" --run.max_steps="${COMPARE_STEPS:-150000}" --output.fields=off \
+      --output.progress_seconds=30 --output.dir="$out/compare_$st" 2>&1 | tee "$out/compare_$st.txt" |
+      grep -E "^(permeability|relperm|  by flow|two phases)" | tail -30
+    echo "wall $((SECONDS - start)) s from the file to the report"
+  done
 fi
 if [[ $parts == *ranks* ]]; then
   n=${RANKS_N:-256}

@@ -562,4 +562,27 @@ std::vector<std::uint8_t> imbibed_phases(const std::vector<std::uint8_t>& pore, 
   return p;
 }
 
+std::vector<std::uint8_t> random_phases(const std::vector<std::uint8_t>& phases, std::uint64_t seed) {
+  std::uint64_t wetting = 0, pore = 0;
+  for (const std::uint8_t p : phases) {
+    wetting += p == phase_wetting;
+    pore += p != phase_solid;
+  }
+  const double share = pore > 0 ? static_cast<double>(wetting) / static_cast<double>(pore) : 0.0;
+  std::vector<std::uint8_t> out(phases.size());
+  for (std::size_t v = 0; v < phases.size(); ++v) {
+    if (phases[v] == phase_solid) {
+      out[v] = phase_solid;
+      continue;
+    }
+    // splitmix64 of the voxel's index: 53 bits of it as a uniform draw in [0, 1)
+    std::uint64_t z = seed + (static_cast<std::uint64_t>(v) + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    out[v] = static_cast<double>(z >> 11) * 0x1.0p-53 < share ? phase_wetting : phase_nonwetting;
+  }
+  return out;
+}
+
 }  // namespace rockperm::geometry

@@ -105,5 +105,10 @@ std::vector<std::uint8_t> drained_phases(const std::vector<std::uint8_t>& pore, 
                                          std::size_t j);
 std::vector<std::uint8_t> imbibed_phases(const std::vector<std::uint8_t>& pore, const Displacement& drainage,
                                          const Displacement& imbibition, std::size_t j);
+// The pore voxels of `phases` (codes as above) drawn again at random, each wetting with probability
+// its wetting share (wetting over pore voxels), so the saturation is kept within the draw's
+// 1/sqrt(n); the solid kept. The draw is a hash of each voxel's index and `seed`: the same on any
+// machine and number of ranks. The two-phase flow's random start (issue 69).
+std::vector<std::uint8_t> random_phases(const std::vector<std::uint8_t>& phases, std::uint64_t seed);
 
 }  // namespace rockperm::geometry

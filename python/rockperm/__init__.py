@@ -241,7 +241,8 @@ class CapillaryCurve:
 
 class FlowPoint:
     """k_r of one point by two-phase flow (relative_permeability(flow=True); the colour-gradient
-    model, both phases driven alike from the point's morphology state): krw and krn with their
+    model, both phases driven alike from the point's morphology state, or a random draw of it:
+    start, "morphology" or "random"): krw and krn with their
     stated errors krw_error and krn_error (NaN where not made, note says why), converged (both
     phases' flows steady to the tolerance; False: stopped at the step limit, the errors say how
     far), saturation (S_w at the end) and saturation_start, capillary_number, viscosity_ratio,
@@ -257,6 +258,7 @@ class FlowPoint:
         self.krn_error = nan if d["kr_n_error"] is None else d["kr_n_error"]
         self.converged = bool(d["converged"])
         self.saturation, self.saturation_start = d["saturation_wetting"], d["saturation_wetting_start"]
+        self.start = d["start"]
         self.capillary_number, self.viscosity_ratio = d["capillary_number"], d["viscosity_ratio"]
         self.wetting_spans, self.nonwetting_spans = d["wetting_spans"], d["nonwetting_spans"]
         self.flux_spread_wetting, self.flux_spread_nonwetting = d["flux_spread_wetting"], d["flux_spread_nonwetting"]
@@ -397,7 +399,7 @@ def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="
                           sigma=None, theta=None, entry=None, trapping=None, pressures=None, count=20, phases=False,
                           pore_labels=None, inlet_outlet="buffer", lateral="sealed", backend="auto", progress=False,
                           output_dir=None, overwrite=False, flow=False, viscosity_ratio=None, capillary_number=None,
-                          options=None):
+                          flow_start=None, options=None):
     """Quasi-static relative permeabilities: k of each phase by the flow solve in the cells it holds
     on the capillary pressure curves (the other phase a no-slip wall, which neglects the momentum
     passed across the interface), over the single-phase k. saturations: a count of points spread
@@ -407,8 +409,9 @@ def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="
 
     flow=True also runs two-phase flow at every point (the colour-gradient model from the point's
     phases, both driven alike until their flows are steady; RelPermPoint.flow): viscosity_ratio
-    (the non-wetting phase's dynamic viscosity over the wetting one's, default 1) and
-    capillary_number (of the drive, default 1e-3) set it.
+    (the non-wetting phase's dynamic viscosity over the wetting one's, default 1),
+    capillary_number (of the drive, default 1e-3) and flow_start ("morphology", the default: the
+    point's phases; "random": its pore voxels drawn again at its saturation) set it.
     """
     if not isinstance(flow, bool):
         raise TypeError("flow must be True or False, not %s" % type(flow).__name__)
@@ -424,6 +427,12 @@ def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="
         if isinstance(value, bool) or not isinstance(value, _numbers.Real):
             raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
         extra[key] = float(value)
+    if flow_start is not None:
+        if not flow:
+            raise InputError("flow_start sets the two-phase flow: give flow=True with it")
+        if flow_start not in ("morphology", "random"):
+            raise InputError("flow_start must be 'morphology' or 'random', not %r" % (flow_start,))
+        extra["capillary.flow_start"] = flow_start
     extra.update(options or {})
     return _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count,
                       saturations, phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir,

@@ -415,8 +415,13 @@ def test_relative_permeability_by_flow_is_typed_and_refuses_its_options_alone():
     assert f.saturation == pytest.approx(pt.saturation, abs=0.02) and f.steps > 0 and f.backend.startswith("cpu")
     d = t.result.to_dict()["two_phase"]["relative_permeability"][0]["flow"]
     assert (f.krw, f.krn, f.flags) == (d["kr_w"], d["kr_n"], d["flags"])  # report.json's numbers
+    assert f.start == "morphology" == d["start"]
     with pytest.raises(rockperm.InputError, match="give flow=True"):
         rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, viscosity_ratio=2)
+    with pytest.raises(rockperm.InputError, match="give flow=True"):
+        rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, flow_start="random")
+    with pytest.raises(rockperm.InputError, match="'morphology' or 'random'"):
+        rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, flow=True, flow_start="mixed")
     with pytest.raises(TypeError, match="flow must be True or False"):
         rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, flow="steady")
     with pytest.raises(TypeError, match="capillary_number must be a number"):

@@ -156,6 +156,8 @@ bad "nearest reached is S_w" --capillary.relperm=0.01
 bad "without grey phases" --input.grey_labels="1:0.1:1mD" --input.pore_labels=0
 bad "needs a relaxation time of 25.5" --capillary.flow=steady --capillary.viscosity_ratio=50
 bad "capillary number of the drive must be in" --capillary.flow=steady --capillary.capillary_number=0.5
+bad "a random start sets where the two-phase flow starts" --capillary.flow_start=random
+bad "capillary.flow_start" --capillary.flow=steady --capillary.flow_start=mixed
 bad "give capillary.flow=steady with it" --capillary.wetting_labels=1:30
 bad "label 7 marks no voxel of the sample" --capillary.flow=steady --capillary.wetting_labels=7:30
 bad "label 0 is a pore label" --capillary.flow=steady --capillary.wetting_labels=0:30

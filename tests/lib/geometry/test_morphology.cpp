@@ -293,3 +293,34 @@ TEST(Morphology, RefusesWhatItCannotDisplace) {
     EXPECT_EQ(e.field(), "two_phase.entry");
   }
 }
+
+namespace rockperm::geometry {
+
+// The two-phase flow's random start (issue 69): the pore voxels drawn again, each wetting with the
+// state's wetting share, the solid kept; the same draw for the same seed, another for another.
+TEST(Morphology, ARandomStartKeepsTheSaturationAndTheSolid) {
+  std::vector<std::uint8_t> phases(200000);
+  for (std::size_t v = 0; v < phases.size(); ++v) {
+    phases[v] = v % 5 == 0 ? phase_solid : (v < 60000 ? phase_nonwetting : phase_wetting);  // S_w 0.7 of the pore
+  }
+  const std::vector<std::uint8_t> a = random_phases(phases, 69), b = random_phases(phases, 69), c = random_phases(phases, 70);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  double pore = 0, wetting = 0, early_wetting = 0, early = 0;
+  for (std::size_t v = 0; v < phases.size(); ++v) {
+    ASSERT_EQ(a[v] == phase_solid, phases[v] == phase_solid) << v;
+    if (a[v] == phase_solid) continue;
+    ++pore;
+    wetting += a[v] == phase_wetting;
+    if (v < 60000) {  // where the state was all non-wetting: now mixed
+      ++early;
+      early_wetting += a[v] == phase_wetting;
+    }
+  }
+  const double share = 112000.0 / 160000.0;
+  // binomial: sigma sqrt(0.21 / 160000) = 1.1e-3
+  EXPECT_NEAR(wetting / pore, share, 5e-3);
+  EXPECT_NEAR(early_wetting / early, share, 1e-2);
+}
+
+}  // namespace rockperm::geometry
