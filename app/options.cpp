@@ -324,6 +324,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args, bool& help, b
   std::filesystem::path& file = out.spec.sample.volume.path;
   const bool from_command_line = cli.count("input.file") && !cli["input.file"].defaulted();
   if (file.is_relative() && !from_command_line) file = base / file;
+  // and kept absolute: config.ini's paths are read from the run directory on --resume, where a path
+  // relative to the working directory would name another file (the service gives its own)
+  if (file.is_relative() && from_command_line && files.relative_to.empty()) file = std::filesystem::absolute(file);
   file = file.lexically_normal();
   if (out.resume) {
     const std::filesystem::path dir = out.config_file.parent_path();

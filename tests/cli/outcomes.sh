@@ -99,4 +99,15 @@ even=$(k_of "$work/whole" | cut -d' ' -f2) odd=$(k_of "$work/odd" | cut -d' ' -f
 awk -v a="$odd" -v b="$even" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-5) }' ||
   fail "check_interval 1: k $odd vs $even"
 
+# --- a scan named relative to the working directory: config.ini keeps its path absolute, so a
+# resume from elsewhere (a requeued job's own directory) reads the same scan ----------------------
+mkdir -p "$work/here" && cp "$(dirname "$ini")/sphere_pack_64.raw" "$work/here/" || fail "copy the sample's scan"
+(cd "$work/here" && "$rockperm" run --input.file=sphere_pack_64.raw --input.dims="64 64 64" --input.voxel_size_um=5 \
+  --lbm.inlet_outlet=periodic --run.backend=cpu --output.fields=off --run.walltime_minutes=0.002 --output.dir cut \
+  >"$work/relative.log" 2>&1)
+[ $? -eq 6 ] || fail "the relative scan's run should stop on its wall-time limit (6): $(tail -1 "$work/relative.log")"
+grep -q "^file = $work/here/sphere_pack_64.raw\$" "$work/here/cut/config.ini" ||
+  fail "config.ini names the scan relatively: $(grep '^file' "$work/here/cut/config.ini")"
+expect relative_resume 0 converged "$work/here/cut" -- "$rockperm" run --resume "$work/here/cut" --run.walltime_minutes=0
+
 [ "$failures" -eq 0 ] && echo "outcomes: all cases behave" || exit 1
