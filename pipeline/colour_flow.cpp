@@ -165,7 +165,7 @@ void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
     lattice.emplace(lattice::SparseLattice::build(std::move(pore), periodic, /*with_negative=*/true, false,
                                                   spec.flow.edge_contacts));
   } else {
-    // Z-slabs balanced by fluid cells, as the single phase's (pipeline/decomposition.hpp)
+    // Z-slabs balanced by fluid cells, as the single phase's (pipeline/decomposition.hpp),
     std::vector<std::int64_t> shape(3, 0);
     std::vector<std::uint64_t> plane_fluid;
     if (comm.root()) {
@@ -178,7 +178,9 @@ void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
     domain_dims = geometry::Dims{shape[0], shape[1], shape[2]};
     bytes = as_bytes(plane_fluid);
     comm.broadcast(bytes);
-    slabs = parallel::partition_slabs(from_bytes<std::uint64_t>(bytes), comm.size());
+    // in the shares k's run measured (a rank on the host's cores beside GPUs takes its share)
+    const std::vector<std::uint64_t> counts = from_bytes<std::uint64_t>(bytes);
+    slabs = plan.shares.empty() ? parallel::partition_slabs(counts, comm.size()) : parallel::partition_slabs(counts, plan.shares);
     domain = parallel::slab_domain(slabs, comm.rank(), domain_dims.nz, periodic[2]);
     lattice.emplace(parallel::build_slab_lattice(local(pore), *domain, periodic, /*with_negative=*/true,
                                                  spec.flow.edge_contacts));
