@@ -556,7 +556,8 @@ TEST(PipelineRanks, ASlabReadThatDoesNotPercolateFailsOnEveryRank) {
 // Issue 69: the two-phase flow on Z-slabs (lib/solve/colour_slabs.hpp) is one rank's to the bit:
 // the same steps, k_r and saturation (fixed-point sums over the ranks), the same end phases on rank
 // 0; along the decomposed axis through a mirror image (the slabs cut the mirror's planes too) and
-// across it with the wrap periodic; fp32 and fp16 (the rounding keyed by the global cell).
+// across it with the wrap periodic; fp32 and fp16 (the rounding keyed by the global cell); slabs
+// unequal as a mixed run's shares cut them; a random start.
 TEST(PipelineRanks, TwoPhaseFlowOnSlabsIsOneRanksToTheBit) {
   const parallel::Comm world = parallel::Comm::world();
   const geometry::Dims d{16, 16, 18};
@@ -591,7 +592,10 @@ TEST(PipelineRanks, TwoPhaseFlowOnSlabsIsOneRanksToTheBit) {
           phases[d.linear(x, y, z)] = (c.axis == 2 ? x : z) < 8 ? geometry::phase_wetting : geometry::phase_nonwetting;
         }
     const auto run = [&](const parallel::Comm& comm, std::vector<std::uint8_t>& end) {
-      pipeline::ColourFlowRuns flows(comm, spec, plan, d, 0.5, 12.0);
+      // unequal slabs, as a mixed run's measured shares cut them (ExecutionPlan::shares)
+      pipeline::ExecutionPlan mine = plan;
+      for (int r = 0; r < comm.size() && comm.size() > 1; ++r) mine.shares.push_back(1.0 + r);
+      pipeline::ColourFlowRuns flows(comm, spec, mine, d, 0.5, 12.0);
       return flows.run(comm.root() ? phases : std::vector<std::uint8_t>{}, "test", {}, nullptr, &end);
     };
     std::vector<std::uint8_t> end_one, end_many;
