@@ -150,13 +150,16 @@ inline std::uint32_t expected_link(const lattice::SparseLattice& lat, std::uint3
 }
 
 // The pore space of a synthetic pack of overlapping spheres (label 0 pore), edge n voxels.
-inline geometry::PoreMask sphere_pack_mask(std::int64_t n, double porosity, double radius, std::uint64_t seed) {
+inline geometry::PoreMask sphere_pack_mask(geometry::Dims dims, double porosity, double radius, std::uint64_t seed) {
   geometry::SpherePackSpec spec;
-  spec.dims = {n, n, n};
+  spec.dims = dims;
   spec.porosity = porosity;
   spec.radius = radius;
   spec.seed = seed;
   return make_pore_mask(geometry::make_sphere_pack(spec), geometry::LabelSelection::parse("0"));
+}
+inline geometry::PoreMask sphere_pack_mask(std::int64_t n, double porosity, double radius, std::uint64_t seed) {
+  return sphere_pack_mask(geometry::Dims{n, n, n}, porosity, radius, seed);
 }
 
 struct SteadyFlow {
