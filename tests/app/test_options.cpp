@@ -83,7 +83,9 @@ TEST(Options, CommandLineOverridesTheFile) {
       {"--config", ini.string(), "--lbm.tau=1.2", "--run.propagation", "fused", "--input.file", "other.raw"}, help);
   EXPECT_DOUBLE_EQ(o.spec.flow.tau, 1.2);
   EXPECT_EQ(o.spec.execution.propagation, pipeline::PropagationChoice::fused);
-  EXPECT_EQ(o.spec.sample.volume.path, std::filesystem::path("other.raw"));  // command-line paths are relative to the cwd
+  // command-line paths are relative to the cwd, and kept absolute (config.ini's paths are read from
+  // the run directory on a resume)
+  EXPECT_EQ(o.spec.sample.volume.path, (std::filesystem::current_path() / "other.raw").lexically_normal());
 }
 
 TEST(Options, BadValuesAreInputErrorsNamingTheOption) {
