@@ -45,12 +45,9 @@ struct Header {
 };
 static_assert(sizeof(Header) <= 4096, "the populations start at byte 4096");
 
-// This rank's owned cells start at this global cell index (slabs are consecutive in z and
-// cells are numbered in raster order, so ranks own consecutive ranges).
+// This rank's owned cells start at this global cell index.
 std::uint64_t first_global_cell(const parallel::Comm& comm, const RankLattice& r) {
-  std::uint64_t first = 0;
-  for (int k = 0; k < comm.rank() && k < static_cast<int>(r.slabs.size()); ++k) first += r.slabs[k].fluid;
-  return first;
+  return parallel::fluid_before(r.slabs, comm.rank());
 }
 
 std::uint64_t mix(std::uint64_t x) {  // SplitMix64's finaliser: every input bit moves every output bit

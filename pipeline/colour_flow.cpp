@@ -184,7 +184,7 @@ void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
     domain = parallel::slab_domain(slabs, comm.rank(), domain_dims.nz, periodic[2]);
     lattice.emplace(parallel::build_slab_lattice(local(pore), *domain, periodic, /*with_negative=*/true,
                                                  spec.flow.edge_contacts));
-    cell_offset = solve::ColourSlabs::cell_offset(comm, *domain, *lattice);
+    cell_offset = static_cast<std::uint32_t>(parallel::fluid_before(slabs, comm.rank()) - lattice->owned_begin());
   }
   if (labelled) {
     std::vector<float> cos_of(1, params.wall_phi);

@@ -281,9 +281,6 @@ struct ForchheimerFit {
 };
 struct ForchheimerReport {
   bool asked = false, done = false;
-  // a signal or the wall-time limit ended the relative permeabilities before their last point (the
-  // run is then interrupted, and a resume makes them again)
-  bool stopped = false;
   std::string note;                 // why not made, or what limits it
   double pore_diameter_um = 0;      // d of the pore Reynolds number
   double k_md = 0;                  // the run's k the ratios are relative to

@@ -24,6 +24,15 @@ namespace rockperm::pipeline {
 
 namespace {
 
+// Removes the checkpoint a run ended by itself (or what followed k, made) has no use for: it would
+// only resume what is done. run.checkpoint_at_end keeps it.
+void drop_checkpoint(const parallel::Comm& comm, const RunSpec& spec, std::filesystem::path file, SampleResult& result) {
+  if (spec.execution.checkpoint_at_end || !comm.root()) return;
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+  result.checkpoint.clear();
+}
+
 // Relative permeabilities follow k in this run (the two-phase points, made after k's solve).
 bool relperm_follows(const RunSpec& spec) {
   return spec.two_phase.enabled() && spec.permeability &&
@@ -183,14 +192,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
     record_memory();
     return;  // no fields of a state that is not steady
   }
-  const auto drop_checkpoint = [&] {
-    if (spec.execution.checkpoint_at_end || !comm.root()) return;
-    // the run ended by itself: an earlier checkpoint would only resume what is done
-    std::error_code ec;
-    std::filesystem::remove(drive.checkpoint, ec);
-    result.checkpoint.clear();
-  };
-  if (!sweep && !relperm) drop_checkpoint();
+  if (!sweep && !relperm) drop_checkpoint(comm, spec, drive.checkpoint, result);
   std::vector<float> potential;  // for the fields, where they are written
   if (spec.formation_factor) {
     add_conduction(comm, simulation, spec, result, solve::ConductionProblem::Preconditioner::multigrid,
@@ -234,7 +236,7 @@ void run_prepared(const parallel::Comm& comm, const RunRequest& request, const R
                        "rockperm run --resume " + spec.output.dir.string() +
                        " (the sweep starts again from k's converged state, kept in the checkpoint)";
     } else if (!relperm) {
-      drop_checkpoint();
+      drop_checkpoint(comm, spec, drive.checkpoint, result);
     }
   }
   result.timings.finish = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_end).count();
@@ -394,14 +396,9 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
                            " of their points begun); k is converged; "
                            "continue with: rockperm run --resume " + request.spec.output.dir.string() +
                            " (k's converged state is kept in the checkpoint; the points are made again from it)";
-        } else if (relperm_follows(request.spec) && !request.spec.execution.checkpoint_at_end &&
-                   result.status != RunStatus::interrupted) {
-          // made: k's state kept for them would only resume what is done
-          if (comm.root() && !result.checkpoint.empty()) {
-            std::error_code ec;
-            std::filesystem::remove(result.checkpoint, ec);
-          }
-          result.checkpoint.clear();
+        } else if (relperm_follows(request.spec) && result.status != RunStatus::interrupted &&
+                   !result.checkpoint.empty()) {
+          drop_checkpoint(comm, request.spec, result.checkpoint, result);  // k's state kept for them
         }
       }
       if (request.keep_phases && comm.root()) result.two_phase_state = two_phase;

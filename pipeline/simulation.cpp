@@ -69,8 +69,7 @@ physics::CollisionParams Simulation::collision_params() const {
                                      flow_.grey_permeability);
   // the global index of local cell 0: the fp16 rounding of a cell is then the same on any
   // number of ranks (lib/physics/collision.hpp)
-  std::uint64_t first_global = 0;
-  for (int r = 0; r < comm_.rank() && r < static_cast<int>(lattice_.slabs.size()); ++r) first_global += lattice_.slabs[r].fluid;
+  const std::uint64_t first_global = parallel::fluid_before(lattice_.slabs, comm_.rank());
   p.cell_offset = static_cast<std::uint32_t>(first_global - lattice_.lattice.owned_begin());
   return p;
 }

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "lib/base/error.hpp"
+#include "lib/base/split_mix.hpp"
 #include "lib/geometry/distance_transform.hpp"
 
 namespace rockperm::geometry {
@@ -575,12 +576,9 @@ std::vector<std::uint8_t> random_phases(const std::vector<std::uint8_t>& phases,
       out[v] = phase_solid;
       continue;
     }
-    // splitmix64 of the voxel's index: 53 bits of it as a uniform draw in [0, 1)
-    std::uint64_t z = seed + (static_cast<std::uint64_t>(v) + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    out[v] = static_cast<double>(z >> 11) * 0x1.0p-53 < share ? phase_wetting : phase_nonwetting;
+    // a draw of the voxel's own
+    SplitMix64 draw{seed + static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull};
+    out[v] = draw.uniform() < share ? phase_wetting : phase_nonwetting;
   }
   return out;
 }

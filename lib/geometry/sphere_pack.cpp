@@ -4,21 +4,9 @@
 #include <vector>
 
 #include "lib/base/error.hpp"
+#include "lib/base/split_mix.hpp"
 
 namespace rockperm::geometry {
-
-namespace {
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
-}  // namespace
 
 namespace {
 struct Sphere {

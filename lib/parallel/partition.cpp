@@ -78,6 +78,12 @@ SlabDomain slab_domain(const std::vector<Slab>& slabs, int rank, std::int64_t nz
   return d;
 }
 
+std::uint64_t fluid_before(const std::vector<Slab>& slabs, int rank) {
+  std::uint64_t first = 0;
+  for (int k = 0; k < rank && k < static_cast<int>(slabs.size()); ++k) first += slabs[k].fluid;
+  return first;
+}
+
 geometry::PoreMask extract_planes(const geometry::PoreMask& mask, const std::vector<std::int64_t>& planes) {
   const std::uint64_t plane = static_cast<std::uint64_t>(mask.dims.nx) * mask.dims.ny;
   geometry::PoreMask local{geometry::Dims{mask.dims.nx, mask.dims.ny, static_cast<std::int64_t>(planes.size())},

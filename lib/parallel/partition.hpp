@@ -38,6 +38,10 @@ struct SlabDomain {
 
 SlabDomain slab_domain(const std::vector<Slab>& slabs, int rank, std::int64_t nz, bool periodic_z);
 
+// The fluid cells of the slabs below `rank`'s: the global index of its first owned cell (slabs
+// ascend with the rank and cells are numbered in raster order, so ranks own consecutive ranges).
+std::uint64_t fluid_before(const std::vector<Slab>& slabs, int rank);
+
 // The local mask of a domain: its planes copied out of the whole mask.
 geometry::PoreMask extract_planes(const geometry::PoreMask& mask, const std::vector<std::int64_t>& planes);
 

@@ -29,18 +29,6 @@ ColourSlabs::ColourSlabs(std::unique_ptr<backend::ColourBackend> rank, const par
   step_ = rank_->step();
 }
 
-std::uint32_t ColourSlabs::cell_offset(const parallel::Comm& comm, const parallel::SlabDomain& domain,
-                                       const lattice::SparseLattice& local) {
-  // the owned cells of the ranks below, in rank order (slabs ascend with the rank)
-  const std::uint64_t owned = local.owned_end() - local.owned_begin();
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()), 0);
-  counts[static_cast<std::size_t>(comm.rank())] = static_cast<std::int64_t>(owned);
-  counts = comm.sum(counts);
-  std::uint64_t below = 0;
-  for (int r = 0; r < domain.rank; ++r) below += static_cast<std::uint64_t>(counts[static_cast<std::size_t>(r)]);
-  return static_cast<std::uint32_t>(below - local.owned_begin());
-}
-
 std::string ColourSlabs::description() const {
   return rank_->description() + ", slab " + std::to_string(domain_.rank + 1) + " of " + std::to_string(domain_.ranks);
 }

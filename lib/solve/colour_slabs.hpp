@@ -9,7 +9,8 @@
 // A plane's cells are contiguous in raster order and the same on both sides of a cut, so a halo is
 // a few contiguous rows per piece, no list. The sums are the backends' fixed-point integers added
 // over the ranks (planes along z by their global index), and the stochastic rounding of fp16 is
-// keyed by the global cell (lattice::colour_step::Cells::cell_offset): a run on any number of ranks
+// keyed by the global cell (lattice::colour_step::Cells::cell_offset: parallel::fluid_before less the
+// ghost plane's cells, given to the rank's backend): a run on any number of ranks
 // is one rank's to the bit. The exchanges wait (no overlap with the interior): two per step.
 #include <cstdint>
 #include <memory>
@@ -28,11 +29,6 @@ class ColourSlabs final : public backend::ColourBackend {
   // planes along z. Every rank of `comm` makes one, and every call below is collective.
   ColourSlabs(std::unique_ptr<backend::ColourBackend> rank, const parallel::Comm& comm,
               const parallel::SlabDomain& domain, const lattice::SparseLattice& local, std::int64_t nz);
-
-  // The global index of this rank's local cell 0 (its slab's first owned cell in the whole
-  // domain's raster order, less the ghost plane below): a backend's cell_offset.
-  static std::uint32_t cell_offset(const parallel::Comm& comm, const parallel::SlabDomain& domain,
-                                   const lattice::SparseLattice& local);
 
   std::string description() const override;
   void set_wall_phi(std::span<const float> per_cell) override { rank_->set_wall_phi(per_cell); }

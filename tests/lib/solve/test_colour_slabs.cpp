@@ -46,7 +46,7 @@ void expect_the_wrapped_slab_steps_as_the_whole(physics::Storage storage) {
       parallel::build_slab_lattice(parallel::extract_planes(mask, domain.planes), domain, periodic, true);
   std::vector<float> phi(lat.fluid_count(), 0.0f);
   for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) phi[c] = phi_at(lat.coords()[c].x, domain.planes[lat.coords()[c].z]);
-  const std::uint32_t offset = solve::ColourSlabs::cell_offset(self, domain, lat);
+  const auto offset = static_cast<std::uint32_t>(parallel::fluid_before(slabs, 0) - lat.owned_begin());
   EXPECT_EQ(offset, 0u - lat.owned_begin());
   solve::ColourSlabs slab(testing::make_test_colour_backend(lat, p, phi, storage, offset), self, domain, lat, mask.dims.nz);
   ASSERT_EQ(lat.owned_end() - lat.owned_begin(), whole_lat.fluid_count());
