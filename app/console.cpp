@@ -215,13 +215,33 @@ std::string two_phase_flow(const pipeline::ColourFlowPoint& f) {
 }
 
 void print_colour_flow_progress(const pipeline::ColourFlowProgress& p) {
-  if (p.known) {
+  if (p.displacement) {
+    std::printf("  displacing  %s: step %lld, S_w %.4f, Ca %.2g\n", p.label.c_str(), static_cast<long long>(p.step),
+                p.saturation, p.capillary_number);
+  } else if (p.known) {
     std::printf("  flowing     %s: step %lld, S_w %.4f, k_rw %.4g +- %.1g, k_rn %.4g +- %.1g\n", p.label.c_str(),
                 static_cast<long long>(p.step), p.saturation, p.kr_w, p.error_w, p.kr_n, p.error_n);
   } else {
     std::printf("  flowing     %s: step %lld, S_w %.4f, k_rw %.4g, k_rn %.4g (no error yet)\n", p.label.c_str(),
                 static_cast<long long>(p.step), p.saturation, p.kr_w, p.kr_n);
   }
+  std::fflush(stdout);
+}
+
+namespace {
+std::string displacement_point(const pipeline::DisplacementPoint& p) {
+  char b[160];
+  if (p.steps == 0) return p.note;
+  std::snprintf(b, sizeof b, "S_w %.4f (quasi-static %.4f), Ca %.2g, %lld steps, %.1f s", p.saturation,
+                p.saturation_quasi_static, p.capillary_number, static_cast<long long>(p.steps), p.seconds);
+  return std::string(b) + (p.note.empty() ? "" : "; " + p.note);
+}
+}  // namespace
+
+void print_displacement_point(const std::string& curve, const pipeline::DisplacementPoint& p, std::size_t done,
+                              std::size_t total) {
+  std::printf("displaced     %zu/%zu %s Pc %s: %s\n", done, total, curve.c_str(), pressure(p.pc_pa).c_str(),
+              displacement_point(p).c_str());
   std::fflush(stdout);
 }
 
@@ -375,6 +395,16 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
       std::printf("              %-10s S_w %.4f  Pc %9s  k_rw %-18s k_rn %s\n", p.curve.c_str(), p.saturation,
                   pressure(p.pc_pa).c_str(), phase_flow(p.wetting).c_str(), phase_flow(p.nonwetting).c_str());
       if (p.flow.asked) std::printf("                by two-phase flow: %s\n", two_phase_flow(p.flow).c_str());
+    }
+    const pipeline::DisplacementReport& d = t.displacement;
+    if (d.asked) {
+      std::printf("displacement  the curves by two-phase flow (%s), %.1f s%s%s\n", d.backend.empty() ? "not made" : d.backend.c_str(),
+                  d.seconds, d.note.empty() ? "" : "; ", d.note.c_str());
+      for (const auto& [name, points] : {std::pair{"drainage", &d.drainage}, std::pair{"imbibition", &d.imbibition}}) {
+        for (const pipeline::DisplacementPoint& p : *points) {
+          std::printf("              %-10s Pc %9s  %s\n", name, pressure(p.pc_pa).c_str(), displacement_point(p).c_str());
+        }
+      }
     }
   }
   if (r.forchheimer.asked) {

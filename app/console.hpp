@@ -27,6 +27,9 @@ void print_two_phase_curves(const pipeline::TwoPhaseReport& two_phase);
 void print_relperm_point(const pipeline::RelPermPoint& point, std::size_t done, std::size_t total);
 // a check of a point's two-phase flow (spec.two_phase.flow)
 void print_colour_flow_progress(const pipeline::ColourFlowProgress& p);
+// The displacement: one pressure of `curve` held (`done` of `total`)
+void print_displacement_point(const std::string& curve, const pipeline::DisplacementPoint& p, std::size_t done,
+                              std::size_t total);
 void print_forchheimer_point(const pipeline::ForchheimerPoint& point, std::size_t index, std::size_t total);
 
 // One progress line every `seconds` at most (0: every check), and always the last one.

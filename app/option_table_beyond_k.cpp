@@ -131,8 +131,21 @@ void add_capillary_and_forchheimer_rows(std::vector<Option>& t) {
                  s.two_phase.flow_start = parse_choice(v, pipeline::two_phase_flow_start_names);
                },
                [](const RunSpec& s) { return choice_name(s.two_phase.flow_start, pipeline::two_phase_flow_start_names); }});
+  t.push_back({"capillary.displacement", "two_phase.displacement", "off",
+               "on: the capillary pressure curves again by two-phase flow (the unsteady protocol): the sample "
+               "between a reservoir of the non-wetting phase at the inlet and one of the wetting phase at the "
+               "outlet, each pressure of the drainage curve held in turn (the imbibition's after it with "
+               "capillary.curves=both) until the saturation settles; each pressure's saturation beside the "
+               "quasi-static one, with the capillary number the displacement reached",
+               [](RunSpec& s, const std::string& v) { s.two_phase.displacement = parse_switch(v, "on", "off"); },
+               [](const RunSpec& s) { return std::string(s.two_phase.displacement ? "on" : "off"); }});
+  t.push_back({"capillary.displacement_steps", "two_phase.displacement_steps", "200000",
+               "with capillary.displacement: at most this many steps per pressure (one that has not settled by "
+               "then is reported as it stood, said so)",
+               [](RunSpec& s, const std::string& v) { s.two_phase.displacement_steps = parse_integer(v); },
+               [](const RunSpec& s) { return std::to_string(s.two_phase.displacement_steps); }});
   t.push_back({"capillary.viscosity_ratio", "two_phase.viscosity_ratio", "1",
-               "with capillary.flow: the non-wetting phase's dynamic viscosity over the wetting phase's, in "
+               "with capillary.flow or capillary.displacement: the non-wetting phase's dynamic viscosity over the wetting phase's, in "
                "[0.05, 20] (oil/brine about 1-10)",
                [](RunSpec& s, const std::string& v) { s.two_phase.viscosity_ratio = parse_double(v); },
                [](const RunSpec& s) { return number(s.two_phase.viscosity_ratio); }});

@@ -66,6 +66,10 @@ class ConsoleObserver final : public pipeline::RunObserver {
   void relperm_point(const pipeline::RelPermPoint& p, std::size_t done, std::size_t total) override {
     print_relperm_point(p, done, total);
   }
+  void displacement_point(const std::string& curve, const pipeline::DisplacementPoint& p, std::size_t done,
+                          std::size_t total) override {
+    print_displacement_point(curve, p, done, total);
+  }
   void forchheimer_point(const pipeline::ForchheimerPoint& p, std::size_t index, std::size_t total) override {
     print_forchheimer_point(p, index, total);
   }

@@ -74,6 +74,16 @@ void ColourGpu::set_wall_phi(std::span<const float> per_cell) {
   wall_phi_ = per_cell.empty() ? DeviceBuffer<float>() : upload(per_cell.data(), per_cell.size());
 }
 
+void ColourGpu::set_sources(std::span<const std::uint32_t> to_a, std::span<const std::uint32_t> to_b) {
+  int phase = 0;
+  for (const auto list : {to_a, to_b}) {
+    for (const std::uint32_t c : list) {
+      if (c < begin_ || c >= end_) throw Error("internal: a colour source at cell " + std::to_string(c) + ", not an owned cell");
+    }
+    sources_[phase++] = list.empty() ? DeviceBuffer<std::uint32_t>() : upload(list.data(), list.size());
+  }
+}
+
 std::string ColourGpu::description() const {
   char text[200];
   std::snprintf(text, sizeof text, "cuda device %d: %s (sm_%d%d, %d SMs, %s)", info_.index, info_.name.c_str(),
@@ -91,6 +101,10 @@ void ColourGpu::collide_pass() {
     using S = decltype(slot);
     launch_colour_collide(cells<S>(), reinterpret_cast<S*>(f_next_.data()), begin_, end_, params_, seed, stream_.get());
   });
+  for (int phase = 0; phase < 2; ++phase) {
+    launch_colour_feed(a_.data(), b_.data(), stride_, sources_[phase].data(),
+                       static_cast<std::uint32_t>(sources_[phase].size()), phase == 0, stream_.get());
+  }
   std::swap(f_, f_next_);
   ++step_;
 }

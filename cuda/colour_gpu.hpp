@@ -23,6 +23,7 @@ class ColourGpu final : public backend::ColourBackend {
   std::string description() const override;
   void advance(std::int64_t steps) override;  // the passes queued, one wait at the end
   void set_wall_phi(std::span<const float> per_cell) override;
+  void set_sources(std::span<const std::uint32_t> to_a, std::span<const std::uint32_t> to_b) override;
   void phase_pass() override;
   void collide_pass() override;
   Fields fields_now() override;
@@ -45,6 +46,7 @@ class ColourGpu final : public backend::ColourBackend {
   DeviceBuffer<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
   DeviceBuffer<float> a_, b_, phi_, na_, nb_;
   DeviceBuffer<float> wall_phi_;  // empty: params_.wall_phi
+  DeviceBuffer<std::uint32_t> sources_[2];  // fed to phase A, to phase B
   DeviceBuffer<std::uint16_t> plane_of_;  // each cell's plane across plane_axis_ (built when first asked)
   int plane_axis_ = -1;
   DeviceBuffer<unsigned long long> totals_, bins_;  // sums()' (bins_ sized for plane_axis_)

@@ -33,6 +33,12 @@ __global__ void collide_kernel(step::Cells<S> c, S* __restrict__ f_out, std::uin
   if (cell < end) step::collide(c, f_out, cell, p, seed);
 }
 
+__global__ void feed_kernel(float* __restrict__ a, float* __restrict__ b, std::uint64_t stride,
+                            const std::uint32_t* __restrict__ cells, std::uint32_t count, bool to_a) {
+  const std::uint32_t n = blockIdx.x * blockDim.x + threadIdx.x;
+  if (n < count) step::feed(a, b, stride, cells[n], to_a);
+}
+
 template <class S>
 __global__ void moments_kernel(step::Cells<S> c, std::uint32_t first, std::uint32_t end, physics::colour::ColourParams p,
                                float* __restrict__ out) {
@@ -99,6 +105,13 @@ void launch_colour_collide(const step::Cells<S>& cells, S* f_out, std::uint32_t 
                            const physics::colour::ColourParams& p, std::uint32_t seed, cudaStream_t stream) {
   if (end <= first) return;
   collide_kernel<<<grid_for(first, end), block_threads, 0, stream>>>(cells, f_out, first, end, p, seed);
+  ROCKPERM_CUDA_CHECK_LAST();
+}
+
+void launch_colour_feed(float* a, float* b, std::uint64_t stride, const std::uint32_t* cells, std::uint32_t count, bool to_a,
+                        cudaStream_t stream) {
+  if (count == 0) return;
+  feed_kernel<<<grid_for(0, count), block_threads, 0, stream>>>(a, b, stride, cells, count, to_a);
   ROCKPERM_CUDA_CHECK_LAST();
 }
 

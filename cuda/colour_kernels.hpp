@@ -22,6 +22,10 @@ void launch_colour_phase(const lattice::colour_step::Cells<S>& cells, std::uint3
 template <class S>
 void launch_colour_collide(const lattice::colour_step::Cells<S>& cells, S* f_out, std::uint32_t first, std::uint32_t end,
                            const physics::colour::ColourParams& p, std::uint32_t seed, cudaStream_t stream);
+// lib/lattice/colour_propagation.hpp's feed on each of `cells` (`count` of them; after the collide
+// launch, on the same stream)
+void launch_colour_feed(float* a, float* b, std::uint64_t stride, const std::uint32_t* cells, std::uint32_t count, bool to_a,
+                        cudaStream_t stream);
 // per cell: na, nb, drho, u (x, y, z) into out[k * cells.stride + cell] for k = 0..5 (phase pass done)
 template <class S>
 void launch_colour_moments(const lattice::colour_step::Cells<S>& cells, std::uint32_t first, std::uint32_t end,

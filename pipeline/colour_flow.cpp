@@ -1,4 +1,5 @@
 #include "pipeline/colour_flow.hpp"
+#include "pipeline/colour_flow_state.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -33,7 +34,7 @@ namespace colour = physics::colour;
 
 // The model's interfacial tension in lattice units: spurious currents mu u / sigma about 7e-4 of it
 // (tests/validation/test_colour_flow.cpp), the drive set from the capillary number asked.
-constexpr float lattice_sigma = 0.01f;
+constexpr float lattice_tension = 0.01f;
 constexpr std::int64_t check_interval = 100;
 constexpr std::uint64_t random_seed = 69;  // the random start's draw (the same for every point and run)
 
@@ -92,64 +93,6 @@ std::vector<float> wall_phi_per_cell(const lattice::SparseLattice& lat, const ge
 
 }  // namespace
 
-// The bytes of a vector of plain values, and back (what rank 0 sends the others).
-template <class T>
-std::vector<std::uint8_t> as_bytes(const std::vector<T>& v) {
-  std::vector<std::uint8_t> out(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-template <class T>
-std::vector<T> from_bytes(const std::vector<std::uint8_t>& b) {
-  std::vector<T> out(b.size() / sizeof(T));
-  if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
-  return out;
-}
-
-struct ColourFlowRuns::State {
-  parallel::Comm comm;
-  RunSpec spec;
-  ExecutionPlan plan;
-  geometry::Dims dims;  // the sample's
-  double k_voxels = 0, pore_voxels = 0;
-  geometry::InletOutlet mode = geometry::InletOutlet::mirror;
-  geometry::Periodicity periodic{};
-  // the extended domain (the sample and its mirror image along the flow), built at the first point:
-  // its dims, every rank's slab of it (one rank: the whole), this rank's slab and lattice
-  geometry::Dims domain_dims;
-  std::vector<parallel::Slab> slabs;
-  std::optional<parallel::SlabDomain> domain;  // several ranks
-  std::optional<lattice::SparseLattice> lattice;
-  std::uint32_t cell_offset = 0;
-  colour::ColourParams params;
-  double reference_flux = 0, reference_error = 0;  // the single phase's (phase A alone), at the first point
-  std::string reference_note;
-  std::vector<std::uint8_t> wall_codes;  // the sample's, as given (rank 0; empty: one wetting)
-  bool labelled = false;                 // wetting by label (every rank)
-  std::vector<float> wall_phi;           // per cell of the lattice, from wall_codes (built with it)
-
-  bool slabs_run() const { return domain.has_value(); }
-
-  // This rank's part of a whole volume of the extended domain's (rank 0's; one byte per voxel).
-  geometry::PoreMask local(const geometry::PoreMask& whole) const {
-    if (!slabs_run()) return whole;
-    return distribute_planes(comm, whole, domain_dims, slabs, *domain, periodic[2]);
-  }
-
-  std::unique_ptr<backend::ColourBackend> model(const std::vector<float>& phi, const colour::ColourParams& p) const {
-    std::unique_ptr<backend::ColourBackend> mine;
-#if ROCKPERM_HAVE_CUDA
-    if (plan.cuda) mine = std::make_unique<cuda::ColourGpu>(*lattice, p, phi, plan.device, plan.storage, cell_offset);
-#endif
-    if (!mine) mine = std::make_unique<backend::ColourCpu>(*lattice, p, phi, plan.storage, cell_offset);
-    if (!slabs_run()) return mine;
-    return std::make_unique<solve::ColourSlabs>(std::move(mine), comm, *domain, *lattice, domain_dims.nz);
-  }
-
-  // The extended domain's lattice on this rank (the first point's `extended`, rank 0's).
-  void build(const geometry::ExtendedSample& extended);
-};
-
 void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
   const int axis = spec.flow.flow_axis;
   geometry::PoreMask pore;  // rank 0: the extended domain's pore space
@@ -159,7 +102,7 @@ void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
   }
   geometry::PoreMask codes;  // rank 0: the wall codes of the extended domain
   if (comm.root() && !wall_codes.empty())
-    codes = geometry::extend_along_flow(geometry::PoreMask(dims, wall_codes), axis, mode, 0).mask;
+    codes = geometry::extend_along_flow(geometry::PoreMask(dims, wall_codes), axis, mode, layers).mask;
   if (comm.size() == 1) {
     domain_dims = pore.dims;
     lattice.emplace(lattice::SparseLattice::build(std::move(pore), periodic, /*with_negative=*/true, false,
@@ -192,13 +135,35 @@ void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
     if (!comm.root()) codes = geometry::PoreMask(domain_dims, std::vector<std::uint8_t>{});
     wall_phi = wall_phi_per_cell(*lattice, local(codes), cos_of);
   }
+  if (kind == Domain::reservoirs) {  // the reservoirs' walls neutral: their interface stays flat
+    if (wall_phi.empty()) wall_phi.assign(lattice->fluid_count(), params.wall_phi);
+    for (std::uint32_t c = 0; c < lattice->fluid_count(); ++c) {
+      const std::int64_t p = along(lattice->coords()[c], axis);
+      if (p < sample_begin || p >= sample_end) wall_phi[c] = 0.0f;
+    }
+  }
+}
+
+std::string ColourFlowRuns::State::memory_refusal() const {
+  // every rank's GPU must hold its slab; the first refusal is every rank's
+  std::string refusal =
+      plan.cuda ? colour_flow_memory_refusal(lattice->fluid_count(), plan.storage, plan.memory_of(plan.device)) : "";
+  if (!refusal.empty() && comm.size() > 1) refusal = "rank " + std::to_string(comm.rank()) + ": " + refusal;
+  const std::vector<std::string> all = comm.gather(refusal);
+  std::vector<std::uint8_t> first;
+  for (const std::string& r : all) {
+    if (!r.empty() && first.empty()) first.assign(r.begin(), r.end());
+  }
+  comm.broadcast(first);
+  return std::string(first.begin(), first.end());
 }
 
 ColourFlowRuns::ColourFlowRuns(const parallel::Comm& comm, const RunSpec& spec, const ExecutionPlan& plan,
                                const geometry::Dims& dims, double k_voxels, double pore_voxels,
-                               std::vector<std::uint8_t> wall_codes)
+                               std::vector<std::uint8_t> wall_codes, Domain domain)
     : s_(std::make_unique<State>()) {
   State& s = *s_;
+  s.kind = domain;
   s.comm = comm;
   s.wall_codes = std::move(wall_codes);
   s.labelled = !spec.two_phase.wetting_labels.empty();
@@ -213,23 +178,30 @@ ColourFlowRuns::ColourFlowRuns(const parallel::Comm& comm, const RunSpec& spec, 
   s.dims = dims;
   s.k_voxels = k_voxels;
   const int axis = spec.flow.flow_axis;
-  s.mode = spec.flow.inlet_outlet == geometry::InletOutlet::periodic ? geometry::InletOutlet::periodic
-                                                                     : geometry::InletOutlet::mirror;
+  s.mode = domain == Domain::reservoirs                                  ? geometry::InletOutlet::buffer
+           : spec.flow.inlet_outlet == geometry::InletOutlet::periodic ? geometry::InletOutlet::periodic
+                                                                         : geometry::InletOutlet::mirror;
+  s.layers = domain == Domain::reservoirs ? reservoir_planes : 0;
+  const geometry::FlowExtent extent = geometry::extended_extent(dims[spec.flow.flow_axis], s.mode, s.layers);
+  s.sample_begin = extent.sample_begin;
+  s.sample_end = extent.sample_end;
   s.periodic = spec.flow.lateral_periodic;
   s.periodic[axis] = true;
   // the less viscous phase at tau 1, the other at the ratio (TwoPhaseSpec::validate bounds it)
   const double m = spec.two_phase.viscosity_ratio;
   colour::ColourParams& p = s.params;
-  p.sigma = lattice_sigma;
+  p.sigma = lattice_tension;
   p.nu[0] = static_cast<float>(m >= 1 ? 1.0 / 6.0 : 1.0 / (6.0 * m));
   p.nu[1] = static_cast<float>(p.nu[0] * m);
   p.wall_phi = static_cast<float>(spec.two_phase.cos_wetting());  // phase A is the wetting one
   // the drive: Ca = mu_w q / sigma with q = k g / nu_w, the single-phase Darcy velocity it gives
-  const double g = spec.two_phase.capillary_number * lattice_sigma / std::max(k_voxels, 1e-12);
+  const double g = spec.two_phase.capillary_number * lattice_tension / std::max(k_voxels, 1e-12);
   p.g[0][axis] = p.g[1][axis] = static_cast<float>(g);
 }
 
 ColourFlowRuns::~ColourFlowRuns() = default;
+
+double ColourFlowRuns::lattice_sigma() { return lattice_tension; }
 
 ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, const std::string& label,
                                     const std::function<bool()>& stop, RunObserver* observer,
@@ -248,7 +220,7 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   if (random) out.start = "random";
   if (comm.root()) {
     extended = geometry::extend_along_flow(
-        geometry::PoreMask(s.dims, random ? geometry::random_phases(phases, random_seed) : phases), axis, s.mode, 0);
+        geometry::PoreMask(s.dims, random ? geometry::random_phases(phases, random_seed) : phases), axis, s.mode, s.layers);
   }
   if (!s.lattice) s.build(extended);
   const lattice::SparseLattice& lat = *s.lattice;
@@ -256,21 +228,10 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   const std::uint32_t owned_begin = lat.owned_begin(), owned_end = lat.owned_end();
   out.backend = s.plan.cuda ? "cuda device " + std::to_string(s.plan.device) : "cpu";
   if (comm.size() > 1) out.backend += ", Z-slabs on " + std::to_string(comm.size()) + " ranks";
-  // every rank's GPU must hold its slab; the first refusal is every rank's
-  {
-    std::string refusal = s.plan.cuda ? colour_flow_memory_refusal(cells, s.plan.storage, s.plan.memory_of(s.plan.device)) : "";
-    if (!refusal.empty() && comm.size() > 1) refusal = "rank " + std::to_string(comm.rank()) + ": " + refusal;
-    const std::vector<std::string> all = comm.gather(refusal);
-    std::vector<std::uint8_t> first;
-    for (const std::string& r : all) {
-      if (!r.empty() && first.empty()) first.assign(r.begin(), r.end());
-    }
-    comm.broadcast(first);
-    if (!first.empty()) {
-      out.note = "not made: " + std::string(first.begin(), first.end());
-      out.seconds = seconds();
-      return out;
-    }
+  if (const std::string refused = s.memory_refusal(); !refused.empty()) {
+    out.note = "not made: " + refused;
+    out.seconds = seconds();
+    return out;
   }
   // the sums are every rank's (ColourSlabs), so is each check's decision; a stop asked on one rank
   // stops every rank at the same check
@@ -378,7 +339,7 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   // the last check's fraction (a fixed-point sum over the cells, the same on any number of ranks),
   // of this state: no step since
   out.saturation = r.history.empty() ? comm.sum(fraction) / all_cells : r.history.back().saturation_a;
-  out.capillary_number = s.params.nu[0] * (comm.sum(total) / voxels) / lattice_sigma;
+  out.capillary_number = s.params.nu[0] * (comm.sum(total) / voxels) / lattice_tension;
   out.flux_spread_w = r.plane_spread[0];
   out.flux_spread_n = r.plane_spread[1];
   const std::vector<std::uint8_t> whole = comm.gather_bytes(mine);

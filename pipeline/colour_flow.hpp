@@ -41,8 +41,14 @@ class ColourFlowRuns {
   // spec.two_phase.wetting_labels of the solid voxel's label; a cell's walls then show the mean of
   // their cos(theta) (one value per cell: where a cell touches two labels, the mean of its walls').
   // Every rank of `comm` makes one (`wall_codes`: rank 0's) and calls run() alike.
+  // `domain`: mirrored for run() (the sample followed by its mirror image, periodic along the
+  // flow), reservoirs for displace() (a reservoir of `reservoir_planes` open planes before and after
+  // the sample, periodic along the flow through them).
+  enum class Domain { mirrored, reservoirs };
+  static constexpr int reservoir_planes = 8;
   ColourFlowRuns(const parallel::Comm& comm, const RunSpec& spec, const ExecutionPlan& plan, const geometry::Dims& dims,
-                 double k_voxels, double pore_voxels, std::vector<std::uint8_t> wall_codes = {});
+                 double k_voxels, double pore_voxels, std::vector<std::uint8_t> wall_codes = {},
+                 Domain domain = Domain::mirrored);
   // Pores narrower than this many voxels are filled by the interfaces (about 4 voxels wide): the
   // phases flow as a mixture there, and every point says so.
   static constexpr double min_pore_voxels = 10;
@@ -58,6 +64,27 @@ class ColourFlowRuns {
   // lack what is made from the gathered end state: the phases' spanning and flags).
   ColourFlowPoint run(const std::vector<std::uint8_t>& phases, const std::string& label,
                       const std::function<bool()>& stop, RunObserver* observer, std::vector<std::uint8_t>* end = nullptr);
+
+  // The displacement (Domain::reservoirs; pipeline/colour_displacement.cpp): the sample between a
+  // reservoir of the non-wetting phase before it along the flow and one of the wetting phase after
+  // it, each feeding its phase beyond the planes next to the sample, the two meeting across the periodic wrap (a flat
+  // interface, no capillary jump; the reservoirs' walls neutral); a body force on both phases whose
+  // pull over the domain's length is each capillary pressure of `pressures_pa` in turn (at rest the
+  // menisci hold it: the pressure jumps around the periodic loop add to that pull), each held until
+  // the sample's saturation settles (lib/solve/colour_displacement.hpp). The first call starts from
+  // the sample all wetting; a later one goes on from where the last ended (imbibition after
+  // drainage). `pa_per_lattice`: Pa per lattice unit of pressure (the interfacial tension's scale
+  // over the voxel). Collective; rank 0's points are the run's. Never throws for what the flow does.
+  // `start`: rank 0's sample voxels as run() takes them (only which are solid is read);
+  // `quasi_static`: rank 0's curve's saturation at each pressure (reported beside the point's).
+  std::vector<DisplacementPoint> displace(const std::vector<std::uint8_t>& start, const std::string& curve,
+                                          const std::vector<double>& pressures_pa, const std::vector<double>& quasi_static,
+                                          double pa_per_lattice, const std::function<bool()>& stop,
+                                          RunObserver* observer);
+  // The model's interfacial tension in lattice units.
+  static double lattice_sigma();
+  std::string backend() const;  // the displacement's model, as reported
+  std::string note() const;     // why the displacement was not made, or stopped (empty: it was)
 
  private:
   struct State;

@@ -197,6 +197,35 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
   for (const auto& w : t.wetting_labels) {
     wetting_labels.push_back({{"label", w.label}, {"theta_deg", w.theta_deg}, {"solid_voxels", w.solid_voxels}});
   }
+  const DisplacementReport& d = t.displacement;
+  const auto held = [&](const std::vector<DisplacementPoint>& points) {
+    ordered_json out = ordered_json::array();
+    for (const DisplacementPoint& p : points) {
+      out.push_back({{"pc_Pa", p.pc_pa},
+                     {"saturation_wetting", p.steps > 0 ? ordered_json(p.saturation) : ordered_json(nullptr)},
+                     {"saturation_quasi_static", p.saturation_quasi_static},
+                     {"settled", p.settled},
+                     {"capillary_number", p.capillary_number},
+                     {"steps", p.steps},
+                     {"seconds", p.seconds},
+                     {"note", p.note}});
+    }
+    return out;
+  };
+  const ordered_json displacement =
+      !d.asked ? ordered_json(nullptr)
+               : ordered_json{{"method", "colour-gradient two-phase flow: the sample between a non-wetting reservoir at "
+                                         "the inlet and a wetting one at the outlet, each pressure a body force whose pull "
+                                         "over the periodic domain is the capillary pressure, held until S_w settles"},
+                              {"done", d.done},
+                              {"note", d.note},
+                              {"backend", d.backend},
+                              {"reservoir_planes", d.reservoir_planes},
+                              {"settle", d.settle},
+                              {"window_steps", d.window},
+                              {"seconds", d.seconds},
+                              {"drainage", held(d.drainage)},
+                              {"imbibition", d.imbibition.empty() ? ordered_json(nullptr) : held(d.imbibition)}};
   return {{"done", t.done},
           {"note", t.note},
           {"method", "pore morphology (Hilpert & Miller 2001; contact angle: Schulz et al. 2015); k_r quasi-static, "
@@ -217,6 +246,7 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
           {"residual_nonwetting_saturation", t.imbibition.empty() ? ordered_json(nullptr) : ordered_json(t.residual_nonwetting)},
           {"k_mD", t.k_md > 0 ? ordered_json(t.k_md) : ordered_json(nullptr)},
           {"relative_permeability", points},
+          {"displacement", displacement},
           {"morphology_seconds", t.morphology_seconds},
           {"relperm_seconds", t.relperm_seconds}};
 }

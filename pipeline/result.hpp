@@ -213,6 +213,9 @@ struct ColourFlowProgress {
   double saturation = 0;
   double kr_w = 0, kr_n = 0, error_w = 0, error_n = 0;
   bool known = false;
+  // the displacement's (label: the curve and its pressure): no k_r, the capillary number instead
+  bool displacement = false;
+  double capillary_number = 0;
 };
 
 struct RelPermPoint {
@@ -223,6 +226,31 @@ struct RelPermPoint {
   PhaseFlow wetting, nonwetting;
   ColourFlowPoint flow;    // spec.two_phase.flow: k_r by two-phase flow (asked false: not run)
   std::string field;       // the phases for ParaView (output.fields): the .vti's name in the run directory
+};
+// The displacement (spec.two_phase.displacement; ColourFlowRuns::displace): one pressure of a
+// curve held across the sample until its saturation settled.
+struct DisplacementPoint {
+  double pc_pa = 0;
+  double saturation = 0;          // wetting, over the sample's pore cells (the reservoirs left out)
+  double saturation_quasi_static = 0;  // the curve's at the same pressure
+  // mu_w u / sigma of the fastest the displacement ran at this pressure (u the mean velocity along
+  // the flow over the domain at a check): how far from quasi-static it was
+  double capillary_number = 0;
+  std::int64_t steps = 0;
+  double seconds = 0;
+  bool settled = false;
+  bool stopped = false;  // a signal or the wall-time limit ended it
+  std::string note;  // why it did not settle, or was not made
+};
+struct DisplacementReport {
+  bool asked = false, done = false;
+  std::string note;
+  std::string backend;
+  int reservoir_planes = 0;      // each reservoir's, along the flow
+  double settle = 0;             // a pressure is held until S_w moves less than this over `window` steps
+  std::int64_t window = 0;
+  double seconds = 0;
+  std::vector<DisplacementPoint> drainage, imbibition;
 };
 struct TwoPhaseReport {
   bool asked = false, done = false;
@@ -250,6 +278,7 @@ struct TwoPhaseReport {
     std::uint64_t solid_voxels = 0;
   };
   std::vector<WettingLabel> wetting_labels;
+  DisplacementReport displacement;
 };
 
 // Beyond Darcy: the rate sweep (pipeline/forchheimer.hpp; run spec forchheimer). Point 0 is the

@@ -36,7 +36,8 @@ void drop_checkpoint(const parallel::Comm& comm, const RunSpec& spec, std::files
 // Relative permeabilities follow k in this run (the two-phase points, made after k's solve).
 bool relperm_follows(const RunSpec& spec) {
   return spec.two_phase.enabled() && spec.permeability &&
-         (spec.two_phase.relperm_points > 0 || !spec.two_phase.relperm_saturations.empty());
+         (spec.two_phase.relperm_points > 0 || !spec.two_phase.relperm_saturations.empty() ||
+          spec.two_phase.displacement);
 }
 
 void run_prepared(const parallel::Comm& comm, const RunRequest& request, const RunDirectory& directory,

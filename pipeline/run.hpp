@@ -71,6 +71,9 @@ class RunObserver {
   virtual void two_phase_curves(const TwoPhaseReport&) {}
   virtual void relperm_point(const RelPermPoint&, std::size_t /*done*/, std::size_t /*total*/) {}
   virtual void colour_flow_progress(const ColourFlowProgress&) {}
+  // The displacement (spec.two_phase.displacement): each pressure of `curve` as it is held
+  virtual void displacement_point(const std::string& /*curve*/, const DisplacementPoint&, std::size_t /*done*/,
+                                  std::size_t /*total*/) {}
   // The Forchheimer sweep (spec.forchheimer, pipeline/forchheimer.hpp): each point as it is done
   // (`index` 0 is the run's own creeping k; `total` the points asked, with it).
   virtual void forchheimer_point(const ForchheimerPoint&, std::size_t /*index*/, std::size_t /*total*/) {}

@@ -223,6 +223,14 @@ void TwoPhaseSpec::validate() const {
     throw InputError("two_phase.flow", "two-phase flow runs at points of the capillary pressure curves: set "
                                        "capillary.curves to drainage or both");
   }
+  if (displacement && !enabled()) {
+    throw InputError("two_phase.displacement", "the displacement holds the pressures of the capillary pressure curves: "
+                                               "set capillary.curves to drainage or both");
+  }
+  if (displacement_steps < 1000) {
+    throw InputError("two_phase.displacement_steps", "give each pressure of the displacement at least 1000 steps (it "
+                                                     "is held until its saturation moves less than 1e-3 in 4000)");
+  }
   if (!enabled()) return;
   if (!(sigma_n_per_m >= 0) || !std::isfinite(sigma_n_per_m)) {  // 0: the fluids'
     throw InputError("two_phase.sigma", "the interfacial tension must be positive (N/m; brine/air 0.072, mercury 0.485)");
@@ -259,8 +267,8 @@ void TwoPhaseSpec::validate() const {
   if (relperm_points < 0 || relperm_points > 100) {
     throw InputError("two_phase.relperm", "the number of relative permeability points must be in [0, 100]");
   }
-  if (flow != Flow::off) {
-    if (relperm_points == 0 && relperm_saturations.empty()) {
+  if (flow != Flow::off || displacement) {
+    if (flow != Flow::off && relperm_points == 0 && relperm_saturations.empty()) {
       throw InputError("two_phase.flow", "two-phase flow runs at the relative permeability points, and there are none: "
                                          "set capillary.relperm to a count or to saturations");
     }
@@ -295,9 +303,9 @@ void TwoPhaseSpec::validate() const {
   }
   for (std::size_t i = 0; i < wetting_labels.size(); ++i) {
     const LabelAngle& w = wetting_labels[i];
-    if (flow == Flow::off) {
+    if (flow == Flow::off && !displacement) {
       throw InputError("two_phase.wetting_labels", "wetting by label sets the walls of the two-phase flow: give "
-                                                   "capillary.flow=steady with it");
+                                                   "capillary.flow=steady or capillary.displacement=on with it");
     }
     if (!(w.theta_deg >= 0 && w.theta_deg < 180)) {
       throw InputError("two_phase.wetting_labels", "label " + std::to_string(w.label) +

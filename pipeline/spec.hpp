@@ -195,6 +195,12 @@ struct TwoPhaseSpec {
   // point's saturation (geometry::random_phases), as LBPM's steady-state protocol may
   enum class FlowStart { morphology, random };
   FlowStart flow_start = FlowStart::morphology;
+  // The displacement (issue 69's unsteady protocol; pipeline/colour_flow.hpp, displace): the
+  // curves again by two-phase flow, the non-wetting phase pushed in from a reservoir at the inlet by
+  // each pressure of the curve in turn (and the wetting one back from the outlet for imbibition),
+  // each held until the saturation settles
+  bool displacement = false;
+  std::int64_t displacement_steps = 200000;  // at most this many steps per pressure
   static constexpr double max_viscosity_ratio = 20;  // the more viscous phase's tau then 10.5
   // Wetting by solid label in the flow: walls of `label` show the contact angle `theta_deg`
   // (degrees, through the wetting phase); other walls the run's (cos_wetting). The quasi-static

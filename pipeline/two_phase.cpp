@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iomanip>
 #include <sstream>
 
 #include "io/volume_source.hpp"
 #include "lib/geometry/morphology.hpp"
 #include "lib/geometry/percolation.hpp"
+#include "lib/solve/colour_displacement.hpp"
 #include "pipeline/colour_flow.hpp"
 #include "pipeline/companion.hpp"
 #include "pipeline/execution.hpp"
@@ -323,7 +325,7 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
       const ExecutionPlan plan = plan_execution(comm, request.spec.execution);
       const double voxel_m = s.voxel_um * 1e-6;
       flows = std::make_unique<ColourFlowRuns>(comm, request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m),
-                                               pore_diameter_voxels(result.pores), std::move(s.wall_codes));
+                                               pore_diameter_voxels(result.pores), s.wall_codes);
     }
     for (std::size_t i = 0; i < s.point_count; ++i) {
       RelPermPoint point;
@@ -424,7 +426,59 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
     }
   }
   r.relperm_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (request.spec.two_phase.displacement && !r.stopped) displace(comm, request, result);
   result.two_phase = r;
+}
+
+void TwoPhase::displace(const parallel::Comm& comm, const RunRequest& request, const SampleResult& result) {
+  State& s = *s_;
+  TwoPhaseReport& r = s.report;
+  DisplacementReport& d = r.displacement;
+  const auto start = std::chrono::steady_clock::now();
+  d.asked = true;
+  d.reservoir_planes = ColourFlowRuns::reservoir_planes;
+  const solve::DisplacementControls controls;
+  d.settle = controls.settle;
+  d.window = controls.window;
+  // each curve's pressures, rank 0's, on every rank (each pressure is a collective hold)
+  const auto pressures = [&](const std::vector<CapillaryPoint>& curve) {
+    std::vector<double> pa;
+    for (const CapillaryPoint& p : curve) pa.push_back(p.pc_pa);
+    std::vector<std::uint8_t> bytes(pa.size() * sizeof(double));
+    if (!pa.empty()) std::memcpy(bytes.data(), pa.data(), bytes.size());
+    comm.broadcast(bytes);
+    pa.resize(bytes.size() / sizeof(double));
+    if (!pa.empty()) std::memcpy(pa.data(), bytes.data(), bytes.size());
+    return pa;
+  };
+  const double voxel_m = s.voxel_um * 1e-6;
+  const ExecutionPlan plan = plan_execution(comm, request.spec.execution);
+  parallel::collectively(comm, [&] {  // a failure that every rank meets alike ends the run on all
+    ColourFlowRuns runs(comm, request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m), pore_diameter_voxels(result.pores),
+                        s.wall_codes, ColourFlowRuns::Domain::reservoirs);
+    // Pa per lattice unit of pressure: a meniscus's jump is sigma times its curvature, in either units
+    const double pa_per_lattice = request.spec.two_phase.sigma() / (ColourFlowRuns::lattice_sigma() * voxel_m);
+    const std::vector<std::uint8_t> pores = comm.root() ? phases("drainage", 0) : std::vector<std::uint8_t>{};
+    const auto hold = [&](const char* name, const std::vector<CapillaryPoint>& curve, std::vector<DisplacementPoint>& into) {
+      std::vector<double> quasi_static;
+      for (const CapillaryPoint& p : curve) quasi_static.push_back(p.saturation);
+      into = runs.displace(pores, name, pressures(curve), quasi_static, pa_per_lattice, request.stop_requested,
+                           request.observer);
+      return into.empty() || !into.back().stopped;
+    };
+    bool going = hold("drainage", r.drainage, d.drainage);
+    if (going && comm.max(r.imbibition.empty() ? 0.0 : 1.0) > 0 && runs.note().empty()) {
+      going = hold("imbibition", r.imbibition, d.imbibition);
+    }
+    d.backend = runs.backend();
+    d.note = runs.note();
+    if (!going) {
+      r.stopped = true;
+      d.note = "stopped: a resume makes the displacement again from its start";
+    }
+    d.done = going && d.note.empty();
+  });
+  d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace rockperm::pipeline

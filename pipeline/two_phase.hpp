@@ -40,6 +40,9 @@ class TwoPhase {
   geometry::Dims dims() const;
 
  private:
+  // Collective: the displacement (spec.two_phase.displacement) at the curves' pressures, into the
+  // report (ColourFlowRuns::displace)
+  void displace(const parallel::Comm& comm, const RunRequest& request, const SampleResult& result);
   struct State;
   std::unique_ptr<State> s_;
 };

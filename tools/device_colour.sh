@@ -9,7 +9,9 @@
 #   [COMPARE_SW=0.3,0.5,0.7] [COMPARE_STARTS="morphology random"] bash tools/device_colour.sh
 # PARTS may also hold "ranks" ([RANKS=2] [RANKS_N=256]): the k_r point by flow on one rank and on
 # RANKS ranks (a GPU each, Z-slabs), the same k_r to the bit and the flow's seconds; and "compare": k_r by flow beside the quasi-static k_r on a periodic pack at several
-# saturations (issue 69's "against part 1 on a pack"; the two columns of report.json).
+# saturations (issue 69's "against part 1 on a pack"; the two columns of report.json); and
+# "displace" ([DISPLACE_N=128] [DISPLACE_RADIUS=12] [DISPLACE_PRESSURES=8] [DISPLACE_STEPS=60000]):
+# the capillary curves again by the displacement between reservoirs, beside the quasi-static ones.
 set -uo pipefail
 out=${OUT:-/tmp/colour}
 mkdir -p "$out"
@@ -19,7 +21,7 @@ if [[ $parts == *tests* ]]; then
   echo "== gpu_tests ColourGpu* ColourSlabs*, gpu_validation_tests ColourFlow* and the tube bundle's flow"
   gpu_tests --gtest_filter='ColourGpu*:ColourSlabs*' --gtest_output=xml:"$out/gpu_tests.xml" 2>&1 | tee "$out/gpu_tests.txt" |
     grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|Failure' | head -20
-  gpu_validation_tests --gtest_filter='ColourFlow*:TwoPhase.TubeBundleFlow*' --gtest_output=xml:"$out/gpu_validation.xml" 2>&1 |
+  gpu_validation_tests --gtest_filter='ColourFlow*:TwoPhase.TubeBundleFlow*:TwoPhase.Displacement*' --gtest_output=xml:"$out/gpu_validation.xml" 2>&1 |
     tee "$out/gpu_validation.txt" | grep -E '^\[       OK|^\[  FAILED|^\[  PASSED|Failure' | head -20
   grep -o 'name="[a-z_0-9]*" value="[^"]*"' "$out"/gpu_tests.xml "$out"/gpu_validation.xml
 fi
@@ -56,6 +58,18 @@ if [[ $parts == *compare* ]]; then
       grep -E "^(permeability|relperm|  by flow|two phases)" | tail -30
     echo "wall $((SECONDS - start)) s from the file to the report"
   done
+fi
+if [[ $parts == *displace* ]]; then
+  n=${DISPLACE_N:-128}
+  rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius "${DISPLACE_RADIUS:-12}" --seed 2026 --out "$out/dsp.raw" | tail -1
+  echo "== the displacement (capillary.displacement=on) beside the quasi-static curves, ${n}^3 pack between reservoirs"
+  start=$SECONDS
+  rockperm run --input.file="$out/dsp.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 --run.resolution_study=off \
+    --capillary.curves=both --capillary.pressure_count="${DISPLACE_PRESSURES:-8}" --capillary.relperm=0 \
+    --capillary.displacement=on --capillary.displacement_steps="${DISPLACE_STEPS:-60000}" --output.fields=off \
+    --output.progress_seconds=30 --output.dir="$out/displace" 2>&1 | tee "$out/displace.txt" |
+    grep -E "^(permeability|displaced|displacement|two phases|              (drainage|imbibition) +Pc)" | tail -40
+  echo "wall $((SECONDS - start)) s from the file to the report"
 fi
 if [[ $parts == *ranks* ]]; then
   n=${RANKS_N:-256}

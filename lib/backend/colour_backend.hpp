@@ -35,6 +35,15 @@ class ColourBackend {
   // Wetting by cell: the phase indicator each cell's walls show (fluid order, in [-1, 1]: cos of
   // the contact angle through phase A); empty: every wall shows params().wall_phi.
   virtual void set_wall_phi(std::span<const float> per_cell) = 0;
+  // Reservoir faces (the displacement, pipeline/colour_displacement.cpp): after every collide pass
+  // the colours these cells send (owned cells, fluid order) are all phase A's (`to_a`) or all phase
+  // B's (lib/lattice/colour_propagation.hpp, feed); empty lists: none.
+  virtual void set_sources(std::span<const std::uint32_t> to_a, std::span<const std::uint32_t> to_b) = 0;
+  // Each phase's body force per unit mass (ColourParams::g), from the next step on.
+  virtual void set_force(const float (&g)[2][3]) {
+    for (int phase = 0; phase < 2; ++phase)
+      for (int a = 0; a < 3; ++a) params_.g[phase][a] = g[phase][a];
+  }
   std::int64_t step() const { return step_; }
   const physics::colour::ColourParams& params() const { return params_; }
   physics::Storage storage() const { return storage_; }

@@ -51,6 +51,16 @@ void ColourCpu::set_wall_phi(std::span<const float> per_cell) {
   wall_phi_.assign(per_cell.begin(), per_cell.end());
 }
 
+void ColourCpu::set_sources(std::span<const std::uint32_t> to_a, std::span<const std::uint32_t> to_b) {
+  for (const auto list : {to_a, to_b}) {
+    for (const std::uint32_t c : list) {
+      if (c < begin_ || c >= end_) throw Error("internal: a colour source at cell " + std::to_string(c) + ", not an owned cell");
+    }
+  }
+  sources_[0].assign(to_a.begin(), to_a.end());
+  sources_[1].assign(to_b.begin(), to_b.end());
+}
+
 void ColourCpu::phase_pass() {
   const step::Cells<float> c = cells<float>();  // the phase pass reads no momentum population
 #pragma omp parallel for schedule(static)
@@ -66,6 +76,9 @@ void ColourCpu::collide_pass() {
 #pragma omp parallel for schedule(static)
     for (std::int64_t cell = begin_; cell < end_; ++cell) step::collide(c, out, cell, params_, seed);
   });
+  for (int phase = 0; phase < 2; ++phase) {
+    for (const std::uint32_t cell : sources_[phase]) step::feed(a_.data(), b_.data(), stride_, cell, phase == 0);
+  }
   std::swap(f_, f_next_);
   ++step_;
 }

@@ -27,6 +27,7 @@ class ColourCpu final : public ColourBackend {
 
   std::string description() const override;
   void set_wall_phi(std::span<const float> per_cell) override;
+  void set_sources(std::span<const std::uint32_t> to_a, std::span<const std::uint32_t> to_b) override;
   void phase_pass() override;
   void collide_pass() override;
   Fields fields_now() override;
@@ -49,6 +50,7 @@ class ColourCpu final : public ColourBackend {
   std::vector<std::uint16_t> f_, f_next_;  // the momentum's populations as storage_ holds them
   std::vector<float> a_, b_, phi_, na_, nb_;
   std::vector<float> wall_phi_;  // empty: params_.wall_phi
+  std::vector<std::uint32_t> sources_[2];  // fed to phase A, to phase B
 };
 
 }  // namespace rockperm::backend

@@ -165,6 +165,19 @@ ROCKPERM_UNROLL
   }
 }
 
+// A reservoir's source (the displacement, pipeline/colour_displacement.cpp): the colours the cell
+// sends, as collided and recoloured, all given to phase A (`to_a`) or all to phase B, each
+// direction's total kept: the mixture's mass and flow are untouched, only which phase it is. Run on
+// the source cells after the collide pass.
+ROCKPERM_HD inline void feed(float* a, float* b, std::uint64_t stride, std::uint64_t cell, bool to_a) {
+ROCKPERM_UNROLL
+  for (int k = 0; k < colour::q7; ++k) {
+    const float total = a[k * stride + cell] + b[k * stride + cell];
+    a[k * stride + cell] = to_a ? total : 0.0f;
+    b[k * stride + cell] = to_a ? 0.0f : total;
+  }
+}
+
 // What a check sums over the cells, per cell (pass 1 done): the fraction of phase A and the colours'
 // densities, in fixed point: rounded to multiples of 2^-32 and summed as 64-bit integers, so that a
 // sum does not depend on the order of its cells (threads, blocks) and the CPU and the GPU sum alike

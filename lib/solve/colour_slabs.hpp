@@ -32,6 +32,13 @@ class ColourSlabs final : public backend::ColourBackend {
 
   std::string description() const override;
   void set_wall_phi(std::span<const float> per_cell) override { rank_->set_wall_phi(per_cell); }
+  void set_sources(std::span<const std::uint32_t> to_a, std::span<const std::uint32_t> to_b) override {
+    rank_->set_sources(to_a, to_b);
+  }
+  void set_force(const float (&g)[2][3]) override {
+    ColourBackend::set_force(g);
+    rank_->set_force(g);
+  }
   void phase_pass() override;    // and the phase's halo
   void collide_pass() override;  // and the populations' halo
   // this rank's lattice's cells (the ghosts' values are the neighbours' copies, or stale)

@@ -158,7 +158,8 @@ bad "needs a relaxation time of 25.5" --capillary.flow=steady --capillary.viscos
 bad "capillary number of the drive must be in" --capillary.flow=steady --capillary.capillary_number=0.5
 bad "a random start sets where the two-phase flow starts" --capillary.flow_start=random
 bad "capillary.flow_start" --capillary.flow=steady --capillary.flow_start=mixed
-bad "give capillary.flow=steady with it" --capillary.wetting_labels=1:30
+bad "at least 1000 steps" --capillary.displacement=on --capillary.displacement_steps=10
+bad "give capillary.flow=steady or capillary.displacement=on with it" --capillary.wetting_labels=1:30
 bad "label 7 marks no voxel of the sample" --capillary.flow=steady --capillary.wetting_labels=7:30
 bad "label 0 is a pore label" --capillary.flow=steady --capillary.wetting_labels=0:30
 bad "is not label:angle" --capillary.flow=steady --capillary.wetting_labels=1-30
@@ -167,6 +168,34 @@ bad "label 1: a contact angle must be in" --capillary.flow=steady --capillary.we
   --capillary.flow=steady --output.dir nocurves >nocurves.log 2>&1
 [ $? -eq 2 ] && grep -q "set capillary.curves to drainage or both" nocurves.log ||
   fail "two-phase flow without curves: $(tail -2 nocurves.log)"
+"$rockperm" run --input.file="$PWD/p.raw" --input.dims="32 32 32" --input.voxel_size_um=4 --run.backend=cpu \
+  --capillary.displacement=on --output.dir nocurves2 >nocurves2.log 2>&1
+[ $? -eq 2 ] && grep -q "the displacement holds the pressures of the capillary pressure curves" nocurves2.log ||
+  fail "a displacement without curves: $(tail -2 nocurves2.log)"
+# the displacement (issue 69's unsteady protocol): the drainage's and the imbibition's pressures
+# held in turn between the reservoirs, on a small pack with a step limit (its plumbing: the
+# physics is tests/validation/test_two_phase.cpp's tubes)
+"$make_pack" --dims "24 24 24" --porosity 0.35 --radius 4 --out small.raw >make_small.log || exit 1
+"$rockperm" run --input.file="$PWD/small.raw" --input.dims="24 24 24" --input.voxel_size_um=4 --run.backend=cpu \
+  --capillary.curves=both --capillary.pressure_count=3 --capillary.relperm=0 --capillary.displacement=on \
+  --capillary.displacement_steps=2000 --output.dir displaced >displaced.log 2>&1 || fail "displacement: $(tail -5 displaced.log)"
+grep -q "^displaced     1/3 drainage Pc" displaced.log || fail "no displacement progress line: $(tail -20 displaced.log)"
+grep -q "^displacement  the curves by two-phase flow (cpu)" displaced.log || fail "no displacement summary"
+python3 - displaced/report.json <<'PY' || fail "displacement report"
+import json, sys
+t = json.load(open(sys.argv[1]))["two_phase"]
+d = t["displacement"]
+assert d["done"] and d["backend"] == "cpu" and d["reservoir_planes"] > 0, d
+for curve in ("drainage", "imbibition"):
+    assert [p["pc_Pa"] for p in d[curve]] == t[curve]["pc_Pa"], (curve, d[curve], t[curve])
+    for p, sw in zip(d[curve], t[curve]["saturation_wetting"]):
+        assert p["saturation_quasi_static"] == sw, (p, sw)
+        if p["steps"] == 0:
+            assert p["note"].startswith("not held"), p
+            continue
+        assert 0 <= p["saturation_wetting"] <= 1 and p["capillary_number"] >= 0, p
+        assert p["settled"] or "did not settle in 2000 steps" in p["note"], p
+PY
 "$rockperm" run "${common[@]}" --capillary.relperm=0.01 --output.dir refused >refused.log 2>&1
 python3 -c "
 import json; r = json.load(open('refused/report.json')); assert r['status'] == 'input_error' and r['steps'] == 0, r" ||

@@ -1,6 +1,6 @@
 // The colour-gradient model's CUDA kernels against its CPU loops (issue 69): the same passes of
 // lib/lattice/colour_propagation.hpp, so the same fields to float rounding, on a pack with walls,
-// an interface through it and both drives.
+// an interface through it, both drives and the displacement's sources.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -30,6 +30,14 @@ void steps_as_the_cpu_loops(physics::Storage storage) {
   }
   backend::ColourCpu cpu(lat, p, phi, storage);
   cuda::ColourGpu gpu(lat, p, phi, 0, storage);
+  // the displacement's reservoir sources (lib/lattice/colour_propagation.hpp, feed) on both
+  std::vector<std::uint32_t> to_a, to_b;
+  for (std::uint32_t c = 0; c < lat.fluid_count(); ++c) {
+    if (lat.coords()[c].x == 0) to_b.push_back(c);
+    if (lat.coords()[c].x == 39) to_a.push_back(c);
+  }
+  cpu.set_sources(to_a, to_b);
+  gpu.set_sources(to_a, to_b);
   cpu.advance(200);
   gpu.advance(200);
   const auto a = cpu.fields(), b = gpu.fields();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/backend/colour_cpu.hpp"
+#include "lib/base/error.hpp"
 #include "tests/test_support.hpp"
 
 namespace rockperm {
@@ -60,6 +61,29 @@ TEST(ColourCpu, StepsKeepEachColour) {
   EXPECT_TRUE(after.finite);
   EXPECT_NEAR(after.mass_a, before.mass_a, 1e-5 * before.mass_a);
   EXPECT_NEAR(after.mass_b, before.mass_b, 1e-5 * before.mass_b);
+}
+
+// A reservoir's sources (the displacement): the cells fed phase B give it their colours, so phase B
+// grows inside the slab of A, while the colours' total, the mixture, is kept; a source must be one
+// of the backend's own cells.
+TEST(ColourCpu, SourcesFeedTheirPhaseAndKeepTheMixture) {
+  const Case c = pack_with_a_slab();
+  backend::ColourCpu model(c.lat, c.p, c.phi);
+  std::vector<std::uint32_t> to_b;
+  for (std::uint32_t k = 0; k < c.lat.fluid_count(); ++k) {
+    if (c.lat.coords()[k].z < 3) to_b.push_back(k);
+  }
+  ASSERT_FALSE(to_b.empty());
+  model.set_sources({}, to_b);
+  const auto before = model.sums();
+  model.advance(40);
+  const auto after = model.sums();
+  EXPECT_TRUE(after.finite);
+  EXPECT_NEAR(after.mass_a + after.mass_b, before.mass_a + before.mass_b, 1e-5 * (before.mass_a + before.mass_b));
+  EXPECT_GT(after.mass_b - before.mass_b, 0.5 * static_cast<double>(to_b.size()) * before.mass_a / before.cells)
+      << "the sources' cells turned to phase B";
+  const std::uint32_t outside = c.lat.fluid_count();
+  EXPECT_THROW(model.set_sources(std::vector<std::uint32_t>{outside}, {}), Error);
 }
 
 }  // namespace rockperm
