@@ -44,7 +44,7 @@ from ._rockperm import (Diverged, Error, InputError, InvalidPhysics, OutputError
 from . import _rockperm
 
 __all__ = ["permeability", "formation_factor", "capillary_pressure", "relative_permeability", "TwoPhase",
-           "CapillaryCurve", "RelPermPoint", "FlowPoint", "forchheimer", "Forchheimer", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
+           "CapillaryCurve", "DisplacedCurve", "RelPermPoint", "FlowPoint", "forchheimer", "Forchheimer", "plan", "read", "Result", "Error", "InputError", "InvalidPhysics", "Diverged",
            "OutputError", "RuntimeFailure", "RockpermWarning", "__version__"]
 
 
@@ -271,6 +271,32 @@ class FlowPoint:
             "" if self.converged else " (not converged)")
 
 
+class DisplacedCurve:
+    """A capillary pressure curve again by two-phase flow (capillary_pressure(displacement=True); the
+    displacement between reservoirs, each pressure held until S_w settles): numpy arrays, one value
+    per pressure of the quasi-static curve, in its order: pc_Pa, saturation (S_w of the sample's
+    pore cells; NaN where the pressure was not held: its menisci would lie inside the model's
+    interface, notes say so), saturation_quasi_static (the curve's), capillary_number (the fastest
+    the displacement ran at that pressure), settled (bool), steps; notes: a list of strings."""
+
+    def __init__(self, points):
+        nan = float("nan")
+        self.pc_Pa = _np.asarray([p["pc_Pa"] for p in points], dtype=float)
+        self.saturation = _np.asarray([nan if p["saturation_wetting"] is None else p["saturation_wetting"]
+                                       for p in points], dtype=float)
+        self.saturation_quasi_static = _np.asarray([p["saturation_quasi_static"] for p in points], dtype=float)
+        self.capillary_number = _np.asarray([p["capillary_number"] for p in points], dtype=float)
+        self.settled = _np.asarray([p["settled"] for p in points], dtype=bool)
+        self.steps = _np.asarray([p["steps"] for p in points], dtype=_np.int64)
+        self.notes = [p["note"] for p in points]
+
+    def __len__(self):
+        return len(self.pc_Pa)
+
+    def __repr__(self):
+        return "<rockperm.DisplacedCurve %d pressures, %d settled>" % (len(self), int(self.settled.sum()))
+
+
 class RelPermPoint:
     """One relative permeability point: curve ('drainage' or 'imbibition') and its index point,
     saturation (S_w), pc_Pa, krw and krn with their stated errors krw_error and krn_error (k_r = 0
@@ -307,7 +333,9 @@ class TwoPhase:
     residual_nonwetting saturations (trapped; NaN without imbibition), relperm: the RelPermPoint
     list, k_mD (the single-phase k the k_r are relative to), result: the run's Result (to_dict()
     holds report.json), and phases(curve, point): uint8 [z, y, x] (0 solid, 1 wetting, 2
-    non-wetting) where asked with phases=True."""
+    non-wetting) where asked with phases=True. With capillary_pressure(displacement=True):
+    displaced_drainage and displaced_imbibition, each a DisplacedCurve (None where not made), and
+    displacement_note."""
 
     def __init__(self, result):
         t = result.to_dict()["two_phase"]
@@ -324,6 +352,10 @@ class TwoPhase:
         self.k_mD = nan if t["k_mD"] is None else t["k_mD"]
         self.sigma_N_per_m, self.theta_deg = t["sigma_N_per_m"], t["theta_deg"]
         self.note = t["note"]
+        d = t.get("displacement")
+        self.displaced_drainage = None if d is None else DisplacedCurve(d["drainage"])
+        self.displaced_imbibition = None if d is None or d["imbibition"] is None else DisplacedCurve(d["imbibition"])
+        self.displacement_note = "" if d is None else d["note"]
 
     def phases(self, curve, point):
         return self.result.phases(curve, point)
@@ -378,7 +410,7 @@ def _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, t
 def capillary_pressure(mask, voxel_size_um, axis="x", curves="drainage", fluids="brine-air", sigma=None, theta=None,
                        entry=None, trapping=None, pressures=None, count=20, phases=False, pore_labels=None,
                        inlet_outlet="buffer", lateral="sealed", backend="auto", progress=False, output_dir=None,
-                       overwrite=False, options=None):
+                       overwrite=False, displacement=False, options=None):
     """Capillary pressure curves of the mask by pore morphology (Hilpert & Miller 2001): drainage,
     or both (drainage, then imbibition). Returns a TwoPhase.
 
@@ -390,9 +422,18 @@ def capillary_pressure(mask, voxel_size_um, axis="x", curves="drainage", fluids=
     every point (TwoPhase.phases(curve, point)). The single-phase k is solved too (Leverett's J
     needs it). The other arguments are permeability()'s; options: any `capillary.*` or other
     option of `rockperm run`.
+
+    displacement=True also makes the curves by two-phase flow (TwoPhase.displaced_drainage and
+    displaced_imbibition): the sample between a non-wetting reservoir at the inlet and a wetting one
+    at the outlet, each pressure held by the colour-gradient model until S_w settles (at most
+    `capillary.displacement_steps` steps each, an option).
     """
+    if not isinstance(displacement, bool):
+        raise TypeError("displacement must be True or False, not %s" % type(displacement).__name__)
+    extra = {"capillary.displacement": "on"} if displacement else {}
+    extra.update(options or {})
     return _two_phase(mask, voxel_size_um, axis, curves, fluids, sigma, theta, entry, trapping, pressures, count, 0,
-                      phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir, overwrite, options)
+                      phases, pore_labels, inlet_outlet, lateral, backend, progress, output_dir, overwrite, extra)
 
 
 def relative_permeability(mask, voxel_size_um, saturations=5, axis="x", curves="drainage", fluids="brine-air",

@@ -459,3 +459,22 @@ def test_forchheimer_gives_typed_points_a_fit_and_refusals():
         rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, points=2.5)
     with pytest.raises(rockperm.InputError, match="one flow axis"):
         rockperm.forchheimer(_sphere_cell(), voxel_size_um=2.0, axis="all")
+
+
+def test_capillary_pressure_by_displacement_is_typed_and_is_report_jsons():
+    # the plumbing, at a step limit (the physics: tests/validation/test_two_phase.cpp's tubes): one
+    # pressure above the wide tube's entry 2 sigma / R (brine/air, R 5 um)
+    entry = 2 * 0.072 / 5e-6
+    t = rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, pressures=[1.4 * entry], backend="cpu",
+                                    displacement=True, options={"capillary.displacement_steps": 1000})
+    d = t.displaced_drainage
+    assert isinstance(d, rockperm.DisplacedCurve) and len(d) == 1 and t.displaced_imbibition is None
+    assert d.saturation.dtype == np.float64 and d.settled.dtype == bool and d.steps.dtype == np.int64
+    assert np.array_equal(d.pc_Pa, t.drainage.pc_Pa)
+    assert np.array_equal(d.saturation_quasi_static, t.drainage.saturation)
+    assert 0 < d.saturation[0] < 1 and d.steps[0] == 1000 and not d.settled[0], (d.saturation, d.notes)
+    assert "did not settle in 1000 steps" in d.notes[0] and t.displacement_note == ""
+    report = t.result.to_dict()["two_phase"]["displacement"]["drainage"]
+    assert [p["saturation_wetting"] for p in report] == list(d.saturation)  # report.json's numbers
+    with pytest.raises(TypeError, match="displacement must be True or False"):
+        rockperm.capillary_pressure(_tubes(), voxel_size_um=1.0, displacement="on")
