@@ -221,9 +221,22 @@ std::string to_html(const SampleResult& r) {
     SvgSeries drainage{{}, true, "#1f5fa8"}, imbibition{{}, true, "#c2571a"};
     for (const CapillaryPoint& p : t.drainage) drainage.points.emplace_back(p.saturation, p.pc_pa);
     for (const CapillaryPoint& p : t.imbibition) imbibition.points.emplace_back(p.saturation, p.pc_pa);
-    o << "<figure id=\"capillary-pressure\">" << svg_chart({drainage, imbibition}, "wetting saturation S_w", "Pc (Pa)", false, true)
-      << "<figcaption>Capillary pressure: drainage (blue)" << (t.imbibition.empty() ? "" : ", imbibition (orange)")
-      << ".</figcaption></figure>\n";
+    // the displacement's points (capillary.displacement): the same pressures by two-phase flow
+    SvgSeries displaced_d{{}, false, "#6fa0d8"}, displaced_i{{}, false, "#e8a37a"};
+    const DisplacementReport& dr = t.displacement;
+    for (const auto& [from, into] : {std::pair{&dr.drainage, &displaced_d}, std::pair{&dr.imbibition, &displaced_i}}) {
+      for (const DisplacementPoint& p : *from) {
+        if (p.steps > 0) into->points.emplace_back(p.saturation, p.pc_pa);
+      }
+    }
+    o << "<figure id=\"capillary-pressure\">"
+      << svg_chart({drainage, imbibition, displaced_d, displaced_i}, "wetting saturation S_w", "Pc (Pa)", false, true)
+      << "<figcaption>Capillary pressure: drainage (blue)" << (t.imbibition.empty() ? "" : ", imbibition (orange)");
+    if (dr.asked) {
+      o << "; light points: the same pressures by displacement (two-phase flow between reservoirs, each held until S_w "
+           "settled" << (dr.note.empty() ? "" : ": " + html_escape(dr.note)) << ")";
+    }
+    o << ".</figcaption></figure>\n";
     if (!t.relperm.empty()) {
       SvgSeries krw_d{{}, false, "#1f5fa8"}, krn_d{{}, false, "#c2571a"}, krw_i{{}, false, "#6fa0d8"},
           krn_i{{}, false, "#e8a37a"};

@@ -1,4 +1,5 @@
 #include "pipeline/run.hpp"
+#include "pipeline/relperm_store.hpp"
 #include "pipeline/resolution_study.hpp"
 
 #include <chrono>
@@ -396,7 +397,8 @@ SampleResult run(const parallel::Comm& comm, const RunRequest& request) {
           result.message = "stopped during the relative permeabilities (" + std::to_string(result.two_phase.relperm.size()) +
                            " of their points begun); k is converged; "
                            "continue with: rockperm run --resume " + request.spec.output.dir.string() +
-                           " (k's converged state is kept in the checkpoint; the points are made again from it)";
+                           " (k's converged state is kept in the checkpoint, and the points made before the stop in " +
+                           relperm_store_name + "; the rest are made from it)";
         } else if (relperm_follows(request.spec) && result.status != RunStatus::interrupted &&
                    !result.checkpoint.empty()) {
           drop_checkpoint(comm, request.spec, result.checkpoint, result);  // k's state kept for them

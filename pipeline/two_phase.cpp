@@ -16,6 +16,7 @@
 #include "pipeline/execution.hpp"
 #include "pipeline/fields.hpp"
 #include "pipeline/forchheimer.hpp"
+#include "pipeline/relperm_store.hpp"
 #include "pipeline/sample.hpp"
 
 namespace rockperm::pipeline {
@@ -327,6 +328,10 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
       flows = std::make_unique<ColourFlowRuns>(comm, request.spec, plan, s.dims, result.k.k_m2 / (voxel_m * voxel_m),
                                                pore_diameter_voxels(result.pores), s.wall_codes);
     }
+    // the points a stopped run made before its stop (rank 0; a resume's): kept, not made again
+    const std::filesystem::path store = request.spec.output.dir / relperm_store_name;
+    const std::vector<RelPermPoint> kept =
+        comm.root() && request.use == DirectoryUse::resume ? load_relperm_points(store) : std::vector<RelPermPoint>{};
     for (std::size_t i = 0; i < s.point_count; ++i) {
       RelPermPoint point;
       const State::Point* p = comm.root() ? &s.points[i] : nullptr;
@@ -337,6 +342,15 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         point.pc_pa = curve[p->index].pc_pa;
         point.saturation = curve[p->index].saturation;
         point.target = p->target;
+      }
+      const bool have = p && i < kept.size() && kept[i].curve == point.curve && kept[i].point == point.point &&
+                        kept[i].saturation == point.saturation;
+      if (comm.max(have ? 1.0 : 0.0) > 0) {  // alike on every rank: no flow to make
+        if (comm.root()) {
+          r.relperm.push_back(kept[i]);
+          if (request.observer) request.observer->relperm_point(r.relperm.back(), i + 1, s.point_count);
+        }
+        continue;
       }
       // rank 0: the point's phases, once for both phases' masks and the field
       const std::vector<std::uint8_t> state = p ? phases(point.curve, point.point) : std::vector<std::uint8_t>{};
@@ -416,6 +430,9 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         r.relperm.push_back(point);
         if (request.observer) request.observer->relperm_point(r.relperm.back(), i + 1, s.point_count);
       }
+      parallel::collectively(comm, [&] {  // a failure on rank 0 is every rank's
+        if (comm.root()) save_relperm_points(store, r.relperm);
+      });
       const bool stop = request.stop_requested && request.stop_requested();
       if (comm.max(stop ? 1.0 : 0.0) > 0) {  // alike on every rank
         r.stopped = true;
@@ -427,6 +444,10 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
   }
   r.relperm_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (request.spec.two_phase.displacement && !r.stopped) displace(comm, request, result);
+  if (!r.stopped && comm.root()) {  // every point made: the run's report holds them
+    std::error_code ec;
+    std::filesystem::remove(request.spec.output.dir / relperm_store_name, ec);
+  }
   result.two_phase = r;
 }
 

@@ -181,6 +181,7 @@ bad "label 1: a contact angle must be in" --capillary.flow=steady --capillary.we
   --capillary.displacement_steps=2000 --output.dir displaced >displaced.log 2>&1 || fail "displacement: $(tail -5 displaced.log)"
 grep -q "^displaced     1/3 drainage Pc" displaced.log || fail "no displacement progress line: $(tail -20 displaced.log)"
 grep -q "^displacement  the curves by two-phase flow (cpu)" displaced.log || fail "no displacement summary"
+grep -q "light points: the same pressures by displacement" displaced/report.html || fail "no displacement in report.html"
 python3 - displaced/report.json <<'PY' || fail "displacement report"
 import json, sys
 t = json.load(open(sys.argv[1]))["two_phase"]
