@@ -2,10 +2,13 @@
 // pipeline/colour_flow.hpp; issue 69's unsteady protocol).
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "lib/geometry/inlet_outlet.hpp"
 #include "lib/geometry/morphology.hpp"
+#include "lib/lattice/colour_propagation.hpp"
 #include "lib/solve/colour_displacement.hpp"
 #include "pipeline/colour_flow.hpp"
 #include "pipeline/colour_flow_state.hpp"
@@ -77,21 +80,29 @@ std::vector<DisplacementPoint> ColourFlowRuns::displace(const std::vector<std::u
   const lattice::SparseLattice& lat = *s.lattice;
   const double length = static_cast<double>(s.domain_dims[axis]);
   const double voxels = static_cast<double>(s.domain_dims.voxels());
+  // what a check reads, summed over the ranks in fixed point (lib/lattice/colour_propagation.hpp's
+  // sum_scale), so that it and every decision on it are the same on any number of ranks
   const auto probe = [&] {
     const backend::ColourBackend::Fields f = model.fields();
-    double wetting = 0, cells = 0, velocity = 0, bad = 0;
+    const double scale = lattice::colour_step::sum_scale;
+    std::vector<std::int64_t> local(3, 0);  // the sample's wetting fraction, its cells, the velocity along the flow
+    double bad = 0;
     for (std::uint32_t c = lat.owned_begin(); c < lat.owned_end(); ++c) {
       const double u = f.u[3 * std::size_t{c} + axis];
-      if (!std::isfinite(f.phi[c]) || !std::isfinite(u)) bad = 1;
-      velocity += u;
+      if (!std::isfinite(f.phi[c]) || !std::isfinite(u) || std::abs(u) > 1) {
+        bad = 1;
+        continue;
+      }
+      local[2] += std::llrint(u * scale);
       const std::int64_t p = s.along(lat.coords()[c], axis);
       if (p < s.sample_begin || p >= s.sample_end) continue;
-      wetting += physics::colour::fraction_a(f.phi[c]);
-      cells += 1;
+      local[0] += std::llrint(physics::colour::fraction_a(f.phi[c]) * scale);
+      local[1] += 1;
     }
+    const std::vector<std::int64_t> all = comm.sum(local);
     solve::DisplacementProbe out;
-    out.saturation = comm.sum(wetting) / std::max(1.0, comm.sum(cells));
-    out.velocity = comm.sum(velocity) / voxels;
+    out.saturation = static_cast<double>(all[0]) / scale / std::max<double>(1.0, static_cast<double>(all[1]));
+    out.velocity = static_cast<double>(all[2]) / scale / voxels;
     out.finite = comm.max(bad) == 0;  // every rank's values finite
     return out;
   };

@@ -430,11 +430,13 @@ void TwoPhase::finish(const parallel::Comm& comm, const RunRequest& request, Sam
         r.relperm.push_back(point);
         if (request.observer) request.observer->relperm_point(r.relperm.back(), i + 1, s.point_count);
       }
-      parallel::collectively(comm, [&] {  // a failure on rank 0 is every rank's
-        if (comm.root()) save_relperm_points(store, r.relperm);
-      });
+      // a stop asked by now may have cut this point's flows short: it is made again on resume, not kept
       const bool stop = request.stop_requested && request.stop_requested();
-      if (comm.max(stop ? 1.0 : 0.0) > 0) {  // alike on every rank
+      const bool stopping = comm.max(stop ? 1.0 : 0.0) > 0;  // alike on every rank
+      parallel::collectively(comm, [&] {  // a failure on rank 0 is every rank's
+        if (comm.root() && !stopping) save_relperm_points(store, r.relperm);
+      });
+      if (stopping) {
         r.stopped = true;
         r.note = "relative permeabilities stopped after " + std::to_string(i + 1) + " of " + std::to_string(s.point_count) +
                  " points";

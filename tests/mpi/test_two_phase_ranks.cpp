@@ -85,4 +85,43 @@ TEST(PipelineRanks, TwoPhaseFlowOnSlabsIsOneRanksToTheBit) {
   }
 }
 
+// The displacement (ColourFlowRuns::displace) on Z-slabs along the decomposed axis, its reservoirs
+// in the first and the last rank's slabs: one rank's to the bit (each check's saturation and
+// velocity are fixed-point sums over the ranks, so every settling decision is too).
+TEST(PipelineRanks, TheDisplacementOnSlabsIsOneRanksToTheBit) {
+  const parallel::Comm world = parallel::Comm::world();
+  const geometry::Dims d{16, 16, 18};
+  const geometry::PoreMask m = testing::sphere_pack_mask(d, 0.45, 3.0, 7);
+  pipeline::RunSpec spec;
+  spec.flow.flow_axis = 2;
+  spec.flow.lateral_periodic = {true, true, true};
+  spec.two_phase.curves = pipeline::TwoPhaseSpec::Curves::drainage;
+  spec.two_phase.displacement = true;
+  spec.two_phase.displacement_steps = 1200;
+  spec.two_phase.theta_deg = 30;
+  std::vector<std::uint8_t> pores(d.voxels());
+  for (std::size_t v = 0; v < pores.size(); ++v) pores[v] = m.pore[v] ? geometry::phase_wetting : geometry::phase_solid;
+  // Pa per lattice unit of pressure at 0.072 N/m and 1 um voxels; lattice pressures 0.004, 0.008
+  const double pa = 0.072 / (pipeline::ColourFlowRuns::lattice_sigma() * 1e-6);
+  const std::vector<double> pressures{0.004 * pa, 0.008 * pa};
+  const auto run = [&](const parallel::Comm& comm) {
+    pipeline::ExecutionPlan plan;
+    for (int r = 0; r < comm.size() && comm.size() > 1; ++r) plan.shares.push_back(1.0 + r);
+    pipeline::ColourFlowRuns runs(comm, spec, plan, d, 0.5, 12.0, {}, pipeline::ColourFlowRuns::Domain::reservoirs);
+    return runs.displace(comm.root() ? pores : std::vector<std::uint8_t>{}, "drainage", pressures, {}, pa, {}, nullptr);
+  };
+  const std::vector<pipeline::DisplacementPoint> one = run(parallel::Comm());  // every rank alone
+  const std::vector<pipeline::DisplacementPoint> many = run(world);
+  ASSERT_EQ(one.size(), 2u);
+  ASSERT_EQ(many.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(one[i].steps, 1200) << one[i].note;
+    EXPECT_EQ(many[i].steps, one[i].steps) << i;
+    EXPECT_EQ(many[i].saturation, one[i].saturation) << world.size() << " ranks, pressure " << i;
+    EXPECT_EQ(many[i].capillary_number, one[i].capillary_number) << i;
+  }
+  EXPECT_LT(one[1].saturation, one[0].saturation) << "the higher pressure drains more";
+  EXPECT_LT(one[0].saturation, 1.0) << "the non-wetting phase enters";
+}
+
 }  // namespace rockperm
