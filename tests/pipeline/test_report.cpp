@@ -190,6 +190,8 @@ TEST(Report, EveryFieldOfReportJsonIsInTheReference) {
   r.two_phase.asked = r.two_phase.done = true;
   r.two_phase.drainage = r.two_phase.imbibition = {CapillaryPoint{1e4, 5, 0.5, 0.3}};
   r.two_phase.relperm = {RelPermPoint{}};
+  r.two_phase.displacement.asked = true;
+  r.two_phase.displacement.drainage = r.two_phase.displacement.imbibition = {DisplacementPoint{}};
   r.forchheimer.asked = r.forchheimer.done = r.forchheimer.fit.done = true;
   r.forchheimer.points = {ForchheimerPoint{}, ForchheimerPoint{}};
   r.k_halves_md = {1.0, 2.0};
