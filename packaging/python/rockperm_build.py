@@ -109,7 +109,7 @@ def _wheel_text():
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     module = _built_module()
     files = {"rockperm/" + module.name: module.read_bytes()}
-    for name in ("__init__.py", "__init__.pyi", "py.typed"):
+    for name in ("__init__.py", "_two_phase.py", "__init__.pyi", "py.typed"):
         files["rockperm/" + name] = (PY_FILES / name).read_bytes()
     info = _dist_info()
     files[info + "/METADATA"] = _metadata().encode()

@@ -86,6 +86,17 @@ class FlowPoint:
     seconds: float
     backend: str
     note: str
+    start: str
+
+class DisplacedCurve:
+    pc_Pa: npt.NDArray[np.float64]
+    saturation: npt.NDArray[np.float64]
+    saturation_quasi_static: npt.NDArray[np.float64]
+    capillary_number: npt.NDArray[np.float64]
+    settled: npt.NDArray[np.bool_]
+    steps: npt.NDArray[np.int64]
+    notes: List[str]
+    def __len__(self) -> int: ...
 
 class RelPermPoint:
     curve: str
@@ -116,6 +127,9 @@ class TwoPhase:
     sigma_N_per_m: float
     theta_deg: float
     note: str
+    displaced_drainage: Optional[DisplacedCurve]
+    displaced_imbibition: Optional[DisplacedCurve]
+    displacement_note: str
     def phases(self, curve: str, point: int) -> npt.NDArray[np.uint8]: ...
 
 Axis = Union[Literal["x", "y", "z", "all"], int]
@@ -139,7 +153,7 @@ def capillary_pressure(mask: npt.ArrayLike, voxel_size_um: float, axis: Axis = .
                        pore_labels: Optional[str] = ..., inlet_outlet: str = ..., lateral: str = ...,
                        backend: str = ..., progress: Progress = ...,
                        output_dir: Union[str, PathLike[str], None] = ..., overwrite: bool = ...,
-                       options: Optional[Mapping[str, Any]] = ...) -> TwoPhase: ...
+                       displacement: bool = ..., options: Optional[Mapping[str, Any]] = ...) -> TwoPhase: ...
 
 def relative_permeability(mask: npt.ArrayLike, voxel_size_um: float, saturations: Union[int, Sequence[float]] = ...,
                           axis: Axis = ..., curves: str = ..., fluids: str = ..., sigma: Optional[float] = ...,

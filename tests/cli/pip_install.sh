@@ -13,7 +13,7 @@ python=/usr/bin/python3
 ROCKPERM_BUILD_DIR=$build "$work/venv/bin/pip" install --no-index --no-cache-dir --disable-pip-version-check \
   "$src" >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; echo "pip_install: pip install . failed" >&2; exit 1; }
 site=$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
-for f in __init__.py __init__.pyi py.typed; do
+for f in __init__.py _two_phase.py __init__.pyi py.typed; do
   [ -f "$site/rockperm/$f" ] || { echo "pip_install: $f was not installed into $site/rockperm" >&2; exit 1; }
 done
 shown=$("$work/venv/bin/pip" show rockperm)  # whole, before grep: grep -q closing the pipe early broke pip's stdout
