@@ -37,8 +37,8 @@ std::string ColourFlowRuns::note() const { return s_->note; }
 
 std::vector<DisplacementPoint> ColourFlowRuns::displace(const std::vector<std::uint8_t>& start, const std::string& curve,
                                                         const std::vector<double>& pressures_pa,
-                                                        const std::vector<double>& quasi_static, double pa_per_lattice, const std::function<bool()>& stop,
-                                                        RunObserver* observer) {
+                                                        const std::vector<double>& quasi_static, double pa_per_lattice,
+                                                        const std::function<bool()>& stop, RunObserver* observer) {
   State& s = *s_;
   const parallel::Comm& comm = s.comm;
   const int axis = s.spec.flow.flow_axis;
