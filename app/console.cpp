@@ -400,6 +400,7 @@ void print_result(const pipeline::SampleResult& r, const std::filesystem::path& 
     if (d.asked) {
       std::printf("displacement  the curves by two-phase flow (%s), %.1f s%s%s\n", d.backend.empty() ? "not made" : d.backend.c_str(),
                   d.seconds, d.note.empty() ? "" : "; ", d.note.c_str());
+      for (const std::string& flag : d.flags) std::printf("              CHECK: %s\n", flag.c_str());
       for (const auto& [name, points] : {std::pair{"drainage", &d.drainage}, std::pair{"imbibition", &d.imbibition}}) {
         for (const pipeline::DisplacementPoint& p : *points) {
           std::printf("              %-10s Pc %9s  %s\n", name, pressure(p.pc_pa).c_str(), displacement_point(p).c_str());

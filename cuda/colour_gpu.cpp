@@ -45,7 +45,7 @@ ColourGpu::ColourGpu(const lattice::SparseLattice& lattice, const colour::Colour
   phi_ = DeviceBuffer<float>(stride_);
   na_ = DeviceBuffer<float>(stride_);
   nb_ = DeviceBuffer<float>(stride_);
-  totals_ = DeviceBuffer<unsigned long long>(step::sum_count);
+  totals_ = DeviceBuffer<unsigned long long>(step::sum_count + 1);  // the sums, the largest speed
   // the padding slots are never read; zero them once so that a download is defined
   for (DeviceBuffer<float>* buffer : {&a_, &b_, &phi_, &na_, &nb_}) {
     ROCKPERM_CUDA_CHECK(cudaMemsetAsync(buffer->data(), 0, buffer->bytes(), stream_.get()));
@@ -160,7 +160,8 @@ ColourGpu::FixedSums ColourGpu::fixed_sums_now(int plane_axis) {
   if (planes > 0) bins_.download(b);
   FixedSums out;
   out.cells = end_ - begin_;
-  out.totals.assign(t.begin(), t.end());  // two's complement
+  out.totals.assign(t.begin(), t.begin() + step::sum_count);  // two's complement
+  out.fastest = t[step::sum_count];
   out.planes.assign(b.begin(), b.end());
   return out;
 }

@@ -55,16 +55,19 @@ template <class S>
 __global__ void sums_kernel(step::Cells<S> c, std::uint32_t first, std::uint32_t end, physics::colour::ColourParams p,
                             const std::uint16_t* __restrict__ plane_of, int axis, std::uint32_t planes,
                             unsigned long long* totals, unsigned long long* plane_bins) {
-  __shared__ unsigned long long block[step::sum_count];
-  if (threadIdx.x < step::sum_count) block[threadIdx.x] = 0;
+  // the sums, then the largest speed
+  __shared__ unsigned long long block[step::sum_count + 1];
+  if (threadIdx.x <= step::sum_count) block[threadIdx.x] = 0;
   __syncthreads();
   const std::uint32_t cell = first + blockIdx.x * blockDim.x + threadIdx.x;
   if (cell < end) {
     long long v[step::sum_count], faces[4];
-    step::cell_sums(c, cell, p, v, axis, plane_of ? faces : nullptr);
+    unsigned long long speed = 0;
+    step::cell_sums(c, cell, p, v, speed, axis, plane_of ? faces : nullptr);
     for (int k = 0; k < step::sum_count; ++k) {
       if (v[k] != 0) atomicAdd(&block[k], static_cast<unsigned long long>(v[k]));  // two's complement
     }
+    if (speed != 0) atomicMax(&block[step::sum_count], speed);
     if (plane_of) {
       const std::uint32_t plane = plane_of[cell];
       for (int f = 0; f < 4; ++f) atomicAdd(&plane_bins[4 * plane + f], static_cast<unsigned long long>(faces[f]));
@@ -72,6 +75,7 @@ __global__ void sums_kernel(step::Cells<S> c, std::uint32_t first, std::uint32_t
   }
   __syncthreads();
   if (threadIdx.x < step::sum_count && block[threadIdx.x] != 0) atomicAdd(&totals[threadIdx.x], block[threadIdx.x]);
+  if (threadIdx.x == step::sum_count && block[threadIdx.x] != 0) atomicMax(&totals[threadIdx.x], block[threadIdx.x]);
 }
 
 }  // namespace

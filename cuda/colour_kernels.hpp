@@ -32,7 +32,7 @@ void launch_colour_moments(const lattice::colour_step::Cells<S>& cells, std::uin
                            const physics::colour::ColourParams& p, float* out, cudaStream_t stream);
 
 // lib/lattice/colour_propagation.hpp's cell_sums of every cell added into `totals` (sum_count
-// integers) and, where `plane_of` is given, the four face values of each cell along `axis` into
+// integers, then the largest of the cells' speeds in totals[sum_count]) and, where `plane_of` is given, the four face values of each cell along `axis` into
 // its plane's four bins: 64-bit integer atomics, the same sums whatever the order.
 template <class S>
 void launch_colour_sums(const lattice::colour_step::Cells<S>& cells, std::uint32_t first, std::uint32_t end,

@@ -91,6 +91,19 @@ std::vector<float> wall_phi_per_cell(const lattice::SparseLattice& lat, const ge
   return out;
 }
 
+// What the checks before a flow became NaN say of its speed: the largest speed of a cell ten checks
+// before the last finite one and at it (a run that blew up from a slow growth, or at once).
+std::string speed_before(const std::vector<solve::ColourCheck>& history) {
+  // the last check is the one that found the values not finite
+  if (history.size() < 2) return "";
+  const std::size_t last = history.size() - 2, before = last >= 10 ? last - 10 : 0;
+  char b[200];
+  std::snprintf(b, sizeof b, " (the fastest cell's speed %.3g at step %lld, %.3g at step %lld, the last check before)",
+                history[before].fastest, static_cast<long long>(history[before].step), history[last].fastest,
+                static_cast<long long>(history[last].step));
+  return b;
+}
+
 }  // namespace
 
 void ColourFlowRuns::State::build(const geometry::ExtendedSample& extended) {
@@ -203,6 +216,26 @@ ColourFlowRuns::~ColourFlowRuns() = default;
 
 double ColourFlowRuns::lattice_sigma() { return lattice_tension; }
 
+std::vector<std::string> ColourFlowRuns::wetting_flags(const TwoPhaseSpec& spec) {
+  std::vector<std::pair<std::string, double>> asked = {{"the walls'", spec.theta()}};
+  for (const auto& w : spec.wetting_labels) asked.emplace_back("label " + std::to_string(w.label) + "'s", w.theta_deg);
+  std::vector<std::string> out;
+  for (const auto& [whose, theta] : asked) {
+    // through the wetting phase of the pair, or of its own label's wetting
+    const double wetting = theta > 90 ? 180 - theta : theta;
+    if (wetting >= min_held_angle_deg) continue;
+    char b[400];
+    std::snprintf(b, sizeof b,
+                  "%s contact angle, %.0f degrees, is below what the model's walls hold: a tube's menisci give about "
+                  "21 degrees however strongly the walls wet (36 in a tube of radius 4 voxels), so the phases wet less "
+                  "than asked and a throat's entry pressure is about cos 21 = 0.93 of the asked one's (less in "
+                  "narrow throats)",
+                  whose.c_str(), theta);
+    out.emplace_back(b);
+  }
+  return out;
+}
+
 ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, const std::string& label,
                                     const std::function<bool()>& stop, RunObserver* observer,
                                     std::vector<std::uint8_t>* end) {
@@ -305,8 +338,10 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
   out.steps = r.steps;
   out.converged = r.converged;
   const double ratio = static_cast<double>(s.params.nu[1]) / s.params.nu[0];
+  for (const solve::ColourCheck& c : r.history) out.fastest = std::max(out.fastest, c.fastest);
   if (r.not_finite) {
-    out.note = "the flow's fluxes became NaN or infinite after " + std::to_string(r.steps) + " steps";
+    out.note = "the flow's fluxes became NaN or infinite after " + std::to_string(r.steps) + " steps" +
+               speed_before(r.history);
   } else if (!r.estimate.known) {
     out.note = r.stopped ? "stopped before its flux history could state an error" : "too few checks to state an error";
   } else {
@@ -378,9 +413,18 @@ ColourFlowPoint ColourFlowRuns::run(const std::vector<std::uint8_t>& phases, con
                         "the phases flow as a mixture where they meet; k_r by flow needs pores of 10 voxels or more "
                         "(a finer scan)");
   }
+  for (std::string& flag : wetting_flags(s.spec.two_phase)) out.flags.push_back(std::move(flag));
   if (out.solved) {
     if (out.kr_w < -out.kr_w_error) out.flags.push_back("k_rw is negative beyond its stated error");
     if (out.kr_n < -out.kr_n_error) out.flags.push_back("k_rn is negative beyond its stated error");
+  }
+  if (const double bound = (1.0 - s.params.beta) / 4; out.fastest > bound) {
+    char b[200];
+    std::snprintf(b, sizeof b,
+                  "a cell moved at %.3g (lattice units), beyond the %.3g where the recolouring's populations turn "
+                  "negative: the flow was unstable there, and its k_r are not to be trusted",
+                  out.fastest, bound);
+    out.flags.push_back(b);
   }
   if (std::abs(out.saturation - out.saturation_start) > 0.02) {
     out.flags.push_back("the saturation drifted from " + std::to_string(out.saturation_start).substr(0, 5) + " to " +

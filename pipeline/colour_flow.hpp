@@ -83,6 +83,13 @@ class ColourFlowRuns {
                                           RunObserver* observer);
   // The model's interfacial tension in lattice units.
   static double lattice_sigma();
+  // Contact angles asked (the run's wetting and each wetting label's, through the wetting phase)
+  // that the model's walls cannot hold: its phase field at the walls gives a tube's menisci 21
+  // degrees at least (docs/ACCURACY.md: radii 8 and 12 voxels; 36 at 4) however strongly they wet,
+  // so an angle below `min_held_angle_deg` (or above 180 less it) runs at about that one. One flag
+  // per such angle, in words; empty: every angle is held.
+  static constexpr double min_held_angle_deg = 25;
+  static std::vector<std::string> wetting_flags(const TwoPhaseSpec& spec);
   std::string backend() const;  // the displacement's model, as reported
   std::string note() const;     // why the displacement was not made, or stopped (empty: it was)
 

@@ -14,7 +14,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PhaseFlow, solved, converged, sp
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ColourFlowPoint, asked, solved, converged, kr_w, kr_n, kr_w_error,
                                                 kr_n_error, saturation, saturation_start, start, capillary_number,
                                                 viscosity_ratio, wetting_spans, nonwetting_spans, flux_spread_w,
-                                                flux_spread_n, flags, steps, seconds, backend, note, field)
+                                                flux_spread_n, fastest, flags, steps, seconds, backend, note, field)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RelPermPoint, curve, point, pc_pa, saturation, target, wetting,
                                                 nonwetting, flow, field)
 

@@ -198,6 +198,9 @@ struct ColourFlowPoint {
   // each phase's flux through the planes normal to the flow, averaged over the last checks:
   // (largest - smallest) / mean
   double flux_spread_w = 0, flux_spread_n = 0;
+  // the largest speed |u| of any cell at any check, lattice units: the flow's and the interfaces'
+  // spurious currents together (the recolouring's populations turn negative above (1 - beta) / 4)
+  double fastest = 0;
   std::vector<std::string> flags;  // trust checks that failed, in words
   std::int64_t steps = 0;
   double seconds = 0;
@@ -250,6 +253,7 @@ struct DisplacementReport {
   double settle = 0;             // a pressure is held until S_w moves less than this over `window` steps
   std::int64_t window = 0;
   double seconds = 0;
+  std::vector<std::string> flags;  // trust checks that failed, in words (ColourFlowRuns::wetting_flags)
   std::vector<DisplacementPoint> drainage, imbibition;
 };
 struct TwoPhaseReport {

@@ -495,6 +495,7 @@ void TwoPhase::displace(const parallel::Comm& comm, const RunRequest& request, c
     }
     d.backend = runs.backend();
     d.note = runs.note();
+    d.flags = ColourFlowRuns::wetting_flags(request.spec.two_phase);
     if (!going) {
       r.stopped = true;
       d.note = "stopped: a resume makes the displacement again from its start";

@@ -37,6 +37,7 @@ ColourBackend::Sums ColourBackend::from_fixed(const FixedSums& fixed) {
   s.mass_a = t[1] * unit;
   s.mass_b = t[2] * unit;
   s.finite = t[lattice::colour_step::sum_count - 1] == 0;
+  s.fastest = static_cast<double>(fixed.fastest) * unit;
   // the face after plane p passes p's + populations less plane p + 1's - ones
   const std::vector<long long>& planes = fixed.planes;
   const std::size_t n = planes.size() / 4;

@@ -64,6 +64,7 @@ class ColourBackend {
     double cells = 0, fraction_a = 0, mass_a = 0, mass_b = 0;
     std::vector<double> plane_a, plane_b;
     bool finite = true;  // every cell's values finite (those that are not are left out of the sums)
+    double fastest = 0;  // the largest speed |u| of the mixture over the (finite) cells, lattice units
   };
   virtual Sums sums(int plane_axis = -1);
 
@@ -80,6 +81,7 @@ class ColourBackend {
   struct FixedSums {
     std::uint64_t cells = 0;
     std::vector<long long> totals, planes;
+    std::uint64_t fastest = 0;  // the largest of the cells' speeds (cell_sums' speed)
   };
   virtual FixedSums fixed_sums_now(int plane_axis) = 0;
   static Sums from_fixed(const FixedSums& fixed);

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -120,12 +121,15 @@ ColourCpu::FixedSums ColourCpu::fixed_sums_now(int plane_axis) {
 #pragma omp parallel
     {
       long long mine[step::sum_count] = {};
+      unsigned long long my_fastest = 0;
       std::vector<long long> my_bins(out.planes.size(), 0);
 #pragma omp for schedule(static)
       for (std::int64_t cell = begin_; cell < end_; ++cell) {
         long long v[step::sum_count], faces[4];
-        step::cell_sums(c, cell, params_, v, plane_axis, planes > 0 ? faces : nullptr);
+        unsigned long long speed = 0;
+        step::cell_sums(c, cell, params_, v, speed, plane_axis, planes > 0 ? faces : nullptr);
         for (int k = 0; k < step::sum_count; ++k) mine[k] += v[k];
+        my_fastest = std::max(my_fastest, speed);
         if (planes > 0) {
           const lattice::Coord& k = lattice_.coords()[cell];
           const std::int64_t plane = plane_axis == 0 ? k.x : (plane_axis == 1 ? k.y : k.z);
@@ -135,6 +139,7 @@ ColourCpu::FixedSums ColourCpu::fixed_sums_now(int plane_axis) {
 #pragma omp critical
       {
         for (int k = 0; k < step::sum_count; ++k) out.totals[k] += mine[k];
+        out.fastest = std::max<std::uint64_t>(out.fastest, my_fastest);
         for (std::size_t b = 0; b < out.planes.size(); ++b) out.planes[b] += my_bins[b];
       }
     }

@@ -192,9 +192,12 @@ inline constexpr int sum_count = 4;
 // interface that stays in place moves its colours by the segregation), nor the colours' first
 // moment (it counts populations that bounce back at walls, where a wetting wall's segregation
 // pushes colour).
+// `speed`: the mixture's speed |u| at the cell in the same fixed point (0 where not finite), whose
+// largest over the cells a check reports (a largest, unlike a sum, is the same in any order).
 template <class S>
 ROCKPERM_HD inline void cell_sums(const Cells<S>& c, std::uint64_t cell, const colour::ColourParams& p,
-                                  long long (&out)[sum_count], int axis = -1, long long* faces = nullptr) {
+                                  long long (&out)[sum_count], unsigned long long& speed, int axis = -1,
+                                  long long* faces = nullptr) {
   float f[d3q19::q];
   const colour::Interface in = load(c, cell, p, f);
   const colour::ColourMoments m = colour::colour_moments(f, c.na[cell], c.nb[cell], in, p);
@@ -208,6 +211,9 @@ ROCKPERM_UNROLL
 ROCKPERM_UNROLL
   for (int k = 0; k < sum_count - 1; ++k) out[k] = finite ? llrint(v[k] * sum_scale) : 0;
   out[sum_count - 1] = finite ? 0 : 1;
+  speed = finite ? static_cast<unsigned long long>(
+                       llrint(sqrt(double(m.u[0]) * m.u[0] + double(m.u[1]) * m.u[1] + double(m.u[2]) * m.u[2]) * sum_scale))
+                 : 0ull;
   if (faces) {
     // the recoloured populations along +-axis (collide_colour): w (n (1 +- 4 u) +- apart n_axis)
     const float w = colour::weight7(1), u = m.u[axis], seg = apart * in.normal[axis];

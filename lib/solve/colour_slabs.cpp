@@ -83,6 +83,8 @@ ColourSlabs::FixedSums ColourSlabs::fixed_sums_now(int plane_axis) {
   all = comm_.sum(all);
   FixedSums out;
   out.cells = comm_.sum(mine.cells);
+  // below 2^53 (a speed below 2^21): exact as a double
+  out.fastest = static_cast<std::uint64_t>(comm_.max(static_cast<double>(mine.fastest)));
   out.totals.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(totals));
   out.planes.assign(all.begin() + static_cast<std::ptrdiff_t>(totals), all.end());
   return out;

@@ -85,6 +85,7 @@ ColourSteadyResult run_colour_steady(backend::ColourBackend& model, const Colour
     for (const double v : s.plane_a) c.flux[0] += v;
     for (const double v : s.plane_b) c.flux[1] += v;
     c.saturation_a = s.cells > 0 ? s.fraction_a / s.cells : 0.0;
+    c.fastest = s.fastest;
     c.plane[0] = std::move(s.plane_a);
     c.plane[1] = std::move(s.plane_b);
     monitor.add(c);

@@ -25,6 +25,7 @@ struct ColourCheck {
   // planes, summed over the faces (what sum u over the cells is for one phase)
   double flux[2] = {0, 0};
   double saturation_a = 0;  // the mean fraction of phase A over the cells
+  double fastest = 0;       // the largest speed |u| of the mixture over the cells, lattice units
   std::vector<double> plane[2];  // each colour's flow from every plane across the flow axis to the next
 };
 

@@ -81,6 +81,7 @@ class FlowPoint:
     nonwetting_spans: bool
     flux_spread_wetting: float
     flux_spread_nonwetting: float
+    fastest_lattice_speed: float
     flags: List[str]
     steps: int
     seconds: float
@@ -130,6 +131,7 @@ class TwoPhase:
     displaced_drainage: Optional[DisplacedCurve]
     displaced_imbibition: Optional[DisplacedCurve]
     displacement_note: str
+    displacement_flags: List[str]
     def phases(self, curve: str, point: int) -> npt.NDArray[np.uint8]: ...
 
 Axis = Union[Literal["x", "y", "z", "all"], int]

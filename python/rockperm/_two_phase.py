@@ -33,8 +33,9 @@ class FlowPoint:
     phases' flows steady to the tolerance; False: stopped at the step limit, the errors say how
     far), saturation (S_w at the end) and saturation_start, capillary_number, viscosity_ratio,
     wetting_spans and nonwetting_spans at the end, flux_spread_wetting and flux_spread_nonwetting
-    (each phase's flow through the planes: (largest - smallest) / mean), flags (trust checks that
-    failed, in words), steps, seconds, backend."""
+    (each phase's flow through the planes: (largest - smallest) / mean), fastest_lattice_speed (the
+    largest speed of any cell at any check, lattice units: flow and spurious currents together),
+    flags (trust checks that failed, in words), steps, seconds, backend."""
 
     def __init__(self, d):
         nan = float("nan")
@@ -48,6 +49,7 @@ class FlowPoint:
         self.capillary_number, self.viscosity_ratio = d["capillary_number"], d["viscosity_ratio"]
         self.wetting_spans, self.nonwetting_spans = d["wetting_spans"], d["nonwetting_spans"]
         self.flux_spread_wetting, self.flux_spread_nonwetting = d["flux_spread_wetting"], d["flux_spread_nonwetting"]
+        self.fastest_lattice_speed = d["fastest_lattice_speed"]
         self.flags = list(d["flags"])
         self.steps, self.seconds, self.backend, self.note = d["steps"], d["seconds"], d["backend"], d["note"]
 
@@ -120,8 +122,8 @@ class TwoPhase:
     list, k_mD (the single-phase k the k_r are relative to), result: the run's Result (to_dict()
     holds report.json), and phases(curve, point): uint8 [z, y, x] (0 solid, 1 wetting, 2
     non-wetting) where asked with phases=True. With capillary_pressure(displacement=True):
-    displaced_drainage and displaced_imbibition, each a DisplacedCurve (None where not made), and
-    displacement_note."""
+    displaced_drainage and displaced_imbibition, each a DisplacedCurve (None where not made),
+    displacement_note and displacement_flags (trust checks that failed, in words)."""
 
     def __init__(self, result):
         t = result.to_dict()["two_phase"]
@@ -142,6 +144,7 @@ class TwoPhase:
         self.displaced_drainage = None if d is None else DisplacedCurve(d["drainage"])
         self.displaced_imbibition = None if d is None or d["imbibition"] is None else DisplacedCurve(d["imbibition"])
         self.displacement_note = "" if d is None else d["note"]
+        self.displacement_flags = [] if d is None else list(d["flags"])
 
     def phases(self, curve, point):
         return self.result.phases(curve, point)

@@ -416,6 +416,8 @@ def test_relative_permeability_by_flow_is_typed_and_refuses_its_options_alone():
     d = t.result.to_dict()["two_phase"]["relative_permeability"][0]["flow"]
     assert (f.krw, f.krn, f.flags) == (d["kr_w"], d["kr_n"], d["flags"])  # report.json's numbers
     assert f.start == "morphology" == d["start"]
+    assert 0 < f.fastest_lattice_speed == d["fastest_lattice_speed"] < 0.075  # stable: no flag for it
+    assert any(flag.startswith("the walls' contact angle, 0 degrees") for flag in f.flags), f.flags
     with pytest.raises(rockperm.InputError, match="give flow=True"):
         rockperm.relative_permeability(_tubes(), voxel_size_um=1.0, viscosity_ratio=2)
     with pytest.raises(rockperm.InputError, match="give flow=True"):
@@ -474,6 +476,7 @@ def test_capillary_pressure_by_displacement_is_typed_and_is_report_jsons():
     assert np.array_equal(d.saturation_quasi_static, t.drainage.saturation)
     assert 0 < d.saturation[0] < 1 and d.steps[0] == 1000 and not d.settled[0], (d.saturation, d.notes)
     assert "did not settle in 1000 steps" in d.notes[0] and t.displacement_note == ""
+    assert len(t.displacement_flags) == 1 and "below what the model's walls hold" in t.displacement_flags[0]
     report = t.result.to_dict()["two_phase"]["displacement"]["drainage"]
     assert [p["saturation_wetting"] for p in report] == list(d.saturation)  # report.json's numbers
     with pytest.raises(TypeError, match="displacement must be True or False"):

@@ -66,6 +66,8 @@ void steps_as_the_cpu_loops(physics::Storage storage) {
   EXPECT_LT(u_diff, (half ? 4e-2 : 1e-2) * u_size);
   const auto sa = cpu.sums(0), sb = gpu.sums(0);
   EXPECT_NEAR(sa.mass_a, sb.mass_a, 1e-5 * sa.mass_a);
+  EXPECT_GT(sb.fastest, 0.5 * u_size);  // the largest speed, at least the largest component's
+  EXPECT_NEAR(sa.fastest, sb.fastest, (half ? 4e-2 : 1e-2) * u_size);
   ASSERT_EQ(sa.plane_a.size(), sb.plane_a.size());
   double flow = 0, flow_diff = 0;
   for (std::size_t k = 0; k < sa.plane_a.size(); ++k) {

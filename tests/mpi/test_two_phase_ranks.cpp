@@ -81,6 +81,8 @@ TEST(PipelineRanks, TwoPhaseFlowOnSlabsIsOneRanksToTheBit) {
       EXPECT_EQ(many.wetting_spans, one.wetting_spans);
       EXPECT_EQ(many.nonwetting_spans, one.nonwetting_spans);
       EXPECT_EQ(many.flags, one.flags);
+      EXPECT_EQ(many.fastest, one.fastest);  // a largest over the ranks' cells: the same bits
+      EXPECT_GT(one.fastest, 0.0);
     }
   }
 }

@@ -1,5 +1,6 @@
 // The two-phase flow's memory check (pipeline/colour_flow.hpp): a flow that cannot fit its GPU is
-// not made, with what it needs and what to do, instead of failing the run after k.
+// not made, with what it needs and what to do, instead of failing the run after k. Its wetting
+// flags: the angles asked that the model's walls cannot hold.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -21,6 +22,25 @@ TEST(ColourFlowMemory, AFlowThatDoesNotFitItsGpuSaysWhatItNeedsAndTheWayOut) {
   const std::string fp16 = colour_flow_memory_refusal(400'000'000, physics::Storage::float16, 80 * gib);
   EXPECT_NE(fp16.find("242 B each in fp16"), std::string::npos) << fp16;
   EXPECT_NE(fp16.find("crop the sample"), std::string::npos) << fp16;
+}
+
+// The model's walls hold angles down to about 21 degrees (docs/ACCURACY.md): brine/air's default 0
+// is flagged, mercury's 140 (40 through the vacuum's wetting side) and 30 are not; a wetting label
+// is judged through its own wetting side (170 is 10 degrees from the other phase).
+TEST(ColourFlowWetting, AnAngleBelowWhatTheWallsHoldIsFlaggedOnce) {
+  TwoPhaseSpec spec;
+  const std::vector<std::string> brine = ColourFlowRuns::wetting_flags(spec);
+  ASSERT_EQ(brine.size(), 1u);
+  EXPECT_NE(brine[0].find("the walls' contact angle, 0 degrees"), std::string::npos) << brine[0];
+  EXPECT_NE(brine[0].find("21 degrees"), std::string::npos) << brine[0];
+  spec.fluids = TwoPhaseSpec::Fluids::mercury;
+  EXPECT_TRUE(ColourFlowRuns::wetting_flags(spec).empty());
+  spec.theta_deg = 30;
+  EXPECT_TRUE(ColourFlowRuns::wetting_flags(spec).empty());
+  spec.wetting_labels = {{3, 170.0}, {4, 60.0}};
+  const std::vector<std::string> labels = ColourFlowRuns::wetting_flags(spec);
+  ASSERT_EQ(labels.size(), 1u);
+  EXPECT_NE(labels[0].find("label 3's contact angle, 170 degrees"), std::string::npos) << labels[0];
 }
 
 }  // namespace rockperm::pipeline

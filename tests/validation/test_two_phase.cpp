@@ -215,7 +215,10 @@ TEST(TwoPhase, TubeBundleFlowSharesTheSinglePhasesFluxAndItsCoresSlideOnTheRims)
     EXPECT_TRUE(f.converged) << f.note;
     EXPECT_TRUE(f.wetting_spans && f.nonwetting_spans);
     EXPECT_NEAR(f.saturation, f.saturation_start, 0.02) << "the colours are conserved";
-    for (const std::string& flag : f.flags) EXPECT_NE(flag.find("voxels across"), std::string::npos) << flag;
+    // the tubes are narrower than the model wants, and brine/air's 0 degrees is below what its walls hold
+    for (const std::string& flag : f.flags) {
+      EXPECT_TRUE(flag.find("the pores are") == 0 || flag.find("the walls' contact angle") == 0) << flag;
+    }
   }
   const pipeline::RelPermPoint& p = even.two_phase.relperm[0];
   testing::record("kr_w_flow", p.flow.kr_w);
