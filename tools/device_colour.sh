@@ -10,8 +10,10 @@
 # PARTS may also hold "ranks" ([RANKS=2] [RANKS_N=256]): the k_r point by flow on one rank and on
 # RANKS ranks (a GPU each, Z-slabs), the same k_r to the bit and the flow's seconds; and "compare": k_r by flow beside the quasi-static k_r on a periodic pack at several
 # saturations (issue 69's "against part 1 on a pack"; the two columns of report.json); and
-# "displace" ([DISPLACE_N=128] [DISPLACE_RADIUS=12] [DISPLACE_PRESSURES=8] [DISPLACE_STEPS=60000]):
-# the capillary curves again by the displacement between reservoirs, beside the quasi-static ones.
+# "displace" ([DISPLACE_N=128] [DISPLACE_RADIUS=12] [DISPLACE_SEED=2026] [DISPLACE_PRESSURES=8]
+# [DISPLACE_STEPS=60000] [DISPLACE_CURVES=both] [DISPLACE_VOXEL_UM=2] [DISPLACE_SCALES=1]): the
+# capillary curves again by the displacement between reservoirs, beside the quasi-static ones, for
+# each scale the same spheres voxelized that many times finer (a resolution study of one geometry).
 set -uo pipefail
 out=${OUT:-/tmp/colour}
 mkdir -p "$out"
@@ -60,16 +62,24 @@ if [[ $parts == *compare* ]]; then
   done
 fi
 if [[ $parts == *displace* ]]; then
+  # DISPLACE_SCALES: the same spheres voxelized that many times finer (rockperm-make-pack --scale),
+  # the voxel size divided alike and the step limit multiplied: one geometry at several resolutions
   n=${DISPLACE_N:-128}
-  rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius "${DISPLACE_RADIUS:-12}" --seed 2026 --out "$out/dsp.raw" | tail -1
-  echo "== the displacement (capillary.displacement=on) beside the quasi-static curves, ${n}^3 pack between reservoirs"
-  start=$SECONDS
-  rockperm run --input.file="$out/dsp.raw" --input.dims="$n $n $n" --input.voxel_size_um=2 --run.resolution_study=off \
-    --capillary.curves=both --capillary.pressure_count="${DISPLACE_PRESSURES:-8}" --capillary.relperm=0 \
-    --capillary.displacement=on --capillary.displacement_steps="${DISPLACE_STEPS:-60000}" --output.fields=off \
-    --output.progress_seconds=30 --output.dir="$out/displace" 2>&1 | tee "$out/displace.txt" |
-    grep -E "^(permeability|displaced|displacement|two phases|              (drainage|imbibition) +Pc)" | tail -40
-  echo "wall $((SECONDS - start)) s from the file to the report"
+  for sc in ${DISPLACE_SCALES:-1}; do
+    m=$(awk -v n="$n" -v s="$sc" 'BEGIN { printf "%d", n * s + 0.5 }')
+    um=$(awk -v v="${DISPLACE_VOXEL_UM:-2}" -v s="$sc" 'BEGIN { printf "%.6g", v / s }')
+    steps=$(awk -v t="${DISPLACE_STEPS:-60000}" -v s="$sc" 'BEGIN { printf "%d", t * s + 0.5 }')
+    rockperm-make-pack --dims "$n $n $n" --porosity 0.35 --radius "${DISPLACE_RADIUS:-12}" --seed "${DISPLACE_SEED:-2026}" \
+      --scale "$sc" --out "$out/dsp_$sc.raw" | tail -1
+    echo "== the displacement (capillary.displacement=on) beside the quasi-static curves, ${m}^3 pack (scale $sc, $um um) between reservoirs"
+    start=$SECONDS
+    rockperm run --input.file="$out/dsp_$sc.raw" --input.dims="$m $m $m" --input.voxel_size_um="$um" --run.resolution_study=off \
+      --capillary.curves="${DISPLACE_CURVES:-both}" --capillary.pressure_count="${DISPLACE_PRESSURES:-8}" --capillary.relperm=0 \
+      --capillary.displacement=on --capillary.displacement_steps="$steps" --output.fields=off \
+      --output.progress_seconds=30 --output.dir="$out/displace_$sc" 2>&1 | tee "$out/displace_$sc.txt" |
+      grep -E "^(permeability|displaced|displacement|two phases|              (drainage|imbibition) +Pc)" | tail -40
+    echo "wall $((SECONDS - start)) s from the file to the report"
+  done
 fi
 if [[ $parts == *ranks* ]]; then
   n=${RANKS_N:-256}
