@@ -207,6 +207,7 @@ ColourFlowRuns::ColourFlowRuns(const parallel::Comm& comm, const RunSpec& spec, 
   p.nu[0] = static_cast<float>(m >= 1 ? 1.0 / 6.0 : 1.0 / (6.0 * m));
   p.nu[1] = static_cast<float>(p.nu[0] * m);
   p.wall_phi = static_cast<float>(spec.two_phase.cos_wetting());  // phase A is the wetting one
+  p.geometric_wetting = spec.two_phase.wall_wetting == TwoPhaseSpec::WallWetting::geometric;
   // the drive: Ca = mu_w q / sigma with q = k g / nu_w, the single-phase Darcy velocity it gives
   const double g = spec.two_phase.capillary_number * lattice_tension / std::max(k_voxels, 1e-12);
   p.g[0][axis] = p.g[1][axis] = static_cast<float>(g);
@@ -217,6 +218,7 @@ ColourFlowRuns::~ColourFlowRuns() = default;
 double ColourFlowRuns::lattice_sigma() { return lattice_tension; }
 
 std::vector<std::string> ColourFlowRuns::wetting_flags(const TwoPhaseSpec& spec) {
+  if (spec.wall_wetting == TwoPhaseSpec::WallWetting::geometric) return {};
   std::vector<std::pair<std::string, double>> asked = {{"the walls'", spec.theta()}};
   for (const auto& w : spec.wetting_labels) asked.emplace_back("label " + std::to_string(w.label) + "'s", w.theta_deg);
   std::vector<std::string> out;
@@ -229,7 +231,7 @@ std::vector<std::string> ColourFlowRuns::wetting_flags(const TwoPhaseSpec& spec)
                   "%s contact angle, %.0f degrees, is below what the model's walls hold: a tube's menisci give about "
                   "21 degrees however strongly the walls wet (36 in a tube of radius 4 voxels), so the phases wet less "
                   "than asked and a throat's entry pressure is about cos 21 = 0.93 of the asked one's (less in "
-                  "narrow throats)",
+                  "narrow throats); capillary.wall_wetting=geometric holds it",
                   whose.c_str(), theta);
     out.emplace_back(b);
   }

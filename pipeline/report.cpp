@@ -237,6 +237,7 @@ nlohmann::ordered_json two_phase_json(const TwoPhaseReport& t) {
           {"theta_deg", t.theta_deg},
           {"theta_wetting_deg", t.theta_wetting_deg},
           {"wetting_labels", wetting_labels},
+          {"wall_wetting", t.wall_wetting},
           {"entry_faces", t.entry},
           {"wetting_trapping", t.trapping},
           {"entry_pressure_Pa", t.entry_pressure_pa},

@@ -264,6 +264,7 @@ struct TwoPhaseReport {
   std::string note;                 // why not made, or what limits it
   std::string fluids, entry;
   double sigma_n_per_m = 0, theta_deg = 0, theta_wetting_deg = 0;
+  std::string wall_wetting = "phase_field";  // the flow's walls' wetting (TwoPhaseSpec::wall_wetting)
   bool trapping = false;
   double entry_pressure_pa = 0;         // the non-wetting phase first enters (the widest pore of its faces)
   double breakthrough_pressure_pa = 0;  // it first spans the flow axis's faces

@@ -301,6 +301,10 @@ void TwoPhaseSpec::validate() const {
     throw InputError("two_phase.flow_start", "a random start sets where the two-phase flow starts: give "
                                              "capillary.flow=steady with it");
   }
+  if (wall_wetting != WallWetting::phase_field && flow == Flow::off && !displacement) {
+    throw InputError("two_phase.wall_wetting", "the walls' wetting is the two-phase flow's: give capillary.flow=steady "
+                                               "or capillary.displacement=on with it");
+  }
   for (std::size_t i = 0; i < wetting_labels.size(); ++i) {
     const LabelAngle& w = wetting_labels[i];
     if (flow == Flow::off && !displacement) {

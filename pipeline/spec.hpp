@@ -195,6 +195,10 @@ struct TwoPhaseSpec {
   // point's saturation (geometry::random_phases), as LBPM's steady-state protocol may
   enum class FlowStart { morphology, random };
   FlowStart flow_start = FlowStart::morphology;
+  // how the flow's walls wet: by the phase field they show (cos theta; holds no angle below about 21
+  // degrees) or by the interface's direction at them (physics::colour::geometric_wall_phi)
+  enum class WallWetting { phase_field, geometric };
+  WallWetting wall_wetting = WallWetting::phase_field;
   // The displacement (issue 69's unsteady protocol; pipeline/colour_flow.hpp, displace): the
   // curves again by two-phase flow, the non-wetting phase pushed in from a reservoir at the inlet by
   // each pressure of the curve in turn (and the wetting one back from the outlet for imbibition),
@@ -224,6 +228,8 @@ inline constexpr std::array<Named<TwoPhaseSpec::Flow>, 2> two_phase_flow_names{
     {{"off", TwoPhaseSpec::Flow::off}, {"steady", TwoPhaseSpec::Flow::steady}}};
 inline constexpr std::array<Named<TwoPhaseSpec::FlowStart>, 2> two_phase_flow_start_names{
     {{"morphology", TwoPhaseSpec::FlowStart::morphology}, {"random", TwoPhaseSpec::FlowStart::random}}};
+inline constexpr std::array<Named<TwoPhaseSpec::WallWetting>, 2> two_phase_wall_wetting_names{
+    {{"phase_field", TwoPhaseSpec::WallWetting::phase_field}, {"geometric", TwoPhaseSpec::WallWetting::geometric}}};
 inline constexpr std::array<Named<TwoPhaseSpec::Fluids>, 2> two_phase_fluid_names{
     {{"brine-air", TwoPhaseSpec::Fluids::brine_air}, {"mercury", TwoPhaseSpec::Fluids::mercury}}};
 

@@ -27,7 +27,8 @@
 //
 // Walls: half-way bounce-back for all three sets of populations; in the stencils of step 1 a
 // wall (solid) neighbour shows the phase indicator `wall_phi` (LBPM's wetting by the phase field
-// at the wall: +1 wets with A, -1 with B, 0 neutral).
+// at the wall: +1 wets with A, -1 with B, 0 neutral), or with geometric_wetting the value that
+// makes the interface meet the wall at the angle whose cosine wall_phi is (geometric_wall_phi).
 #include <cmath>
 #include <cstdint>
 
@@ -54,6 +55,9 @@ struct ColourParams {
   float magic = 3.0f / 16.0f;    // TRT's Lambda
   float g[2][3] = {};            // body acceleration of phase A and of phase B
   float wall_phi = 0.0f;         // the phase indicator a wall shows the stencils (wetting)
+  // true: the walls' wetting by the interface's direction instead (geometric_wall_phi; wall_phi,
+  // per cell or uniform, is then cos theta through phase A)
+  bool geometric_wetting = false;
 };
 
 // The interface seen from one cell.
@@ -106,6 +110,52 @@ ROCKPERM_UNROLL
 ROCKPERM_UNROLL
   for (int a = 0; a < 3; ++a) out.force[a] = 0.5f * curvature_size * n[a];
   return out;
+}
+
+// The geometric wetting (after Leclaire et al. 2017 and Akai et al. 2018 for the colour-gradient
+// model), in place of a constant phase field at the walls, which holds no angle below about 21
+// degrees (docs/ACCURACY.md): each wall neighbour of a cell (bit i of `walls` set: cell + e_i is a
+// wall) shows the cell's phi extrapolated along a gradient whose part along the wall is the one the
+// fluid neighbours show, and whose part across it makes the interface meet the wall at theta:
+// n.m = -cos theta, with n = grad phi / |grad phi| (into phase A) and m the wall's normal into the
+// fluid. Away from an interface the walls show the cell's own phi (no wetting film is drawn along
+// them). `phi`: at the cell (0) and its fluid neighbours; the walls' entries are written, held in
+// [-1, 1]. sin theta is held at 0.1 or more (theta 5.7 degrees: the gradient across the wall stays
+// finite at full wetting).
+ROCKPERM_HD inline void geometric_wall_phi(float (&phi)[d3q19::q], std::uint32_t walls, float cos_theta) {
+  float m[3] = {0.0f, 0.0f, 0.0f}, g[3] = {0.0f, 0.0f, 0.0f};
+ROCKPERM_UNROLL
+  for (int i = 1; i < d3q19::q; ++i) {
+    const float w = d3q19::weightf(i);
+    const int e[3] = {d3q19::cx(i), d3q19::cy(i), d3q19::cz(i)};
+    const bool wall = (walls >> i) & 1u;
+    const float d = wall ? 0.0f : phi[i] - phi[0];
+ROCKPERM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      m[a] -= wall ? w * e[a] : 0.0f;
+      g[a] += 3.0f * w * e[a] * d;  // the fluid neighbours' part of grad phi
+    }
+  }
+  const float size = sqrtf(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+  const float inv = size > 1e-6f ? 1.0f / size : 0.0f;
+ROCKPERM_UNROLL
+  for (int a = 0; a < 3; ++a) m[a] *= inv;
+  const float across = g[0] * m[0] + g[1] * m[1] + g[2] * m[2];
+  float along[3];
+ROCKPERM_UNROLL
+  for (int a = 0; a < 3; ++a) along[a] = g[a] - across * m[a];
+  const float t = sqrtf(along[0] * along[0] + along[1] * along[1] + along[2] * along[2]);
+  const float c = fminf(fmaxf(cos_theta, -1.0f), 1.0f), s = fmaxf(sqrtf(1.0f - c * c), 0.1f);
+  const float normal = -t * c / s;  // the gradient's part along m
+ROCKPERM_UNROLL
+  for (int i = 1; i < d3q19::q; ++i) {
+    if (!((walls >> i) & 1u)) continue;
+    const int e[3] = {d3q19::cx(i), d3q19::cy(i), d3q19::cz(i)};
+    float v = phi[0];
+ROCKPERM_UNROLL
+    for (int a = 0; a < 3; ++a) v += e[a] * (along[a] + normal * m[a]);
+    phi[i] = fminf(fmaxf(v, -1.0f), 1.0f);
+  }
 }
 
 // The fraction of phase A, (1 + phi) / 2, held in [0, 1].

@@ -127,6 +127,7 @@ class TwoPhase:
     k_mD: float
     sigma_N_per_m: float
     theta_deg: float
+    wall_wetting: str
     note: str
     displaced_drainage: Optional[DisplacedCurve]
     displaced_imbibition: Optional[DisplacedCurve]

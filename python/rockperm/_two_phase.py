@@ -123,7 +123,8 @@ class TwoPhase:
     holds report.json), and phases(curve, point): uint8 [z, y, x] (0 solid, 1 wetting, 2
     non-wetting) where asked with phases=True. With capillary_pressure(displacement=True):
     displaced_drainage and displaced_imbibition, each a DisplacedCurve (None where not made),
-    displacement_note and displacement_flags (trust checks that failed, in words)."""
+    displacement_note and displacement_flags (trust checks that failed, in words). wall_wetting: how
+    the flow's walls wet ("phase_field" or "geometric": the capillary.wall_wetting option)."""
 
     def __init__(self, result):
         t = result.to_dict()["two_phase"]
@@ -139,6 +140,7 @@ class TwoPhase:
         self.relperm = [RelPermPoint(p) for p in t["relative_permeability"]]
         self.k_mD = nan if t["k_mD"] is None else t["k_mD"]
         self.sigma_N_per_m, self.theta_deg = t["sigma_N_per_m"], t["theta_deg"]
+        self.wall_wetting = t["wall_wetting"]  # the flow's walls: "phase_field" or "geometric"
         self.note = t["note"]
         d = t.get("displacement")
         self.displaced_drainage = None if d is None else DisplacedCurve(d["drainage"])

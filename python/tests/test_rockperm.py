@@ -477,6 +477,7 @@ def test_capillary_pressure_by_displacement_is_typed_and_is_report_jsons():
     assert 0 < d.saturation[0] < 1 and d.steps[0] == 1000 and not d.settled[0], (d.saturation, d.notes)
     assert "did not settle in 1000 steps" in d.notes[0] and t.displacement_note == ""
     assert len(t.displacement_flags) == 1 and "below what the model's walls hold" in t.displacement_flags[0]
+    assert t.wall_wetting == "phase_field"
     report = t.result.to_dict()["two_phase"]["displacement"]["drainage"]
     assert [p["saturation_wetting"] for p in report] == list(d.saturation)  # report.json's numbers
     with pytest.raises(TypeError, match="displacement must be True or False"):

@@ -160,6 +160,8 @@ bad "capillary number of the drive must be in" --capillary.flow=steady --capilla
 bad "a random start sets where the two-phase flow starts" --capillary.flow_start=random
 bad "capillary.flow_start" --capillary.flow=steady --capillary.flow_start=mixed
 bad "at least 1000 steps" --capillary.displacement=on --capillary.displacement_steps=10
+bad "the walls' wetting is the two-phase flow's" --capillary.wall_wetting=geometric
+bad "capillary.wall_wetting" --capillary.flow=steady --capillary.wall_wetting=sharp
 bad "give capillary.flow=steady or capillary.displacement=on with it" --capillary.wetting_labels=1:30
 bad "label 7 marks no voxel of the sample" --capillary.flow=steady --capillary.wetting_labels=7:30
 bad "label 0 is a pore label" --capillary.flow=steady --capillary.wetting_labels=0:30
