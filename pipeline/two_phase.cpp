@@ -126,7 +126,7 @@ TwoPhase::TwoPhase(const parallel::Comm& comm, const RunRequest& request) : s_(s
   r.fluids = name_in(two_phase_fluid_names, tp.fluids);
   r.sigma_n_per_m = tp.sigma();
   r.theta_deg = tp.theta();
-  r.wall_wetting = tp.wall_wetting == TwoPhaseSpec::WallWetting::geometric ? "geometric" : "phase_field";
+  r.wall_wetting = name_in(two_phase_wall_wetting_names, tp.wall_wetting);
   r.theta_wetting_deg = std::acos(tp.cos_wetting()) * 180.0 / pi;
   r.entry = geometry::to_string(tp.entry_faces());
   r.trapping = tp.trap_wetting();

@@ -123,13 +123,14 @@ ROCKPERM_HD inline colour::Interface load(const Cells<S>& c, std::uint64_t cell,
   float phi[d3q19::q];
   phi[0] = c.phi[cell];
   const float wall = c.wall_phi ? c.wall_phi[cell] : p.wall_phi;
-  std::uint32_t walls = 0;
 ROCKPERM_UNROLL
-  for (int i = 1; i < d3q19::q; ++i) {
-    phi[i] = around[i] == no_neighbour ? wall : c.phi[around[i]];
-    walls |= around[i] == no_neighbour ? 1u << i : 0u;
+  for (int i = 1; i < d3q19::q; ++i) phi[i] = around[i] == no_neighbour ? wall : c.phi[around[i]];
+  if (p.geometric_wetting) {
+    std::uint32_t walls = 0;
+ROCKPERM_UNROLL
+    for (int i = 1; i < d3q19::q; ++i) walls |= around[i] == no_neighbour ? 1u << i : 0u;
+    if (walls != 0) colour::geometric_wall_phi(phi, walls, wall);
   }
-  if (p.geometric_wetting && walls != 0) colour::geometric_wall_phi(phi, walls, wall);
   return colour::interface_at(phi);
 }
 
